@@ -1,0 +1,84 @@
+package fw
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Dense is an Affinity held in memory as a full n×n matrix. It suits small
+// problems and serves as the reference the streaming passes are tested
+// against.
+type Dense struct {
+	n int
+	p []float64
+}
+
+// NewDense returns the Affinity of the n×n row-major matrix p, which must be
+// symmetric, finite and nonnegative. It does not copy p.
+func NewDense(n int, p []float64) (*Dense, error) {
+	if n < 1 || len(p) != n*n {
+		return nil, fmt.Errorf("fw: dense affinity has %d values, want n×n with n = %d", len(p), n)
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := p[i*n+j]
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("fw: dense affinity P[%d][%d] = %v, want finite and >= 0", i, j, v)
+			}
+			if v != p[j*n+i] {
+				return nil, fmt.Errorf("fw: dense affinity is not symmetric at [%d][%d]", i, j)
+			}
+		}
+	}
+	return &Dense{n: n, p: p}, nil
+}
+
+// N returns the order of P.
+func (d *Dense) N() int { return d.n }
+
+// Mul sets dst = P·W and, if rowSums is not nil, the row sums of P, returning
+// ||P||_F^2.
+func (d *Dense) Mul(_ context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
+	n := d.n
+	if len(dst) != n*k || len(w) != n*k || (rowSums != nil && len(rowSums) != n) {
+		return 0, fmt.Errorf("fw: dense P·W: sizes do not match n = %d, k = %d", n, k)
+	}
+	clear(dst)
+	var frob float64
+	for i := range n {
+		yi := dst[i*k : (i+1)*k]
+		var rs float64
+		for j, v := range d.p[i*n : (i+1)*n] {
+			axpy(yi, v, w[j*k:(j+1)*k])
+			rs += v
+			frob += v * v
+		}
+		if rowSums != nil {
+			rowSums[i] = rs
+		}
+	}
+	if rowSums == nil {
+		frob = 0
+	}
+	return frob, nil
+}
+
+// MulOneHot sets dst = P·S for the one-hot S with S[i][s[i]] = 1.
+func (d *Dense) MulOneHot(_ context.Context, dst []float64, s []int32, k int) error {
+	n := d.n
+	if len(dst) != n*k || len(s) != n {
+		return fmt.Errorf("fw: dense P·S: sizes do not match n = %d, k = %d", n, k)
+	}
+	clear(dst)
+	for i := range n {
+		for j, v := range d.p[i*n : (i+1)*n] {
+			c := int(s[j])
+			if c < 0 || c >= k {
+				return fmt.Errorf("fw: dense P·S: row %d has column %d, want 0 <= c < %d", j, c, k)
+			}
+			dst[i*k+c] += v
+		}
+	}
+	return nil
+}

@@ -1,0 +1,309 @@
+package fw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Minimize runs Frank-Wolfe on p from the feasible point w (n×k, row-major,
+// every row on the simplex), overwriting w with the solution. It returns an
+// error if the inputs are inconsistent, if a pass over P fails or if ctx is
+// canceled; the Result then describes the run so far.
+func Minimize(ctx context.Context, p Problem, w []float64, settings *Settings) (*Result, error) {
+	if p.P == nil {
+		return nil, errors.New("fw: no affinity")
+	}
+	n, k := p.P.N(), p.K
+	if k < 1 {
+		return nil, fmt.Errorf("fw: k = %d, want k >= 1", k)
+	}
+	if len(w) != n*k {
+		return nil, fmt.Errorf("fw: W has %d values, want n×k = %d×%d", len(w), n, k)
+	}
+	if err := checkSimplex(w, k, 1e-9); err != nil {
+		return nil, fmt.Errorf("fw: initial point: %w", err)
+	}
+	set := DefaultSettings()
+	if settings != nil {
+		set = *settings
+	}
+	if set.MaxIter < 0 || set.Refresh < 0 || set.GapTol < 0 || set.FuncTol < 0 || math.IsNaN(set.GapTol) || math.IsNaN(set.FuncTol) {
+		return nil, errors.New("fw: negative or NaN setting")
+	}
+	if set.Workers < 1 {
+		set.Workers = 1
+	}
+	pw, ps := set.PW, set.PS
+	if pw == nil {
+		pw = make([]float64, n*k)
+	}
+	if ps == nil {
+		ps = make([]float64, n*k)
+	}
+	if len(pw) != n*k || len(ps) != n*k {
+		return nil, fmt.Errorf("fw: P·W or P·S storage has the wrong size, want %d", n*k)
+	}
+	s := &solver{ctx: ctx, p: p.P, n: n, k: k, w: w, pw: pw, ps: ps, set: set,
+		sel: make([]int32, n), start: time.Now()}
+	return s.run()
+}
+
+type solver struct {
+	ctx    context.Context
+	p      Affinity
+	n, k   int
+	w      []float64
+	pw, ps []float64
+	sel    []int32   // the LMO's vertex: s_i per row
+	a      []float64 // WᵀW
+	set    Settings
+	start  time.Time
+	res    Result
+}
+
+func (s *solver) run() (*Result, error) {
+	res := &s.res
+	rows := make([]float64, s.n)
+	var err error
+	if res.FrobSq, err = s.p.Mul(s.ctx, s.pw, s.w, s.k, rows); err != nil {
+		return s.fail(err)
+	}
+	res.Passes++
+	for _, r := range rows {
+		res.MaxRowSum = math.Max(res.MaxRowSum, r)
+	}
+	rows = nil
+	if s.a, err = gram(s.ctx, s.set.Workers, s.w, s.n, s.k); err != nil {
+		return s.fail(err)
+	}
+	fresh := true // P·W was computed by a pass at the current W
+	acc, err := s.lmo()
+	if err != nil {
+		return s.fail(err)
+	}
+	fprev := math.NaN()
+	for t := 0; ; t++ {
+		f, gap := s.objective(acc), acc.gw-acc.gmin
+		switch {
+		case gap <= s.set.GapTol:
+			res.Status = GapTolerance
+		case t > 0 && math.Abs(f-fprev) < s.set.FuncTol:
+			res.Status = FunctionConvergence
+		case t >= s.set.MaxIter:
+			res.Status = IterationLimit
+		}
+		if res.Status != NotTerminated {
+			if err := s.record(Iteration{Iter: t, Objective: f, Gap: gap}); err != nil {
+				return s.fail(err)
+			}
+			break
+		}
+		passStart := time.Now()
+		if err := s.p.MulOneHot(s.ctx, s.ps, s.sel, s.k); err != nil {
+			return s.fail(err)
+		}
+		res.Passes++
+		passTime := time.Since(passStart)
+		q, err := s.quartic(acc, gap)
+		if err != nil {
+			return s.fail(err)
+		}
+		lam := s.stepSize(t, gap, q)
+		if err := s.record(Iteration{Iter: t, Objective: f, Gap: gap, Step: lam, PassTime: passTime}); err != nil {
+			return s.fail(err)
+		}
+		s.updateGram(acc, lam)
+		res.Iterations = t + 1
+		fprev = f
+		if s.set.Refresh > 0 && (t+1)%s.set.Refresh == 0 {
+			if _, err := s.step(lam, false); err != nil {
+				return s.fail(err)
+			}
+			if err := s.refresh(); err != nil {
+				return s.fail(err)
+			}
+			acc, err = s.lmo()
+			fresh = true
+		} else {
+			acc, err = s.step(lam, true)
+			fresh = lam == 0 && fresh
+		}
+		if err != nil {
+			return s.fail(err)
+		}
+	}
+	if !fresh {
+		if err := s.refresh(); err != nil {
+			return s.fail(err)
+		}
+		if acc, err = s.lmo(); err != nil {
+			return s.fail(err)
+		}
+	}
+	res.Objective, res.Gap = s.objective(acc), acc.gw-acc.gmin
+	res.Runtime = time.Since(s.start)
+	return res, nil
+}
+
+func (s *solver) fail(err error) (*Result, error) {
+	s.res.Runtime = time.Since(s.start)
+	return &s.res, err
+}
+
+func (s *solver) record(it Iteration) error {
+	if s.set.Recorder == nil {
+		return nil
+	}
+	it.Passes = s.res.Passes
+	it.Elapsed = time.Since(s.start)
+	return s.set.Recorder(it)
+}
+
+// objective is f = 1/4 (||P||_F^2 - 2 <W, PW> + ||WᵀW||_F^2).
+func (s *solver) objective(acc *lmoSums) float64 {
+	return (s.res.FrobSq - 2*acc.wpw + dot(s.a, s.a)) / 4
+}
+
+// refresh recomputes P·W by a full pass and WᵀW from W, discarding the
+// rounding errors the incremental updates have gathered.
+func (s *solver) refresh() error {
+	if _, err := s.p.Mul(s.ctx, s.pw, s.w, s.k, nil); err != nil {
+		return err
+	}
+	s.res.Passes++
+	a, err := gram(s.ctx, s.set.Workers, s.w, s.n, s.k)
+	s.a = a
+	return err
+}
+
+// lmo runs the linear minimization oracle over all rows.
+func (s *solver) lmo() (*lmoSums, error) {
+	return s.step(0, true)
+}
+
+// step moves every row to W + λ(S - W), carrying P·W by
+// P·W' = (1-λ) P·W + λ P·S, and, if withLMO, runs the oracle on the new rows
+// with the Gram matrix already updated by updateGram. λ = 0 leaves W as it is.
+func (s *solver) step(lam float64, withLMO bool) (*lmoSums, error) {
+	k := s.k
+	total := newLMOSums(k)
+	err := rowPass(s.ctx, s.set.Workers, s.n,
+		func() *lmoSums { return newLMOSums(k) },
+		func(lo, hi int, acc *lmoSums) {
+			if lam != 0 {
+				for i := lo; i < hi; i++ {
+					wi := s.w[i*k : (i+1)*k]
+					pwi := s.pw[i*k : (i+1)*k]
+					psi := s.ps[i*k : (i+1)*k]
+					for j := range wi {
+						wi[j] *= 1 - lam
+						pwi[j] = (1-lam)*pwi[j] + lam*psi[j]
+					}
+					wi[s.sel[i]] += lam
+				}
+				checkRows(s.w[lo*k:hi*k], k)
+			}
+			acc.reset()
+			if withLMO {
+				lmoRows(lo, hi, k, s.w, s.pw, s.a, s.sel, acc)
+			}
+		},
+		total.add)
+	return total, err
+}
+
+// quartic returns the coefficients of f(W + λD) - f(W), D = S - W (see
+// DESIGN.md): with M = WᵀD, E = DᵀD and PD = PS - PW,
+//
+//	a1 = <G, D> = -gap
+//	a2 = 1/2 (<WᵀW, E> + tr(M M) + ||M||_F^2 - <D, PD>)
+//	a3 = <M, E>
+//	a4 = 1/4 ||E||_F^2.
+//
+// M = WᵀS - WᵀW and E = SᵀS - SᵀW - WᵀS + WᵀW come from the LMO pass's
+// sums; <D, PD> = <S,PS> - <S,PW> - <W,PS> + <W,PW> takes one row pass.
+func (s *solver) quartic(acc *lmoSums, gap float64) (quartic, error) {
+	type inner struct{ sps, spw, wps float64 }
+	var tot inner
+	k := s.k
+	err := rowPass(s.ctx, s.set.Workers, s.n,
+		func() *inner { return new(inner) },
+		func(lo, hi int, b *inner) {
+			*b = inner{}
+			for i := lo; i < hi; i++ {
+				c := int(s.sel[i])
+				psi, pwi := s.ps[i*k:(i+1)*k], s.pw[i*k:(i+1)*k]
+				b.sps += psi[c]
+				b.spw += pwi[c]
+				b.wps += dot(s.w[i*k:(i+1)*k], psi)
+			}
+		},
+		func(b *inner) { tot.sps += b.sps; tot.spw += b.spw; tot.wps += b.wps })
+	if err != nil {
+		return quartic{}, err
+	}
+	dpd := tot.sps - tot.spw - tot.wps + acc.wpw
+	a, ws := s.a, acc.ws
+	var aE, trMM, mm, mE, ee float64
+	for r := range k {
+		for c := range k {
+			m := ws[r*k+c] - a[r*k+c]
+			e := a[r*k+c] - ws[r*k+c] - ws[c*k+r]
+			if r == c {
+				e += acc.counts[r]
+			}
+			mt := ws[c*k+r] - a[c*k+r]
+			aE += a[r*k+c] * e
+			trMM += m * mt
+			mm += m * m
+			mE += m * e
+			ee += e * e
+		}
+	}
+	return quartic{a1: -gap, a2: (aE + trMM + mm - dpd) / 2, a3: mE, a4: ee / 4}, nil
+}
+
+func (s *solver) stepSize(t int, gap float64, q quartic) float64 {
+	switch s.set.Step {
+	case StepCurvature:
+		c := 2 * float64(s.n) * (3*float64(s.n) + s.res.MaxRowSum)
+		return math.Min(gap/c, 1)
+	case StepOpenLoop:
+		return 2 / float64(t+2)
+	default:
+		return q.argmin()
+	}
+}
+
+// updateGram sets WᵀW for W' = W + λ(S - W):
+// W'ᵀW' = (1-λ)^2 WᵀW + λ(1-λ)(WᵀS + SᵀW) + λ^2 SᵀS.
+func (s *solver) updateGram(acc *lmoSums, lam float64) {
+	k, a, ws := s.k, s.a, acc.ws
+	for r := range k {
+		for c := range k {
+			a[r*k+c] = (1-lam)*(1-lam)*a[r*k+c] + lam*(1-lam)*(ws[r*k+c]+ws[c*k+r])
+		}
+		a[r*k+r] += lam * lam * acc.counts[r]
+	}
+}
+
+// checkSimplex reports the first row of w (k columns) that has a negative
+// entry or does not sum to 1 within tol.
+func checkSimplex(w []float64, k int, tol float64) error {
+	for i := 0; i*k < len(w); i++ {
+		var sum float64
+		for j, v := range w[i*k : (i+1)*k] {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("row %d, column %d is %v, want a finite value >= 0", i, j, v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > tol {
+			return fmt.Errorf("row %d sums to %v, want 1", i, sum)
+		}
+	}
+	return nil
+}

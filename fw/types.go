@@ -1,0 +1,137 @@
+package fw
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Affinity gives access to a symmetric, nonnegative n×n matrix P through
+// products. All matrices are row-major []float64 with k columns.
+type Affinity interface {
+	// N returns the order of P.
+	N() int
+	// Mul sets dst = P·W. If rowSums is not nil it also writes the row
+	// sums of P into it and returns ||P||_F^2.
+	Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (frobSq float64, err error)
+	// MulOneHot sets dst = P·S for the one-hot S with S[i][s[i]] = 1.
+	MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error
+}
+
+// Problem is a simplicial symmetric NMF problem.
+type Problem struct {
+	P Affinity // the affinity matrix
+	K int      // number of clusters, the columns of W
+}
+
+// StepRule chooses the step size λ in [0, 1] of an iteration.
+type StepRule int
+
+const (
+	// StepExact minimizes the objective along the step exactly (the roots
+	// of the quartic's derivative). The objective never increases.
+	StepExact StepRule = iota
+	// StepCurvature is the rule of the paper, λ = min(g/C, 1) with
+	// C = 2n(3n + c) and c the largest row sum of P, an upper bound on
+	// the curvature constant. Provably convergent, but the steps are tiny.
+	StepCurvature
+	// StepOpenLoop is the classic λ = 2/(t+2).
+	StepOpenLoop
+)
+
+var stepNames = [...]string{StepExact: "exact", StepCurvature: "curvature", StepOpenLoop: "open-loop"}
+
+// String returns the rule's name as the command line spells it.
+func (s StepRule) String() string {
+	if s >= 0 && int(s) < len(stepNames) {
+		return stepNames[s]
+	}
+	return fmt.Sprintf("StepRule(%d)", int(s))
+}
+
+// ParseStepRule returns the rule named s ("exact", "curvature" or "open-loop").
+func ParseStepRule(s string) (StepRule, error) {
+	for i, name := range stepNames {
+		if s == name {
+			return StepRule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown step rule %q (want exact, curvature or open-loop)", s)
+}
+
+// Status says why the solver stopped.
+type Status int
+
+const (
+	// NotTerminated means the solver has not stopped.
+	NotTerminated Status = iota
+	// GapTolerance means the Frank-Wolfe gap fell to Settings.GapTol or below:
+	// W is an approximate KKT point.
+	GapTolerance
+	// FunctionConvergence means the objective changed by less than
+	// Settings.FuncTol between two iterations.
+	FunctionConvergence
+	// IterationLimit means Settings.MaxIter iterations were taken.
+	IterationLimit
+)
+
+var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter"}
+
+// String returns a short name of the status, as the summary reports it.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Converged reports whether the status certifies an approximate KKT point.
+func (s Status) Converged() bool { return s == GapTolerance }
+
+// Settings control a run. The zero value is not ready for use; start from
+// DefaultSettings.
+type Settings struct {
+	Step     StepRule
+	GapTol   float64 // stop when the FW gap is <= GapTol
+	FuncTol  float64 // stop when |f_t - f_{t-1}| < FuncTol; 0 disables the test
+	MaxIter  int     // stop after MaxIter iterations
+	Refresh  int     // recompute P·W by a full pass every Refresh iterations; 0 never (only at the end)
+	Workers  int     // goroutines for the row passes; 1 if 0
+	Recorder func(Iteration) error
+
+	// PW and PS are storage for the n×k matrices P·W and P·S (for example
+	// memory-mapped files); nil fields are allocated in memory.
+	PW, PS []float64
+}
+
+// DefaultSettings returns settings with the exact line search, an absolute
+// gap tolerance of 1e-6, no function tolerance, at most 1000 iterations and a
+// P·W refresh every 100.
+func DefaultSettings() Settings {
+	return Settings{Step: StepExact, GapTol: 1e-6, MaxIter: 1000, Refresh: 100, Workers: 1}
+}
+
+// Iteration is the record of one iteration, passed to Settings.Recorder.
+// Objective and Gap are those of the iterate before the step.
+type Iteration struct {
+	Iter      int           // 0-based iteration number
+	Objective float64       // f(W_t)
+	Gap       float64       // Frank-Wolfe gap at W_t
+	Step      float64       // λ_t; 0 on the last record, where no step is taken
+	Passes    int           // tile passes so far, this iteration's included
+	PassTime  time.Duration // duration of this iteration's tile pass
+	Elapsed   time.Duration // since the start of Minimize
+}
+
+// Result is the outcome of a run. Objective and Gap are recomputed from a
+// fresh P·W pass at the returned W.
+type Result struct {
+	Status     Status
+	Iterations int // steps taken
+	Passes     int // tile passes over P, including the first and the final one
+	Objective  float64
+	Gap        float64
+	FrobSq     float64 // ||P||_F^2
+	MaxRowSum  float64 // largest row sum of P
+	Runtime    time.Duration
+}

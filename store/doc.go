@@ -1,0 +1,63 @@
+// Package store owns every byte that ssnmf reads from or writes to disk:
+// the memory-mapped matrices of a solver's work directory, the feature
+// tables it reads as input, and the files it writes as output.
+//
+// # Matrices
+//
+// The solver's large working matrices live in files rather than on the Go
+// heap so that a run can exceed the memory a process would comfortably
+// allocate and so that the operating system, not the garbage collector,
+// decides which pages stay resident. A [Matrix] is a rows×cols matrix of
+// float64 stored row-major in such a file and memory-mapped read-write with
+// MAP_SHARED: stores through [Matrix.Data] or [Matrix.Row] are stores into
+// the page cache, made durable by [Matrix.Sync]. On systems without mmap the
+// file is read into memory instead and written back by Sync and Close.
+//
+// A matrix file is a single 4096-byte header page followed by the elements.
+// Because the data begins on a page boundary, the mapped bytes can be viewed
+// as a []float64 directly, without copying or decoding. Integers in the
+// header and the elements themselves are little-endian; the elements are
+// used in place, so matrices can be created or opened only on little-endian
+// hosts.
+//
+//	offset   size   field
+//	     0      8   magic "SSNMFMAT"
+//	     8      4   format version, uint32 = 1
+//	    12      4   element kind, uint32 = 1 (float64)
+//	    16      8   rows, uint64 ≥ 1
+//	    24      8   cols, uint64 ≥ 1
+//	    32      8   data offset, uint64 = 4096
+//	    40      4   CRC-32 (IEEE) of bytes [0, 40)
+//	    44   4052   reserved, written as zero, ignored on read
+//	  4096  8·r·c   elements, float64, row-major
+//
+//	+----------+---------+------+------+------+--------+-----+----------+
+//	| SSNMFMAT | version | kind | rows | cols | offset | crc | 0 ... 0  |  header page
+//	+----------+---------+------+------+------+--------+-----+----------+  4096 bytes
+//	| a[0][0]     a[0][1]     ...     a[0][cols-1]                      |
+//	| a[1][0]     a[1][1]     ...     a[1][cols-1]                      |  data
+//	| ...                                                               |  rows·cols·8 bytes
+//	| a[rows-1][0]            ...     a[rows-1][cols-1]                 |
+//	+-------------------------------------------------------------------+
+//
+// The length of a valid file is exactly 4096 + rows·cols·8 bytes; [OpenMatrix]
+// rejects a file that is shorter (truncated) or longer (extended), and a
+// header whose magic, version, kind, checksum or dimensions are wrong.
+// [DumpMatrix] prints a file's header and leading rows for debugging.
+//
+// # Feature tables
+//
+// [ReadCSV] and [ParseCSV] read a data set from comma-separated values into a
+// [Table]: a dense row-major feature matrix and, when the file has one, a
+// column of ground-truth labels mapped to dense class indices. The first
+// record is the header. Gzip-compressed input is recognized by its magic
+// bytes, so a .csv.gz file can be read directly. Every error names the file
+// and, where it applies, the line and the column at fault, so that a bad cell
+// in a file of half a million rows can be found without a debugger.
+//
+// # Output
+//
+// [WriteFileAtomic] replaces a file all at once or not at all, and
+// [WriteMembershipCSV] formats a membership matrix so that it reads back
+// bit-exactly through [ParseCSV].
+package store

@@ -1,0 +1,159 @@
+package tile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Gaussian is the Source of the Gaussian kernel of the rows of a feature
+// matrix: P_ij = exp(-Gamma ||x_i - x_j||^2). Its entries lie in (0, 1] and
+// its diagonal is 1.
+type Gaussian struct {
+	x     []float64
+	n, p  int
+	gamma float64
+}
+
+// NewGaussian returns the Gaussian kernel source over x, an n×p row-major
+// feature matrix, with bandwidth parameter gamma > 0. It does not copy x.
+func NewGaussian(x []float64, n, p int, gamma float64) (*Gaussian, error) {
+	switch {
+	case n < 1 || p < 1:
+		return nil, fmt.Errorf("gaussian kernel: need n >= 1 and p >= 1, have n=%d p=%d", n, p)
+	case len(x) != n*p:
+		return nil, fmt.Errorf("gaussian kernel: features have %d values, want n*p = %d", len(x), n*p)
+	case !(gamma > 0) || math.IsInf(gamma, 0):
+		return nil, fmt.Errorf("gaussian kernel: gamma must be positive and finite, have %v", gamma)
+	}
+	return &Gaussian{x: x, n: n, p: p, gamma: gamma}, nil
+}
+
+// N returns the number of rows of P.
+func (g *Gaussian) N() int { return g.n }
+
+// Gamma returns the bandwidth parameter.
+func (g *Gaussian) Gamma() float64 { return g.gamma }
+
+// Tile writes P[r0:r1, c0:c1] into dst, row-major with stride c1-c0.
+// A diagonal tile (r0 == c0, r1 == c1) is computed on and above the
+// diagonal and mirrored, so it is exactly symmetric.
+func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
+	w := c1 - c0
+	p, x, gamma := g.p, g.x, g.gamma
+	diag := r0 == c0 && r1 == c1
+	for i := r0; i < r1; i++ {
+		xi := x[i*p : (i+1)*p]
+		row := dst[(i-r0)*w : (i-r0+1)*w]
+		jlo := c0
+		if diag {
+			jlo = i
+		}
+		for j := jlo; j < c1; j++ {
+			xj := x[j*p : (j+1)*p]
+			xj = xj[:len(xi)]
+			var d float64
+			for q, v := range xi {
+				t := v - xj[q]
+				d += t * t
+			}
+			row[j-c0] = math.Exp(-gamma * d)
+		}
+	}
+	if diag {
+		for i := 1; i < w; i++ {
+			for j := range i {
+				dst[i*w+j] = dst[j*w+i]
+			}
+		}
+	}
+	return nil
+}
+
+// DefaultGammaPairs is the number of random pairs MedianGamma samples.
+const DefaultGammaPairs = 20000
+
+// MedianGamma returns the median heuristic bandwidth 1/median(d^2), where
+// d^2 ranges over the squared distances of up to pairs random pairs of
+// distinct rows of x (n×p), drawn with the given seed. Pairs of identical rows
+// are left out of the median, so duplicated rows do not drive gamma to
+// infinity; when every sampled pair is identical it returns 1.
+//
+// With gamma = 1/median(d^2), a typical pair of points has affinity
+// exp(-1) ≈ 0.37 whatever the scale of the features, so P neither collapses
+// to the identity (gamma too large, as gamma = 1 does on features in 0..100)
+// nor to the all-ones matrix (gamma too small). The cost is O(pairs·p).
+func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error) {
+	if n < 2 {
+		return 1, nil
+	}
+	if len(x) != n*p || p < 1 {
+		return 0, errors.New("median gamma: features do not match n×p")
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6761_6d6d_61)) // "gamma"
+	d2 := make([]float64, 0, pairs)
+	for range pairs {
+		i := rng.IntN(n)
+		j := rng.IntN(n - 1)
+		if j >= i {
+			j++
+		}
+		var d float64
+		for q := range p {
+			t := x[i*p+q] - x[j*p+q]
+			d += t * t
+		}
+		if d > 0 {
+			d2 = append(d2, d)
+		}
+	}
+	if len(d2) == 0 {
+		return 1, nil
+	}
+	slices.Sort(d2)
+	m := len(d2) / 2
+	med := d2[m]
+	if len(d2)%2 == 0 {
+		med = (d2[m-1] + d2[m]) / 2
+	}
+	return 1 / med, nil
+}
+
+// Standardize rescales each column of x (n×p, row-major) in place to mean 0
+// and unit population standard deviation. A constant column becomes 0.
+func Standardize(x []float64, n, p int) {
+	if n == 0 {
+		return
+	}
+	mean := make([]float64, p)
+	for i := range n {
+		for q, v := range x[i*p : (i+1)*p] {
+			mean[q] += v
+		}
+	}
+	for q := range mean {
+		mean[q] /= float64(n)
+	}
+	sd := make([]float64, p)
+	for i := range n {
+		for q, v := range x[i*p : (i+1)*p] {
+			t := v - mean[q]
+			sd[q] += t * t
+		}
+	}
+	for q := range sd {
+		sd[q] = math.Sqrt(sd[q] / float64(n))
+	}
+	for i := range n {
+		row := x[i*p : (i+1)*p]
+		for q := range row {
+			if sd[q] > 0 && sd[q] > 1e-12*math.Abs(mean[q]) {
+				row[q] = (row[q] - mean[q]) / sd[q]
+			} else {
+				row[q] = 0
+			}
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package tile
+
+import (
+	"math"
+	"testing"
+)
+
+func TestGaussianTile(t *testing.T) {
+	const n, p = 23, 3
+	x := randomFeatures(n, p, 2)
+	g, err := NewGaussian(x, n, p, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	P := denseP(x, n, p, 0.7)
+	buf := make([]float64, n*n)
+	for _, r := range [][4]int{{0, n, 0, n}, {0, 5, 5, 23}, {3, 9, 3, 9}, {10, 11, 0, 23}} {
+		r0, r1, c0, c1 := r[0], r[1], r[2], r[3]
+		w := c1 - c0
+		if err := g.Tile(buf, r0, r1, c0, c1); err != nil {
+			t.Fatal(err)
+		}
+		for i := r0; i < r1; i++ {
+			for j := c0; j < c1; j++ {
+				got := buf[(i-r0)*w+j-c0]
+				if got != P.At(i, j) {
+					t.Fatalf("tile %v: P[%d][%d] = %v, want %v", r, i, j, got, P.At(i, j))
+				}
+				if r0 == c0 && got != buf[(j-c0)*w+i-r0] {
+					t.Fatalf("diagonal tile %v not symmetric at %d,%d", r, i, j)
+				}
+			}
+		}
+	}
+	for i := range n {
+		if P.At(i, i) != 1 {
+			t.Fatalf("P[%d][%d] = %v, want 1", i, i, P.At(i, i))
+		}
+	}
+}
+
+func TestNewGaussianErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		x     []float64
+		n, p  int
+		gamma float64
+	}{
+		{name: "zero gamma", x: make([]float64, 4), n: 2, p: 2, gamma: 0},
+		{name: "negative gamma", x: make([]float64, 4), n: 2, p: 2, gamma: -1},
+		{name: "NaN gamma", x: make([]float64, 4), n: 2, p: 2, gamma: math.NaN()},
+		{name: "Inf gamma", x: make([]float64, 4), n: 2, p: 2, gamma: math.Inf(1)},
+		{name: "size mismatch", x: make([]float64, 3), n: 2, p: 2, gamma: 1},
+		{name: "no rows", x: nil, n: 0, p: 2, gamma: 1},
+	} {
+		if _, err := NewGaussian(tc.x, tc.n, tc.p, tc.gamma); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func TestMedianGamma(t *testing.T) {
+	base := randomFeatures(200, 4, 3)
+	g0, err := MedianGamma(base, 200, 4, 5000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled := make([]float64, len(base))
+	for i, v := range base {
+		scaled[i] = 100 * v
+	}
+	// Duplicated rows: every row twice.
+	dup := append(append([]float64(nil), base...), base...)
+	for _, tc := range []struct {
+		name string
+		x    []float64
+		n, p int
+		want float64 // 0: only check positive and finite
+		tol  float64
+	}{
+		{name: "scale invariant", x: scaled, n: 200, p: 4, want: g0 / 1e4, tol: 1e-12},
+		{name: "same seed same value", x: base, n: 200, p: 4, want: g0, tol: 0},
+		{name: "duplicated rows", x: dup, n: 400, p: 4, want: 0},
+		{name: "all rows equal", x: make([]float64, 40), n: 10, p: 4, want: 1, tol: 0},
+		{name: "one row", x: []float64{1, 2}, n: 1, p: 2, want: 1, tol: 0},
+		{name: "two rows", x: []float64{0, 0, 3, 4}, n: 2, p: 2, want: 1.0 / 25, tol: 1e-15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MedianGamma(tc.x, tc.n, tc.p, 5000, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(got > 0) || math.IsInf(got, 0) {
+				t.Fatalf("gamma = %v, want positive and finite", got)
+			}
+			if tc.want != 0 && math.Abs(got-tc.want) > tc.tol*tc.want {
+				t.Fatalf("gamma = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// Half the pairs of a duplicated data set are at distance 0 with
+	// probability 1/(2n-1) only, so the median stays near the original one.
+	gd, _ := MedianGamma(dup, 400, 4, 5000, 1)
+	if r := gd / g0; r < 0.8 || r > 1.25 {
+		t.Errorf("duplicating rows moved gamma from %v to %v", g0, gd)
+	}
+}
+
+func TestStandardize(t *testing.T) {
+	// Columns: varying, constant 0.1 (inexact in binary), constant 0.
+	x := []float64{
+		1, 0.1, 0,
+		2, 0.1, 0,
+		4, 0.1, 0,
+		9, 0.1, 0,
+	}
+	Standardize(x, 4, 3)
+	var mean, sq float64
+	for i := range 4 {
+		mean += x[i*3]
+		sq += x[i*3] * x[i*3]
+		if x[i*3+1] != 0 || x[i*3+2] != 0 {
+			t.Fatalf("row %d: constant columns became %v, %v; want 0", i, x[i*3+1], x[i*3+2])
+		}
+	}
+	if math.Abs(mean) > 1e-15 || math.Abs(sq/4-1) > 1e-15 {
+		t.Fatalf("standardized column has mean %v and variance %v", mean/4, sq/4)
+	}
+}
