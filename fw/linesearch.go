@@ -16,7 +16,7 @@ func (q quartic) deriv(x float64) float64 {
 
 // argmin returns the λ in [0, 1] that minimizes q, the smallest one on ties.
 // The candidates are the end points and the roots of q' in (0, 1); q' is a
-// cubic, monotone between the roots of q'', so each of its roots is found by
+// cubic, monotone between the roots of q”, so each of its roots is found by
 // bisection on an interval where it changes sign.
 func (q quartic) argmin() float64 {
 	cuts := []float64{0}

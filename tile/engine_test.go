@@ -224,7 +224,6 @@ func TestPassErrors(t *testing.T) {
 	}
 }
 
-
 var benchN = flag.Int("bench.n", 4000, "number of points in the pass benchmarks")
 
 // BenchmarkPass measures the P·S and P·W passes of the generated Gaussian
