@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/flate"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -70,7 +71,10 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Table, error) {
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: corrupt gzip stream: %w", name, err)
+			if isCorruptGzip(err) || err == io.EOF {
+				return nil, fmt.Errorf("%s: corrupt gzip stream: %w", name, err)
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 64<<10)
@@ -102,23 +106,30 @@ func (p *csvParser) errorf(line int, format string, args ...any) error {
 
 // readError converts an error from the csv.Reader into one that names the
 // input, and the line and column for syntax errors. The rec is the record
-// that Read returned with err.
+// that Read returned with err. The csv package's sentinel errors, such as
+// [csv.ErrFieldCount] and [csv.ErrQuote], remain visible to [errors.Is].
 func (p *csvParser) readError(rec []string, err error) error {
 	var pe *csv.ParseError
 	switch {
 	case errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount):
-		return p.errorf(pe.StartLine, "record has %d fields, header has %d", len(rec), len(p.header))
+		return fmt.Errorf("%s:%d: %w: got %d, want %d as in the header", p.name, pe.StartLine, pe.Err, len(rec), len(p.header))
+	case errors.As(err, &pe) && pe.StartLine != pe.Line:
+		return fmt.Errorf("%s:%d:%d: %w (in the record starting on line %d)", p.name, pe.Line, pe.Column, pe.Err, pe.StartLine)
 	case errors.As(err, &pe):
-		msg := fmt.Sprintf("%s:%d:%d: %v", p.name, pe.Line, pe.Column, pe.Err)
-		if pe.StartLine != pe.Line {
-			msg += fmt.Sprintf(" (in the record starting on line %d)", pe.StartLine)
-		}
-		return errors.New(msg)
-	case p.gzipped:
+		return fmt.Errorf("%s:%d:%d: %w", p.name, pe.Line, pe.Column, pe.Err)
+	case p.gzipped && isCorruptGzip(err):
 		return fmt.Errorf("%s: corrupt gzip stream: %w", p.name, err)
 	default:
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
+}
+
+// isCorruptGzip reports whether err, returned while reading a gzip stream,
+// means that the stream is malformed rather than that reading failed.
+func isCorruptGzip(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ce)
 }
 
 // parse reads the header and the records and assembles the table.

@@ -79,7 +79,7 @@ func parseMatrixHeader(b []byte) (matrixHeader, error) {
 		return h, fmt.Errorf("unknown element kind %d, want %d (float64)", h.kind, kindFloat64)
 	}
 	if got := crc32.ChecksumIEEE(b[:matrixCRCOffset]); got != h.crc {
-		return h, fmt.Errorf("bad header checksum %#08x, computed %#08x", h.crc, got)
+		return h, fmt.Errorf("bad header checksum 0x%08x, computed 0x%08x", h.crc, got)
 	}
 	if h.offset != matrixHeaderSize {
 		return h, fmt.Errorf("data offset %d, want %d", h.offset, matrixHeaderSize)
@@ -253,6 +253,7 @@ func (m *Matrix) Row(i int) []float64 {
 }
 
 // Sync flushes the matrix to stable storage, as msync(2) with MS_SYNC does.
+// It returns an error if the matrix is closed.
 func (m *Matrix) Sync() error {
 	if m.mem == nil {
 		return fmt.Errorf("%s: sync of closed matrix", m.path)
@@ -307,7 +308,7 @@ func DumpMatrix(w io.Writer, path string, maxRows int) error {
 	buf = fmt.Appendf(buf, "rows     %d\n", h.rows)
 	buf = fmt.Appendf(buf, "cols     %d\n", h.cols)
 	buf = fmt.Appendf(buf, "offset   %d\n", h.offset)
-	buf = fmt.Appendf(buf, "crc32    %#08x\n", h.crc)
+	buf = fmt.Appendf(buf, "crc32    0x%08x\n", h.crc)
 	buf = fmt.Appendf(buf, "size     %d bytes\n", size)
 	if _, err := w.Write(buf); err != nil {
 		return err
@@ -318,7 +319,7 @@ func DumpMatrix(w io.Writer, path string, maxRows int) error {
 		if _, err := io.ReadFull(r, raw); err != nil {
 			return fmt.Errorf("%s: reading row %d: %w", path, i, err)
 		}
-		buf = fmt.Appendf(buf[:0], "row %d", i)
+		buf = fmt.Appendf(buf[:0], "row %d:", i)
 		for j := range cols {
 			v := math.Float64frombits(binary.LittleEndian.Uint64(raw[j*float64Size:]))
 			buf = append(buf, ' ')

@@ -1,0 +1,346 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// goodTable is the content of testdata/good.csv.
+var goodTable = &Table{
+	Features: []float64{
+		5.1, 3.5, 1.4,
+		4.9, 3.0, 1.4,
+		7.0, 3.2, 4.7,
+		6.4, 3.2, 4.5,
+		6.3, 3.3, 6.0,
+		5.8, 2.7, 5.1,
+	},
+	N: 6, P: 3,
+	Names:     []string{"f1", "f2", "f3"},
+	Labels:    []int{0, 0, 1, 1, 2, 2},
+	Classes:   []string{"setosa", "versicolor", "virginica"},
+	LabelName: "label",
+}
+
+// readTable reads a test input: the file testdata/file if file is set,
+// otherwise content under the name "input.csv". It returns the name used.
+func readTable(file, content string, opt CSVOptions) (*Table, string, error) {
+	if file != "" {
+		path := filepath.Join("testdata", file)
+		t, err := ReadCSV(path, opt)
+		return t, path, err
+	}
+	t, err := ParseCSV(strings.NewReader(content), "input.csv", opt)
+	return t, "input.csv", err
+}
+
+func TestParseCSV(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string // under testdata; if empty, content is parsed
+		content string
+		opt     CSVOptions
+		want    *Table
+	}{
+		{name: "good", file: "good.csv", want: goodTable},
+		{name: "gzip", file: "good.csv.gz", want: goodTable},
+		{
+			name: "select and reorder features",
+			file: "good.csv",
+			opt:  CSVOptions{Features: []string{"f3", "f1"}},
+			want: &Table{
+				Features:  []float64{1.4, 5.1, 1.4, 4.9, 4.7, 7.0, 4.5, 6.4, 6.0, 6.3, 5.1, 5.8},
+				N:         6,
+				P:         2,
+				Names:     []string{"f3", "f1"},
+				Labels:    goodTable.Labels,
+				Classes:   goodTable.Classes,
+				LabelName: "label",
+			},
+		},
+		{
+			name: "other label column",
+			file: "good.csv",
+			opt:  CSVOptions{Features: []string{"f1"}, Label: "f2"},
+			want: &Table{
+				Features:  []float64{5.1, 4.9, 7.0, 6.4, 6.3, 5.8},
+				N:         6,
+				P:         1,
+				Names:     []string{"f1"},
+				Labels:    []int{4, 1, 2, 2, 3, 0},
+				Classes:   []string{"2.7", "3.0", "3.2", "3.3", "3.5"},
+				LabelName: "f2",
+			},
+		},
+		{
+			name: "byte order mark, spaces and CRLF",
+			file: "bom.csv",
+			want: &Table{
+				Features:  []float64{1, 2, 3, 4},
+				N:         2,
+				P:         2,
+				Names:     []string{"a", "b"},
+				Labels:    []int{0, 1},
+				Classes:   []string{"x", "y"},
+				LabelName: "label",
+			},
+		},
+		{
+			name: "numeric labels",
+			file: "numeric_labels.csv",
+			want: &Table{
+				Features:  []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+				N:         5,
+				P:         2,
+				Names:     []string{"f1", "f2"},
+				Labels:    []int{3, 1, 0, 1, 2},
+				Classes:   []string{"-1", "2", "010", "10"},
+				LabelName: "label",
+			},
+		},
+		{
+			name:    "mixed labels sort as text",
+			content: "x,label\n1,10\n2,9\n3,b\n",
+			want: &Table{
+				Features:  []float64{1, 2, 3},
+				N:         3,
+				P:         1,
+				Names:     []string{"x"},
+				Labels:    []int{0, 1, 2},
+				Classes:   []string{"10", "9", "b"},
+				LabelName: "label",
+			},
+		},
+		{
+			name:    "no label column",
+			content: "x,y\n 1 , -2.5e3 \n0x1p-2,1_0\n",
+			want:    &Table{Features: []float64{1, -2500, 0.25, 10}, N: 2, P: 2, Names: []string{"x", "y"}},
+		},
+		{
+			name:    "quoted fields and no final newline",
+			content: "\"x\",\"y, z\",label\n\"1\",2,\"a b\"",
+			want: &Table{
+				Features:  []float64{1, 2},
+				N:         1,
+				P:         2,
+				Names:     []string{"x", "y, z"},
+				Labels:    []int{0},
+				Classes:   []string{"a b"},
+				LabelName: "label",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := readTable(tt.file, tt.content, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseCSVErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string // under testdata; if empty, content is parsed
+		content string
+		opt     CSVOptions
+		wantErr string // substring of the error
+		line    int    // line the error must name, 0 for none
+		column  string // column the error must name, "" for none
+		is      error  // sentinel the error must match, nil for none
+	}{
+		{name: "missing file", file: "missing.csv", wantErr: "missing.csv", is: fs.ErrNotExist},
+		{name: "empty file", file: "empty.csv", wantErr: "empty file, expected a header row"},
+		{name: "header only", file: "header_only.csv", wantErr: "no data rows after the header"},
+		{name: "duplicate column", file: "dup_header.csv", wantErr: `duplicate column name "a" (columns 1 and 3)`, line: 1},
+		{name: "empty column name", file: "empty_name.csv", wantErr: "column 2 has an empty name", line: 1},
+		{name: "blank column name", content: "a, \t,c\n1,2,3\n", wantErr: "column 2 has an empty name", line: 1},
+		{name: "ragged row", file: "ragged.csv", wantErr: "wrong number of fields: got 2, want 3", line: 4, is: csv.ErrFieldCount},
+		{name: "ragged after blank line", file: "blank_line.csv", wantErr: "wrong number of fields: got 1, want 2", line: 4},
+		{name: "not a number", file: "nonnumeric.csv", wantErr: `"abc" is not a number`, line: 17, column: "f3"},
+		{name: "empty feature", content: "a,b\n1,\n", wantErr: `"" is not a number`, line: 2, column: "b"},
+		{name: "NaN", file: "nan.csv", wantErr: `"NaN" is not a finite number`, line: 3, column: "b"},
+		{name: "Inf", file: "inf.csv", wantErr: `"-Inf" is not a finite number`, line: 3, column: "a"},
+		{name: "out of range", file: "range.csv", wantErr: `"1e400" is out of range`, line: 2, column: "b"},
+		{name: "line after multi-line record", file: "quoted.csv", opt: CSVOptions{Features: []string{"f1"}}, wantErr: `"abc" is not a number`, line: 4, column: "f1"},
+		{name: "empty label", file: "empty_label.csv", wantErr: "empty label", line: 3, column: "label"},
+		{name: "bad quote", file: "bad_quote.csv", wantErr: `bare " in non-quoted-field`, line: 3, is: csv.ErrBareQuote},
+		{name: "unterminated quote", content: "a,b\n1,\"2\n3,4\n", wantErr: `extraneous or missing " in quoted-field (in the record starting on line 2)`, line: 3, is: csv.ErrQuote},
+		{name: "unknown feature", file: "good.csv", opt: CSVOptions{Features: []string{"f1", "f9"}}, wantErr: `unknown feature column "f9"; available columns: "f1", "f2", "f3", "label"`},
+		{name: "unknown label", file: "good.csv", opt: CSVOptions{Label: "class"}, wantErr: `unknown label column "class"; available columns: "f1", "f2", "f3", "label"`},
+		{name: "feature listed twice", file: "good.csv", opt: CSVOptions{Features: []string{"f1", "f2", "f1"}}, wantErr: `feature column "f1" is listed twice`},
+		{name: "label as feature", file: "good.csv", opt: CSVOptions{Features: []string{"f1", "label"}}, wantErr: `column "label" is the label column`},
+		{name: "chosen label as feature", file: "good.csv", opt: CSVOptions{Features: []string{"f1", "f2"}, Label: "f2"}, wantErr: `column "f2" is the label column`},
+		{name: "no features listed", file: "good.csv", opt: CSVOptions{Features: []string{}}, wantErr: "no feature columns"},
+		{name: "only a label column", file: "only_label.csv", wantErr: "no feature columns"},
+		{name: "truncated gzip", file: "broken.csv.gz", wantErr: "corrupt gzip stream: unexpected EOF", is: io.ErrUnexpectedEOF},
+		{name: "gzip checksum", file: "badcrc.csv.gz", wantErr: "corrupt gzip stream: gzip: invalid checksum", is: gzip.ErrChecksum},
+		{name: "gzip bad header", content: "\x1f\x8b\x00garbage", wantErr: "corrupt gzip stream"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, name, err := readTable(tt.file, tt.content, tt.opt)
+			if err == nil {
+				t.Fatalf("succeeded with %+v, want error containing %q", got, tt.wantErr)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.wantErr) {
+				t.Errorf("error %q does not contain %q", msg, tt.wantErr)
+			}
+			if !strings.Contains(msg, name) {
+				t.Errorf("error %q does not name the input %q", msg, name)
+			}
+			if tt.line > 0 && !strings.HasPrefix(msg, fmt.Sprintf("%s:%d:", name, tt.line)) {
+				t.Errorf("error %q does not start with %q", msg, fmt.Sprintf("%s:%d:", name, tt.line))
+			}
+			if tt.column != "" && !strings.Contains(msg, fmt.Sprintf("column %q", tt.column)) {
+				t.Errorf("error %q does not name column %q", msg, tt.column)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error %q spans several lines", msg)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %q does not match %v", msg, tt.is)
+			}
+		})
+	}
+}
+
+// TestParseCSVErrorExample checks the exact form of a cell error.
+func TestParseCSVErrorExample(t *testing.T) {
+	content := "f1,f2,f3\n" + strings.Repeat("1,2,3\n", 15) + "1,2,abc\n"
+	_, err := ParseCSV(strings.NewReader(content), "yeast.csv", CSVOptions{})
+	const want = `yeast.csv:17: column "f3": "abc" is not a number`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// fuzzSeeds returns the CSV fixtures in testdata.
+func fuzzSeeds(f *testing.F) [][]byte {
+	var seeds [][]byte
+	for _, pattern := range []string{"*.csv", "*.csv.gz"} {
+		names, err := filepath.Glob(filepath.Join("testdata", pattern))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			seeds = append(seeds, b)
+		}
+	}
+	if len(seeds) == 0 {
+		f.Fatal("no seed files in testdata")
+	}
+	return seeds
+}
+
+// FuzzParseCSV checks that ParseCSV never panics and that every table it
+// returns is consistent. The features argument, if not empty, is a
+// comma-separated list for CSVOptions.Features.
+func FuzzParseCSV(f *testing.F) {
+	for _, b := range fuzzSeeds(f) {
+		f.Add(b, "", "")
+	}
+	good, err := os.ReadFile(filepath.Join("testdata", "good.csv"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good, "f3,f1", "")
+	f.Add(good, "f1", "f2")
+	f.Add(good, "f1,label", "")
+	f.Add(good, "", "nope")
+
+	f.Fuzz(func(t *testing.T, data []byte, features, label string) {
+		var opt CSVOptions
+		if features != "" {
+			opt.Features = strings.Split(features, ",")
+		}
+		opt.Label = label
+		tab, err := ParseCSV(strings.NewReader(string(data)), "fuzz.csv", opt)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "fuzz.csv:") || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q is not one line starting with the input name", msg)
+			}
+			return
+		}
+		if tab.N < 1 || tab.P < 1 || len(tab.Features) != tab.N*tab.P || len(tab.Names) != tab.P {
+			t.Fatalf("inconsistent table: N=%d P=%d len(Features)=%d len(Names)=%d", tab.N, tab.P, len(tab.Features), len(tab.Names))
+		}
+		for i, v := range tab.Features {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("feature %d is %v", i, v)
+			}
+		}
+		switch {
+		case tab.Labels == nil:
+			if tab.Classes != nil || tab.LabelName != "" {
+				t.Fatalf("no labels but Classes=%q LabelName=%q", tab.Classes, tab.LabelName)
+			}
+		case len(tab.Labels) != tab.N:
+			t.Fatalf("len(Labels) = %d, want N = %d", len(tab.Labels), tab.N)
+		default:
+			used := make([]bool, len(tab.Classes))
+			for i, c := range tab.Labels {
+				if c < 0 || c >= len(tab.Classes) {
+					t.Fatalf("label %d is %d, want [0, %d)", i, c, len(tab.Classes))
+				}
+				used[c] = true
+			}
+			for c, u := range used {
+				if !u || tab.Classes[c] == "" {
+					t.Fatalf("class %d (%q) is unused or empty", c, tab.Classes[c])
+				}
+			}
+		}
+	})
+}
+
+// benchmarkCSV returns a CSV text of rows records of 40 features and a label.
+func benchmarkCSV(rows int) []byte {
+	var b []byte
+	for j := range 40 {
+		b = fmt.Appendf(b, "f%d,", j)
+	}
+	b = append(b, "label\n"...)
+	for i := range rows {
+		for j := range 40 {
+			b = strconv.AppendFloat(b, float64(i*40+j)/7, 'g', -1, 64)
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(i%10), 10)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func BenchmarkParseCSV(b *testing.B) {
+	data := benchmarkCSV(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseCSV(bytes.NewReader(data), "bench.csv", CSVOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
