@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20000}
-go test -run '^$' -bench 'BenchmarkPass' -benchtime 3x -bench.n "$n" ./tile
+go test ./tile -run '^$' -bench 'BenchmarkPass' -benchtime 3x -args -bench.n "$n"

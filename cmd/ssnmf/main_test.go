@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -53,6 +56,7 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "zero tile", args: []string{"-tile", "0"}, want: []string{"-tile"}},
 		{name: "zero workers", args: []string{"-workers", "0"}, want: []string{"-workers"}},
 		{name: "unknown flag", args: []string{"-frobnicate"}, want: []string{"frobnicate"}},
+		{name: "unknown out extension", args: []string{"-out", "w.parquet"}, want: []string{"-out w.parquet", ".arrow"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".csv")
@@ -274,5 +278,46 @@ func TestCommands(t *testing.T) {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
 		})
+	}
+}
+
+// TestArrowOutput checks that -out FILE.arrow writes the same memberships as
+// -out FILE.csv, readable by Arrow's IPC file reader.
+func TestArrowOutput(t *testing.T) {
+	dir := t.TempDir()
+	csvOut, arrowOut := filepath.Join(dir, "w.csv"), filepath.Join(dir, "w.arrow")
+	for _, out := range []string{csvOut, arrowOut} {
+		if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-max-iter", "10", "-out", out, "testdata/small.csv"); code != exitOK {
+			t.Fatalf("exit code %d: %s", code, stderr)
+		}
+	}
+	_, rows := readCSV(t, csvOut)
+	f, err := os.Open(arrowOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec, err := r.RecordBatch(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.NumRecords() != 1 || int(rec.NumRows()) != len(rows) || rec.NumCols() != 4 {
+		t.Fatalf("arrow file: %d batches, %d rows, %d columns; want 1, %d, 4", r.NumRecords(), rec.NumRows(), rec.NumCols(), len(rows))
+	}
+	for i, row := range rows {
+		for j := range 3 {
+			want, _ := strconv.ParseFloat(row[j], 64)
+			if got := rec.Column(j).(*array.Float64).Value(i); got != want {
+				t.Fatalf("row %d w%d: arrow %v, csv %v", i, j+1, got, want)
+			}
+		}
+		if got := rec.Column(3).(*array.Int32).Value(i); strconv.Itoa(int(got)) != row[3] {
+			t.Fatalf("row %d cluster: arrow %d, csv %s", i, got, row[3])
+		}
 	}
 }

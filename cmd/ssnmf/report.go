@@ -154,6 +154,9 @@ func (r *report) write(w []float64) error {
 	c := r.cfg
 	if c.out != "" {
 		if err := store.WriteFileAtomic(c.out, func(f io.Writer) error {
+			if outFormat(c.out) == "arrow" {
+				return store.WriteMembershipArrow(f, w, r.n, c.k)
+			}
 			return store.WriteMembershipCSV(f, w, r.n, c.k)
 		}); err != nil {
 			return fmt.Errorf("-out: %w", err)

@@ -130,7 +130,7 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the initial point and of the gamma sample")
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
 	fs.StringVar(&c.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
-	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`: w1..wk, cluster")
+	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv` or FILE.arrow (Arrow IPC file): w1..wk, cluster")
 	fs.StringVar(&c.summary, "summary", "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, "trace", "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
@@ -166,6 +166,8 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:
 		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
+	case c.out != "" && outFormat(c.out) == "":
+		return nil, usagef("-out %s: unknown extension, want .csv or .arrow", c.out)
 	}
 	if len(pos) == 1 {
 		c.input = pos[0]
@@ -272,6 +274,18 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep.table(stdout, w)
 	return nil
+}
+
+// outFormat returns the format of a membership file by its extension:
+// "csv", "arrow", or "" if unknown.
+func outFormat(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return "csv"
+	case ".arrow":
+		return "arrow"
+	}
+	return ""
 }
 
 func (c *config) inputName() string {
