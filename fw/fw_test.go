@@ -618,3 +618,25 @@ func TestInitialize(t *testing.T) {
 	}
 	_ = fmt.Sprint(Status(99), StepRule(99), Start(99))
 }
+
+// BenchmarkLMO measures the row pass that forms the gradient rows, picks
+// the LMO vertex and sums the gap, in rows per second.
+func BenchmarkLMO(b *testing.B) {
+	for _, k := range []int{10, 100} {
+		b.Run(fmt.Sprintf("n=100000/k=%d", k), func(b *testing.B) {
+			const n = 100000
+			s := &solver{ctx: context.Background(), n: n, k: k, w: randomW(n, k, 1),
+				pw: randomW(n, k, 2), sel: make([]int32, n), set: Settings{Workers: 2}}
+			var err error
+			if s.a, err = gram(s.ctx, 2, s.w, n, k); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := s.lmo(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
