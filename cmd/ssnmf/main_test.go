@@ -56,6 +56,7 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "zero tile", args: []string{"-tile", "0"}, want: []string{"-tile"}},
 		{name: "zero workers", args: []string{"-workers", "0"}, want: []string{"-workers"}},
 		{name: "unknown flag", args: []string{"-frobnicate"}, want: []string{"frobnicate"}},
+		{name: "missing output directory", args: []string{"-summary", "/nonexistent/dir/s.json"}, want: []string{"-summary", "/nonexistent/dir"}},
 		{name: "unknown out extension", args: []string{"-out", "w.parquet"}, want: []string{"-out w.parquet", ".arrow"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

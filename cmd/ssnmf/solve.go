@@ -172,6 +172,11 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 	if len(pos) == 1 {
 		c.input = pos[0]
 	}
+	for _, o := range []struct{ flag, path string }{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}} {
+		if err := checkOutputDir(o.path); err != nil {
+			return nil, usagef("%s: %v", o.flag, err)
+		}
+	}
 	isSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { isSet[f.Name] = true })
 	if isSet["k"] && c.k < 1 {
@@ -273,6 +278,23 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep.table(stdout, w)
+	return nil
+}
+
+// checkOutputDir reports an error if the directory an output file is to be
+// written into does not exist, so a run fails before it solves, not after.
+func checkOutputDir(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
 	return nil
 }
 

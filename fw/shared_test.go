@@ -1,0 +1,91 @@
+package fw_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// sharedData is where the project's shared data sets sit beside a checkout.
+const sharedData = "../../shared/data"
+
+// TestStreamingMatchesDenseOnSharedData runs the solver on real data twice
+// from the same start, once over the streaming tile engine and once over the
+// materialized P, and compares the runs.
+func TestStreamingMatchesDenseOnSharedData(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		k     int
+		block int
+	}{
+		{file: "blood.csv", k: 10, block: 100}, // 215 duplicated rows
+		{file: "yeast.csv", k: 10, block: 256}, // tiles do not divide n = 1484
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tab, err := store.ReadCSV(filepath.Join(sharedData, tc.file), store.CSVOptions{})
+			if errors.Is(err, fs.ErrNotExist) {
+				t.Skipf("%s is not here (the shared data sets sit beside the project's checkout): %v", tc.file, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, k := tab.N, tc.k
+			tile.Standardize(tab.Features, n, tab.P)
+			src, err := tile.NewGaussian(tab.Features, n, tab.P, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			P := make([]float64, n*n)
+			if err := src.Tile(P, 0, n, 0, n); err != nil {
+				t.Fatal(err)
+			}
+			dense, err := fw.NewDense(n, P)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream := &tile.Engine{Source: src, BlockSize: tc.block, Workers: 2}
+
+			solve := func(a fw.Affinity) ([]float64, *fw.Result) {
+				w := make([]float64, n*k)
+				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
+					t.Fatal(err)
+				}
+				set := fw.DefaultSettings()
+				set.MaxIter, set.GapTol, set.Refresh, set.Workers = 60, 0, 25, 2
+				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w, res
+			}
+			ws, rs := solve(stream)
+			wd, rd := solve(dense)
+			if d := math.Abs(rs.Objective-rd.Objective) / rd.Objective; d > 1e-10 {
+				t.Errorf("objective: streaming %v, dense %v (relative difference %g)", rs.Objective, rd.Objective, d)
+			}
+			if d := math.Abs(rs.Gap-rd.Gap) / rd.Gap; d > 1e-6 {
+				t.Errorf("gap: streaming %v, dense %v", rs.Gap, rd.Gap)
+			}
+			if d := math.Abs(rs.FrobSq-rd.FrobSq) / rd.FrobSq; d > 1e-11 { // 2.2e6 terms summed in another order
+				t.Errorf("||P||_F^2: streaming %v, dense %v", rs.FrobSq, rd.FrobSq)
+			}
+			var diff float64
+			for i := range ws {
+				diff = math.Max(diff, math.Abs(ws[i]-wd[i]))
+			}
+			if diff > 1e-8 {
+				t.Errorf("W: streaming and dense runs differ by up to %g", diff)
+			}
+			if rs.Passes != rd.Passes || rs.Iterations != rd.Iterations {
+				t.Errorf("passes/iterations: streaming %d/%d, dense %d/%d", rs.Passes, rs.Iterations, rd.Passes, rd.Iterations)
+			}
+		})
+	}
+}
