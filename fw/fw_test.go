@@ -389,7 +389,9 @@ func TestRunInvariants(t *testing.T) {
 		n, k  int
 		step  StepRule
 		start Start
+		iters int
 	}{
+		{name: "exact/long", n: 40, k: 3, step: StepExact, start: StartRandom, iters: 5000},
 		{name: "exact/random", n: 200, k: 6, step: StepExact, start: StartRandom},
 		{name: "exact/corners", n: 200, k: 6, step: StepExact, start: StartCorners},
 		{name: "exact/k=1", n: 50, k: 1, step: StepExact, start: StartRandom},
@@ -402,7 +404,7 @@ func TestRunInvariants(t *testing.T) {
 			w := make([]float64, tc.n*tc.k)
 			Initialize(w, tc.k, tc.start, 12)
 			set := DefaultSettings()
-			set.Step, set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.step, 60, 0, 7, 2
+			set.Step, set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.step, max(tc.iters, 60), 0, 7, 2
 			prev := math.Inf(1)
 			set.Recorder = func(it Iteration) error {
 				if it.Gap < -1e-9*math.Abs(it.Objective) {

@@ -167,9 +167,27 @@ func (s *solver) objective(acc *lmoSums) float64 {
 	return (s.res.FrobSq - 2*acc.wpw + dot(s.a, s.a)) / 4
 }
 
-// refresh recomputes P·W by a full pass and WᵀW from W, discarding the
-// rounding errors the incremental updates have gathered.
+// refresh rescales every row of W to sum 1 and recomputes P·W by a full
+// pass and WᵀW from W, discarding the rounding errors the incremental
+// updates have gathered.
 func (s *solver) refresh() error {
+	k := s.k
+	err := rowPass(s.ctx, s.set.Workers, s.n, func() struct{} { return struct{}{} },
+		func(lo, hi int, _ struct{}) {
+			for i := lo; i < hi; i++ {
+				wi := s.w[i*k : (i+1)*k]
+				var sum float64
+				for _, v := range wi {
+					sum += v
+				}
+				for j := range wi {
+					wi[j] /= sum
+				}
+			}
+		}, func(struct{}) {})
+	if err != nil {
+		return err
+	}
 	if _, err := s.p.Mul(s.ctx, s.pw, s.w, s.k, nil); err != nil {
 		return err
 	}
