@@ -2,6 +2,7 @@ package fw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -639,6 +640,78 @@ func BenchmarkLMO(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// flakyAffinity fails its calls from the given one on, or cancels a context.
+type flakyAffinity struct {
+	*Dense
+	calls, failAt int
+	cancel        context.CancelFunc
+}
+
+func (f *flakyAffinity) hit() error {
+	f.calls++
+	if f.calls < f.failAt {
+		return nil
+	}
+	if f.cancel != nil {
+		f.cancel()
+		return context.Canceled
+	}
+	return errors.New("tile file truncated")
+}
+
+func (f *flakyAffinity) Mul(ctx context.Context, dst, w []float64, k int, rows []float64) (float64, error) {
+	if err := f.hit(); err != nil {
+		return 0, err
+	}
+	return f.Dense.Mul(ctx, dst, w, k, rows)
+}
+
+func (f *flakyAffinity) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
+	if err := f.hit(); err != nil {
+		return err
+	}
+	return f.Dense.MulOneHot(ctx, dst, s, k)
+}
+
+// TestPassFailures checks that a failing or canceled pass stops the run with
+// its error and a Result that counts what was completed.
+func TestPassFailures(t *testing.T) {
+	const n, k = 30, 3
+	d, _ := NewDense(n, kernel(n, 19))
+	for _, tc := range []struct {
+		name           string
+		failAt         int
+		cancel         bool
+		wantIterations int
+	}{
+		{name: "first pass", failAt: 1, wantIterations: 0},
+		{name: "third P·S pass", failAt: 4, wantIterations: 2},
+		{name: "refresh pass", failAt: 7, wantIterations: 4}, // call 7 is the refresh that completes iteration 5
+		{name: "canceled", failAt: 4, cancel: true, wantIterations: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			f := &flakyAffinity{Dense: d, failAt: tc.failAt}
+			if tc.cancel {
+				f.cancel = cancel
+			}
+			set := DefaultSettings()
+			set.MaxIter, set.GapTol, set.Refresh = 20, 0, 5
+			res, err := Minimize(ctx, Problem{P: f, K: k}, randomW(n, k, 20), &set)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if tc.cancel != errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v", err)
+			}
+			if res == nil || res.Iterations != tc.wantIterations || res.Passes != tc.failAt-1 {
+				t.Fatalf("result %+v, want %d iterations and %d passes", res, tc.wantIterations, tc.failAt-1)
+			}
 		})
 	}
 }

@@ -11,7 +11,8 @@ import (
 // Minimize runs Frank-Wolfe on p from the feasible point w (n×k, row-major,
 // every row on the simplex), overwriting w with the solution. It returns an
 // error if the inputs are inconsistent, if a pass over P fails or if ctx is
-// canceled; the Result then describes the run so far.
+// canceled; the Result then counts the iterations and passes completed, and
+// w may be caught between two iterates.
 func Minimize(ctx context.Context, p Problem, w []float64, settings *Settings) (*Result, error) {
 	if p.P == nil {
 		return nil, errors.New("fw: no affinity")
@@ -75,7 +76,6 @@ func (s *solver) run() (*Result, error) {
 	for _, r := range rows {
 		res.MaxRowSum = math.Max(res.MaxRowSum, r)
 	}
-	rows = nil
 	if s.a, err = gram(s.ctx, s.set.Workers, s.w, s.n, s.k); err != nil {
 		return s.fail(err)
 	}
@@ -87,6 +87,17 @@ func (s *solver) run() (*Result, error) {
 	fprev := math.NaN()
 	for t := 0; ; t++ {
 		f, gap := s.objective(acc), acc.gw-acc.gmin
+		if gap <= s.set.GapTol && !fresh {
+			// Confirm the stop on a P·W free of the carried rounding.
+			if err := s.refresh(); err != nil {
+				return s.fail(err)
+			}
+			if acc, err = s.lmo(); err != nil {
+				return s.fail(err)
+			}
+			fresh = true
+			f, gap = s.objective(acc), acc.gw-acc.gmin
+		}
 		switch {
 		case gap <= s.set.GapTol:
 			res.Status = GapTolerance
@@ -96,7 +107,7 @@ func (s *solver) run() (*Result, error) {
 			res.Status = IterationLimit
 		}
 		if res.Status != NotTerminated {
-			if err := s.record(Iteration{Iter: t, Objective: f, Gap: gap}); err != nil {
+			if err := s.record(Iteration{Iter: t, Objective: f, Gap: gap, Final: true}); err != nil {
 				return s.fail(err)
 			}
 			break
@@ -116,10 +127,9 @@ func (s *solver) run() (*Result, error) {
 			return s.fail(err)
 		}
 		s.updateGram(acc, lam)
-		res.Iterations = t + 1
 		fprev = f
 		if s.set.Refresh > 0 && (t+1)%s.set.Refresh == 0 {
-			if _, err := s.step(lam, false); err != nil {
+			if _, err := s.step(lam, false, false); err != nil {
 				return s.fail(err)
 			}
 			if err := s.refresh(); err != nil {
@@ -128,12 +138,13 @@ func (s *solver) run() (*Result, error) {
 			acc, err = s.lmo()
 			fresh = true
 		} else {
-			acc, err = s.step(lam, true)
+			acc, err = s.step(lam, true, true)
 			fresh = lam == 0 && fresh
 		}
 		if err != nil {
 			return s.fail(err)
 		}
+		res.Iterations = t + 1
 	}
 	if !fresh {
 		if err := s.refresh(); err != nil {
@@ -199,13 +210,14 @@ func (s *solver) refresh() error {
 
 // lmo runs the linear minimization oracle over all rows.
 func (s *solver) lmo() (*lmoSums, error) {
-	return s.step(0, true)
+	return s.step(0, false, true)
 }
 
-// step moves every row to W + λ(S - W), carrying P·W by
-// P·W' = (1-λ) P·W + λ P·S, and, if withLMO, runs the oracle on the new rows
-// with the Gram matrix already updated by updateGram. λ = 0 leaves W as it is.
-func (s *solver) step(lam float64, withLMO bool) (*lmoSums, error) {
+// step moves every row to W + λ(S - W); if carry, it updates P·W by
+// P·W' = (1-λ) P·W + λ P·S, and if withLMO, it runs the oracle on the new
+// rows with the Gram matrix already updated by updateGram. λ = 0 leaves W
+// as it is.
+func (s *solver) step(lam float64, carry, withLMO bool) (*lmoSums, error) {
 	k := s.k
 	total := newLMOSums(k)
 	err := rowPass(s.ctx, s.set.Workers, s.n,
@@ -214,13 +226,16 @@ func (s *solver) step(lam float64, withLMO bool) (*lmoSums, error) {
 			if lam != 0 {
 				for i := lo; i < hi; i++ {
 					wi := s.w[i*k : (i+1)*k]
-					pwi := s.pw[i*k : (i+1)*k]
-					psi := s.ps[i*k : (i+1)*k]
 					for j := range wi {
 						wi[j] *= 1 - lam
-						pwi[j] = (1-lam)*pwi[j] + lam*psi[j]
 					}
 					wi[s.sel[i]] += lam
+					if carry {
+						pwi, psi := s.pw[i*k:(i+1)*k], s.ps[i*k:(i+1)*k]
+						for j, v := range psi {
+							pwi[j] = (1-lam)*pwi[j] + lam*v
+						}
+					}
 				}
 				checkRows(s.w[lo*k:hi*k], k)
 			}

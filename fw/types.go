@@ -117,18 +117,21 @@ type Iteration struct {
 	Iter      int           // 0-based iteration number
 	Objective float64       // f(W_t)
 	Gap       float64       // Frank-Wolfe gap at W_t
-	Step      float64       // λ_t; 0 on the last record, where no step is taken
+	Step      float64       // λ_t; 0 on the final record
+	Final     bool          // the run stops at this iterate and takes no step
 	Passes    int           // tile passes so far, this iteration's included
 	PassTime  time.Duration // duration of this iteration's tile pass
 	Elapsed   time.Duration // since the start of Minimize
 }
 
-// Result is the outcome of a run. Objective and Gap are recomputed from a
-// fresh P·W pass at the returned W.
+// Result is the outcome of a run. Objective and Gap are computed from a
+// P·W pass at the returned W (a final refresh unless the last pass was one),
+// free of the rounding of the carried P·W. A run stops on GapTolerance only
+// after this check.
 type Result struct {
 	Status     Status
 	Iterations int // steps taken
-	Passes     int // tile passes over P, including the first and the final one
+	Passes     int // tile passes over P: the first P·W, one P·S per iteration, and the P·W refreshes
 	Objective  float64
 	Gap        float64
 	FrobSq     float64 // ||P||_F^2

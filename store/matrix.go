@@ -33,12 +33,6 @@ type matrixHeader struct {
 	crc     uint32
 }
 
-// dataSize returns the number of data bytes the header describes. It must be
-// called only on a header that parseMatrixHeader accepted.
-func (h matrixHeader) dataSize() int {
-	return int(h.rows) * int(h.cols) * float64Size
-}
-
 // encodeMatrixHeader returns the header page for h, computing its checksum.
 // It does not validate h, so that tests can write malformed headers.
 func encodeMatrixHeader(h matrixHeader) []byte {

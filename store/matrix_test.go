@@ -334,7 +334,7 @@ func checkParsedHeader(t *testing.T, b []byte) {
 		t.Fatalf("accepted dimensions %d×%d", h.rows, h.cols)
 	}
 	size, ok := fileSize(h.rows, h.cols)
-	if !ok || size != matrixHeaderSize+h.dataSize() || h.dataSize()/8/int(h.cols) != int(h.rows) {
+	if !ok || size != matrixHeaderSize+8*int(h.rows)*int(h.cols) {
 		t.Fatalf("accepted %d×%d, whose size overflows", h.rows, h.cols)
 	}
 	if enc := encodeMatrixHeader(h); !bytes.Equal(enc[:matrixHeaderLen], b[:matrixHeaderLen]) {

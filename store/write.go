@@ -10,48 +10,94 @@ import (
 	"strconv"
 )
 
-// WriteFileAtomic writes a file by calling write on a temporary file in the
-// same directory, fsyncs it, and renames it over path; on any error the
-// temporary file is removed and an existing file at path is left untouched.
-// The writer passed to write is buffered. The new file has mode 0644.
-func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
+// AtomicFile is an output file written under a temporary name in the
+// directory of its final path. Commit moves it into place with one rename;
+// Abort removes it. Either way an earlier file at the path is never seen
+// half written. Writes are buffered.
+type AtomicFile struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	done bool
+}
+
+// CreateAtomic starts writing the file at path. It fails at once if the
+// directory of path does not exist or is not writable, or if path is a
+// directory, so that a program can check its outputs before long work.
+func CreateAtomic(path string) (*AtomicFile, error) {
 	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("writing %s: %s is not a directory", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("writing %s: is a directory", path)
+	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close() // may already be closed; the error does not matter
-			os.Remove(tmp)
-			err = fmt.Errorf("writing %s: %w", path, err)
-		}
-	}()
+	return &AtomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
+}
 
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return err
+// Write writes p to the temporary file.
+func (a *AtomicFile) Write(p []byte) (int, error) { return a.bw.Write(p) }
+
+// Commit flushes and syncs the file, gives it mode 0644 and renames it to
+// its final path. If any step fails the temporary file is removed.
+func (a *AtomicFile) Commit() error {
+	if a.done {
+		return fmt.Errorf("writing %s: already committed or aborted", a.path)
 	}
-	if err := bw.Flush(); err != nil {
-		return err
+	err := a.bw.Flush()
+	if err == nil {
+		err = a.f.Chmod(0o644)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
+	if err == nil {
+		err = a.f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if err == nil {
+		err = a.f.Close()
 	}
-	if err := f.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.path)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
+	if err != nil {
+		a.Abort()
+		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
+	a.done = true
 	// The rename is durable only once the directory is synced. The file
 	// itself is complete either way, so a failure here is not reported.
-	syncDir(dir)
+	syncDir(filepath.Dir(a.path))
 	return nil
+}
+
+// Abort removes the temporary file. It does nothing after Commit, so it can
+// be deferred.
+func (a *AtomicFile) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	a.f.Close() // may already be closed; the error does not matter
+	os.Remove(a.f.Name())
+}
+
+// WriteFileAtomic writes a file by calling write on an AtomicFile and
+// committing it; on any error the temporary file is removed and an existing
+// file at path is left untouched. The new file has mode 0644.
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	a, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	if err := write(a); err != nil {
+		a.Abort()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return a.Commit()
 }
 
 // WriteMembershipCSV writes W (n×k, row-major) as CSV with header

@@ -245,3 +245,70 @@ func TestArgmax(t *testing.T) {
 		})
 	}
 }
+
+func TestAtomicFile(t *testing.T) {
+	dir := t.TempDir()
+	listing := func() []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	// Abort leaves nothing behind and keeps an earlier file.
+	old := filepath.Join(dir, "out.csv")
+	if err := os.WriteFile(old, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := CreateAtomic(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(a, "new")
+	a.Abort()
+	a.Abort()
+	if got := listing(); len(got) != 1 || got[0] != "out.csv" {
+		t.Fatalf("after Abort the directory holds %v, want [out.csv]", got)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "old" {
+		t.Fatalf("Abort changed the earlier file to %q", b)
+	}
+	// Commit replaces it; a later Abort does nothing, a second Commit fails.
+	a, err = CreateAtomic(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(a, "new")
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	a.Abort()
+	if b, _ := os.ReadFile(old); string(b) != "new" {
+		t.Fatalf("after Commit the file holds %q, want new", b)
+	}
+	if err := a.Commit(); err == nil {
+		t.Error("a second Commit succeeded")
+	}
+	// Bad paths fail at creation, before anything is written.
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{name: "missing directory", path: filepath.Join(dir, "nope", "w.csv"), want: "no such file"},
+		{name: "path is a directory", path: dir, want: "is a directory"},
+		{name: "parent is a file", path: filepath.Join(old, "w.csv"), want: "not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CreateAtomic(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
+				t.Fatalf("CreateAtomic(%s) = %v, want an error naming the path and %q", tc.path, err, tc.want)
+			}
+		})
+	}
+	if got := listing(); len(got) != 1 {
+		t.Fatalf("directory holds %v after failed creations", got)
+	}
+}

@@ -28,7 +28,7 @@ const DefaultBlockSize = 256
 // may be used by one pass at a time.
 type Engine struct {
 	Source    Source
-	BlockSize int // tile edge; DefaultBlockSize if 0
+	BlockSize int // tile edge, at most n; DefaultBlockSize if 0
 	Workers   int // goroutines; runtime.GOMAXPROCS(0) if 0
 }
 
@@ -99,7 +99,7 @@ func (e *Engine) run(ctx context.Context, k int, dst, rowSums []float64, frob *f
 	clear(rowSums)
 	sums := rowSums != nil || frob != nil
 	var fsum float64
-	b := e.block()
+	b := min(e.block(), n)
 	g := newGrid(n, b)
 	newBuf := func() *partial {
 		p := &partial{tile: make([]float64, b*b)}

@@ -79,18 +79,20 @@ const DefaultGammaPairs = 20000
 // d^2 ranges over the squared distances of up to pairs random pairs of
 // distinct rows of x (n×p), drawn with the given seed. Pairs of identical rows
 // are left out of the median, so duplicated rows do not drive gamma to
-// infinity; when every sampled pair is identical it returns 1.
+// infinity. It returns 0 when no pair of different rows was sampled (n < 2,
+// or all sampled rows equal): the data then give no scale. It fails if the
+// median is so large or small that gamma overflows or underflows.
 //
 // With gamma = 1/median(d^2), a typical pair of points has affinity
 // exp(-1) ≈ 0.37 whatever the scale of the features, so P neither collapses
 // to the identity (gamma too large, as gamma = 1 does on features in 0..100)
 // nor to the all-ones matrix (gamma too small). The cost is O(pairs·p).
 func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error) {
-	if n < 2 {
-		return 1, nil
-	}
 	if len(x) != n*p || p < 1 {
 		return 0, errors.New("median gamma: features do not match n×p")
+	}
+	if n < 2 {
+		return 0, nil
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6761_6d6d_61)) // "gamma"
 	d2 := make([]float64, 0, pairs)
@@ -110,15 +112,19 @@ func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error)
 		}
 	}
 	if len(d2) == 0 {
-		return 1, nil
+		return 0, nil
 	}
 	slices.Sort(d2)
 	m := len(d2) / 2
 	med := d2[m]
 	if len(d2)%2 == 0 {
-		med = (d2[m-1] + d2[m]) / 2
+		med = d2[m-1]/2 + d2[m]/2
 	}
-	return 1 / med, nil
+	gamma := 1 / med
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return 0, fmt.Errorf("median squared distance %g between rows is out of range for a bandwidth", med)
+	}
+	return gamma, nil
 }
 
 // Standardize rescales each column of x (n×p, row-major) in place to mean 0

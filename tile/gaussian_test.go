@@ -75,20 +75,26 @@ func TestMedianGamma(t *testing.T) {
 		name string
 		x    []float64
 		n, p int
-		want float64 // 0: only check positive and finite
+		want float64 // 0: only check positive and finite; -1: want 0, no scale
 		tol  float64
 	}{
 		{name: "scale invariant", x: scaled, n: 200, p: 4, want: g0 / 1e4, tol: 1e-12},
 		{name: "same seed same value", x: base, n: 200, p: 4, want: g0, tol: 0},
 		{name: "duplicated rows", x: dup, n: 400, p: 4, want: 0},
-		{name: "all rows equal", x: make([]float64, 40), n: 10, p: 4, want: 1, tol: 0},
-		{name: "one row", x: []float64{1, 2}, n: 1, p: 2, want: 1, tol: 0},
+		{name: "all rows equal", x: make([]float64, 40), n: 10, p: 4, want: -1},
+		{name: "one row", x: []float64{1, 2}, n: 1, p: 2, want: -1},
 		{name: "two rows", x: []float64{0, 0, 3, 4}, n: 2, p: 2, want: 1.0 / 25, tol: 1e-15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := MedianGamma(tc.x, tc.n, tc.p, 5000, 1)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.want < 0 {
+				if got != 0 {
+					t.Fatalf("gamma = %v, want 0 (no scale)", got)
+				}
+				return
 			}
 			if !(got > 0) || math.IsInf(got, 0) {
 				t.Fatalf("gamma = %v, want positive and finite", got)
@@ -98,8 +104,9 @@ func TestMedianGamma(t *testing.T) {
 			}
 		})
 	}
-	// Half the pairs of a duplicated data set are at distance 0 with
-	// probability 1/(2n-1) only, so the median stays near the original one.
+	// In a data set of doubled rows a sampled pair is a row and its copy
+	// with probability 1/(2n-1) only; those are left out, and the median
+	// stays near that of the original rows.
 	gd, _ := MedianGamma(dup, 400, 4, 5000, 1)
 	if r := gd / g0; r < 0.8 || r > 1.25 {
 		t.Errorf("duplicating rows moved gamma from %v to %v", g0, gd)
@@ -125,5 +132,25 @@ func TestStandardize(t *testing.T) {
 	}
 	if math.Abs(mean) > 1e-15 || math.Abs(sq/4-1) > 1e-15 {
 		t.Fatalf("standardized column has mean %v and variance %v", mean/4, sq/4)
+	}
+}
+
+func TestMedianGammaOutOfRange(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		scale float64
+	}{
+		{name: "huge features", scale: 1e200},
+		{name: "tiny features", scale: 1e-160},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := randomFeatures(50, 2, 4)
+			for i := range x {
+				x[i] *= tc.scale
+			}
+			if g, err := MedianGamma(x, 50, 2, 1000, 1); err == nil {
+				t.Fatalf("gamma = %v, want an out-of-range error", g)
+			}
+		})
 	}
 }

@@ -8,11 +8,10 @@ import (
 )
 
 // dump prints a work-directory matrix file for debugging.
-func dump(args []string, stdout, stderr io.Writer) error {
+func dump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ssnmf dump", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	rows := fs.Int("rows", 10, "number of rows to print")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}

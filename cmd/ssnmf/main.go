@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "solve":
 		err = solve(ctx, args[1:], stdout, stderr)
 	case "dump":
-		err = dump(args[1:], stdout, stderr)
+		err = dump(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -79,8 +79,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errHelp):
 		return exitOK
-	case errors.Is(err, errFlag):
-		return exitUsage // the flag package has printed the error and the usage
 	}
 	fmt.Fprintf(stderr, "ssnmf: %v\n", err)
 	var ue usageError

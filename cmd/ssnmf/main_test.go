@@ -30,6 +30,10 @@ func ssnmf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 func TestSolveBadInput(t *testing.T) {
 	dir := t.TempDir()
+	isDir := filepath.Join(dir, "isdir.csv")
+	if err := os.Mkdir(isDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -57,6 +61,9 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "zero workers", args: []string{"-workers", "0"}, want: []string{"-workers"}},
 		{name: "unknown flag", args: []string{"-frobnicate"}, want: []string{"frobnicate"}},
 		{name: "missing output directory", args: []string{"-summary", "/nonexistent/dir/s.json"}, want: []string{"-summary", "/nonexistent/dir"}},
+		{name: "out is a directory", args: []string{"-out", isDir}, want: []string{"-out", isDir, "is a directory"}},
+		{name: "features out of range", args: []string{"testdata/huge.csv", "-k", "2"}, want: []string{"testdata/huge.csv", "-standardize", "-gamma"}},
+		{name: "bad seed", args: []string{"-seed", "-1"}, want: []string{"-seed", "solve -h"}},
 		{name: "unknown out extension", args: []string{"-out", "w.parquet"}, want: []string{"-out w.parquet", ".arrow"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,10 +77,8 @@ func TestSolveBadInput(t *testing.T) {
 				t.Fatalf("stderr shows a panic:\n%s", stderr)
 			}
 			msg := stderr
-			if !strings.Contains(stderr, "Usage:") { // the flag package prints usage after its errors
-				if lines := strings.Count(strings.TrimRight(stderr, "\n"), "\n"); lines != 0 {
-					t.Errorf("error has %d lines, want one:\n%s", lines+1, stderr)
-				}
+			if lines := strings.Count(strings.TrimRight(stderr, "\n"), "\n"); lines != 0 {
+				t.Errorf("error has %d lines, want one:\n%s", lines+1, stderr)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
@@ -84,6 +89,19 @@ func TestSolveBadInput(t *testing.T) {
 				t.Errorf("output file %s exists after a failed run", out)
 			}
 		})
+	}
+}
+
+// TestTileLargerThanN checks that a tile edge above n is cut to n rather
+// than allocated.
+func TestTileLargerThanN(t *testing.T) {
+	sum := filepath.Join(t.TempDir(), "s.json")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-max-iter", "3", "-tile", "1000000000", "-summary", sum, "testdata/small.csv"); code != exitOK {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(sum)
+	if !strings.Contains(string(b), `"tile": 12,`) {
+		t.Errorf("summary does not report tile 12 (n):\n%s", b)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,16 +19,17 @@ const progressEvery = time.Second
 
 // report gathers what a run prints and writes.
 type report struct {
-	cfg     *config
-	tab     *store.Table
-	gamma   float64
-	out     io.Writer // progress
-	n       int
-	trace   []fw.Iteration
-	printed time.Duration // Elapsed of the last progress line
-	res     *fw.Result
-	seconds float64
-	sum     summary
+	cfg       *config
+	tab       *store.Table
+	gamma     float64
+	gammaRule string    // "given", or how the median heuristic went
+	out       io.Writer // progress
+	n         int
+	trace     []fw.Iteration
+	printed   time.Duration // Elapsed of the last progress line
+	res       *fw.Result
+	seconds   float64
+	sum       summary
 }
 
 // summary is the JSON document of -summary.
@@ -69,13 +69,6 @@ type summary struct {
 	Accuracy         *float64 `json:"accuracy,omitempty"`
 }
 
-func (r *report) gammaRule() string {
-	if r.cfg.gamma.auto {
-		return "median"
-	}
-	return "given"
-}
-
 // entriesPerSecond is the rate of a pass over all n^2 entries of P.
 func (r *report) entriesPerSecond(d time.Duration) float64 {
 	if d <= 0 {
@@ -91,9 +84,8 @@ func (r *report) record(it fw.Iteration) error {
 	if r.cfg.quiet {
 		return nil
 	}
-	last := it.Step == 0 && it.PassTime == 0
 	switch {
-	case last:
+	case it.Final:
 		fmt.Fprintf(r.out, "iter %6d  f %.10g  gap %.4g  stop  %.1fs\n", it.Iter, it.Objective, it.Gap, it.Elapsed.Seconds())
 	case it.Iter == 0 || it.Elapsed-r.printed >= progressEvery:
 		r.printed = it.Elapsed
@@ -104,7 +96,9 @@ func (r *report) record(it fw.Iteration) error {
 }
 
 // finish fills the summary, scoring the clusters against the labels if any.
-func (r *report) finish(w []float64) error {
+// A measure that cannot be computed is left out of the summary, with a
+// warning.
+func (r *report) finish(w []float64) {
 	c, res := r.cfg, r.res
 	var passTime time.Duration
 	for _, it := range r.trace {
@@ -113,7 +107,7 @@ func (r *report) finish(w []float64) error {
 	r.sum = summary{
 		Input: c.inputName(), N: r.n, P: r.tab.P, K: c.k,
 		Method: "fw", Step: c.step.String(), Init: c.start.String(),
-		Gamma: r.gamma, GammaRule: r.gammaRule(), Standardize: c.standardize,
+		Gamma: r.gamma, GammaRule: r.gammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: "go",
 		Tol: c.tol, Ftol: c.ftol, MaxIter: c.maxIter, Refresh: c.refresh,
 		Iterations: res.Iterations, Passes: res.Passes,
@@ -126,54 +120,49 @@ func (r *report) finish(w []float64) error {
 		r.sum.EntriesPerSecond = r.entriesPerSecond(passTime / time.Duration(res.Iterations))
 	}
 	if r.tab.Labels == nil {
-		return nil
+		return
 	}
 	pred := make([]int, r.n)
 	for i := range pred {
 		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
 	}
-	ari, err := score.ARI(r.tab.Labels, pred)
-	if err != nil {
-		return err
-	}
-	nmi, err := score.NMI(r.tab.Labels, pred)
-	if err != nil {
-		return err
-	}
-	acc, err := score.Accuracy(r.tab.Labels, pred)
-	if err != nil {
-		return err
-	}
 	r.sum.Classes = len(r.tab.Classes)
-	r.sum.ARI, r.sum.NMI, r.sum.Accuracy = &ari, &nmi, &acc
-	return nil
+	for _, m := range []struct {
+		name string
+		fn   func(truth, pred []int) (float64, error)
+		dst  **float64
+	}{{"ARI", score.ARI, &r.sum.ARI}, {"NMI", score.NMI, &r.sum.NMI}, {"accuracy", score.Accuracy, &r.sum.Accuracy}} {
+		v, err := m.fn(r.tab.Labels, pred)
+		if err != nil {
+			fmt.Fprintf(r.out, "ssnmf: warning: %s not computed: %v\n", m.name, err)
+			continue
+		}
+		*m.dst = &v
+	}
 }
 
-// write writes -out, -summary and -trace, each atomically.
-func (r *report) write(w []float64) error {
+// write writes the outputs asked for into their temporary files.
+func (r *report) write(o *outputs, w []float64) error {
 	c := r.cfg
-	if c.out != "" {
-		if err := store.WriteFileAtomic(c.out, func(f io.Writer) error {
-			if outFormat(c.out) == "arrow" {
-				return store.WriteMembershipArrow(f, w, r.n, c.k)
-			}
-			return store.WriteMembershipCSV(f, w, r.n, c.k)
-		}); err != nil {
-			return fmt.Errorf("-out: %w", err)
+	if o.out != nil {
+		write := store.WriteMembershipCSV
+		if outFormat(c.out) == "arrow" {
+			write = store.WriteMembershipArrow
+		}
+		if err := write(o.out, w, r.n, c.k); err != nil {
+			return fmt.Errorf("-out %s: %w", c.out, err)
 		}
 	}
-	if c.summary != "" {
-		if err := store.WriteFileAtomic(c.summary, func(f io.Writer) error {
-			enc := json.NewEncoder(f)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r.sum)
-		}); err != nil {
-			return fmt.Errorf("-summary: %w", err)
+	if o.summary != nil {
+		enc := json.NewEncoder(o.summary)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r.sum); err != nil {
+			return fmt.Errorf("-summary %s: %w", c.summary, err)
 		}
 	}
-	if c.trace != "" {
-		if err := store.WriteFileAtomic(c.trace, r.writeTrace); err != nil {
-			return fmt.Errorf("-trace: %w", err)
+	if o.trace != nil {
+		if err := r.writeTrace(o.trace); err != nil {
+			return fmt.Errorf("-trace %s: %w", c.trace, err)
 		}
 	}
 	return nil
@@ -182,8 +171,9 @@ func (r *report) write(w []float64) error {
 // writeTrace writes the trace CSV: one row per iteration, the last being the
 // iterate the run stopped at (step 0). passes counts tile passes so far.
 func (r *report) writeTrace(f io.Writer) error {
-	bw := bufio.NewWriter(f)
-	bw.WriteString("iter,seconds,objective,gap,step_size,passes\n")
+	if _, err := io.WriteString(f, "iter,seconds,objective,gap,step_size,passes\n"); err != nil {
+		return err
+	}
 	var b []byte
 	for _, it := range r.trace {
 		b = strconv.AppendInt(b[:0], int64(it.Iter), 10)
@@ -194,9 +184,11 @@ func (r *report) writeTrace(f io.Writer) error {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(it.Passes), 10)
 		b = append(b, '\n')
-		bw.Write(b)
+		if _, err := f.Write(b); err != nil {
+			return err
+		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // table prints the human-readable result.
@@ -212,8 +204,12 @@ func (r *report) table(out io.Writer, w []float64) {
 	row("stopped", "%s after %d iterations, %d tile passes", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
 	row("||P||_F^2", "%.8g (max row sum %.6g)", s.PFrobeniusSq, s.PMaxRowSum)
-	if s.ARI != nil {
-		row("vs labels", "ARI %.4f  NMI %.4f  accuracy %.4f (%d classes)", *s.ARI, *s.NMI, *s.Accuracy, s.Classes)
+	if s.ARI != nil && s.NMI != nil {
+		acc := "-"
+		if s.Accuracy != nil {
+			acc = fmt.Sprintf("%.4f", *s.Accuracy)
+		}
+		row("vs labels", "ARI %.4f  NMI %.4f  accuracy %s (%d classes)", *s.ARI, *s.NMI, acc, s.Classes)
 	}
 	sizes := make([]string, s.K)
 	counts := make([]int, s.K)

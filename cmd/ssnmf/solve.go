@@ -29,23 +29,24 @@ var builtinCSV []byte
 
 const builtinName = "yeast.csv (built in)"
 
-var (
-	errHelp = errors.New("help requested")
-	errFlag = errors.New("bad flag")
-)
+// errHelp reports that -h was given and the usage printed.
+var errHelp = errors.New("help requested")
 
 // parseFlags parses args, allowing flags after positional arguments (as in
-// "ssnmf solve data.csv -k 10"), and returns the positional arguments. It
-// maps the flag package's errors to errHelp (for -h) and errFlag (already
-// reported with the usage on fs's output).
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+// "ssnmf solve data.csv -k 10"), and returns the positional arguments. A bad
+// flag is a one-line usage error; -h prints the usage on stdout and returns
+// errHelp.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				fs.Usage()
 				return nil, errHelp
 			}
-			return nil, errFlag
+			return nil, usagef("%v (run \"%s -h\" for the flags)", err, fs.Name())
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -104,10 +105,9 @@ type config struct {
 	quiet       bool
 }
 
-func parseSolve(args []string, stderr io.Writer) (*config, error) {
+func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c := &config{gamma: gammaFlag{auto: true}}
 	fs := flag.NewFlagSet("ssnmf solve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz]\n\n"+
 			"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
@@ -118,7 +118,7 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.Var(&c.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/median of squared distances over 20,000 seeded random pairs of distinct rows")
 	fs.BoolVar(&c.standardize, "standardize", false, "z-score each feature (population std; a constant feature becomes 0)")
-	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles")
+	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
 	fs.IntVar(&c.workers, "workers", runtime.NumCPU(), "goroutines for the tile and row passes")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files (default: a temporary directory, removed at the end)")
 	step := fs.String("step", "exact", "step rule: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
@@ -134,7 +134,7 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.summary, "summary", "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, "trace", "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +172,6 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 	if len(pos) == 1 {
 		c.input = pos[0]
 	}
-	for _, o := range []struct{ flag, path string }{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}} {
-		if err := checkOutputDir(o.path); err != nil {
-			return nil, usagef("%s: %v", o.flag, err)
-		}
-	}
 	isSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { isSet[f.Name] = true })
 	if isSet["k"] && c.k < 1 {
@@ -187,7 +182,7 @@ func parseSolve(args []string, stderr io.Writer) (*config, error) {
 
 // solve is the solve command.
 func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c, err := parseSolve(args, stderr)
+	c, err := parseSolve(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -196,36 +191,51 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	n := tab.N
 	if c.k == 0 {
 		if tab.Labels == nil {
 			return usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
 		}
 		c.k = len(tab.Classes)
 	}
-	if c.k > tab.N {
-		return usagef("-k %d is larger than the number of rows of %s (%d)", c.k, c.inputName(), tab.N)
+	k := c.k
+	if k > n {
+		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
 	}
+	c.block = min(c.block, n)
 	if c.standardize {
-		tile.Standardize(tab.Features, tab.N, tab.P)
+		tile.Standardize(tab.Features, n, tab.P)
 	}
-	gamma := c.gamma.value
+	rep := &report{cfg: c, tab: tab, out: stderr, n: n, gamma: c.gamma.value, gammaRule: "given"}
 	if c.gamma.auto {
-		if gamma, err = tile.MedianGamma(tab.Features, tab.N, tab.P, tile.DefaultGammaPairs, c.seed); err != nil {
-			return err
+		g, err := tile.MedianGamma(tab.Features, n, tab.P, tile.DefaultGammaPairs, c.seed)
+		if err != nil {
+			return usagef("%s: %v; standardize the features (-standardize) or give -gamma", c.inputName(), err)
+		}
+		rep.gamma, rep.gammaRule = g, "median"
+		if g == 0 {
+			rep.gamma, rep.gammaRule = 1, "median: no two distinct rows sampled, 1 used"
 		}
 	}
-	src, err := tile.NewGaussian(tab.Features, tab.N, tab.P, gamma)
+	src, err := tile.NewGaussian(tab.Features, n, tab.P, rep.gamma)
 	if err != nil {
 		return err
 	}
 	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
+
+	// Open the outputs before the work, so that an unwritable path fails
+	// now; they are renamed into place only once all are written.
+	outs, err := c.createOutputs()
+	if err != nil {
+		return usageError{err}
+	}
+	defer outs.abort()
 
 	dir, cleanup, err := c.openWorkdir()
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	n, k := tab.N, c.k
 	var mats []*store.Matrix
 	defer func() {
 		for _, m := range mats {
@@ -245,7 +255,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	set := fw.Settings{Step: c.step, GapTol: c.tol, FuncTol: c.ftol, MaxIter: c.maxIter,
-		Refresh: c.refresh, Workers: c.workers}
+		Refresh: c.refresh, Workers: c.workers, Recorder: rep.record}
 	if set.PW, err = newMat("PW.mat"); err != nil {
 		return err
 	}
@@ -256,12 +266,10 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	rep := &report{cfg: c, tab: tab, gamma: gamma, out: stderr, n: n}
 	if !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d p=%d k=%d gamma=%.6g (%s) tile=%d workers=%d step=%v workdir=%s\n",
-			c.inputName(), n, tab.P, k, gamma, rep.gammaRule(), eng.BlockSize, c.workers, c.step, dir)
+			c.inputName(), n, tab.P, k, rep.gamma, rep.gammaRule, c.block, c.workers, c.step, dir)
 	}
-	set.Recorder = rep.record
 	res, err := fw.Minimize(ctx, fw.Problem{P: eng, K: k}, w, &set)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -271,31 +279,66 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep.res = res
 	rep.seconds = time.Since(begin).Seconds()
-	if err := rep.finish(w); err != nil {
+	rep.finish(w)
+	if err := rep.write(outs, w); err != nil {
 		return err
 	}
-	if err := rep.write(w); err != nil {
+	if err := outs.commit(); err != nil {
 		return err
 	}
 	rep.table(stdout, w)
 	return nil
 }
 
-// checkOutputDir reports an error if the directory an output file is to be
-// written into does not exist, so a run fails before it solves, not after.
-func checkOutputDir(path string) error {
-	if path == "" {
-		return nil
+// outputs are the files a run writes; nil fields were not asked for.
+type outputs struct {
+	out, summary, trace *store.AtomicFile
+}
+
+func (c *config) createOutputs() (*outputs, error) {
+	o := &outputs{}
+	for _, f := range []struct {
+		flag, path string
+		dst        **store.AtomicFile
+	}{{"-out", c.out, &o.out}, {"-summary", c.summary, &o.summary}, {"-trace", c.trace, &o.trace}} {
+		if f.path == "" {
+			continue
+		}
+		a, err := store.CreateAtomic(f.path)
+		if err != nil {
+			o.abort()
+			return nil, fmt.Errorf("%s: %w", f.flag, err)
+		}
+		*f.dst = a
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
+	return o, nil
+}
+
+func (o *outputs) files() []*store.AtomicFile {
+	var fs []*store.AtomicFile
+	for _, a := range []*store.AtomicFile{o.out, o.summary, o.trace} {
+		if a != nil {
+			fs = append(fs, a)
+		}
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+	return fs
+}
+
+// commit renames every output into place.
+func (o *outputs) commit() error {
+	for _, a := range o.files() {
+		if err := a.Commit(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// abort removes the outputs not yet committed.
+func (o *outputs) abort() {
+	for _, a := range o.files() {
+		a.Abort()
+	}
 }
 
 // outFormat returns the format of a membership file by its extension:

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestSumBitsIndependentOfWorkers checks the package's promise: a float sum
@@ -90,8 +93,11 @@ func TestErrorsStopRun(t *testing.T) {
 			if !errors.Is(err, boom) {
 				t.Fatalf("err = %v, want boom", err)
 			}
-			if commits > 1000 || (tc.failWork >= 0 && commits > tc.failWork) {
-				t.Errorf("%d commits after a failure at task %d", commits, tc.failWork)
+			if tc.failWork >= 0 && commits > tc.failWork {
+				t.Errorf("%d commits, though task %d failed", commits, tc.failWork)
+			}
+			if tc.failCommt >= 0 && commits != tc.failCommt+1 {
+				t.Errorf("%d commits, want %d: commits stop at the failing one", commits, tc.failCommt+1)
 			}
 		})
 	}
@@ -107,5 +113,46 @@ func TestCanceledContext(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("workers=%d: err = %v, want context.Canceled", w, err)
 		}
+	}
+}
+
+// TestCancelDuringRun cancels while tasks are in flight and checks that Run
+// returns the context's error promptly and leaves no goroutine behind.
+func TestCancelDuringRun(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, workers := range []int{1, 2, 3, 7} {
+		for trial := range 20 {
+			ctx, cancel := context.WithCancel(context.Background())
+			var started atomic.Int64
+			cancelAt := int64(trial % 9)
+			done := make(chan error, 1)
+			go func() {
+				done <- Run(ctx, workers, 1000, func() int { return 0 },
+					func(ctx context.Context, task int, _ int) error {
+						if started.Add(1) == cancelAt+1 {
+							cancel()
+						}
+						time.Sleep(time.Duration(task%3) * 50 * time.Microsecond)
+						return nil
+					},
+					func(int, int) error { return nil })
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("workers=%d trial %d: err = %v, want context.Canceled", workers, trial, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("workers=%d trial %d: Run did not return after cancellation", workers, trial)
+			}
+			cancel()
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the runs, %d before", n, before)
 	}
 }
