@@ -22,7 +22,7 @@ import (
 )
 
 // builtinCSV is the UCI yeast data set (Nakai; CC BY 4.0): 1,484 proteins,
-// 8 features, 10 localization classes. See data/README.md.
+// 8 features, 10 localization classes; data/README.md gives its source.
 //
 //go:embed data/yeast.csv
 var builtinCSV []byte
