@@ -715,3 +715,39 @@ func TestPassFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestGramUpdate checks W'ᵀW' = (1-λ)^2 WᵀW + λ(1-λ)(WᵀS + SᵀW) + λ^2 SᵀS,
+// formed from the LMO pass's sums, against WᵀW recomputed after the step.
+func TestGramUpdate(t *testing.T) {
+	const n, k = 2*chunkRows + 5, 7
+	P := kernel(n, 21)
+	for _, lam := range []float64{0, 0.3, 1} {
+		w := randomW(n, k, 22)
+		s := newTestSolver(t, P, n, w, k, 3)
+		acc, err := s.lmo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.p.MulOneHot(s.ctx, s.ps, s.sel, k); err != nil {
+			t.Fatal(err)
+		}
+		s.updateGram(acc, lam)
+		if _, err := s.step(lam, true, false); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := gram(s.ctx, 1, w, n, k)
+		for i := range want {
+			if math.Abs(s.a[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
+				t.Fatalf("λ=%v: updated WᵀW[%d] = %v, recomputed %v", lam, i, s.a[i], want[i])
+			}
+		}
+		// The carried P·W must equal a fresh product too.
+		fresh := make([]float64, n*k)
+		s.p.Mul(s.ctx, fresh, w, k, nil)
+		for i := range fresh {
+			if math.Abs(s.pw[i]-fresh[i]) > 1e-12*math.Max(1, math.Abs(fresh[i])) {
+				t.Fatalf("λ=%v: carried P·W[%d] = %v, fresh %v", lam, i, s.pw[i], fresh[i])
+			}
+		}
+	}
+}
