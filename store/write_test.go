@@ -248,17 +248,7 @@ func TestArgmax(t *testing.T) {
 
 func TestAtomicFile(t *testing.T) {
 	dir := t.TempDir()
-	listing := func() []string {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		return names
-	}
+	listing := func() []string { return dirNames(t, dir) }
 	// Abort leaves nothing behind and keeps an earlier file.
 	old := filepath.Join(dir, "out.csv")
 	if err := os.WriteFile(old, []byte("old"), 0o644); err != nil {
