@@ -30,6 +30,12 @@ type Engine struct {
 	Source    Source
 	BlockSize int // tile edge, at most n; DefaultBlockSize if 0
 	Workers   int // goroutines; runtime.GOMAXPROCS(0) if 0
+
+	// Progress, if not nil, is called after each tile of a pass has been
+	// added to the output, with the pass's name ("P·W", "P·S" or "stats")
+	// and the numbers of tiles done and in all. It is called from one
+	// goroutine at a time and should return quickly.
+	Progress func(pass string, done, total int)
 }
 
 // N returns the order of P.
@@ -87,7 +93,7 @@ type partial struct {
 // sums if wanted); it is the only part that differs between passes.
 type consume func(p *partial, diag bool)
 
-func (e *Engine) run(ctx context.Context, k int, dst, rowSums []float64, frob *float64, fn consume) error {
+func (e *Engine) run(ctx context.Context, pass string, k int, dst, rowSums []float64, frob *float64, fn consume) error {
 	n := e.Source.N()
 	if dst != nil && len(dst) != n*k {
 		return fmt.Errorf("tile pass: output has %d values, want %d×%d", len(dst), n, k)
@@ -134,7 +140,10 @@ func (e *Engine) run(ctx context.Context, k int, dst, rowSums []float64, frob *f
 		}
 		return nil
 	}
-	commit := func(_ int, p *partial) error {
+	commit := func(t int, p *partial) error {
+		if e.Progress != nil {
+			defer e.Progress(pass, t+1, g.tiles())
+		}
 		diag := p.r0 == p.c0
 		if k > 0 {
 			addTo(dst[p.r0*k:p.r1*k], p.toRows)
@@ -192,7 +201,7 @@ func tileSums(tl []float64, h, w int, diag bool, rows, cols []float64) float64 {
 // Stats computes the row sums of P into rowSums (length n, or nil) and
 // returns ||P||_F^2, in one pass.
 func (e *Engine) Stats(ctx context.Context, rowSums []float64) (frobSq float64, err error) {
-	err = e.run(ctx, 0, nil, rowSums, &frobSq, nil)
+	err = e.run(ctx, "stats", 0, nil, rowSums, &frobSq, nil)
 	return frobSq, err
 }
 
@@ -208,7 +217,7 @@ func (e *Engine) Mul(ctx context.Context, dst, w []float64, k int, rowSums []flo
 	if rowSums != nil {
 		frob = &frobSq
 	}
-	err = e.run(ctx, k, dst, rowSums, frob, func(p *partial, diag bool) {
+	err = e.run(ctx, "P·W", k, dst, rowSums, frob, func(p *partial, diag bool) {
 		h, wd := p.r1-p.r0, p.c1-p.c0
 		tl := p.tile[:h*wd]
 		for i := range h {
@@ -246,7 +255,7 @@ func (e *Engine) MulOneHot(ctx context.Context, dst []float64, s []int32, k int)
 			return fmt.Errorf("tile pass P·S: row %d has column %d, want 0 <= c < %d", i, c, k)
 		}
 	}
-	return e.run(ctx, k, dst, nil, nil, func(p *partial, diag bool) {
+	return e.run(ctx, "P·S", k, dst, nil, nil, func(p *partial, diag bool) {
 		h, wd := p.r1-p.r0, p.c1-p.c0
 		tl := p.tile[:h*wd]
 		sc := s[p.c0:p.c1]

@@ -177,6 +177,22 @@ func TestSameBitsAnyWorkers(t *testing.T) {
 	}
 }
 
+func TestProgress(t *testing.T) {
+	const n, p, k = 50, 2, 3
+	g, _ := NewGaussian(randomFeatures(n, p, 1), n, p, 1)
+	var calls []string
+	e := &Engine{Source: g, BlockSize: 16, Workers: 3, Progress: func(pass string, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", pass, done, total))
+	}}
+	if err := e.MulOneHot(context.Background(), make([]float64, n*k), make([]int32, n), k); err != nil {
+		t.Fatal(err)
+	}
+	// 4 block rows: 4+3+2+1 = 10 tiles, reported in order.
+	if len(calls) != 10 || calls[0] != "P·S 1/10" || calls[9] != "P·S 10/10" {
+		t.Fatalf("progress calls %v", calls)
+	}
+}
+
 type failingSource struct {
 	Source
 	failAt int

@@ -14,8 +14,12 @@ import (
 	"github.com/ssnmf/ssnmf/store"
 )
 
-// progressEvery is the least time between two progress lines.
-const progressEvery = time.Second
+// Progress lines: at most one per progressEvery for iterations, and one per
+// passProgressEvery within a long tile pass.
+const (
+	progressEvery     = time.Second
+	passProgressEvery = 5 * time.Second
+)
 
 // report gathers what a run prints and writes.
 type report struct {
@@ -26,7 +30,8 @@ type report struct {
 	out       io.Writer // progress
 	n         int
 	trace     []fw.Iteration
-	printed   time.Duration // Elapsed of the last progress line
+	lastLine  time.Time // when the last progress line was printed
+	passStart time.Time // when the current tile pass began
 	res       *fw.Result
 	seconds   float64
 	sum       summary
@@ -87,12 +92,29 @@ func (r *report) record(it fw.Iteration) error {
 	switch {
 	case it.Final:
 		fmt.Fprintf(r.out, "iter %6d  f %.10g  gap %.4g  stop  %.1fs\n", it.Iter, it.Objective, it.Gap, it.Elapsed.Seconds())
-	case it.Iter == 0 || it.Elapsed-r.printed >= progressEvery:
-		r.printed = it.Elapsed
+	case it.Iter == 0 || time.Since(r.lastLine) >= progressEvery:
+		r.lastLine = time.Now()
 		fmt.Fprintf(r.out, "iter %6d  f %.10g  gap %.4g  step %.4g  pass %.3fs  %.3g entries/s  %.1fs\n",
 			it.Iter, it.Objective, it.Gap, it.Step, it.PassTime.Seconds(), r.entriesPerSecond(it.PassTime), it.Elapsed.Seconds())
 	}
 	return nil
+}
+
+// passProgress is the tile engine's Progress hook: within a pass that runs
+// for long, it prints how far the pass has come every few seconds.
+func (r *report) passProgress(pass string, done, total int) {
+	now := time.Now()
+	if done == 1 {
+		r.passStart = now
+	}
+	if r.cfg.quiet || now.Sub(r.lastLine) < passProgressEvery || now.Sub(r.passStart) < passProgressEvery {
+		return
+	}
+	r.lastLine = now
+	secs := now.Sub(r.passStart).Seconds()
+	frac := float64(done) / float64(total)
+	fmt.Fprintf(r.out, "  %s pass %5.1f%% of %d tiles  %.1fs  %.3g entries/s  about %.0fs to go\n",
+		pass, 100*frac, total, secs, frac*float64(r.n)*float64(r.n)/secs, secs/frac-secs)
 }
 
 // finish fills the summary, scoring the clusters against the labels if any.

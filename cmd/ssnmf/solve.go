@@ -221,7 +221,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
+	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers, Progress: rep.passProgress}
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
