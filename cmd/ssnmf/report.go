@@ -29,9 +29,11 @@ type report struct {
 	gammaRule string    // "given", or how the median heuristic went
 	out       io.Writer // progress
 	n         int
-	trace     []fw.Iteration
-	lastLine  time.Time // when the last progress line was printed
-	passStart time.Time // when the current tile pass began
+	trace     io.Writer     // -trace, written as the run goes; nil if not asked for
+	traceBuf  []byte        // one row of the trace
+	passTime  time.Duration // total time of the iterations' P·S passes
+	lastLine  time.Time     // when the last progress line was printed
+	passStart time.Time     // when the current tile pass began
 	res       *fw.Result
 	seconds   float64
 	sum       summary
@@ -82,10 +84,15 @@ func (r *report) entriesPerSecond(d time.Duration) float64 {
 	return float64(r.n) * float64(r.n) / d.Seconds()
 }
 
-// record is the solver's Recorder: it keeps the trace and prints progress
+// record is the solver's Recorder: it writes the trace and prints progress
 // at most once a second, and always for the first and the last iteration.
 func (r *report) record(it fw.Iteration) error {
-	r.trace = append(r.trace, it)
+	r.passTime += it.PassTime
+	if r.trace != nil {
+		if err := r.traceRow(it); err != nil {
+			return fmt.Errorf("-trace %s: %w", r.cfg.trace, err)
+		}
+	}
 	if r.cfg.quiet {
 		return nil
 	}
@@ -122,10 +129,6 @@ func (r *report) passProgress(pass string, done, total int) {
 // warning.
 func (r *report) finish(w []float64) {
 	c, res := r.cfg, r.res
-	var passTime time.Duration
-	for _, it := range r.trace {
-		passTime += it.PassTime
-	}
 	r.sum = summary{
 		Input: c.inputName(), N: r.n, P: r.tab.P, K: c.k,
 		Method: "fw", Step: c.step.String(), Init: c.start.String(),
@@ -139,7 +142,7 @@ func (r *report) finish(w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
 	if res.Iterations > 0 {
-		r.sum.EntriesPerSecond = r.entriesPerSecond(passTime / time.Duration(res.Iterations))
+		r.sum.EntriesPerSecond = r.entriesPerSecond(r.passTime / time.Duration(res.Iterations))
 	}
 	if r.tab.Labels == nil {
 		return
@@ -163,7 +166,8 @@ func (r *report) finish(w []float64) {
 	}
 }
 
-// write writes the outputs asked for into their temporary files.
+// write writes -out and -summary into their temporary files; the trace has
+// been written as the run went.
 func (r *report) write(o *outputs, w []float64) error {
 	c := r.cfg
 	if o.out != nil {
@@ -182,35 +186,28 @@ func (r *report) write(o *outputs, w []float64) error {
 			return fmt.Errorf("-summary %s: %w", c.summary, err)
 		}
 	}
-	if o.trace != nil {
-		if err := r.writeTrace(o.trace); err != nil {
-			return fmt.Errorf("-trace %s: %w", c.trace, err)
-		}
-	}
 	return nil
 }
 
-// writeTrace writes the trace CSV: one row per iteration, the last being the
-// iterate the run stopped at (step 0). passes counts tile passes so far.
-func (r *report) writeTrace(f io.Writer) error {
-	if _, err := io.WriteString(f, "iter,seconds,objective,gap,step_size,passes\n"); err != nil {
-		return err
+// traceRow writes one row of the trace CSV, after the header if it is the
+// first. Row t holds f and the gap at W_t, the step taken from it and the
+// tile passes so far; the last row is the iterate the run stopped at (step 0).
+func (r *report) traceRow(it fw.Iteration) error {
+	b := r.traceBuf[:0]
+	if it.Iter == 0 {
+		b = append(b, "iter,seconds,objective,gap,step_size,passes\n"...)
 	}
-	var b []byte
-	for _, it := range r.trace {
-		b = strconv.AppendInt(b[:0], int64(it.Iter), 10)
-		for _, v := range []float64{it.Elapsed.Seconds(), it.Objective, it.Gap, it.Step} {
-			b = append(b, ',')
-			b = strconv.AppendFloat(b, v, 'g', -1, 64)
-		}
+	b = strconv.AppendInt(b, int64(it.Iter), 10)
+	for _, v := range []float64{it.Elapsed.Seconds(), it.Objective, it.Gap, it.Step} {
 		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(it.Passes), 10)
-		b = append(b, '\n')
-		if _, err := f.Write(b); err != nil {
-			return err
-		}
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
 	}
-	return nil
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(it.Passes), 10)
+	b = append(b, '\n')
+	r.traceBuf = b
+	_, err := r.trace.Write(b)
+	return err
 }
 
 // table prints the human-readable result.

@@ -152,8 +152,6 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	switch {
 	case len(pos) > 1:
 		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.k < 0:
-		return nil, usagef("-k must be >= 1, have %d", c.k)
 	case c.block < 1:
 		return nil, usagef("-tile must be >= 1, have %d", c.block)
 	case c.workers < 1:
@@ -172,9 +170,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if len(pos) == 1 {
 		c.input = pos[0]
 	}
-	isSet := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { isSet[f.Name] = true })
-	if isSet["k"] && c.k < 1 {
+	kSet := false // -k 0 is an error; no -k means "the number of classes"
+	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })
+	if kSet && c.k < 1 {
 		return nil, usagef("-k must be >= 1, have %d", c.k)
 	}
 	return c, nil
@@ -230,6 +228,9 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	defer outs.abort()
+	if outs.trace != nil {
+		rep.trace = outs.trace
+	}
 
 	dir, cleanup, err := c.openWorkdir()
 	if err != nil {
