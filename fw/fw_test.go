@@ -619,7 +619,18 @@ func TestInitialize(t *testing.T) {
 			t.Errorf("ParseStepRule(%q) = %v, %v", r.String(), got, err)
 		}
 	}
-	_ = fmt.Sprint(Status(99), StepRule(99), Start(99))
+	for _, tc := range []struct{ got, want string }{
+		{Status(99).String(), "Status(99)"},
+		{StepRule(99).String(), "StepRule(99)"},
+		{Start(99).String(), "Start(99)"},
+		{IterationLimit.String(), "max-iter"},
+		{GapTolerance.String(), "gap"},
+		{FunctionConvergence.String(), "ftol"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("String() = %q, want %q", tc.got, tc.want)
+		}
+	}
 }
 
 // BenchmarkLMO measures the row pass that forms the gradient rows, picks
