@@ -103,6 +103,9 @@ func (e *Engine) run(ctx context.Context, pass string, k int, dst, rowSums []flo
 	}
 	clear(dst)
 	clear(rowSums)
+	if n == 0 {
+		return nil
+	}
 	sums := rowSums != nil || frob != nil
 	var fsum float64
 	b := min(e.block(), n)
