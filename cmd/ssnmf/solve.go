@@ -119,7 +119,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.Var(&c.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/median of squared distances over 20,000 seeded random pairs of distinct rows")
 	fs.BoolVar(&c.standardize, "standardize", false, "z-score each feature (population std; a constant feature becomes 0)")
 	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
-	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (default: the CPUs this process may use)")
+	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files (default: a temporary directory, removed at the end)")
 	step := fs.String("step", "exact", "step rule: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	start := fs.String("init", "random", "initial point: random (uniform rows, normalized) or corners (random one-hot rows)")
