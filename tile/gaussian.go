@@ -34,9 +34,6 @@ func NewGaussian(x []float64, n, p int, gamma float64) (*Gaussian, error) {
 // N returns the number of rows of P.
 func (g *Gaussian) N() int { return g.n }
 
-// Gamma returns the bandwidth parameter.
-func (g *Gaussian) Gamma() float64 { return g.gamma }
-
 // Tile writes P[r0:r1, c0:c1] into dst, row-major with stride c1-c0.
 // A diagonal tile (r0 == c0, r1 == c1) is computed on and above the
 // diagonal and mirrored, so it is exactly symmetric.
