@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,15 +12,18 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// arrowBatchRows is the number of rows per record batch of an Arrow output
-// file: the writer holds one batch in memory at a time.
-const arrowBatchRows = 1 << 16
+// MembershipBatchRows is the number of rows per record batch (or Parquet
+// row group) of a membership file: a writer holds one batch in memory at a
+// time.
+const MembershipBatchRows = 1 << 16
 
 // MembershipSchema returns the Arrow schema of a membership file with k
-// clusters: non-nullable float64 columns w1..wk, then cluster (int32, the
-// 0-based argmax of the row, the lowest index on ties).
+// clusters: id (int64, the 0-based row index of the input row), float64
+// columns w1..wk, then cluster (int32, the 0-based argmax of the row, the
+// lowest index on ties). No column has nulls.
 func MembershipSchema(k int) *arrow.Schema {
-	fields := make([]arrow.Field, 0, k+1)
+	fields := make([]arrow.Field, 0, k+2)
+	fields = append(fields, arrow.Field{Name: "id", Type: arrow.PrimitiveTypes.Int64})
 	for j := range k {
 		fields = append(fields, arrow.Field{Name: "w" + strconv.Itoa(j+1), Type: arrow.PrimitiveTypes.Float64})
 	}
@@ -27,39 +31,70 @@ func MembershipSchema(k int) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-// WriteMembershipArrow writes W (n×k, row-major) as an Arrow IPC file with
-// the columns of MembershipSchema, in record batches of up to 65,536 rows.
-func WriteMembershipArrow(w io.Writer, W []float64, n, k int) error {
-	if k < 1 || n < 0 || len(W) != n*k {
-		return fmt.Errorf("write memberships: W has %d values, want n×k = %d×%d", len(W), n, k)
+// checkMembership checks that W holds n×k values.
+func checkMembership(W []float64, n, k int) error {
+	if n < 0 || k < 1 {
+		return fmt.Errorf("membership matrix: invalid dimensions %d×%d", n, k)
 	}
-	schema := MembershipSchema(k)
-	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema))
-	if err != nil {
-		return fmt.Errorf("write memberships: %w", err)
+	if n > math.MaxInt/k || len(W) != n*k {
+		return fmt.Errorf("membership matrix: %d values for %d×%d", len(W), n, k)
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	return nil
+}
+
+// MembershipBatches calls yield with the memberships W (n×k, row-major) as
+// record batches of MembershipSchema(k), of up to MembershipBatchRows rows
+// each, in row order, and stops at the first error yield returns. A batch
+// is released when yield returns; yield must retain it to keep it. Writers
+// of every format use it, so that all write the same columns.
+func MembershipBatches(W []float64, n, k int, yield func(rec arrow.RecordBatch) error) error {
+	if err := checkMembership(W, n, k); err != nil {
+		return err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, MembershipSchema(k))
 	defer b.Release()
-	for lo := 0; lo < n; lo += arrowBatchRows {
-		hi := min(n, lo+arrowBatchRows)
+	for lo := 0; lo < n; lo += MembershipBatchRows {
+		hi := min(n, lo+MembershipBatchRows)
+		id := b.Field(0).(*array.Int64Builder)
+		id.Reserve(hi - lo)
+		for i := lo; i < hi; i++ {
+			id.UnsafeAppend(int64(i))
+		}
 		for j := range k {
-			col := b.Field(j).(*array.Float64Builder)
+			col := b.Field(1 + j).(*array.Float64Builder)
 			col.Reserve(hi - lo)
 			for i := lo; i < hi; i++ {
 				col.UnsafeAppend(W[i*k+j])
 			}
 		}
-		cl := b.Field(k).(*array.Int32Builder)
+		cl := b.Field(k + 1).(*array.Int32Builder)
 		cl.Reserve(hi - lo)
 		for i := lo; i < hi; i++ {
 			cl.UnsafeAppend(int32(Argmax(W[i*k : (i+1)*k])))
 		}
 		rec := b.NewRecordBatch()
-		err := fw.Write(rec)
+		err := yield(rec)
 		rec.Release()
 		if err != nil {
-			return fmt.Errorf("write memberships: rows %d:%d: %w", lo, hi, err)
+			return fmt.Errorf("rows %d:%d: %w", lo, hi, err)
 		}
+	}
+	return nil
+}
+
+// WriteMembershipArrow writes W (n×k, row-major) as an Arrow IPC file with
+// the columns of MembershipSchema, in record batches of up to
+// MembershipBatchRows rows.
+func WriteMembershipArrow(w io.Writer, W []float64, n, k int) error {
+	if err := checkMembership(W, n, k); err != nil {
+		return fmt.Errorf("write memberships: %w", err)
+	}
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(MembershipSchema(k)))
+	if err != nil {
+		return fmt.Errorf("write memberships: %w", err)
+	}
+	if err := MembershipBatches(W, n, k, fw.Write); err != nil {
+		return fmt.Errorf("write memberships: %w", err)
 	}
 	if err := fw.Close(); err != nil {
 		return fmt.Errorf("write memberships: %w", err)

@@ -6,9 +6,61 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
+
+// randomMembership returns an n×k matrix of uniform values with a few rows
+// that tie or hold signed zeros.
+func randomMembership(n, k int) []float64 {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	W := make([]float64, n*k)
+	for i := range W {
+		W[i] = rng.Float64()
+	}
+	if n > 2 && k > 1 {
+		copy(W, make([]float64, k)) // an all-zero row: cluster 0
+		W[k] = math.Copysign(0, -1)
+		W[2*k], W[2*k+1] = 0.5, 0.5 // a tie: the lower index
+	}
+	return W
+}
+
+// checkMembershipRecords checks that rec holds rows [row, row+rec.NumRows())
+// of W with the columns of MembershipSchema(k), bit for bit.
+func checkMembershipRecords(t *testing.T, rec arrow.RecordBatch, W []float64, row, k int) {
+	t.Helper()
+	if !rec.Schema().Equal(MembershipSchema(k)) {
+		t.Fatalf("schema %v, want %v", rec.Schema(), MembershipSchema(k))
+	}
+	m := int(rec.NumRows())
+	for c := range rec.NumCols() {
+		if rec.Column(int(c)).NullN() != 0 {
+			t.Fatalf("column %s has nulls", rec.ColumnName(int(c)))
+		}
+	}
+	id := rec.Column(0).(*array.Int64)
+	for i := range m {
+		if id.Value(i) != int64(row+i) {
+			t.Fatalf("row %d has id %d", row+i, id.Value(i))
+		}
+	}
+	for j := range k {
+		col := rec.Column(1 + j).(*array.Float64)
+		for i := range m {
+			if math.Float64bits(col.Value(i)) != math.Float64bits(W[(row+i)*k+j]) {
+				t.Fatalf("row %d w%d = %v, wrote %v", row+i, j+1, col.Value(i), W[(row+i)*k+j])
+			}
+		}
+	}
+	cl := rec.Column(k + 1).(*array.Int32)
+	for i := range m {
+		if want := Argmax(W[(row+i)*k : (row+i+1)*k]); int(cl.Value(i)) != want {
+			t.Fatalf("row %d cluster %d, want %d", row+i, cl.Value(i), want)
+		}
+	}
+}
 
 // TestMembershipArrowRoundTrip writes memberships as an Arrow IPC file and
 // reads them back with Arrow's own reader, across a batch boundary.
@@ -19,14 +71,10 @@ func TestMembershipArrowRoundTrip(t *testing.T) {
 	}{
 		{name: "empty", n: 0, k: 3},
 		{name: "k=1", n: 5, k: 1},
-		{name: "two batches", n: arrowBatchRows + 17, k: 4},
+		{name: "two batches", n: MembershipBatchRows + 17, k: 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(tc.n)))
-			W := make([]float64, tc.n*tc.k)
-			for i := range W {
-				W[i] = rng.Float64()
-			}
+			W := randomMembership(tc.n, tc.k)
 			var buf bytes.Buffer
 			if err := WriteMembershipArrow(&buf, W, tc.n, tc.k); err != nil {
 				t.Fatal(err)
@@ -45,25 +93,8 @@ func TestMembershipArrowRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m := int(rec.NumRows())
-				for j := range tc.k {
-					col := rec.Column(j).(*array.Float64)
-					if col.NullN() != 0 {
-						t.Fatalf("column w%d has nulls", j+1)
-					}
-					for i := range m {
-						if math.Float64bits(col.Value(i)) != math.Float64bits(W[(row+i)*tc.k+j]) {
-							t.Fatalf("row %d w%d = %v, wrote %v", row+i, j+1, col.Value(i), W[(row+i)*tc.k+j])
-						}
-					}
-				}
-				cl := rec.Column(tc.k).(*array.Int32)
-				for i := range m {
-					if want := Argmax(W[(row+i)*tc.k : (row+i+1)*tc.k]); int(cl.Value(i)) != want {
-						t.Fatalf("row %d cluster %d, want %d", row+i, cl.Value(i), want)
-					}
-				}
-				row += m
+				checkMembershipRecords(t, rec, W, row, tc.k)
+				row += int(rec.NumRows())
 			}
 			if row != tc.n {
 				t.Fatalf("read %d rows, wrote %d", row, tc.n)

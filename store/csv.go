@@ -3,7 +3,6 @@ package store
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"compress/flate"
 	"compress/gzip"
 	"encoding/csv"
@@ -12,35 +11,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 )
-
-// defaultLabel is the label column used when CSVOptions.Label is empty.
-const defaultLabel = "label"
-
-// Table holds a data set read from a file: numeric features and optional
-// ground-truth labels.
-type Table struct {
-	Features  []float64 // N×P, row-major
-	N, P      int
-	Names     []string // feature column names, in output order
-	Labels    []int    // class index per row; nil when the file has no label column
-	Classes   []string // Classes[c] is the label text of class c
-	LabelName string   // name of the label column, "" when none
-}
-
-// CSVOptions selects the columns of a CSV file that make up a [Table].
-type CSVOptions struct {
-	// Features lists the feature columns, in the order they appear in
-	// Table.Features. Nil means every column except the label column.
-	Features []string
-
-	// Label names the label column. Empty means the column named "label"
-	// if the header has one, and no label column otherwise.
-	Label string
-}
 
 // ReadCSV reads the CSV file at path as [ParseCSV] does, naming the file by
 // path in error messages. Gzip-compressed files are decompressed.
@@ -133,7 +106,7 @@ func isCorruptGzip(err error) bool {
 }
 
 // parse reads the header and the records and assembles the table.
-func (p *csvParser) parse(opt CSVOptions) (*Table, error) {
+func (p *csvParser) parse(opt TableOptions) (*Table, error) {
 	rec, err := p.cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty file, expected a header row", p.name)
@@ -156,24 +129,33 @@ func (p *csvParser) parse(opt CSVOptions) (*Table, error) {
 		p.header[j] = s
 	}
 
-	label, features, err := p.selectColumns(opt, index)
+	label, features, err := SelectColumns(p.name, p.header, opt)
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{P: len(features), Names: make([]string, len(features))}
+	names := make([]string, len(features))
 	for i, j := range features {
-		t.Names[i] = p.header[j]
+		names[i] = p.header[j]
 	}
-	var (
-		classOf map[string]int // label text → provisional class, in order of first appearance
-		texts   []string       // provisional class → label text
-	)
+	labelName := ""
 	if label >= 0 {
-		t.LabelName = p.header[label]
-		t.Labels = []int{}
-		classOf = make(map[string]int)
+		labelName = p.header[label]
 	}
+	b, err := newTableBuilder(names, labelName, opt)
+	if err != nil {
+		return nil, err
+	}
+	t, err := p.records(b, label, features)
+	if err != nil {
+		b.abort()
+		return nil, err
+	}
+	return t, nil
+}
 
+// records reads the data records into b.
+func (p *csvParser) records(b *tableBuilder, label int, features []int) (*Table, error) {
+	row := make([]float64, len(features))
 	for {
 		rec, err := p.cr.Read()
 		if err == io.EOF {
@@ -182,7 +164,7 @@ func (p *csvParser) parse(opt CSVOptions) (*Table, error) {
 		if err != nil {
 			return nil, p.readError(rec, err)
 		}
-		for _, j := range features {
+		for i, j := range features {
 			s := strings.TrimSpace(rec[j])
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
@@ -196,7 +178,7 @@ func (p *csvParser) parse(opt CSVOptions) (*Table, error) {
 				}
 				return nil, p.errorf(line, "column %q: %q %s", p.header[j], s, what)
 			}
-			t.Features = append(t.Features, v)
+			row[i] = v
 		}
 		if label >= 0 {
 			s := strings.TrimSpace(rec[label])
@@ -204,114 +186,14 @@ func (p *csvParser) parse(opt CSVOptions) (*Table, error) {
 				line, _ := p.cr.FieldPos(label)
 				return nil, p.errorf(line, "column %q: empty label", p.header[label])
 			}
-			c, ok := classOf[s]
-			if !ok {
-				c = len(texts)
-				s = strings.Clone(s) // do not retain the whole record
-				classOf[s] = c
-				texts = append(texts, s)
-			}
-			t.Labels = append(t.Labels, c)
+			b.addLabel(s)
 		}
-		t.N++
+		if err := b.addRows(row); err != nil {
+			return nil, err
+		}
 	}
-	if t.N == 0 {
+	if b.t.N == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", p.name)
 	}
-	if label >= 0 {
-		t.Classes = orderClasses(t.Labels, texts)
-	}
-	return t, nil
-}
-
-// selectColumns resolves opt against the header, returning the index of the
-// label column, -1 for none, and the indices of the feature columns.
-func (p *csvParser) selectColumns(opt CSVOptions, index map[string]int) (label int, features []int, err error) {
-	label = -1
-	if opt.Label != "" {
-		j, ok := index[opt.Label]
-		if !ok {
-			return 0, nil, fmt.Errorf("%s: unknown label column %q; available columns: %s", p.name, opt.Label, p.available())
-		}
-		label = j
-	} else if j, ok := index[defaultLabel]; ok {
-		label = j
-	}
-
-	if opt.Features == nil {
-		for j := range p.header {
-			if j != label {
-				features = append(features, j)
-			}
-		}
-	} else {
-		seen := make(map[int]bool, len(opt.Features))
-		for _, s := range opt.Features {
-			j, ok := index[s]
-			switch {
-			case !ok:
-				return 0, nil, fmt.Errorf("%s: unknown feature column %q; available columns: %s", p.name, s, p.available())
-			case j == label:
-				return 0, nil, fmt.Errorf("%s: column %q is the label column and cannot also be a feature", p.name, s)
-			case seen[j]:
-				return 0, nil, fmt.Errorf("%s: feature column %q is listed twice", p.name, s)
-			}
-			seen[j] = true
-			features = append(features, j)
-		}
-	}
-	if len(features) == 0 {
-		return 0, nil, fmt.Errorf("%s: no feature columns", p.name)
-	}
-	return label, features, nil
-}
-
-// available returns the quoted header names, comma-separated.
-func (p *csvParser) available() string {
-	var b strings.Builder
-	for j, s := range p.header {
-		if j > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(s))
-	}
-	return b.String()
-}
-
-// orderClasses sorts the provisional classes' texts, numerically if every
-// text is an integer and lexicographically otherwise, renumbers labels in
-// place to match, and returns the sorted texts.
-func orderClasses(labels []int, texts []string) []string {
-	type class struct {
-		text string
-		num  int64
-		old  int
-	}
-	classes := make([]class, len(texts))
-	numeric := true
-	for i, s := range texts {
-		classes[i] = class{text: s, old: i}
-		if numeric {
-			n, err := strconv.ParseInt(s, 10, 64)
-			classes[i].num, numeric = n, err == nil
-		}
-	}
-	slices.SortFunc(classes, func(a, b class) int {
-		if numeric {
-			if c := cmp.Compare(a.num, b.num); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(a.text, b.text)
-	})
-	renumber := make([]int, len(classes))
-	sorted := make([]string, len(classes))
-	for c, cl := range classes {
-		renumber[cl.old] = c
-		sorted[c] = cl.text
-	}
-	for i, c := range labels {
-		labels[i] = renumber[c]
-	}
-	return sorted
+	return b.finish()
 }

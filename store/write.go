@@ -101,18 +101,16 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 }
 
 // WriteMembershipCSV writes W (n×k, row-major) as CSV with header
-// w1..wk,cluster; cluster is the 0-based argmax of the row, ties to the
-// lowest index; floats formatted with strconv.FormatFloat(v, 'g', -1, 64) so
-// they read back bit-exactly.
+// id,w1..wk,cluster: id is the 0-based row index, cluster the 0-based argmax
+// of the row, ties to the lowest index; floats are formatted with
+// strconv.FormatFloat(v, 'g', -1, 64) so they read back bit-exactly.
 func WriteMembershipCSV(w io.Writer, W []float64, n, k int) error {
-	if n < 0 || k < 1 {
-		return fmt.Errorf("membership matrix: invalid dimensions %d×%d", n, k)
-	}
-	if n > math.MaxInt/k || len(W) != n*k {
-		return fmt.Errorf("membership matrix: %d values for %d×%d", len(W), n, k)
+	if err := checkMembership(W, n, k); err != nil {
+		return err
 	}
 	bw := bufio.NewWriter(w)
-	line := make([]byte, 0, 32*(k+1))
+	line := make([]byte, 0, 32*(k+2))
+	line = append(line, "id,"...)
 	for j := range k {
 		line = append(line, 'w')
 		line = strconv.AppendInt(line, int64(j+1), 10)
@@ -122,11 +120,12 @@ func WriteMembershipCSV(w io.Writer, W []float64, n, k int) error {
 	bw.Write(line) // bufio.Writer keeps any error for Flush
 	for i := range n {
 		row := W[i*k : (i+1)*k]
-		line = line[:0]
+		line = strconv.AppendInt(line[:0], int64(i), 10)
 		for _, v := range row {
-			line = strconv.AppendFloat(line, v, 'g', -1, 64)
 			line = append(line, ',')
+			line = strconv.AppendFloat(line, v, 'g', -1, 64)
 		}
+		line = append(line, ',')
 		line = strconv.AppendInt(line, int64(Argmax(row)), 10)
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {

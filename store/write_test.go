@@ -141,13 +141,13 @@ func TestWriteMembershipCSV(t *testing.T) {
 			name: "argmax and ties",
 			W:    []float64{0.1, 0.7, 0.2, 0.5, 0.5, 0, 0, 0, 0, 1.0 / 3, math.Copysign(0, -1), 1e-300},
 			n:    4, k: 3,
-			want: "w1,w2,w3,cluster\n" +
-				"0.1,0.7,0.2,1\n" +
-				"0.5,0.5,0,0\n" +
-				"0,0,0,0\n" +
-				"0.3333333333333333,-0,1e-300,0\n",
+			want: "id,w1,w2,w3,cluster\n" +
+				"0,0.1,0.7,0.2,1\n" +
+				"1,0.5,0.5,0,0\n" +
+				"2,0,0,0,0\n" +
+				"3,0.3333333333333333,-0,1e-300,0\n",
 		},
-		{name: "no rows", W: nil, n: 0, k: 2, want: "w1,w2,cluster\n"},
+		{name: "no rows", W: nil, n: 0, k: 2, want: "id,w1,w2,cluster\n"},
 		{name: "zero clusters", W: nil, n: 0, k: 0, wantErr: "invalid dimensions 0×0"},
 		{name: "negative rows", W: nil, n: -1, k: 2, wantErr: "invalid dimensions -1×2"},
 		{name: "length mismatch", W: []float64{1, 2, 3}, n: 2, k: 2, wantErr: "3 values for 2×2"},
@@ -192,7 +192,7 @@ func TestWriteMembershipCSVRoundTrip(t *testing.T) {
 	if err := WriteFileAtomic(path, func(w io.Writer) error { return WriteMembershipCSV(w, W, n, k) }); err != nil {
 		t.Fatal(err)
 	}
-	tab, err := ReadCSV(path, CSVOptions{Label: "cluster"})
+	tab, err := ReadCSV(path, CSVOptions{Features: []string{"w1", "w2", "w3", "w4"}, Label: "cluster"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +205,15 @@ func TestWriteMembershipCSVRoundTrip(t *testing.T) {
 	for i, v := range tab.Features {
 		if math.Float64bits(v) != math.Float64bits(W[i]) {
 			t.Errorf("element %d read back as %v, wrote %v", i, v, W[i])
+		}
+	}
+	ids, err := ReadCSV(path, CSVOptions{Features: []string{"id"}, Label: "cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range ids.Features {
+		if v != float64(i) {
+			t.Errorf("row %d has id %v", i, v)
 		}
 	}
 	for i, c := range tab.Labels {

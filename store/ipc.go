@@ -1,0 +1,375 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// arrowFileMagic begins (and ends) an Arrow IPC file; a stream has no magic.
+const arrowFileMagic = "ARROW1"
+
+// StreamBatchLimit is the largest record batch body, in bytes, that
+// [ReadArrowStream] accepts. A stream reader holds one batch at a time, so
+// this bounds its memory; write larger data in more batches. Batches of an
+// IPC file are limited only by the file's size.
+const StreamBatchLimit = 1 << 30
+
+// RecordBatches is a sequence of Arrow record batches of one schema, as
+// produced by [array.RecordReader] and by Parquet's record readers. A batch
+// returned by RecordBatch need only stay valid until the next call to Next.
+type RecordBatches interface {
+	Schema() *arrow.Schema
+	Next() bool
+	RecordBatch() arrow.RecordBatch
+	Err() error
+}
+
+// ReadArrow reads a table from the Arrow IPC file or stream at path, told
+// apart by the file's leading bytes, as [ReadArrowFile] or
+// [ReadArrowStream] does. Errors name the file by path.
+func ReadArrow(path string, opt TableOptions) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading Arrow: %w", err)
+	}
+	defer f.Close()
+	magic := make([]byte, len(arrowFileMagic))
+	n, err := io.ReadFull(f, magic)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if n == len(magic) && string(magic) == arrowFileMagic {
+		return ReadArrowFile(f, path, opt)
+	}
+	return ReadArrowStream(bufio.NewReaderSize(f, 1<<20), path, opt)
+}
+
+// ReadArrowFile reads a table from an Arrow IPC file (the random-access
+// format, magic "ARROW1"), one record batch at a time, named name in
+// errors. Columns are chosen by opt as for CSV; see [ReadRecords] for the
+// column types accepted.
+func ReadArrowFile(r ipc.ReadAtSeeker, name string, opt TableOptions) (*Table, error) {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err == nil {
+		_, err = r.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return readArrowFile(r, name, opt, max(size, 1))
+}
+
+func readArrowFile(r ipc.ReadAtSeeker, name string, opt TableOptions, limit int64) (t *Table, err error) {
+	defer recoverMalformed(name, "Arrow IPC file", &err)
+	fr, err := ipc.NewFileReader(r, ipc.WithBodySizeLimit(limit), ipc.WithMetadataSizeLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid Arrow IPC file: %w", name, err)
+	}
+	defer fr.Close()
+	return ReadRecords(&fileBatches{r: fr}, name, opt)
+}
+
+// ReadArrowStream reads a table from an Arrow IPC stream, named name in
+// errors. Record batches are read one at a time, each at most
+// StreamBatchLimit bytes. See [ReadRecords] for the column types accepted.
+func ReadArrowStream(r io.Reader, name string, opt TableOptions) (*Table, error) {
+	return readArrowStream(r, name, opt, StreamBatchLimit)
+}
+
+func readArrowStream(r io.Reader, name string, opt TableOptions, limit int64) (t *Table, err error) {
+	defer recoverMalformed(name, "Arrow IPC stream", &err)
+	sr, err := ipc.NewReader(r, ipc.WithBodySizeLimit(limit), ipc.WithMetadataSizeLimit(limit))
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty file, expected an Arrow IPC stream or file", name)
+		}
+		return nil, fmt.Errorf("%s: not a valid Arrow IPC stream: %w", name, err)
+	}
+	defer sr.Release()
+	return ReadRecords(sr, name, opt)
+}
+
+// recoverMalformed turns a panic of a decoder reading malformed input into
+// an error naming the input. The Arrow and Parquet decoders check much, but
+// not everything, of what they decode.
+func recoverMalformed(name, what string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%s: malformed %s: %v", name, what, p)
+	}
+}
+
+// fileBatches presents the record batches of an IPC file as RecordBatches.
+type fileBatches struct {
+	r   *ipc.FileReader
+	i   int
+	cur arrow.RecordBatch
+	err error
+}
+
+func (f *fileBatches) Schema() *arrow.Schema { return f.r.Schema() }
+
+func (f *fileBatches) Next() bool {
+	if f.err != nil || f.i >= f.r.NumRecords() {
+		return false
+	}
+	f.cur, f.err = f.r.RecordBatch(f.i)
+	if f.err != nil {
+		f.err = fmt.Errorf("record batch %d: %w", f.i, f.err)
+		return false
+	}
+	f.i++
+	return true
+}
+
+func (f *fileBatches) RecordBatch() arrow.RecordBatch { return f.cur }
+func (f *fileBatches) Err() error                     { return f.err }
+
+// ReadRecords reads a table from a sequence of record batches, named name
+// in errors. Columns are chosen by opt by their field names, as for CSV
+// ([SelectColumns]). Feature columns must be of an integer type, float16,
+// float32 or float64, and every value must be present (no nulls) and finite;
+// values become float64. The label column may be of an integer, floating
+// point or string type (utf8, large_utf8, utf8_view), or dictionary-encoded
+// with such values; its values are the label texts, and a null or empty
+// label is an error. Errors name the column and the row, counted from 0
+// across all batches ("row index 12"), at fault.
+func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, err error) {
+	var b *tableBuilder
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: malformed record batch: %v", name, p)
+		}
+		if err != nil && b != nil {
+			b.abort()
+		}
+	}()
+	schema := src.Schema()
+	fields := schema.Fields()
+	columns := make([]string, len(fields))
+	for j, f := range fields {
+		columns[j] = f.Name
+	}
+	label, features, err := SelectColumns(name, columns, opt)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(features))
+	for i, j := range features {
+		names[i] = columns[j]
+		if !isNumeric(fields[j].Type) {
+			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; choose the feature columns with -features", name, columns[j], fields[j].Type)
+		}
+	}
+	labelName := ""
+	if label >= 0 {
+		labelName = columns[label]
+		if !isLabelType(fields[label].Type) {
+			return nil, fmt.Errorf("%s: label column %q: type %s is not supported; want integers, floats or strings", name, labelName, fields[label].Type)
+		}
+	}
+	b, err = newTableBuilder(names, labelName, opt)
+	if err != nil {
+		return nil, err
+	}
+
+	p := len(features)
+	var buf []float64
+	var text []byte
+	for src.Next() {
+		rec := src.RecordBatch()
+		if !rec.Schema().Equal(schema) {
+			return nil, fmt.Errorf("%s: record batch at row index %d has schema %v, want %v", name, b.t.N, rec.Schema(), schema)
+		}
+		m := int(rec.NumRows())
+		if m == 0 {
+			continue
+		}
+		if cap(buf) < m*p {
+			buf = make([]float64, m*p)
+		}
+		buf = buf[:m*p]
+		for i, j := range features {
+			col := rec.Column(j)
+			if col.Len() != m {
+				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows", name, columns[j], col.Len(), m)
+			}
+			if r, what := numericColumn(col, buf, i, p); r >= 0 {
+				return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, columns[j], what)
+			}
+		}
+		if label >= 0 {
+			col := rec.Column(label)
+			if col.Len() != m {
+				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows", name, labelName, col.Len(), m)
+			}
+			for r := range m {
+				var what string
+				text, what = labelText(col, r, text)
+				if what != "" {
+					return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, labelName, what)
+				}
+				b.addLabelBytes(text)
+			}
+		}
+		if err := b.addRows(buf); err != nil {
+			return nil, err
+		}
+	}
+	if err := src.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if b.t.N == 0 {
+		return nil, fmt.Errorf("%s: no data rows", name)
+	}
+	return b.finish()
+}
+
+// isNumeric reports whether a feature column may have type t.
+func isNumeric(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
+		return true
+	}
+	return false
+}
+
+// isLabelType reports whether a label column may have type t.
+func isLabelType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return true
+	case arrow.DICTIONARY:
+		return isLabelType(t.(*arrow.DictionaryType).ValueType)
+	}
+	return isNumeric(t)
+}
+
+// numericColumn stores the values of col into column i of the row-major
+// batch dst of width p. It returns -1, or the first row whose value is
+// null or not finite and what is wrong with it.
+func numericColumn(col arrow.Array, dst []float64, i, p int) (int, string) {
+	switch a := col.(type) {
+	case *array.Int8:
+		return fill(a, a.Int8Values(), dst, i, p)
+	case *array.Int16:
+		return fill(a, a.Int16Values(), dst, i, p)
+	case *array.Int32:
+		return fill(a, a.Int32Values(), dst, i, p)
+	case *array.Int64:
+		return fill(a, a.Int64Values(), dst, i, p)
+	case *array.Uint8:
+		return fill(a, a.Uint8Values(), dst, i, p)
+	case *array.Uint16:
+		return fill(a, a.Uint16Values(), dst, i, p)
+	case *array.Uint32:
+		return fill(a, a.Uint32Values(), dst, i, p)
+	case *array.Uint64:
+		return fill(a, a.Uint64Values(), dst, i, p)
+	case *array.Float32:
+		return fill(a, a.Float32Values(), dst, i, p)
+	case *array.Float64:
+		return fill(a, a.Float64Values(), dst, i, p)
+	case *array.Float16:
+		vals := a.Values()
+		f32 := make([]float32, len(vals))
+		for r, v := range vals {
+			f32[r] = v.Float32()
+		}
+		return fill(a, f32, dst, i, p)
+	}
+	// The schema was checked; a batch of another type is malformed.
+	return 0, fmt.Sprintf("type %s is not numeric", col.DataType())
+}
+
+// number is the element type of a numeric Arrow array.
+type number interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// fill is numericColumn for one element type.
+func fill[T number](a arrow.Array, vals []T, dst []float64, i, p int) (int, string) {
+	nulls := a.NullN() > 0
+	for r, v := range vals {
+		if nulls && a.IsNull(r) {
+			return r, "null value, want a number"
+		}
+		x := float64(v)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return r, strconv.FormatFloat(x, 'g', -1, 64) + " is not a finite number"
+		}
+		dst[r*p+i] = x
+	}
+	return -1, ""
+}
+
+// labelText appends the label text of row r of col to buf[:0]. The string
+// is empty and what says why if the label is missing.
+func labelText(col arrow.Array, r int, buf []byte) (text []byte, what string) {
+	if col.IsNull(r) {
+		return buf[:0], "null label"
+	}
+	buf = buf[:0]
+	switch a := col.(type) {
+	case *array.Dictionary:
+		return labelText(a.Dictionary(), a.GetValueIndex(r), buf)
+	case *array.String:
+		buf = append(buf, a.Value(r)...)
+	case *array.LargeString:
+		buf = append(buf, a.Value(r)...)
+	case *array.StringView:
+		buf = append(buf, a.Value(r)...)
+	case *array.Int8:
+		buf = strconv.AppendInt(buf, int64(a.Value(r)), 10)
+	case *array.Int16:
+		buf = strconv.AppendInt(buf, int64(a.Value(r)), 10)
+	case *array.Int32:
+		buf = strconv.AppendInt(buf, int64(a.Value(r)), 10)
+	case *array.Int64:
+		buf = strconv.AppendInt(buf, a.Value(r), 10)
+	case *array.Uint8:
+		buf = strconv.AppendUint(buf, uint64(a.Value(r)), 10)
+	case *array.Uint16:
+		buf = strconv.AppendUint(buf, uint64(a.Value(r)), 10)
+	case *array.Uint32:
+		buf = strconv.AppendUint(buf, uint64(a.Value(r)), 10)
+	case *array.Uint64:
+		buf = strconv.AppendUint(buf, a.Value(r), 10)
+	case *array.Float16:
+		return floatLabel(buf, float64(a.Value(r).Float32()))
+	case *array.Float32:
+		return floatLabel(buf, float64(a.Value(r)))
+	case *array.Float64:
+		return floatLabel(buf, a.Value(r))
+	default:
+		return buf, fmt.Sprintf("type %s is not supported for labels", col.DataType())
+	}
+	if len(bytes.TrimSpace(buf)) == 0 {
+		return buf, "empty label"
+	}
+	return buf, ""
+}
+
+// floatLabel appends the text of a floating-point label to buf: the
+// shortest decimal that reads back to v ("3" for 3.0). A NaN or infinite
+// label is refused.
+func floatLabel(buf []byte, v float64) ([]byte, string) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return buf[:0], strconv.FormatFloat(v, 'g', -1, 64) + " is not a finite label"
+	}
+	return strconv.AppendFloat(buf[:0], v, 'g', -1, 64), ""
+}
