@@ -1,0 +1,324 @@
+package fw
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// densePenalized returns F(W) = f(W) + μ/2 (||W1 - 1||^2 + ||min(W,0)||^2)
+// and its gradient from the definitions.
+func densePenalized(P []float64, n int, w []float64, k int, mu float64) (float64, []float64) {
+	F := denseObjective(P, n, w, k)
+	G := denseGradient(P, n, w, k)
+	grad := make([]float64, n*k)
+	for i := range n {
+		var sum float64
+		for j := range k {
+			sum += w[i*k+j]
+		}
+		F += mu / 2 * (sum - 1) * (sum - 1)
+		for j := range k {
+			v := w[i*k+j]
+			grad[i*k+j] = G.At(i, j) + mu*(sum-1)
+			if v < 0 {
+				F += mu / 2 * v * v
+				grad[i*k+j] += mu * v
+			}
+		}
+	}
+	return F, grad
+}
+
+// TestPenalizedObjectiveAndGradient checks F and its gradient at infeasible
+// points against the dense definitions, and the gradient against central
+// differences of F.
+func TestPenalizedObjectiveAndGradient(t *testing.T) {
+	const n, k = 40, 3
+	P := kernel(n, 51)
+	d, _ := NewDense(n, P)
+	rng := rand.New(rand.NewPCG(52, 0))
+	w := make([]float64, n*k)
+	for i := range w {
+		w[i] = rng.NormFloat64() * 0.5
+	}
+	for _, mu := range []float64{0, 1, 1e3} {
+		r := &penalty{ctx: context.Background(), p: d, n: n, k: k, w: make([]float64, n*k),
+			pw: make([]float64, n*k), mu: mu, set: DefaultPenaltySettings()}
+		r.set.Workers = 2
+		var err error
+		if r.res.FrobSq, err = d.Mul(r.ctx, r.pw, r.w, k, make([]float64, n)); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.at(w); err != nil {
+			t.Fatal(err)
+		}
+		F, grad := densePenalized(P, n, w, k, mu)
+		if e := relErr(r.penalized(), F); e > 1e-12 {
+			t.Errorf("μ = %v: F = %v, dense %v", mu, r.penalized(), F)
+		}
+		got := make([]float64, n*k)
+		r.gradient(got)
+		for i := range got {
+			if math.Abs(got[i]-grad[i]) > 1e-10*(1+math.Abs(grad[i])) {
+				t.Fatalf("μ = %v: gradient[%d] = %v, dense %v", mu, i, got[i], grad[i])
+			}
+		}
+		for _, i := range []int{0, 17, n*k - 1} {
+			const h = 1e-6
+			x := slices.Clone(w)
+			x[i] += h
+			fp, _ := densePenalized(P, n, x, k, mu)
+			x[i] -= 2 * h
+			fm, _ := densePenalized(P, n, x, k, mu)
+			if fd := (fp - fm) / (2 * h); math.Abs(fd-got[i]) > 1e-5*(1+math.Abs(fd)) {
+				t.Errorf("μ = %v: gradient[%d] = %v, central difference %v", mu, i, got[i], fd)
+			}
+		}
+	}
+}
+
+// countingAffinity counts its passes.
+type countingAffinity struct {
+	*Dense
+	mul, oneHot int
+}
+
+func (c *countingAffinity) Mul(ctx context.Context, dst, w []float64, k int, rows []float64) (float64, error) {
+	c.mul++
+	return c.Dense.Mul(ctx, dst, w, k, rows)
+}
+
+func (c *countingAffinity) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
+	c.oneHot++
+	return c.Dense.MulOneHot(ctx, dst, s, k)
+}
+
+// TestPenaltyReport runs the penalty method and checks what it reports
+// against direct computations on the point it returns: f and the formal gap
+// there, the feasibility violation, and f and the gap at the projection.
+func TestPenaltyReport(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		n, k            int
+		rounds          int
+		wantMaxRowError float64 // the violation must have shrunk below this
+	}{
+		{name: "two rounds", n: 50, k: 3, rounds: 2, wantMaxRowError: 1},
+		{name: "fifteen rounds", n: 80, k: 4, rounds: 15, wantMaxRowError: 1e-3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, k := tc.n, tc.k
+			P := kernel(n, 53)
+			d, _ := NewDense(n, P)
+			c := &countingAffinity{Dense: d}
+			w := randomW(n, k, 54)
+			set := DefaultPenaltySettings()
+			set.MaxIter, set.GapTol, set.Workers = tc.rounds, 0, 2
+			var its []Iteration
+			set.Recorder = func(it Iteration) error { its = append(its, it); return nil }
+			res, err := MinimizePenalty(context.Background(), Problem{P: c, K: k}, w, &set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != IterationLimit || res.Iterations != tc.rounds || len(its) != tc.rounds+1 {
+				t.Fatalf("status %v after %d rounds, %d records", res.Status, res.Iterations, len(its))
+			}
+			if res.Passes != c.mul || c.oneHot != 0 {
+				t.Errorf("%d passes reported, %d P·W and %d P·S made", res.Passes, c.mul, c.oneHot)
+			}
+			if res.InnerIterations < tc.rounds || res.InnerIterations > tc.rounds*set.InnerIter {
+				t.Errorf("%d inner iterations in %d rounds", res.InnerIterations, tc.rounds)
+			}
+			if want := math.Pow(2, float64(tc.rounds-1)); res.Coef != want {
+				t.Errorf("last μ = %v, want %v", res.Coef, want)
+			}
+			for i, it := range its[:tc.rounds] {
+				if it.Step != math.Pow(2, float64(i)) {
+					t.Errorf("record %d: μ = %v", i, it.Step)
+				}
+			}
+
+			if e := relErr(res.Objective, denseObjective(P, n, w, k)); e > 1e-11 {
+				t.Errorf("f = %v, dense %v", res.Objective, denseObjective(P, n, w, k))
+			}
+			if gap, _ := denseGap(P, n, w, k); relErr(res.Gap, gap) > 1e-8 {
+				t.Errorf("gap = %v, dense %v", res.Gap, gap)
+			}
+			var rowErr, minEntry float64
+			for i := range n {
+				var sum float64
+				for _, v := range w[i*k : (i+1)*k] {
+					sum += v
+					minEntry = math.Min(minEntry, v)
+				}
+				rowErr = math.Max(rowErr, math.Abs(sum-1))
+			}
+			if res.MaxRowSumError != rowErr || res.MinEntry != minEntry {
+				t.Errorf("violation %v, min entry %v; direct %v, %v", res.MaxRowSumError, res.MinEntry, rowErr, minEntry)
+			}
+			if rowErr == 0 && minEntry == 0 {
+				t.Error("the penalty iterate is exactly feasible: the test shows nothing")
+			}
+			if !(rowErr < tc.wantMaxRowError) || res.Feasible(rowErr/2) || !res.Feasible(rowErr) {
+				t.Errorf("max row error %v, want < %v; Feasible wrong", rowErr, tc.wantMaxRowError)
+			}
+			proj := slices.Clone(w)
+			for i := range n {
+				copy(proj[i*k:], bisectProjection(w[i*k:(i+1)*k]))
+			}
+			if e := relErr(res.ProjectedObjective, denseObjective(P, n, proj, k)); e > 1e-10 {
+				t.Errorf("projected f = %v, dense %v", res.ProjectedObjective, denseObjective(P, n, proj, k))
+			}
+			if gap, _ := denseGap(P, n, proj, k); relErr(res.ProjectedGap, gap) > 1e-7 {
+				t.Errorf("projected gap = %v, dense %v", res.ProjectedGap, gap)
+			}
+		})
+	}
+}
+
+// TestPenaltyDescends checks that the penalty method gets close to what
+// projected gradient descent reaches from the same start: the projection of
+// its point is a decent feasible point.
+func TestPenaltyDescends(t *testing.T) {
+	const n, k = 60, 3
+	d, _ := NewDense(n, kernel(n, 55))
+	w := randomW(n, k, 56)
+	set := DefaultPenaltySettings()
+	set.MaxIter, set.GapTol = 25, 0
+	res, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, w, &set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0 := randomW(n, k, 56)
+	f0 := denseObjective(kernel(n, 55), n, w0, k)
+	pset := DefaultPGDSettings()
+	pset.MaxIter, pset.GapTol = 2000, 1e-9
+	pres, err := MinimizePGD(context.Background(), Problem{P: d, K: k}, w0, &pset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("start %v; penalty f %v (projected %v, row error %v, min entry %v); PGD %v",
+		f0, res.Objective, res.ProjectedObjective, res.MaxRowSumError, res.MinEntry, pres.Objective)
+	if !(res.ProjectedObjective < f0) || math.Abs(res.ProjectedObjective-pres.Objective) > 0.01*(f0-pres.Objective) {
+		t.Errorf("penalty's projected f = %v, PGD %v, start %v", res.ProjectedObjective, pres.Objective, f0)
+	}
+}
+
+func TestPenaltyStopRules(t *testing.T) {
+	const n, k = 40, 3
+	d, _ := NewDense(n, kernel(n, 57))
+	for _, tc := range []struct {
+		name       string
+		set        func(*PenaltySettings)
+		want       Status
+		wantRounds int
+		wantPasses int // 0: not checked
+	}{
+		{name: "max-iter 0", set: func(s *PenaltySettings) { s.MaxIter = 0 }, want: IterationLimit, wantPasses: 2},
+		{name: "gap at the feasible start", set: func(s *PenaltySettings) { s.GapTol = 1e9 }, want: GapTolerance, wantPasses: 2},
+		{name: "huge ftol", set: func(s *PenaltySettings) { s.FuncTol = 1e9 }, want: FunctionConvergence, wantRounds: 1},
+		{name: "pass budget", set: func(s *PenaltySettings) { s.MaxPasses = 7 }, want: IterationLimit, wantRounds: 1, wantPasses: 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := DefaultPenaltySettings()
+			set.MaxIter, set.GapTol = 10, 0
+			tc.set(&set)
+			res, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, randomW(n, k, 58), &set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tc.want || res.Iterations != tc.wantRounds || (tc.wantPasses > 0 && res.Passes != tc.wantPasses) {
+				t.Fatalf("status %v after %d rounds and %d passes, want %v after %d rounds and %d passes",
+					res.Status, res.Iterations, res.Passes, tc.want, tc.wantRounds, tc.wantPasses)
+			}
+		})
+	}
+}
+
+func TestPenaltySameBitsAnyWorkers(t *testing.T) {
+	const n, k = chunkRows + 100, 3
+	d, _ := NewDense(n, kernel(n, 59))
+	var first []float64
+	for _, workers := range []int{1, 2} {
+		w := randomW(n, k, 60)
+		set := DefaultPenaltySettings()
+		set.MaxIter, set.InnerIter, set.Workers = 2, 5, workers
+		if _, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, w, &set); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = w
+		} else if !slices.Equal(w, first) {
+			t.Fatalf("%d workers give other bits than 1", workers)
+		}
+	}
+}
+
+func TestPenaltyErrors(t *testing.T) {
+	const n, k = 20, 3
+	d, _ := NewDense(n, kernel(n, 61))
+	for _, tc := range []struct {
+		name string
+		w    []float64
+		set  func(*PenaltySettings)
+	}{
+		{name: "wrong size", w: randomW(n, k+1, 1)},
+		{name: "no inner iterations", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.InnerIter = 0 }},
+		{name: "zero coefficient", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.Coef = 0 }},
+		{name: "shrinking factor", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.Factor = 0.5 }},
+		{name: "no memory", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.Memory = 0 }},
+		{name: "negative budget", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.MaxPasses = -1 }},
+		{name: "negative max-iter", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.MaxIter = -1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := DefaultPenaltySettings()
+			if tc.set != nil {
+				tc.set(&set)
+			}
+			if _, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, tc.w, &set); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+}
+
+// TestPenaltyPassFailures checks that a failing or canceled pass inside an
+// L-BFGS round ends the run with its error.
+func TestPenaltyPassFailures(t *testing.T) {
+	const n, k = 30, 3
+	d, _ := NewDense(n, kernel(n, 62))
+	for _, tc := range []struct {
+		name   string
+		failAt int
+		cancel bool
+	}{
+		{name: "first pass", failAt: 1},
+		{name: "inside a round", failAt: 5},
+		{name: "canceled inside a round", failAt: 5, cancel: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			f := &flakyAffinity{Dense: d, failAt: tc.failAt}
+			if tc.cancel {
+				f.cancel = cancel
+			}
+			set := DefaultPenaltySettings()
+			set.MaxIter, set.GapTol = 5, 0
+			res, err := MinimizePenalty(ctx, Problem{P: f, K: k}, randomW(n, k, 63), &set)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if tc.cancel != errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v", err)
+			}
+			if res == nil || res.Passes != tc.failAt-1 {
+				t.Fatalf("result %+v, want %d passes", res, tc.failAt-1)
+			}
+		})
+	}
+}
