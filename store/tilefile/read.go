@@ -91,6 +91,9 @@ func (tf *File) load(data []byte) (err error) {
 			err = fmt.Errorf("corrupt Arrow IPC file: %v", p)
 		}
 	}()
+	if err := checkFlatbuffers(data); err != nil {
+		return fmt.Errorf("not an Arrow IPC file, or truncated: %w", err)
+	}
 	r, err := ipc.NewMappedFileReader(data)
 	if err != nil {
 		return fmt.Errorf("not an Arrow IPC file, or truncated: %w", err)
@@ -98,6 +101,12 @@ func (tf *File) load(data []byte) (err error) {
 	defer r.Close()
 	if err := tf.readSchema(r.Schema()); err != nil {
 		return err
+	}
+	// Every tile takes a record batch of at least 8 bytes: refuse a grid
+	// the file cannot hold before allocating for it.
+	nb := (tf.n + tf.b - 1) / tf.b
+	if total := nb * (nb + 1) / 2; total > len(data)/8 {
+		return fmt.Errorf("n = %d and block = %d make %d tiles, but the file holds %d record batches", tf.n, tf.b, total, r.NumRecords())
 	}
 	tf.g = newGrid(tf.n, tf.b)
 	total := tf.g.tiles()
