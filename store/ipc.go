@@ -24,6 +24,12 @@ const arrowFileMagic = "ARROW1"
 // IPC file are limited only by the file's size.
 const StreamBatchLimit = 1 << 30
 
+// streamMetadataLimit is the largest message metadata (a flatbuffer that
+// describes a schema or a batch's buffers, not its data) that a stream
+// reader accepts: a text file read as a stream then fails at once rather
+// than after reading a "length" made of its first four characters.
+const streamMetadataLimit = 16 << 20
+
 // RecordBatches is a sequence of Arrow record batches of one schema, as
 // produced by [array.RecordReader] and by Parquet's record readers. A batch
 // returned by RecordBatch need only stay valid until the next call to Next.
@@ -69,12 +75,15 @@ func ReadArrowFile(r ipc.ReadAtSeeker, name string, opt TableOptions) (*Table, e
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return readArrowFile(r, name, opt, max(size, 1))
+	return readArrowFile(r, name, opt, size)
 }
 
-func readArrowFile(r ipc.ReadAtSeeker, name string, opt TableOptions, limit int64) (t *Table, err error) {
+func readArrowFile(r ipc.ReadAtSeeker, name string, opt TableOptions, size int64) (t *Table, err error) {
 	defer recoverMalformed(name, "Arrow IPC file", &err)
-	fr, err := ipc.NewFileReader(r, ipc.WithBodySizeLimit(limit), ipc.WithMetadataSizeLimit(limit))
+	if err := verifyArrowFile(r, size); err != nil {
+		return nil, fmt.Errorf("%s: not a valid Arrow IPC file: %w", name, err)
+	}
+	fr, err := ipc.NewFileReader(r, ipc.WithBodySizeLimit(size), ipc.WithMetadataSizeLimit(size))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid Arrow IPC file: %w", name, err)
 	}
@@ -91,7 +100,10 @@ func ReadArrowStream(r io.Reader, name string, opt TableOptions) (*Table, error)
 
 func readArrowStream(r io.Reader, name string, opt TableOptions, limit int64) (t *Table, err error) {
 	defer recoverMalformed(name, "Arrow IPC stream", &err)
-	sr, err := ipc.NewReader(r, ipc.WithBodySizeLimit(limit), ipc.WithMetadataSizeLimit(limit))
+	// Messages are read and checked here (see ipcverify.go): besides
+	// trusting vector lengths, ipc.NewReader does not pass its size limits
+	// on to the message reader it makes (arrow-go v18.8.0).
+	sr, err := ipc.NewReaderFromMessageReader(&messageReader{r: r, bodyLimit: limit})
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty file, expected an Arrow IPC stream or file", name)
@@ -197,15 +209,18 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 		if m == 0 {
 			continue
 		}
+		// Check the lengths before allocating: they come from the file.
+		for _, j := range features {
+			if l := numericLen(rec.Column(j)); l != m {
+				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, columns[j], l, m, b.t.N)
+			}
+		}
 		if cap(buf) < m*p {
 			buf = make([]float64, m*p)
 		}
 		buf = buf[:m*p]
 		for i, j := range features {
 			col := rec.Column(j)
-			if col.Len() != m {
-				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows", name, columns[j], col.Len(), m)
-			}
 			if r, what := numericColumn(col, buf, i, p); r >= 0 {
 				return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, columns[j], what)
 			}
@@ -213,7 +228,7 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 		if label >= 0 {
 			col := rec.Column(label)
 			if col.Len() != m {
-				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows", name, labelName, col.Len(), m)
+				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, labelName, col.Len(), m, b.t.N)
 			}
 			for r := range m {
 				var what string
@@ -294,6 +309,36 @@ func numericColumn(col arrow.Array, dst []float64, i, p int) (int, string) {
 	}
 	// The schema was checked; a batch of another type is malformed.
 	return 0, fmt.Sprintf("type %s is not numeric", col.DataType())
+}
+
+// numericLen returns the number of values the buffers of a numeric column
+// hold, -1 for a column of another type.
+func numericLen(col arrow.Array) int {
+	switch a := col.(type) {
+	case *array.Int8:
+		return len(a.Int8Values())
+	case *array.Int16:
+		return len(a.Int16Values())
+	case *array.Int32:
+		return len(a.Int32Values())
+	case *array.Int64:
+		return len(a.Int64Values())
+	case *array.Uint8:
+		return len(a.Uint8Values())
+	case *array.Uint16:
+		return len(a.Uint16Values())
+	case *array.Uint32:
+		return len(a.Uint32Values())
+	case *array.Uint64:
+		return len(a.Uint64Values())
+	case *array.Float16:
+		return len(a.Values())
+	case *array.Float32:
+		return len(a.Float32Values())
+	case *array.Float64:
+		return len(a.Float64Values())
+	}
+	return -1
 }
 
 // number is the element type of a numeric Arrow array.

@@ -1,0 +1,451 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// null marks a missing value in the string lists of column.
+const null = "<null>"
+
+// col is a named column of a test record batch.
+type col struct {
+	name string
+	typ  arrow.DataType
+	vals []string // parsed by the builder's AppendValueFromString; null for a null
+}
+
+// record builds a record batch of the columns, which must have equal lengths.
+func record(t testing.TB, cols ...col) arrow.RecordBatch {
+	t.Helper()
+	fields := make([]arrow.Field, len(cols))
+	arrs := make([]arrow.Array, len(cols))
+	for j, c := range cols {
+		fields[j] = arrow.Field{Name: c.name, Type: c.typ, Nullable: true}
+		b := array.NewBuilder(memory.DefaultAllocator, c.typ)
+		for _, v := range c.vals {
+			if v == null {
+				b.AppendNull()
+			} else if err := b.AppendValueFromString(v); err != nil {
+				t.Fatalf("column %s: %q: %v", c.name, v, err)
+			}
+		}
+		arrs[j] = b.NewArray()
+		b.Release()
+	}
+	rows := 0
+	if len(cols) > 0 {
+		rows = len(cols[0].vals)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(rows))
+}
+
+// split cuts every column of cols after row at, making two batches.
+func split(cols []col, at int) (a, b []col) {
+	for _, c := range cols {
+		a = append(a, col{c.name, c.typ, c.vals[:at]})
+		b = append(b, col{c.name, c.typ, c.vals[at:]})
+	}
+	return a, b
+}
+
+// arrowBytes encodes batches, which share a schema, as an IPC file or
+// stream.
+func arrowBytes(t testing.TB, stream bool, batches ...arrow.RecordBatch) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	schema := batches[0].Schema()
+	var w interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	if stream {
+		w = ipc.NewWriter(&buf, ipc.WithSchema(schema))
+	} else {
+		fw, err := ipc.NewFileWriter(&buf, ipc.WithSchema(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w = fw
+	}
+	for _, rec := range batches {
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// goodColumns is testdata/good.csv as columns.
+func goodColumns() []col {
+	return []col{
+		{"f1", arrow.PrimitiveTypes.Float64, []string{"5.1", "4.9", "7.0", "6.4", "6.3", "5.8"}},
+		{"f2", arrow.PrimitiveTypes.Float64, []string{"3.5", "3.0", "3.2", "3.2", "3.3", "2.7"}},
+		{"f3", arrow.PrimitiveTypes.Float64, []string{"1.4", "1.4", "4.7", "4.5", "6.0", "5.1"}},
+		{"label", arrow.BinaryTypes.String, []string{"setosa", "setosa", "versicolor", "versicolor", "virginica", "virginica"}},
+	}
+}
+
+// writeArrow writes the columns, split into two batches after row at, as an
+// IPC file or stream in a temporary directory and returns its path.
+func writeArrow(t *testing.T, stream bool, cols []col, at int) string {
+	t.Helper()
+	a, b := split(cols, at)
+	ra, rb := record(t, a...), record(t, b...)
+	defer ra.Release()
+	defer rb.Release()
+	path := filepath.Join(t.TempDir(), "data.arrow")
+	if err := os.WriteFile(path, arrowBytes(t, stream, ra, rb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sameTable compares tables, ignoring where the features are kept.
+func sameTable(t *testing.T, got, want *Table) {
+	t.Helper()
+	g, w := *got, *want
+	g.mat, w.mat = nil, nil
+	if !reflect.DeepEqual(&g, &w) {
+		t.Errorf("got  %+v\nwant %+v", &g, &w)
+	}
+}
+
+// TestReadArrow reads the same data as testdata/good.csv from IPC files and
+// streams, in memory and mapped, and other column types and selections.
+func TestReadArrow(t *testing.T) {
+	ints := []col{
+		{"i8", arrow.PrimitiveTypes.Int8, []string{"-128", "127", "0"}},
+		{"i16", arrow.PrimitiveTypes.Int16, []string{"-32768", "1", "2"}},
+		{"i32", arrow.PrimitiveTypes.Int32, []string{"7", "-7", "0"}},
+		{"i64", arrow.PrimitiveTypes.Int64, []string{"9007199254740993", "-1", "5"}},
+		{"u8", arrow.PrimitiveTypes.Uint8, []string{"255", "0", "1"}},
+		{"u16", arrow.PrimitiveTypes.Uint16, []string{"65535", "0", "1"}},
+		{"u32", arrow.PrimitiveTypes.Uint32, []string{"4294967295", "0", "1"}},
+		{"u64", arrow.PrimitiveTypes.Uint64, []string{"18446744073709551615", "0", "1"}},
+		{"h", arrow.FixedWidthTypes.Float16, []string{"0.5", "-2", "65504"}},
+		{"s", arrow.PrimitiveTypes.Float32, []string{"0.1", "-3.5", "1e30"}},
+		{"label", arrow.PrimitiveTypes.Int64, []string{"10", "2", "10"}},
+	}
+	intsWant := &Table{
+		Features: []float64{
+			-128, -32768, 7, 9007199254740992, 255, 65535, 4294967295, 18446744073709551615, 0.5, float64(float32(0.1)), // 2^53+1 rounds to 2^53
+			127, 1, -7, -1, 0, 0, 0, 0, -2, -3.5,
+			0, 2, 0, 5, 1, 1, 1, 1, 65504, float64(float32(1e30)),
+		},
+		N: 3, P: 10,
+		Names:     []string{"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "h", "s"},
+		Labels:    []int{1, 0, 1},
+		Classes:   []string{"2", "10"}, // numeric order
+		LabelName: "label",
+	}
+	tests := []struct {
+		name   string
+		cols   []col
+		at     int // first batch holds rows [0, at)
+		opt    TableOptions
+		want   *Table
+		stream bool
+	}{
+		{name: "good as file", cols: goodColumns(), at: 4, want: goodTable},
+		{name: "good as stream", cols: goodColumns(), at: 2, want: goodTable, stream: true},
+		{name: "empty first batch", cols: goodColumns(), at: 0, want: goodTable, stream: true},
+		{name: "every numeric type", cols: ints, at: 1, want: intsWant},
+		{
+			name: "select, reorder, other label",
+			cols: goodColumns(), at: 3,
+			opt: TableOptions{Features: []string{"f3", "f1"}, Label: "f2"},
+			want: &Table{
+				Features: []float64{1.4, 5.1, 1.4, 4.9, 4.7, 7.0, 4.5, 6.4, 6.0, 6.3, 5.1, 5.8},
+				N:        6, P: 2,
+				Names:     []string{"f3", "f1"},
+				Labels:    []int{4, 1, 2, 2, 3, 0},
+				Classes:   []string{"2.7", "3", "3.2", "3.3", "3.5"},
+				LabelName: "f2",
+			},
+		},
+		{
+			name: "no label column",
+			cols: goodColumns()[:2], at: 5,
+			want: &Table{
+				Features: []float64{5.1, 3.5, 4.9, 3.0, 7.0, 3.2, 6.4, 3.2, 6.3, 3.3, 5.8, 2.7},
+				N:        6, P: 2, Names: []string{"f1", "f2"},
+			},
+		},
+		{
+			name: "dictionary labels",
+			cols: []col{
+				{"x", arrow.PrimitiveTypes.Float64, []string{"1", "2", "3"}},
+				{"label", &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, []string{"b", "a", "b"}},
+			},
+			at: 1, stream: true,
+			want: &Table{Features: []float64{1, 2, 3}, N: 3, P: 1, Names: []string{"x"}, Labels: []int{1, 0, 1}, Classes: []string{"a", "b"}, LabelName: "label"},
+		},
+		{
+			name: "float labels and large strings",
+			cols: []col{
+				{"x", arrow.BinaryTypes.LargeString, []string{"u", "v", "w"}},
+				{"y", arrow.PrimitiveTypes.Float64, []string{"1", "2", "3"}},
+				{"label", arrow.PrimitiveTypes.Float32, []string{"1", "0", "1"}},
+			},
+			at: 2, opt: TableOptions{Features: []string{"y"}},
+			want: &Table{Features: []float64{1, 2, 3}, N: 3, P: 1, Names: []string{"y"}, Labels: []int{1, 0, 1}, Classes: []string{"0", "1"}, LabelName: "label"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeArrow(t, tt.stream, tt.cols, tt.at)
+			got, err := ReadArrow(path, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameTable(t, got, tt.want)
+			if got.MappedPath() != "" {
+				t.Errorf("MappedPath %q without MapDir", got.MappedPath())
+			}
+
+			opt := tt.opt
+			opt.MapDir = t.TempDir()
+			mapped, err := ReadArrow(path, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameTable(t, mapped, tt.want)
+			if want := filepath.Join(opt.MapDir, FeaturesFile); mapped.MappedPath() != want {
+				t.Errorf("MappedPath %q, want %q", mapped.MappedPath(), want)
+			}
+			if err := mapped.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := mapped.Close(); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+			m, err := OpenMatrix(filepath.Join(opt.MapDir, FeaturesFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if m.Rows() != tt.want.N || m.Cols() != tt.want.P || !slices.Equal(m.Data(), tt.want.Features) {
+				t.Errorf("features file %d×%d %v, want %d×%d %v", m.Rows(), m.Cols(), m.Data(), tt.want.N, tt.want.P, tt.want.Features)
+			}
+		})
+	}
+}
+
+// TestReadArrowMatchesCSV reads the same values from CSV and Arrow, with a
+// features file, bit for bit.
+func TestReadArrowMatchesCSV(t *testing.T) {
+	fromCSV, err := ReadCSV(filepath.Join("testdata", "good.csv"), TableOptions{MapDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromCSV.Close()
+	sameTable(t, fromCSV, goodTable)
+	fromArrow, err := ReadArrow(writeArrow(t, false, goodColumns(), 3), TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTable(t, fromArrow, fromCSV)
+}
+
+func TestReadArrowErrors(t *testing.T) {
+	f64 := arrow.PrimitiveTypes.Float64
+	str := arrow.BinaryTypes.String
+	good := goodColumns()
+	withCol := func(j int, c col) []col {
+		cols := slices.Clone(good)
+		cols[j] = c
+		return cols
+	}
+	tests := []struct {
+		name    string
+		cols    []col
+		opt     TableOptions
+		wantErr string // substring of the error
+		row     int    // row index the error must name, -1 for none
+		column  string // column the error must name, "" for none
+	}{
+		{name: "null feature in the second batch", cols: withCol(1, col{"f2", f64, []string{"1", "2", "3", "4", null, "6"}}), wantErr: "null value", row: 4, column: "f2"},
+		{name: "NaN", cols: withCol(0, col{"f1", f64, []string{"NaN", "2", "3", "4", "5", "6"}}), wantErr: "NaN is not a finite number", row: 0, column: "f1"},
+		{name: "Inf", cols: withCol(2, col{"f3", arrow.PrimitiveTypes.Float32, []string{"1", "2", "-Inf", "4", "5", "6"}}), wantErr: "-Inf is not a finite number", row: 2, column: "f3"},
+		{name: "null label", cols: withCol(3, col{"label", str, []string{"a", "b", "c", "d", "e", null}}), wantErr: "null label", row: 5, column: "label"},
+		{name: "empty label", cols: withCol(3, col{"label", str, []string{"a", " ", "c", "d", "e", "f"}}), wantErr: "empty label", row: 1, column: "label"},
+		{name: "NaN label", cols: withCol(3, col{"label", f64, []string{"1", "2", "3", "NaN", "5", "6"}}), wantErr: "NaN is not a finite label", row: 3, column: "label"},
+		{name: "string feature", cols: withCol(1, col{"f2", str, []string{"a", "b", "c", "d", "e", "f"}}), wantErr: "type utf8 is not numeric; choose the feature columns with -features", row: -1, column: "f2"},
+		{name: "bool feature", cols: withCol(1, col{"f2", arrow.FixedWidthTypes.Boolean, []string{"true", "false", "true", "true", "true", "true"}}), wantErr: "type bool is not numeric", row: -1, column: "f2"},
+		{name: "bool label", cols: withCol(3, col{"label", arrow.FixedWidthTypes.Boolean, []string{"true", "false", "true", "true", "true", "true"}}), wantErr: `label column "label": type bool is not supported`, row: -1},
+		{name: "unknown feature", cols: good, opt: TableOptions{Features: []string{"f9"}}, wantErr: `unknown feature column "f9"; available columns: "f1", "f2", "f3", "label"`, row: -1},
+		{name: "unknown label", cols: good, opt: TableOptions{Label: "y"}, wantErr: `unknown label column "y"`, row: -1},
+		{name: "label as feature", cols: good, opt: TableOptions{Features: []string{"label"}}, wantErr: `column "label" is the label column`, row: -1},
+		{name: "duplicate column", cols: withCol(2, col{"f1", f64, []string{"1", "2", "3", "4", "5", "6"}}), wantErr: `duplicate column name "f1" (columns 1 and 3)`, row: -1},
+		{name: "empty column name", cols: withCol(2, col{"", f64, []string{"1", "2", "3", "4", "5", "6"}}), wantErr: "column 3 has an empty name", row: -1},
+		{name: "no rows", cols: []col{{"x", f64, nil}}, wantErr: "no data rows", row: -1},
+		{name: "only a label", cols: good[3:], wantErr: "no feature columns", row: -1},
+	}
+	for _, tt := range tests {
+		for _, stream := range []bool{false, true} {
+			name := tt.name + map[bool]string{false: " (file)", true: " (stream)"}[stream]
+			t.Run(name, func(t *testing.T) {
+				path := writeArrow(t, stream, tt.cols, min(3, len(tt.cols[0].vals)))
+				opt := tt.opt
+				opt.MapDir = t.TempDir()
+				got, err := ReadArrow(path, opt)
+				if err == nil {
+					got.Close()
+					t.Fatalf("succeeded with %+v, want error containing %q", got, tt.wantErr)
+				}
+				checkError(t, err, path, tt.wantErr, tt.column)
+				if tt.row >= 0 && !strings.Contains(err.Error(), "row index "+strconv.Itoa(tt.row)+":") {
+					t.Errorf("error %q does not name row index %d", err, tt.row)
+				}
+				if names := dirNames(t, opt.MapDir); len(names) != 0 {
+					t.Errorf("failed read left %q in the map directory", names)
+				}
+			})
+		}
+	}
+}
+
+// checkError checks that err is one line that starts with the input name,
+// contains want, and names column if it is not empty.
+func checkError(t *testing.T, err error, name, want, column string) {
+	t.Helper()
+	msg := err.Error()
+	if !strings.HasPrefix(msg, name+":") {
+		t.Errorf("error %q does not start with the input name %q", msg, name)
+	}
+	if !strings.Contains(msg, want) {
+		t.Errorf("error %q does not contain %q", msg, want)
+	}
+	if column != "" && !strings.Contains(msg, "column \""+column+"\"") {
+		t.Errorf("error %q does not name column %q", msg, column)
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error %q spans several lines", msg)
+	}
+}
+
+// TestReadArrowBadFiles checks damaged and foreign files.
+func TestReadArrowBadFiles(t *testing.T) {
+	rec := record(t, goodColumns()...)
+	defer rec.Release()
+	file := arrowBytes(t, false, rec)
+	stream := arrowBytes(t, true, rec)
+	tests := []struct {
+		name    string
+		data    []byte
+		wantErr string
+	}{
+		{name: "empty", data: nil, wantErr: "empty file"},
+		{name: "CSV", data: []byte("a,b\n1,2\n"), wantErr: "not a valid Arrow IPC stream"},
+		{name: "file truncated in the footer", data: file[:len(file)-10], wantErr: "Arrow IPC file"},
+		{name: "file truncated to its magic", data: file[:8], wantErr: "not a valid Arrow IPC file"},
+		{name: "stream truncated in a batch", data: stream[:len(stream)-40], wantErr: "data.arrow: "},
+		{name: "stream without its schema", data: stream[:4], wantErr: "not a valid Arrow IPC stream"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "data.arrow")
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadArrow(path, TableOptions{})
+			if err == nil {
+				t.Fatalf("succeeded with %+v, want error containing %q", got, tt.wantErr)
+			}
+			checkError(t, err, path, tt.wantErr, "")
+		})
+	}
+	if _, err := ReadArrow(filepath.Join(t.TempDir(), "missing.arrow"), TableOptions{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: error %v, want fs.ErrNotExist", err)
+	}
+}
+
+// FuzzReadArrow checks that the IPC file and stream readers never panic,
+// that errors are one line naming the input, and that every table they
+// return is consistent.
+func FuzzReadArrow(f *testing.F) {
+	rec := record(f, goodColumns()...)
+	defer rec.Release()
+	a, b := split(goodColumns(), 2)
+	ra, rb := record(f, a...), record(f, b...)
+	defer ra.Release()
+	defer rb.Release()
+	ints := record(f,
+		col{"x", arrow.PrimitiveTypes.Int32, []string{"1", null, "3"}},
+		col{"label", &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, []string{"b", "a", null}})
+	defer ints.Release()
+	for _, stream := range []bool{false, true} {
+		f.Add(arrowBytes(f, stream, rec))
+		f.Add(arrowBytes(f, stream, ra, rb))
+		f.Add(arrowBytes(f, stream, ints))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const name = "fuzz.arrow"
+		var tab *Table
+		var err error
+		if bytes.HasPrefix(data, []byte(arrowFileMagic)) {
+			tab, err = readArrowFile(bytes.NewReader(data), name, TableOptions{}, int64(len(data)))
+		} else {
+			tab, err = readArrowStream(bytes.NewReader(data), name, TableOptions{}, 1<<20)
+		}
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, name+":") || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q is not one line starting with the input name", msg)
+			}
+			return
+		}
+		checkTable(t, tab)
+	})
+}
+
+// checkTable checks the invariants of a table returned by a reader.
+func checkTable(t *testing.T, tab *Table) {
+	t.Helper()
+	if tab.N < 1 || tab.P < 1 || len(tab.Features) != tab.N*tab.P || len(tab.Names) != tab.P {
+		t.Fatalf("inconsistent table: N=%d P=%d len(Features)=%d len(Names)=%d", tab.N, tab.P, len(tab.Features), len(tab.Names))
+	}
+	for i, v := range tab.Features {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("feature %d is %v", i, v)
+		}
+	}
+	switch {
+	case tab.Labels == nil:
+		if tab.Classes != nil || tab.LabelName != "" {
+			t.Fatalf("no labels but Classes=%q LabelName=%q", tab.Classes, tab.LabelName)
+		}
+	case len(tab.Labels) != tab.N:
+		t.Fatalf("len(Labels) = %d, want N = %d", len(tab.Labels), tab.N)
+	default:
+		used := make([]bool, len(tab.Classes))
+		for i, c := range tab.Labels {
+			if c < 0 || c >= len(tab.Classes) {
+				t.Fatalf("label %d is %d, want [0, %d)", i, c, len(tab.Classes))
+			}
+			used[c] = true
+		}
+		for c, u := range used {
+			if !u || strings.TrimSpace(tab.Classes[c]) == "" {
+				t.Fatalf("class %d (%q) is unused or empty", c, tab.Classes[c])
+			}
+		}
+	}
+}
