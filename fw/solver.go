@@ -31,7 +31,7 @@ func Minimize(ctx context.Context, p Problem, w []float64, settings *Settings) (
 	if settings != nil {
 		set = *settings
 	}
-	if set.MaxIter < 0 || set.Refresh < 0 || set.GapTol < 0 || set.FuncTol < 0 || math.IsNaN(set.GapTol) || math.IsNaN(set.FuncTol) {
+	if set.MaxIter < 0 || set.Refresh < 0 || set.CheckpointEvery < 0 || set.GapTol < 0 || set.FuncTol < 0 || math.IsNaN(set.GapTol) || math.IsNaN(set.FuncTol) {
 		return nil, errors.New("fw: negative or NaN setting")
 	}
 	if set.Workers < 1 {
@@ -46,6 +46,14 @@ func Minimize(ctx context.Context, p Problem, w []float64, settings *Settings) (
 	}
 	if len(pw) != n*k || len(ps) != n*k {
 		return nil, fmt.Errorf("fw: P·W or P·S storage has the wrong size, want %d", n*k)
+	}
+	if r := set.Resume; r != nil {
+		if len(r.Gram) != k*k || r.Iter < 0 || r.Passes < 0 {
+			return nil, fmt.Errorf("fw: resume state for k = %d: Gram has %d values, iteration %d", k, len(r.Gram), r.Iter)
+		}
+		if set.PW == nil {
+			return nil, errors.New("fw: resuming needs the saved P·W in Settings.PW")
+		}
 	}
 	s := &solver{ctx: ctx, p: p.P, n: n, k: k, w: w, pw: pw, ps: ps, set: set,
 		sel: make([]int32, n), start: time.Now()}
@@ -67,25 +75,33 @@ type solver struct {
 
 func (s *solver) run() (*Result, error) {
 	res := &s.res
-	rows := make([]float64, s.n)
-	var err error
-	if res.FrobSq, err = s.p.Mul(s.ctx, s.pw, s.w, s.k, rows); err != nil {
-		return s.fail(err)
-	}
-	res.Passes++
-	for _, r := range rows {
-		res.MaxRowSum = math.Max(res.MaxRowSum, r)
-	}
-	if s.a, err = gram(s.ctx, s.set.Workers, s.w, s.n, s.k); err != nil {
-		return s.fail(err)
-	}
 	fresh := true // P·W was computed by a pass at the current W
+	fprev := math.NaN()
+	t0 := 0
+	var err error
+	if r := s.set.Resume; r != nil {
+		t0, fresh, fprev = r.Iter, r.Fresh, r.Prev
+		res.Iterations, res.Passes, res.FrobSq, res.MaxRowSum = r.Iter, r.Passes, r.FrobSq, r.MaxRowSum
+		s.a = append([]float64(nil), r.Gram...)
+		s.start = s.start.Add(-r.Elapsed)
+	} else {
+		rows := make([]float64, s.n)
+		if res.FrobSq, err = s.p.Mul(s.ctx, s.pw, s.w, s.k, rows); err != nil {
+			return s.fail(err)
+		}
+		res.Passes++
+		for _, r := range rows {
+			res.MaxRowSum = math.Max(res.MaxRowSum, r)
+		}
+		if s.a, err = gram(s.ctx, s.set.Workers, s.w, s.n, s.k); err != nil {
+			return s.fail(err)
+		}
+	}
 	acc, err := s.lmo()
 	if err != nil {
 		return s.fail(err)
 	}
-	fprev := math.NaN()
-	for t := 0; ; t++ {
+	for t := t0; ; t++ {
 		f, gap := s.objective(acc), acc.gw-acc.gmin
 		if gap <= s.set.GapTol && !fresh {
 			// Confirm the stop on a P·W free of the carried rounding.
@@ -111,6 +127,20 @@ func (s *solver) run() (*Result, error) {
 				return s.fail(err)
 			}
 			break
+		}
+		stop := s.set.Stop != nil && s.set.Stop()
+		every := s.set.CheckpointEvery
+		if s.set.Checkpoint != nil && (stop || every > 0 && t > t0 && t%every == 0) {
+			st := &State{Iter: t, Passes: res.Passes, FrobSq: res.FrobSq, MaxRowSum: res.MaxRowSum,
+				Prev: fprev, Fresh: fresh, Elapsed: time.Since(s.start), Gram: s.a, W: s.w, PW: s.pw}
+			if err := s.set.Checkpoint(st); err != nil {
+				return s.fail(fmt.Errorf("checkpoint at iteration %d: %w", t, err))
+			}
+		}
+		if stop {
+			res.Status = Stopped
+			res.Objective, res.Gap = f, gap
+			return s.fail(nil)
 		}
 		passStart := time.Now()
 		if err := s.p.MulOneHot(s.ctx, s.ps, s.sel, s.k); err != nil {

@@ -73,9 +73,12 @@ const (
 	FunctionConvergence
 	// IterationLimit means Settings.MaxIter iterations were taken.
 	IterationLimit
+	// Stopped means Settings.Stop asked the run to stop before it
+	// converged; the last checkpoint continues it.
+	Stopped
 )
 
-var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter"}
+var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter", Stopped: "stopped"}
 
 // String returns a short name of the status, as the summary reports it.
 func (s Status) String() string {
@@ -102,6 +105,41 @@ type Settings struct {
 	// PW and PS are storage for the n×k matrices P·W and P·S (for example
 	// memory-mapped files); nil fields are allocated in memory.
 	PW, PS []float64
+
+	// Checkpoint, if not nil, is called with the solver's state at the
+	// start of every CheckpointEvery-th iteration (never if CheckpointEvery
+	// is 0) and when Stop stops the run. A run resumed from that state ends
+	// with the same bits as one never interrupted. An error ends the run.
+	Checkpoint      func(*State) error
+	CheckpointEvery int
+
+	// Stop, if not nil, is called at the start of every iteration, after
+	// the pass that ended the previous one. If it returns true, the run
+	// calls Checkpoint and ends with status Stopped.
+	Stop func() bool
+
+	// Resume, if not nil, continues the run that saved it: W and PW must
+	// hold the State's W and PW, and the problem and the settings that
+	// shape the iterates (Step, Refresh, FuncTol, GapTol) must be those of
+	// the run that saved it. The first P·W pass is skipped.
+	Resume *State
+}
+
+// State is the part of the solver's state that W and P·W do not hold: with
+// them it determines the rest of the run. Settings.Checkpoint receives it.
+type State struct {
+	Iter      int           // iterations taken
+	Passes    int           // tile passes taken
+	FrobSq    float64       // ||P||_F^2
+	MaxRowSum float64       // largest row sum of P
+	Prev      float64       // objective before the last step; NaN before the first
+	Fresh     bool          // P·W was computed by a pass at W, not carried
+	Elapsed   time.Duration // time spent so far
+	Gram      []float64     // WᵀW, k×k, as carried by the updates
+
+	// W and PW are the solver's current W and P·W, valid during the call
+	// to Settings.Checkpoint only. Resume ignores them.
+	W, PW []float64
 }
 
 // DefaultSettings returns settings with the exact line search, an absolute
