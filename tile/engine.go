@@ -36,6 +36,11 @@ type Engine struct {
 	// and the numbers of tiles done and in all. It is called from one
 	// goroutine at a time and should return quickly.
 	Progress func(pass string, done, total int)
+
+	// Generic, if set, makes the passes use the portable pure-Go kernel
+	// even where a vectorized one is available (see Kernel), for
+	// comparison and as a reference.
+	Generic bool
 }
 
 // N returns the order of P.
@@ -87,13 +92,15 @@ type partial struct {
 	sumCols        []float64 // column sums of the tile, B
 	frob           float64   // sum of squares of the tile's entries, counted twice off the diagonal
 	r0, r1, c0, c1 int
+	scratch        any // the vectorized kernel's private memory, if one runs
 }
 
 // consume adds a tile's contributions to p.toRows and p.toCols (and the
 // sums if wanted); it is the only part that differs between passes.
 type consume func(p *partial, diag bool)
 
-func (e *Engine) run(ctx context.Context, pass string, k int, dst, rowSums []float64, frob *float64, fn consume) error {
+func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSums []float64, frob *float64, fn consume) error {
+	k := in.k
 	n := e.Source.N()
 	if dst != nil && len(dst) != n*k {
 		return fmt.Errorf("tile pass: output has %d values, want %d×%d", len(dst), n, k)
@@ -110,8 +117,16 @@ func (e *Engine) run(ctx context.Context, pass string, k int, dst, rowSums []flo
 	var fsum float64
 	b := min(e.block(), n)
 	g := newGrid(n, b)
+	in.sums = sums
+	var fast fastKernel
+	if !e.Generic {
+		fast, _ = newFastKernel(e.Source, in, b)
+	}
 	newBuf := func() *partial {
 		p := &partial{tile: make([]float64, b*b)}
+		if fast != nil {
+			p.scratch = fast.newScratch()
+		}
 		if k > 0 {
 			p.toRows = make([]float64, b*k)
 			p.toCols = make([]float64, b*k)
@@ -127,10 +142,14 @@ func (e *Engine) run(ctx context.Context, pass string, k int, dst, rowSums []flo
 		p.r0, p.r1, p.c0, p.c1 = r0, r1, c0, c1
 		h, w := r1-r0, c1-c0
 		tl := p.tile[:h*w]
-		if err := e.Source.Tile(tl, r0, r1, c0, c1); err != nil {
+		diag := r0 == c0
+		if fast != nil {
+			if fast.tile(p.scratch, p, diag) {
+				return nil
+			}
+		} else if err := e.Source.Tile(tl, r0, r1, c0, c1); err != nil {
 			return fmt.Errorf("tile rows %d:%d cols %d:%d: %w", r0, r1, c0, c1, err)
 		}
-		diag := r0 == c0
 		if k > 0 {
 			clear(p.toRows[:h*k])
 			if !diag {
@@ -204,7 +223,7 @@ func tileSums(tl []float64, h, w int, diag bool, rows, cols []float64) float64 {
 // Stats computes the row sums of P into rowSums (length n, or nil) and
 // returns ||P||_F^2, in one pass.
 func (e *Engine) Stats(ctx context.Context, rowSums []float64) (frobSq float64, err error) {
-	err = e.run(ctx, "stats", 0, nil, rowSums, &frobSq, nil)
+	err = e.run(ctx, "stats", passInput{}, nil, rowSums, &frobSq, nil)
 	return frobSq, err
 }
 
@@ -220,7 +239,7 @@ func (e *Engine) Mul(ctx context.Context, dst, w []float64, k int, rowSums []flo
 	if rowSums != nil {
 		frob = &frobSq
 	}
-	err = e.run(ctx, "P·W", k, dst, rowSums, frob, func(p *partial, diag bool) {
+	err = e.run(ctx, "P·W", passInput{k: k, w: w}, dst, rowSums, frob, func(p *partial, diag bool) {
 		h, wd := p.r1-p.r0, p.c1-p.c0
 		tl := p.tile[:h*wd]
 		for i := range h {
@@ -258,7 +277,7 @@ func (e *Engine) MulOneHot(ctx context.Context, dst []float64, s []int32, k int)
 			return fmt.Errorf("tile pass P·S: row %d has column %d, want 0 <= c < %d", i, c, k)
 		}
 	}
-	return e.run(ctx, "P·S", k, dst, nil, nil, func(p *partial, diag bool) {
+	return e.run(ctx, "P·S", passInput{k: k, s: s}, dst, nil, nil, func(p *partial, diag bool) {
 		h, wd := p.r1-p.r0, p.c1-p.c0
 		tl := p.tile[:h*wd]
 		sc := s[p.c0:p.c1]

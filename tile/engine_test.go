@@ -243,43 +243,53 @@ func TestPassErrors(t *testing.T) {
 var benchN = flag.Int("bench.n", 4000, "number of points in the pass benchmarks")
 
 // BenchmarkPass measures the P·S and P·W passes of the generated Gaussian
-// kernel, in kernel entries per second (all n^2 entries counted, though only
-// the upper triangle of tiles is generated).
+// kernel, and generation alone (stats), in kernel entries per second (all
+// n^2 entries counted, though only the upper triangle of tiles is
+// generated), for the portable kernel and, where built, the vectorized
+// one, in both precisions.
 func BenchmarkPass(b *testing.B) {
 	n, p := *benchN, 16
 	x := randomFeatures(n, p, 1)
-	src, _ := NewGaussian(x, n, p, 1.0/(2*float64(p)))
-	for _, bc := range []struct {
-		pass string
-		k    int
-	}{{"PS", 10}, {"PS", 100}, {"PW", 10}, {"PW", 100}, {"stats", 0}} {
-		b.Run(fmt.Sprintf("%s/n=%d/p=%d/k=%d", bc.pass, n, p, bc.k), func(b *testing.B) {
-			e := &Engine{Source: src}
-			y := make([]float64, n*bc.k)
-			w := make([]float64, n*bc.k)
-			s := make([]int32, n)
-			for i := range s {
-				s[i] = int32(i % max(bc.k, 1))
-				if bc.k > 0 {
-					w[i*bc.k+int(s[i])] = 1
-				}
+	_, vec := VectorKernel()
+	for _, prec := range []Precision{Float32, Float64} {
+		src, _ := NewGaussianPrecision(x, n, p, 1.0/(2*float64(p)), prec)
+		for _, generic := range []bool{true, false} {
+			if !generic && !vec {
+				continue
 			}
-			ctx := context.Background()
-			for b.Loop() {
-				var err error
-				switch bc.pass {
-				case "PS":
-					err = e.MulOneHot(ctx, y, s, bc.k)
-				case "PW":
-					_, err = e.Mul(ctx, y, w, bc.k, nil)
-				case "stats":
-					_, err = e.Stats(ctx, nil)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
+			for _, bc := range []struct {
+				pass string
+				k    int
+			}{{"PS", 10}, {"PS", 100}, {"PW", 10}, {"PW", 100}, {"stats", 0}} {
+				e := &Engine{Source: src, Generic: generic}
+				b.Run(fmt.Sprintf("%s/%s/n=%d/p=%d/k=%d", e.Kernel(), bc.pass, n, p, bc.k), func(b *testing.B) {
+					y := make([]float64, n*bc.k)
+					w := make([]float64, n*bc.k)
+					s := make([]int32, n)
+					for i := range s {
+						s[i] = int32(i % max(bc.k, 1))
+						if bc.k > 0 {
+							w[i*bc.k+int(s[i])] = 1
+						}
+					}
+					ctx := context.Background()
+					for b.Loop() {
+						var err error
+						switch bc.pass {
+						case "PS":
+							err = e.MulOneHot(ctx, y, s, bc.k)
+						case "PW":
+							_, err = e.Mul(ctx, y, w, bc.k, nil)
+						case "stats":
+							_, err = e.Stats(ctx, nil)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+				})
 			}
-			b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-		})
+		}
 	}
 }

@@ -6,21 +6,38 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // Gaussian is the Source of the Gaussian kernel of the rows of a feature
 // matrix: P_ij = exp(-Gamma ||x_i - x_j||^2). Its entries lie in (0, 1] and
 // its diagonal is 1.
+//
+// With Float32 precision every value is rounded to float32. The vectorized
+// kernel (see Engine.Kernel) computes such tiles in float32 arithmetic; the
+// portable kernel computes them in float64 and rounds.
 type Gaussian struct {
 	x     []float64
 	n, p  int
 	gamma float64
+	prec  Precision
+
+	packOnce sync.Once       // guards pack
+	pack     *packedFeatures // features for the vectorized kernel, on first use
 }
 
 // NewGaussian returns the Gaussian kernel source over x, an n×p row-major
 // feature matrix, with bandwidth parameter gamma > 0. It does not copy x.
 func NewGaussian(x []float64, n, p int, gamma float64) (*Gaussian, error) {
+	return NewGaussianPrecision(x, n, p, gamma, Float64)
+}
+
+// NewGaussianPrecision is NewGaussian with kernel values in the given
+// precision.
+func NewGaussianPrecision(x []float64, n, p int, gamma float64, prec Precision) (*Gaussian, error) {
 	switch {
+	case prec != Float64 && prec != Float32:
+		return nil, fmt.Errorf("gaussian kernel: unknown precision %v", prec)
 	case n < 1 || p < 1:
 		return nil, fmt.Errorf("gaussian kernel: need n >= 1 and p >= 1, have n=%d p=%d", n, p)
 	case len(x) != n*p:
@@ -28,11 +45,14 @@ func NewGaussian(x []float64, n, p int, gamma float64) (*Gaussian, error) {
 	case !(gamma > 0) || math.IsInf(gamma, 0):
 		return nil, fmt.Errorf("gaussian kernel: gamma must be positive and finite, have %v", gamma)
 	}
-	return &Gaussian{x: x, n: n, p: p, gamma: gamma}, nil
+	return &Gaussian{x: x, n: n, p: p, gamma: gamma, prec: prec}, nil
 }
 
 // N returns the number of rows of P.
 func (g *Gaussian) N() int { return g.n }
+
+// Precision returns the precision of the kernel values.
+func (g *Gaussian) Precision() Precision { return g.prec }
 
 // Tile writes P[r0:r1, c0:c1] into dst, row-major with stride c1-c0.
 // A diagonal tile (r0 == c0, r1 == c1) is computed on and above the
@@ -41,6 +61,7 @@ func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
 	w := c1 - c0
 	p, x, gamma := g.p, g.x, g.gamma
 	diag := r0 == c0 && r1 == c1
+	f32 := g.prec == Float32
 	for i := r0; i < r1; i++ {
 		xi := x[i*p : (i+1)*p]
 		row := dst[(i-r0)*w : (i-r0+1)*w]
@@ -56,7 +77,11 @@ func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
 				t := v - xj[q]
 				d += t * t
 			}
-			row[j-c0] = math.Exp(-gamma * d)
+			v := math.Exp(-gamma * d)
+			if f32 {
+				v = float64(float32(v))
+			}
+			row[j-c0] = v
 		}
 	}
 	if diag {

@@ -1,0 +1,99 @@
+package tile
+
+// passInput describes a pass to a vectorized kernel: exactly one of w
+// (P·W, n×k) and s (P·S, n classes below k) is set, or neither (row sums and
+// ||P||_F^2 only).
+type passInput struct {
+	k    int
+	w    []float64
+	s    []int32
+	sums bool // the pass also wants row sums and ||P||_F^2
+}
+
+// fastKernel computes tiles of one pass with vectorized code. It is built
+// per pass by newFastKernel, which exists in every build and reports false
+// where no vectorized kernel is compiled in or the CPU lacks it.
+type fastKernel interface {
+	// newScratch returns one worker's private memory.
+	newScratch() any
+	// tile handles tile pt (bounds set). It either computes the tile's
+	// whole contribution (pt.toRows, pt.toCols, and with sums pt.sumRows,
+	// pt.sumCols, pt.frob) and returns true, or writes the tile's values
+	// into pt.tile, for the portable consumers, and returns false.
+	tile(scratch any, pt *partial, diag bool) bool
+}
+
+// packedFeatures are a Gaussian's features prepared for the vectorized
+// kernel: centred on their mean (distances do not change, and the norms
+// identity loses less to cancellation), in the kernel's precision, with
+// g_i = -gamma·|x_i|².
+type packedFeatures struct {
+	x32, g32 []float32
+	x64, g64 []float64
+}
+
+// packed returns the Gaussian's packed features, computing them on first
+// use.
+func (g *Gaussian) packed() *packedFeatures {
+	g.packOnce.Do(func() {
+		n, p := g.n, g.p
+		mean := make([]float64, p)
+		for i := range n {
+			for q, v := range g.x[i*p : (i+1)*p] {
+				mean[q] += v
+			}
+		}
+		for q := range mean {
+			mean[q] /= float64(n)
+		}
+		pk := &packedFeatures{}
+		if g.prec == Float32 {
+			pk.x32, pk.g32 = make([]float32, n*p), make([]float32, n)
+			for i := range n {
+				var s float64
+				for q, v := range g.x[i*p : (i+1)*p] {
+					c := float32(v - mean[q])
+					pk.x32[i*p+q] = c
+					s += float64(c) * float64(c)
+				}
+				pk.g32[i] = float32(-g.gamma * s)
+			}
+		} else {
+			pk.x64, pk.g64 = make([]float64, n*p), make([]float64, n)
+			for i := range n {
+				var s float64
+				for q, v := range g.x[i*p : (i+1)*p] {
+					c := v - mean[q]
+					pk.x64[i*p+q] = c
+					s += c * c
+				}
+				pk.g64[i] = -g.gamma * s
+			}
+		}
+		g.pack = pk
+	})
+	return g.pack
+}
+
+// Kernel names the tile kernel the Engine's passes run, for logs and run
+// summaries: "avx512/float32" or "avx512/float64" for the vectorized
+// kernel of a Gaussian source (built with GOEXPERIMENT=simd on amd64, on a
+// CPU with AVX-512, and Generic not set), "go/float32" or "go/float64" for
+// the portable kernel (the precision of the source's values; tiles are
+// handled in float64 there).
+func (e *Engine) Kernel() string {
+	prec := Float64
+	if g, ok := e.Source.(*Gaussian); ok {
+		prec = g.prec
+	}
+	if !e.Generic && fastCapable(e.Source) {
+		return simdName + "/" + prec.String()
+	}
+	return "go/" + prec.String()
+}
+
+// VectorKernel reports whether this build and CPU have a vectorized tile
+// kernel ("avx512" with GOEXPERIMENT=simd on amd64) and its name.
+func VectorKernel() (name string, ok bool) {
+	return simdName, simdUsable()
+}

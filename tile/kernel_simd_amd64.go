@@ -1,0 +1,896 @@
+//go:build goexperiment.simd && amd64
+
+package tile
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+// This file holds the vectorized tile kernel, built with GOEXPERIMENT=simd
+// on amd64 and used on CPUs with AVX-512. A tile is computed in three
+// phases that never mix scalar floating-point code into a vector loop:
+// packing (scalar: the tile's rows and columns are copied, centred, into
+// panels), generation (vector: distances by the norms identity
+// d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then a
+// vectorized exp), and consumption (vector: the tile, still in cache, is
+// added into float64 accumulators), followed by a short scalar phase that
+// moves the accumulators into the Engine's partial sums. The upper halves of
+// the vector registers are cleared between a vector and a scalar phase.
+
+const simdName = "avx512"
+
+// flushEvery is the number of products a float32 partial sum of the P·W
+// kernel holds before it is added into float64.
+const flushEvery = 64
+
+// padArg is the exponent term of padding rows and columns: their entries
+// come out exactly 0.
+const padArg = -1e30
+
+func simdUsable() bool { return archsimd.X86.AVX512() }
+
+func fastCapable(src Source) bool {
+	_, ok := src.(*Gaussian)
+	return ok && simdUsable()
+}
+
+func newFastKernel(src Source, in passInput, b int) (fastKernel, bool) {
+	g, ok := src.(*Gaussian)
+	if !ok || !simdUsable() {
+		return nil, false
+	}
+	if g.prec == Float32 {
+		return newKernel32(g, in, b), true
+	}
+	return newKernel64(g, b), true
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// expTab32 holds the constants of exp32Slice, one vector each; loading
+// them from memory keeps the compiler from rebuilding them at each use. The
+// polynomial is Cephes' expf on |r| <= ln2/2. It is read-only.
+var expTab32 = [12][16]float32{
+	splat32(-150), splat32(0), splat32(math.Log2E), splat32(-0.693359375), splat32(2.12194440e-4),
+	splat32(1.9875691500e-4), splat32(1.3981999507e-3), splat32(8.3334519073e-3),
+	splat32(4.1665795894e-2), splat32(1.6666665459e-1), splat32(5.0000001201e-1), splat32(1),
+}
+
+func splat32(v float32) (a [16]float32) {
+	for i := range a {
+		a[i] = v
+	}
+	return a
+}
+
+// exp32Slice replaces every value v of t (len a multiple of 16) by
+// exp(min(v, 0)); values below -150 give 0.
+func exp32Slice(t []float32) {
+	lo := archsimd.LoadFloat32x16(&expTab32[0])
+	zero := archsimd.LoadFloat32x16(&expTab32[1])
+	log2e := archsimd.LoadFloat32x16(&expTab32[2])
+	ln2hi := archsimd.LoadFloat32x16(&expTab32[3])
+	ln2lo := archsimd.LoadFloat32x16(&expTab32[4])
+	p0 := archsimd.LoadFloat32x16(&expTab32[5])
+	p1 := archsimd.LoadFloat32x16(&expTab32[6])
+	p2 := archsimd.LoadFloat32x16(&expTab32[7])
+	p3 := archsimd.LoadFloat32x16(&expTab32[8])
+	p4 := archsimd.LoadFloat32x16(&expTab32[9])
+	p5 := archsimd.LoadFloat32x16(&expTab32[10])
+	one := archsimd.LoadFloat32x16(&expTab32[11])
+	for i := 0; i+16 <= len(t); i += 16 {
+		x := archsimd.LoadFloat32x16Slice(t[i:]).Max(lo).Min(zero)
+		k := x.Mul(log2e).RoundToEvenScaled(0)
+		r := k.MulAdd(ln2hi, x)
+		r = k.MulAdd(ln2lo, r)
+		y := p0.MulAdd(r, p1)
+		y = y.MulAdd(r, p2)
+		y = y.MulAdd(r, p3)
+		y = y.MulAdd(r, p4)
+		y = y.MulAdd(r, p5)
+		y = y.MulAdd(r.Mul(r), r).Add(one)
+		y.Scale(k).StoreSlice(t[i:])
+	}
+}
+
+// expTab64 holds the constants of exp64Slice: clamp, ln2 split as in
+// math.Exp, the Taylor coefficients 1/12!, ..., 1/2! of
+// (exp(r) - 1 - r)/r² on |r| <= ln2/2, and 1. It is read-only.
+var expTab64 = [17][8]float64{
+	splat64(-1100), splat64(0), splat64(math.Log2E),
+	splat64(-6.93147180369123816490e-01), splat64(-1.90821492927058770002e-10),
+	splat64(1.0 / 479001600), splat64(1.0 / 39916800), splat64(1.0 / 3628800), splat64(1.0 / 362880),
+	splat64(1.0 / 40320), splat64(1.0 / 5040), splat64(1.0 / 720), splat64(1.0 / 120),
+	splat64(1.0 / 24), splat64(1.0 / 6), splat64(1.0 / 2), splat64(1),
+}
+
+func splat64(v float64) (a [8]float64) {
+	for i := range a {
+		a[i] = v
+	}
+	return a
+}
+
+// exp64Slice replaces every value v of t (len a multiple of 8) by
+// exp(min(v, 0)); values below -1100 give 0.
+func exp64Slice(t []float64) {
+	lo := archsimd.LoadFloat64x8(&expTab64[0])
+	zero := archsimd.LoadFloat64x8(&expTab64[1])
+	log2e := archsimd.LoadFloat64x8(&expTab64[2])
+	ln2hi := archsimd.LoadFloat64x8(&expTab64[3])
+	ln2lo := archsimd.LoadFloat64x8(&expTab64[4])
+	c12 := archsimd.LoadFloat64x8(&expTab64[5])
+	c11 := archsimd.LoadFloat64x8(&expTab64[6])
+	c10 := archsimd.LoadFloat64x8(&expTab64[7])
+	c9 := archsimd.LoadFloat64x8(&expTab64[8])
+	c8 := archsimd.LoadFloat64x8(&expTab64[9])
+	c7 := archsimd.LoadFloat64x8(&expTab64[10])
+	c6 := archsimd.LoadFloat64x8(&expTab64[11])
+	c5 := archsimd.LoadFloat64x8(&expTab64[12])
+	c4 := archsimd.LoadFloat64x8(&expTab64[13])
+	c3 := archsimd.LoadFloat64x8(&expTab64[14])
+	c2 := archsimd.LoadFloat64x8(&expTab64[15])
+	one := archsimd.LoadFloat64x8(&expTab64[16])
+	for i := 0; i+8 <= len(t); i += 8 {
+		x := archsimd.LoadFloat64x8Slice(t[i:]).Max(lo).Min(zero)
+		k := x.Mul(log2e).RoundToEvenScaled(0)
+		r := k.MulAdd(ln2hi, x)
+		r = k.MulAdd(ln2lo, r)
+		y := c12.MulAdd(r, c11)
+		y = y.MulAdd(r, c10)
+		y = y.MulAdd(r, c9)
+		y = y.MulAdd(r, c8)
+		y = y.MulAdd(r, c7)
+		y = y.MulAdd(r, c6)
+		y = y.MulAdd(r, c5)
+		y = y.MulAdd(r, c4)
+		y = y.MulAdd(r, c3)
+		y = y.MulAdd(r, c2)
+		// 1 + r + r²·y, adding the small terms first.
+		y = y.MulAdd(r.Mul(r), r).Add(one)
+		y.Scale(k).StoreSlice(t[i:])
+	}
+}
+
+// addClass adds the 16 float32 values of v, widened, to acc[0:16].
+func addClass(acc []float64, v archsimd.Float32x16) {
+	lo := v.GetLo().ConvertToFloat64()
+	hi := v.GetHi().ConvertToFloat64()
+	archsimd.LoadFloat64x8Slice(acc).Add(lo).StoreSlice(acc)
+	archsimd.LoadFloat64x8Slice(acc[8:]).Add(hi).StoreSlice(acc[8:])
+}
+
+// addWide is addClass for the float32 partial sums of the P·W kernel.
+func addWide(acc []float64, v archsimd.Float32x16) { addClass(acc, v) }
+
+// squares adds the squares of v's values, widened, to sq0 and sq1.
+func squares(sq0, sq1 archsimd.Float64x8, v archsimd.Float32x16) (archsimd.Float64x8, archsimd.Float64x8) {
+	lo := v.GetLo().ConvertToFloat64()
+	hi := v.GetHi().ConvertToFloat64()
+	return lo.MulAdd(lo, sq0), hi.MulAdd(hi, sq1)
+}
+
+// transposeIdx holds the index vectors of the four stages of a 16×16
+// transpose by two-source permutes: stage s swaps bit 3-s of the row with
+// the same bit of the lane. It is read-only.
+var transposeIdx = [8][16]uint32{
+	{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+	{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+	{0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27},
+	{4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31},
+	{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29},
+	{2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31},
+	{0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30},
+	{1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31},
+}
+
+// consumeOneHot32 adds an hp×wp float32 tile t (row-major, stride wp) to
+// the class-major float64 accumulators: accR[sr... ] gets the row direction,
+// accR[c*hp+i] += sum of t[i][j] over the j with sc[j] = c, and, off the
+// diagonal, accC[c*wp+j] += sum of t[i][j] over the i with sr[i] = c. With
+// frob it returns the sum of squares of the tile's entries.
+func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, diag, frob bool) float64 {
+	i0v := archsimd.LoadUint32x16(&transposeIdx[0])
+	i1v := archsimd.LoadUint32x16(&transposeIdx[1])
+	i2v := archsimd.LoadUint32x16(&transposeIdx[2])
+	i3v := archsimd.LoadUint32x16(&transposeIdx[3])
+	i4v := archsimd.LoadUint32x16(&transposeIdx[4])
+	i5v := archsimd.LoadUint32x16(&transposeIdx[5])
+	i6v := archsimd.LoadUint32x16(&transposeIdx[6])
+	i7v := archsimd.LoadUint32x16(&transposeIdx[7])
+	var sq0, sq1 archsimd.Float64x8
+	for i0 := 0; i0 < hp; i0 += 16 {
+		for j0 := 0; j0 < wp; j0 += 16 {
+			v0 := archsimd.LoadFloat32x16Slice(t[(i0+0)*wp+j0:])
+			v1 := archsimd.LoadFloat32x16Slice(t[(i0+1)*wp+j0:])
+			v2 := archsimd.LoadFloat32x16Slice(t[(i0+2)*wp+j0:])
+			v3 := archsimd.LoadFloat32x16Slice(t[(i0+3)*wp+j0:])
+			v4 := archsimd.LoadFloat32x16Slice(t[(i0+4)*wp+j0:])
+			v5 := archsimd.LoadFloat32x16Slice(t[(i0+5)*wp+j0:])
+			v6 := archsimd.LoadFloat32x16Slice(t[(i0+6)*wp+j0:])
+			v7 := archsimd.LoadFloat32x16Slice(t[(i0+7)*wp+j0:])
+			v8 := archsimd.LoadFloat32x16Slice(t[(i0+8)*wp+j0:])
+			v9 := archsimd.LoadFloat32x16Slice(t[(i0+9)*wp+j0:])
+			v10 := archsimd.LoadFloat32x16Slice(t[(i0+10)*wp+j0:])
+			v11 := archsimd.LoadFloat32x16Slice(t[(i0+11)*wp+j0:])
+			v12 := archsimd.LoadFloat32x16Slice(t[(i0+12)*wp+j0:])
+			v13 := archsimd.LoadFloat32x16Slice(t[(i0+13)*wp+j0:])
+			v14 := archsimd.LoadFloat32x16Slice(t[(i0+14)*wp+j0:])
+			v15 := archsimd.LoadFloat32x16Slice(t[(i0+15)*wp+j0:])
+			if !diag {
+				addClass(accC[int(sr[i0+0])*wp+j0:], v0)
+				addClass(accC[int(sr[i0+1])*wp+j0:], v1)
+				addClass(accC[int(sr[i0+2])*wp+j0:], v2)
+				addClass(accC[int(sr[i0+3])*wp+j0:], v3)
+				addClass(accC[int(sr[i0+4])*wp+j0:], v4)
+				addClass(accC[int(sr[i0+5])*wp+j0:], v5)
+				addClass(accC[int(sr[i0+6])*wp+j0:], v6)
+				addClass(accC[int(sr[i0+7])*wp+j0:], v7)
+				addClass(accC[int(sr[i0+8])*wp+j0:], v8)
+				addClass(accC[int(sr[i0+9])*wp+j0:], v9)
+				addClass(accC[int(sr[i0+10])*wp+j0:], v10)
+				addClass(accC[int(sr[i0+11])*wp+j0:], v11)
+				addClass(accC[int(sr[i0+12])*wp+j0:], v12)
+				addClass(accC[int(sr[i0+13])*wp+j0:], v13)
+				addClass(accC[int(sr[i0+14])*wp+j0:], v14)
+				addClass(accC[int(sr[i0+15])*wp+j0:], v15)
+			}
+			if frob {
+				sq0, sq1 = squares(sq0, sq1, v0)
+				sq0, sq1 = squares(sq0, sq1, v1)
+				sq0, sq1 = squares(sq0, sq1, v2)
+				sq0, sq1 = squares(sq0, sq1, v3)
+				sq0, sq1 = squares(sq0, sq1, v4)
+				sq0, sq1 = squares(sq0, sq1, v5)
+				sq0, sq1 = squares(sq0, sq1, v6)
+				sq0, sq1 = squares(sq0, sq1, v7)
+				sq0, sq1 = squares(sq0, sq1, v8)
+				sq0, sq1 = squares(sq0, sq1, v9)
+				sq0, sq1 = squares(sq0, sq1, v10)
+				sq0, sq1 = squares(sq0, sq1, v11)
+				sq0, sq1 = squares(sq0, sq1, v12)
+				sq0, sq1 = squares(sq0, sq1, v13)
+				sq0, sq1 = squares(sq0, sq1, v14)
+				sq0, sq1 = squares(sq0, sq1, v15)
+			}
+			var u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15 archsimd.Float32x16
+			u0, u8 = v0.ConcatPermute(v8, i0v), v0.ConcatPermute(v8, i1v)
+			u1, u9 = v1.ConcatPermute(v9, i0v), v1.ConcatPermute(v9, i1v)
+			u2, u10 = v2.ConcatPermute(v10, i0v), v2.ConcatPermute(v10, i1v)
+			u3, u11 = v3.ConcatPermute(v11, i0v), v3.ConcatPermute(v11, i1v)
+			u4, u12 = v4.ConcatPermute(v12, i0v), v4.ConcatPermute(v12, i1v)
+			u5, u13 = v5.ConcatPermute(v13, i0v), v5.ConcatPermute(v13, i1v)
+			u6, u14 = v6.ConcatPermute(v14, i0v), v6.ConcatPermute(v14, i1v)
+			u7, u15 = v7.ConcatPermute(v15, i0v), v7.ConcatPermute(v15, i1v)
+			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
+			u0, u4 = v0.ConcatPermute(v4, i2v), v0.ConcatPermute(v4, i3v)
+			u1, u5 = v1.ConcatPermute(v5, i2v), v1.ConcatPermute(v5, i3v)
+			u2, u6 = v2.ConcatPermute(v6, i2v), v2.ConcatPermute(v6, i3v)
+			u3, u7 = v3.ConcatPermute(v7, i2v), v3.ConcatPermute(v7, i3v)
+			u8, u12 = v8.ConcatPermute(v12, i2v), v8.ConcatPermute(v12, i3v)
+			u9, u13 = v9.ConcatPermute(v13, i2v), v9.ConcatPermute(v13, i3v)
+			u10, u14 = v10.ConcatPermute(v14, i2v), v10.ConcatPermute(v14, i3v)
+			u11, u15 = v11.ConcatPermute(v15, i2v), v11.ConcatPermute(v15, i3v)
+			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
+			u0, u2 = v0.ConcatPermute(v2, i4v), v0.ConcatPermute(v2, i5v)
+			u1, u3 = v1.ConcatPermute(v3, i4v), v1.ConcatPermute(v3, i5v)
+			u4, u6 = v4.ConcatPermute(v6, i4v), v4.ConcatPermute(v6, i5v)
+			u5, u7 = v5.ConcatPermute(v7, i4v), v5.ConcatPermute(v7, i5v)
+			u8, u10 = v8.ConcatPermute(v10, i4v), v8.ConcatPermute(v10, i5v)
+			u9, u11 = v9.ConcatPermute(v11, i4v), v9.ConcatPermute(v11, i5v)
+			u12, u14 = v12.ConcatPermute(v14, i4v), v12.ConcatPermute(v14, i5v)
+			u13, u15 = v13.ConcatPermute(v15, i4v), v13.ConcatPermute(v15, i5v)
+			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
+			u0, u1 = v0.ConcatPermute(v1, i6v), v0.ConcatPermute(v1, i7v)
+			u2, u3 = v2.ConcatPermute(v3, i6v), v2.ConcatPermute(v3, i7v)
+			u4, u5 = v4.ConcatPermute(v5, i6v), v4.ConcatPermute(v5, i7v)
+			u6, u7 = v6.ConcatPermute(v7, i6v), v6.ConcatPermute(v7, i7v)
+			u8, u9 = v8.ConcatPermute(v9, i6v), v8.ConcatPermute(v9, i7v)
+			u10, u11 = v10.ConcatPermute(v11, i6v), v10.ConcatPermute(v11, i7v)
+			u12, u13 = v12.ConcatPermute(v13, i6v), v12.ConcatPermute(v13, i7v)
+			u14, u15 = v14.ConcatPermute(v15, i6v), v14.ConcatPermute(v15, i7v)
+			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
+			addClass(accR[int(sc[j0+0])*hp+i0:], v0)
+			addClass(accR[int(sc[j0+1])*hp+i0:], v1)
+			addClass(accR[int(sc[j0+2])*hp+i0:], v2)
+			addClass(accR[int(sc[j0+3])*hp+i0:], v3)
+			addClass(accR[int(sc[j0+4])*hp+i0:], v4)
+			addClass(accR[int(sc[j0+5])*hp+i0:], v5)
+			addClass(accR[int(sc[j0+6])*hp+i0:], v6)
+			addClass(accR[int(sc[j0+7])*hp+i0:], v7)
+			addClass(accR[int(sc[j0+8])*hp+i0:], v8)
+			addClass(accR[int(sc[j0+9])*hp+i0:], v9)
+			addClass(accR[int(sc[j0+10])*hp+i0:], v10)
+			addClass(accR[int(sc[j0+11])*hp+i0:], v11)
+			addClass(accR[int(sc[j0+12])*hp+i0:], v12)
+			addClass(accR[int(sc[j0+13])*hp+i0:], v13)
+			addClass(accR[int(sc[j0+14])*hp+i0:], v14)
+			addClass(accR[int(sc[j0+15])*hp+i0:], v15)
+		}
+	}
+	if !frob {
+		return 0
+	}
+	var buf [8]float64
+	sq0.Add(sq1).Store(&buf)
+	return ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
+}
+
+// gemm32x2 adds to the 4×32 float64 block y[r*ldy+c] (r < 4, c < 32)
+// the products sum over s < inner of a[r*rs+s*is]·b[s*ldb+c], in float32
+// partial sums of at most flushEvery terms.
+func gemm32x2(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, inner int) {
+	_ = y[3*ldy+31]
+	for s0 := 0; s0 < inner; s0 += flushEvery {
+		s1 := min(inner, s0+flushEvery)
+		var c00, c01 archsimd.Float32x16
+		var c10, c11 archsimd.Float32x16
+		var c20, c21 archsimd.Float32x16
+		var c30, c31 archsimd.Float32x16
+		for s := s0; s < s1; s++ {
+			br := (*[32]float32)(b[s*ldb : s*ldb+32])
+			b0 := archsimd.LoadFloat32x16((*[16]float32)(br[0:16]))
+			b1 := archsimd.LoadFloat32x16((*[16]float32)(br[16:32]))
+			as := a[s*is:]
+			x0 := archsimd.BroadcastFloat32x16(as[0*rs])
+			c00 = x0.MulAdd(b0, c00)
+			c01 = x0.MulAdd(b1, c01)
+			x1 := archsimd.BroadcastFloat32x16(as[1*rs])
+			c10 = x1.MulAdd(b0, c10)
+			c11 = x1.MulAdd(b1, c11)
+			x2 := archsimd.BroadcastFloat32x16(as[2*rs])
+			c20 = x2.MulAdd(b0, c20)
+			c21 = x2.MulAdd(b1, c21)
+			x3 := archsimd.BroadcastFloat32x16(as[3*rs])
+			c30 = x3.MulAdd(b0, c30)
+			c31 = x3.MulAdd(b1, c31)
+		}
+		addWide(y[0*ldy+0:], c00)
+		addWide(y[0*ldy+16:], c01)
+		addWide(y[1*ldy+0:], c10)
+		addWide(y[1*ldy+16:], c11)
+		addWide(y[2*ldy+0:], c20)
+		addWide(y[2*ldy+16:], c21)
+		addWide(y[3*ldy+0:], c30)
+		addWide(y[3*ldy+16:], c31)
+	}
+}
+
+// gemm32x1 adds to the 4×16 float64 block y[r*ldy+c] (r < 4, c < 16)
+// the products sum over s < inner of a[r*rs+s*is]·b[s*ldb+c], in float32
+// partial sums of at most flushEvery terms.
+func gemm32x1(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, inner int) {
+	_ = y[3*ldy+15]
+	for s0 := 0; s0 < inner; s0 += flushEvery {
+		s1 := min(inner, s0+flushEvery)
+		var c00 archsimd.Float32x16
+		var c10 archsimd.Float32x16
+		var c20 archsimd.Float32x16
+		var c30 archsimd.Float32x16
+		for s := s0; s < s1; s++ {
+			br := (*[16]float32)(b[s*ldb : s*ldb+16])
+			b0 := archsimd.LoadFloat32x16((*[16]float32)(br[0:16]))
+			as := a[s*is:]
+			x0 := archsimd.BroadcastFloat32x16(as[0*rs])
+			c00 = x0.MulAdd(b0, c00)
+			x1 := archsimd.BroadcastFloat32x16(as[1*rs])
+			c10 = x1.MulAdd(b0, c10)
+			x2 := archsimd.BroadcastFloat32x16(as[2*rs])
+			c20 = x2.MulAdd(b0, c20)
+			x3 := archsimd.BroadcastFloat32x16(as[3*rs])
+			c30 = x3.MulAdd(b0, c30)
+		}
+		addWide(y[0*ldy+0:], c00)
+		addWide(y[1*ldy+0:], c10)
+		addWide(y[2*ldy+0:], c20)
+		addWide(y[3*ldy+0:], c30)
+	}
+}
+
+// gen32x2 writes the exponent -gamma·d² of the 4×32 block of a tile
+// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
+// per feature), xt the columns' features transposed (p×wp, from the
+// block's first column), gr and gc the terms -gamma·|x|² of rows and
+// columns.
+func gen32x2(t []float32, wp int, xr, xt []float32, p int, gr, gc []float32, tg archsimd.Float32x16) {
+	_ = t[3*wp+31]
+	var c00, c01 archsimd.Float32x16
+	var c10, c11 archsimd.Float32x16
+	var c20, c21 archsimd.Float32x16
+	var c30, c31 archsimd.Float32x16
+	for q := range p {
+		bq := (*[32]float32)(xt[q*wp : q*wp+32])
+		b0 := archsimd.LoadFloat32x16((*[16]float32)(bq[0:16]))
+		b1 := archsimd.LoadFloat32x16((*[16]float32)(bq[16:32]))
+		aq := (*[4]float32)(xr[4*q : 4*q+4])
+		x0 := archsimd.BroadcastFloat32x16(aq[0])
+		c00 = x0.MulAdd(b0, c00)
+		c01 = x0.MulAdd(b1, c01)
+		x1 := archsimd.BroadcastFloat32x16(aq[1])
+		c10 = x1.MulAdd(b0, c10)
+		c11 = x1.MulAdd(b1, c11)
+		x2 := archsimd.BroadcastFloat32x16(aq[2])
+		c20 = x2.MulAdd(b0, c20)
+		c21 = x2.MulAdd(b1, c21)
+		x3 := archsimd.BroadcastFloat32x16(aq[3])
+		c30 = x3.MulAdd(b0, c30)
+		c31 = x3.MulAdd(b1, c31)
+	}
+	g0 := archsimd.LoadFloat32x16Slice(gc[0:])
+	g1 := archsimd.LoadFloat32x16Slice(gc[16:])
+	gr0 := archsimd.BroadcastFloat32x16(gr[0])
+	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
+	c01.MulAdd(tg, g1.Add(gr0)).StoreSlice(t[0*wp+16:])
+	gr1 := archsimd.BroadcastFloat32x16(gr[1])
+	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
+	c11.MulAdd(tg, g1.Add(gr1)).StoreSlice(t[1*wp+16:])
+	gr2 := archsimd.BroadcastFloat32x16(gr[2])
+	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
+	c21.MulAdd(tg, g1.Add(gr2)).StoreSlice(t[2*wp+16:])
+	gr3 := archsimd.BroadcastFloat32x16(gr[3])
+	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
+	c31.MulAdd(tg, g1.Add(gr3)).StoreSlice(t[3*wp+16:])
+}
+
+// gen32x1 writes the exponent -gamma·d² of the 4×16 block of a tile
+// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
+// per feature), xt the columns' features transposed (p×wp, from the
+// block's first column), gr and gc the terms -gamma·|x|² of rows and
+// columns.
+func gen32x1(t []float32, wp int, xr, xt []float32, p int, gr, gc []float32, tg archsimd.Float32x16) {
+	_ = t[3*wp+15]
+	var c00 archsimd.Float32x16
+	var c10 archsimd.Float32x16
+	var c20 archsimd.Float32x16
+	var c30 archsimd.Float32x16
+	for q := range p {
+		bq := (*[16]float32)(xt[q*wp : q*wp+16])
+		b0 := archsimd.LoadFloat32x16((*[16]float32)(bq[0:16]))
+		aq := (*[4]float32)(xr[4*q : 4*q+4])
+		x0 := archsimd.BroadcastFloat32x16(aq[0])
+		c00 = x0.MulAdd(b0, c00)
+		x1 := archsimd.BroadcastFloat32x16(aq[1])
+		c10 = x1.MulAdd(b0, c10)
+		x2 := archsimd.BroadcastFloat32x16(aq[2])
+		c20 = x2.MulAdd(b0, c20)
+		x3 := archsimd.BroadcastFloat32x16(aq[3])
+		c30 = x3.MulAdd(b0, c30)
+	}
+	g0 := archsimd.LoadFloat32x16Slice(gc[0:])
+	gr0 := archsimd.BroadcastFloat32x16(gr[0])
+	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
+	gr1 := archsimd.BroadcastFloat32x16(gr[1])
+	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
+	gr2 := archsimd.BroadcastFloat32x16(gr[2])
+	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
+	gr3 := archsimd.BroadcastFloat32x16(gr[3])
+	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
+}
+
+// gen64x2 writes the exponent -gamma·d² of the 4×16 block of a tile
+// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
+// per feature), xt the columns' features transposed (p×wp, from the
+// block's first column), gr and gc the terms -gamma·|x|² of rows and
+// columns.
+func gen64x2(t []float64, wp int, xr, xt []float64, p int, gr, gc []float64, tg archsimd.Float64x8) {
+	_ = t[3*wp+15]
+	var c00, c01 archsimd.Float64x8
+	var c10, c11 archsimd.Float64x8
+	var c20, c21 archsimd.Float64x8
+	var c30, c31 archsimd.Float64x8
+	for q := range p {
+		bq := (*[16]float64)(xt[q*wp : q*wp+16])
+		b0 := archsimd.LoadFloat64x8((*[8]float64)(bq[0:8]))
+		b1 := archsimd.LoadFloat64x8((*[8]float64)(bq[8:16]))
+		aq := (*[4]float64)(xr[4*q : 4*q+4])
+		x0 := archsimd.BroadcastFloat64x8(aq[0])
+		c00 = x0.MulAdd(b0, c00)
+		c01 = x0.MulAdd(b1, c01)
+		x1 := archsimd.BroadcastFloat64x8(aq[1])
+		c10 = x1.MulAdd(b0, c10)
+		c11 = x1.MulAdd(b1, c11)
+		x2 := archsimd.BroadcastFloat64x8(aq[2])
+		c20 = x2.MulAdd(b0, c20)
+		c21 = x2.MulAdd(b1, c21)
+		x3 := archsimd.BroadcastFloat64x8(aq[3])
+		c30 = x3.MulAdd(b0, c30)
+		c31 = x3.MulAdd(b1, c31)
+	}
+	g0 := archsimd.LoadFloat64x8Slice(gc[0:])
+	g1 := archsimd.LoadFloat64x8Slice(gc[8:])
+	gr0 := archsimd.BroadcastFloat64x8(gr[0])
+	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
+	c01.MulAdd(tg, g1.Add(gr0)).StoreSlice(t[0*wp+8:])
+	gr1 := archsimd.BroadcastFloat64x8(gr[1])
+	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
+	c11.MulAdd(tg, g1.Add(gr1)).StoreSlice(t[1*wp+8:])
+	gr2 := archsimd.BroadcastFloat64x8(gr[2])
+	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
+	c21.MulAdd(tg, g1.Add(gr2)).StoreSlice(t[2*wp+8:])
+	gr3 := archsimd.BroadcastFloat64x8(gr[3])
+	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
+	c31.MulAdd(tg, g1.Add(gr3)).StoreSlice(t[3*wp+8:])
+}
+
+// gen64x1 writes the exponent -gamma·d² of the 4×8 block of a tile
+// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
+// per feature), xt the columns' features transposed (p×wp, from the
+// block's first column), gr and gc the terms -gamma·|x|² of rows and
+// columns.
+func gen64x1(t []float64, wp int, xr, xt []float64, p int, gr, gc []float64, tg archsimd.Float64x8) {
+	_ = t[3*wp+7]
+	var c00 archsimd.Float64x8
+	var c10 archsimd.Float64x8
+	var c20 archsimd.Float64x8
+	var c30 archsimd.Float64x8
+	for q := range p {
+		bq := (*[8]float64)(xt[q*wp : q*wp+8])
+		b0 := archsimd.LoadFloat64x8((*[8]float64)(bq[0:8]))
+		aq := (*[4]float64)(xr[4*q : 4*q+4])
+		x0 := archsimd.BroadcastFloat64x8(aq[0])
+		c00 = x0.MulAdd(b0, c00)
+		x1 := archsimd.BroadcastFloat64x8(aq[1])
+		c10 = x1.MulAdd(b0, c10)
+		x2 := archsimd.BroadcastFloat64x8(aq[2])
+		c20 = x2.MulAdd(b0, c20)
+		x3 := archsimd.BroadcastFloat64x8(aq[3])
+		c30 = x3.MulAdd(b0, c30)
+	}
+	g0 := archsimd.LoadFloat64x8Slice(gc[0:])
+	gr0 := archsimd.BroadcastFloat64x8(gr[0])
+	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
+	gr1 := archsimd.BroadcastFloat64x8(gr[1])
+	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
+	gr2 := archsimd.BroadcastFloat64x8(gr[2])
+	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
+	gr3 := archsimd.BroadcastFloat64x8(gr[3])
+	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
+}
+
+// kernel32 is the vectorized kernel of a float32 Gaussian for one pass.
+type kernel32 struct {
+	in   passInput
+	p    int
+	bp   int       // tile edge rounded up to 16
+	x    []float32 // centred features, n×p
+	g    []float32 // -gamma·|x_i|² of the centred features
+	tg   float32   // 2·gamma
+	zero []int32   // bp zeros: the one class of row and column sums
+}
+
+func newKernel32(g *Gaussian, in passInput, b int) *kernel32 {
+	pk := g.packed()
+	return &kernel32{in: in, p: g.p, bp: roundUp(b, 16), x: pk.x32, g: pk.g32, tg: float32(2 * g.gamma), zero: make([]int32, roundUp(b, 16))}
+}
+
+// scratch32 is one worker's memory for kernel32.
+type scratch32 struct {
+	t          []float32 // the tile, hp×wp
+	xr, xt     []float32 // row features (hp×p), column features transposed (p×wp)
+	gr, gc     []float32 // -gamma·|x|² of rows and columns, padding padArg
+	sr, sc     []int32   // P·S: classes of rows and columns, padding 0
+	accR, accC []float64 // P·S: k×hp and k×wp by class; P·W: hp×kp and wp×kp
+	wr, wc     []float32 // P·W: W's rows of the tile's rows and columns, ×kp
+	sumR, sumC []float64 // row and column sums
+}
+
+func (kn *kernel32) kp() int { return roundUp(kn.in.k, 16) }
+
+func (kn *kernel32) newScratch() any {
+	bp, p, k := kn.bp, kn.p, kn.in.k
+	s := &scratch32{
+		t: make([]float32, bp*bp), xr: make([]float32, bp*p), xt: make([]float32, p*bp),
+		gr: make([]float32, bp), gc: make([]float32, bp),
+	}
+	switch {
+	case kn.in.s != nil:
+		s.sr, s.sc = make([]int32, bp), make([]int32, bp)
+		s.accR, s.accC = make([]float64, k*bp), make([]float64, k*bp)
+	case kn.in.w != nil:
+		kp := kn.kp()
+		s.wr, s.wc = make([]float32, bp*kp), make([]float32, bp*kp)
+		s.accR, s.accC = make([]float64, bp*kp), make([]float64, bp*kp)
+	}
+	if kn.in.sums {
+		s.sumR, s.sumC = make([]float64, bp), make([]float64, bp)
+	}
+	return s
+}
+
+func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
+	s := scratch.(*scratch32)
+	r0, r1, c0, c1 := pt.r0, pt.r1, pt.c0, pt.c1
+	h, w := r1-r0, c1-c0
+	hp, wp := roundUp(h, 16), roundUp(w, 16)
+	p, k := kn.p, kn.in.k
+
+	// Packing (scalar).
+	archsimd.ClearAVXUpperBits()
+	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
+	packRows(xr, kn.x[r0*p:r1*p], p)
+	copy(s.gr, kn.g[r0:r1])
+	for i := h; i < hp; i++ {
+		s.gr[i] = padArg
+	}
+	clear(xt)
+	for j := range w {
+		for q, v := range kn.x[(c0+j)*p : (c0+j+1)*p] {
+			xt[q*wp+j] = v
+		}
+	}
+	copy(s.gc, kn.g[c0:c1])
+	for j := w; j < wp; j++ {
+		s.gc[j] = padArg
+	}
+	if kn.in.s != nil {
+		copy(s.sr, kn.in.s[r0:r1])
+		clear(s.sr[h:hp])
+		copy(s.sc, kn.in.s[c0:c1])
+		clear(s.sc[w:wp])
+	}
+	if kn.in.w != nil {
+		kp := kn.kp()
+		packW32(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+		packW32(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
+	}
+
+	// Generation (vector).
+	t := s.t[:hp*wp]
+	genTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
+	archsimd.ClearAVXUpperBits()
+	if diag {
+		for i := range h {
+			t[i*wp+i] = 1
+		}
+	}
+
+	// Consumption (vector), then the move into the partial sums (scalar).
+	switch {
+	case kn.in.s != nil:
+		accR, accC := s.accR[:k*hp], s.accC[:k*wp]
+		clear(accR)
+		if !diag {
+			clear(accC)
+		}
+		consumeOneHot32(t, hp, wp, s.sr, s.sc, accR, accC, diag, false)
+		archsimd.ClearAVXUpperBits()
+		for c := range k {
+			for i, v := range accR[c*hp : c*hp+h] {
+				pt.toRows[i*k+c] = v
+			}
+			if !diag {
+				for j, v := range accC[c*wp : c*wp+w] {
+					pt.toCols[j*k+c] = v
+				}
+			}
+		}
+	case kn.in.w != nil:
+		kp := kn.kp()
+		accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
+		clear(accR)
+		gemmTile32(accR, kp, t, wp, 1, s.wc, hp, wp)
+		if !diag {
+			clear(accC)
+			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp)
+		}
+		archsimd.ClearAVXUpperBits()
+		for i := range h {
+			copy(pt.toRows[i*k:(i+1)*k], accR[i*kp:])
+		}
+		if !diag {
+			for j := range w {
+				copy(pt.toCols[j*k:(j+1)*k], accC[j*kp:])
+			}
+		}
+	}
+	if kn.in.sums {
+		sumR, sumC := s.sumR[:hp], s.sumC[:wp]
+		clear(sumR)
+		clear(sumC)
+		sq := consumeOneHot32(t, hp, wp, kn.zero, kn.zero, sumR, sumC, diag, true)
+		archsimd.ClearAVXUpperBits()
+		copy(pt.sumRows, sumR[:h])
+		copy(pt.sumCols, sumC[:w])
+		if !diag {
+			sq *= 2
+		}
+		pt.frob = sq
+	}
+	return true
+}
+
+// packW32 copies the rows of w (stride k) into dst (stride kp), rounded to
+// float32, with zero padding.
+func packW32(dst []float32, w []float64, k, kp int) {
+	clear(dst)
+	for i := range len(w) / k {
+		for c, v := range w[i*k : (i+1)*k] {
+			dst[i*kp+c] = float32(v)
+		}
+	}
+}
+
+// genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
+// multiple of 4, wp of 16.
+func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
+	tgv := archsimd.BroadcastFloat32x16(tg)
+	for i0 := 0; i0 < hp; i0 += 4 {
+		ti := t[i0*wp : (i0+4)*wp]
+		xi := xr[i0*p : (i0+4)*p]
+		gi := gr[i0:]
+		j0 := 0
+		for ; j0+32 <= wp; j0 += 32 {
+			gen32x2(ti[j0:], wp, xi, xt[j0:], p, gi, gc[j0:], tgv)
+		}
+		for ; j0 < wp; j0 += 16 {
+			gen32x1(ti[j0:], wp, xi, xt[j0:], p, gi, gc[j0:], tgv)
+		}
+		exp32Slice(ti)
+	}
+}
+
+// gemmTile32 adds to y (m×kp, stride ldy) the product of the m×inner matrix
+// a[r*rs+s*is] with the inner×kp matrix b (stride kp); m is a multiple of 4,
+// kp of 16.
+func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int) {
+	nv := kp / 16
+	for r0 := 0; r0 < m; r0 += 4 {
+		v := 0
+		for ; v+2 <= nv; v += 2 {
+			gemm32x2(y[r0*kp+16*v:], kp, a[r0*rs:], rs, is, b[16*v:], kp, inner)
+		}
+		for ; v < nv; v++ {
+			gemm32x1(y[r0*kp+16*v:], kp, a[r0*rs:], rs, is, b[16*v:], kp, inner)
+		}
+	}
+}
+
+// kernel64 is the vectorized generation of a float64 Gaussian's tiles; the
+// Engine's portable code consumes them.
+type kernel64 struct {
+	p, bp int
+	x     []float64
+	g     []float64
+	tg    float64
+}
+
+func newKernel64(g *Gaussian, b int) *kernel64 {
+	pk := g.packed()
+	return &kernel64{p: g.p, bp: roundUp(b, 8), x: pk.x64, g: pk.g64, tg: 2 * g.gamma}
+}
+
+// scratch64 is one worker's memory for kernel64.
+type scratch64 struct {
+	t, xr, xt, gr, gc []float64
+}
+
+func (kn *kernel64) newScratch() any {
+	bp, p := kn.bp, kn.p
+	return &scratch64{t: make([]float64, bp*bp), xr: make([]float64, bp*p), xt: make([]float64, p*bp),
+		gr: make([]float64, bp), gc: make([]float64, bp)}
+}
+
+func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
+	s := scratch.(*scratch64)
+	r0, r1, c0, c1 := pt.r0, pt.r1, pt.c0, pt.c1
+	h, w := r1-r0, c1-c0
+	hp, wp := roundUp(h, 4), roundUp(w, 8)
+	p := kn.p
+	archsimd.ClearAVXUpperBits()
+	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
+	packRows(xr, kn.x[r0*p:r1*p], p)
+	copy(s.gr, kn.g[r0:r1])
+	for i := h; i < hp; i++ {
+		s.gr[i] = padArg
+	}
+	clear(xt)
+	for j := range w {
+		for q, v := range kn.x[(c0+j)*p : (c0+j+1)*p] {
+			xt[q*wp+j] = v
+		}
+	}
+	copy(s.gc, kn.g[c0:c1])
+	for j := w; j < wp; j++ {
+		s.gc[j] = padArg
+	}
+	t := s.t[:hp*wp]
+	tgv := archsimd.BroadcastFloat64x8(kn.tg)
+	for i0 := 0; i0 < hp; i0 += 4 {
+		ti := t[i0*wp : (i0+4)*wp]
+		j0 := 0
+		for ; j0+16 <= wp; j0 += 16 {
+			gen64x2(ti[j0:], wp, xr[i0*p:(i0+4)*p], xt[j0:], p, s.gr[i0:], s.gc[j0:], tgv)
+		}
+		for ; j0 < wp; j0 += 8 {
+			gen64x1(ti[j0:], wp, xr[i0*p:(i0+4)*p], xt[j0:], p, s.gr[i0:], s.gc[j0:], tgv)
+		}
+		exp64Slice(ti)
+	}
+	archsimd.ClearAVXUpperBits()
+	for i := range h {
+		copy(pt.tile[i*w:(i+1)*w], t[i*wp:])
+	}
+	if diag {
+		for i := range h {
+			pt.tile[i*w+i] = 1
+		}
+	}
+	return false
+}
+
+// packRows copies the rows of x (stride p) into dst in groups of four rows,
+// interleaved: dst[g*4p + q*4 + r] = x[(4g+r)*p + q]; missing rows are 0.
+func packRows[F float32 | float64](dst, x []F, p int) {
+	clear(dst)
+	for i := range len(x) / p {
+		g, r := i/4, i%4
+		for q, v := range x[i*p : (i+1)*p] {
+			dst[g*4*p+q*4+r] = v
+		}
+	}
+}
+
+// fmaTab holds the constants of fmaBlock. It is read-only.
+var (
+	fmaTab   = [3][16]float32{splat32(1), splat32(0.999999), splat32(1e-7)}
+	fmaTab64 = [3][8]float64{splat64(1), splat64(0.999999), splat64(1e-7)}
+)
+
+// fmaBlockFlops returns the flops of one iteration of fmaBlock and the
+// instruction it uses.
+func fmaBlockFlops(prec Precision) (float64, string) {
+	if !simdUsable() {
+		return 12 * 2, "scalar " + prec.String()
+	}
+	if prec == Float32 {
+		return 12 * 16 * 2, simdName + " float32x16"
+	}
+	return 12 * 8 * 2, simdName + " float64x8"
+}
+
+// fmaBlock runs n iterations of twelve independent FMA chains on 512-bit
+// vectors (12 accumulators and 2 operands fit the registers the compiler
+// allocates), or scalar ones where AVX-512 is missing.
+func fmaBlock(prec Precision, n int) float64 {
+	if !simdUsable() {
+		a := [12]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+		for range n {
+			for i := range a {
+				a[i] = math.FMA(a[i], 0.999999, 1e-7)
+			}
+		}
+		return a[0]
+	}
+	var out float64
+	if prec == Float32 {
+		a0 := archsimd.LoadFloat32x16(&fmaTab[0])
+		m := archsimd.LoadFloat32x16(&fmaTab[1])
+		c := archsimd.LoadFloat32x16(&fmaTab[2])
+		a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 := a0, a0, a0, a0, a0, a0, a0, a0, a0, a0, a0
+		for range n {
+			a0, a1, a2, a3 = a0.MulAdd(m, c), a1.MulAdd(m, c), a2.MulAdd(m, c), a3.MulAdd(m, c)
+			a4, a5, a6, a7 = a4.MulAdd(m, c), a5.MulAdd(m, c), a6.MulAdd(m, c), a7.MulAdd(m, c)
+			a8, a9, a10, a11 = a8.MulAdd(m, c), a9.MulAdd(m, c), a10.MulAdd(m, c), a11.MulAdd(m, c)
+		}
+		var buf [16]float32
+		a0.Add(a1).Add(a2).Add(a3).Add(a4).Add(a5).Add(a6).Add(a7).Add(a8).Add(a9).Add(a10).Add(a11).Store(&buf)
+		archsimd.ClearAVXUpperBits()
+		out = float64(buf[0])
+	} else {
+		a0 := archsimd.LoadFloat64x8(&fmaTab64[0])
+		m := archsimd.LoadFloat64x8(&fmaTab64[1])
+		c := archsimd.LoadFloat64x8(&fmaTab64[2])
+		a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 := a0, a0, a0, a0, a0, a0, a0, a0, a0, a0, a0
+		for range n {
+			a0, a1, a2, a3 = a0.MulAdd(m, c), a1.MulAdd(m, c), a2.MulAdd(m, c), a3.MulAdd(m, c)
+			a4, a5, a6, a7 = a4.MulAdd(m, c), a5.MulAdd(m, c), a6.MulAdd(m, c), a7.MulAdd(m, c)
+			a8, a9, a10, a11 = a8.MulAdd(m, c), a9.MulAdd(m, c), a10.MulAdd(m, c), a11.MulAdd(m, c)
+		}
+		var buf [8]float64
+		a0.Add(a1).Add(a2).Add(a3).Add(a4).Add(a5).Add(a6).Add(a7).Add(a8).Add(a9).Add(a10).Add(a11).Store(&buf)
+		archsimd.ClearAVXUpperBits()
+		out = buf[0]
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package tile
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestKernelsMatchDense runs every pass through both kernels (portable and,
+// where built, vectorized) in both precisions, against the materialized P
+// in float64, across tile sizes that leave ragged edges and padding.
+func TestKernelsMatchDense(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n, p, k int
+		gamma   float64
+		blocks  []int
+	}{
+		{name: "p=3/k=5", n: 157, p: 3, k: 5, gamma: 0.3, blocks: []int{1, 7, 16, 64, 0}},
+		{name: "p=1/k=1", n: 45, p: 1, k: 1, gamma: 2, blocks: []int{13, 45}},
+		{name: "p=16/k=17", n: 130, p: 16, k: 17, gamma: 0.05, blocks: []int{33, 100}},
+		{name: "p=37/k=100", n: 90, p: 37, k: 100, gamma: 0.02, blocks: []int{20, 64}},
+		{name: "p=4/k=70", n: 200, p: 4, k: 70, gamma: 0.5, blocks: []int{80}},
+	} {
+		x := randomFeatures(tc.n, tc.p, uint64(tc.n))
+		// Shift the features far from the origin: the vectorized kernel's
+		// norms identity must not lose them to cancellation.
+		for i := range x {
+			x[i] += 40
+		}
+		P := denseP(x, tc.n, tc.p, tc.gamma)
+		W, s, S := randomW(tc.n, tc.k, 9)
+		var PW, PS mat.Dense
+		PW.Mul(P, W)
+		PS.Mul(P, S)
+		wantRows := make([]float64, tc.n)
+		var wantFrob float64
+		for i := range tc.n {
+			for j := range tc.n {
+				wantRows[i] += P.At(i, j)
+				wantFrob += P.At(i, j) * P.At(i, j)
+			}
+		}
+		for _, prec := range []Precision{Float64, Float32} {
+			// Float32 rounds every value (relative error 6e-8) and, in the
+			// vectorized kernel, computes distances in float32 from centred
+			// features; P·W products are summed in float32 over at most
+			// flushEvery terms. The sums here are relative to their largest
+			// value.
+			tol := 1e-12
+			if prec == Float32 {
+				tol = 2e-6
+			}
+			src, err := NewGaussianPrecision(x, tc.n, tc.p, tc.gamma, prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, generic := range []bool{true, false} {
+				for _, block := range tc.blocks {
+					e := &Engine{Source: src, BlockSize: block, Workers: 3, Generic: generic}
+					t.Run(fmt.Sprintf("%s/%s/block=%d", tc.name, e.Kernel(), block), func(t *testing.T) {
+						ctx := context.Background()
+						y := make([]float64, tc.n*tc.k)
+						rows := make([]float64, tc.n)
+						frob, err := e.Mul(ctx, y, W.RawMatrix().Data, tc.k, rows)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := maxRelDiff(y, PW.RawMatrix().Data); d > tol {
+							t.Errorf("P·W: max relative difference %g", d)
+						}
+						if d := maxRelDiff(rows, wantRows); d > tol {
+							t.Errorf("row sums: max relative difference %g", d)
+						}
+						if d := math.Abs(frob-wantFrob) / wantFrob; d > tol {
+							t.Errorf("||P||_F^2 = %v, want %v (relative difference %g)", frob, wantFrob, d)
+						}
+						if err := e.MulOneHot(ctx, y, s, tc.k); err != nil {
+							t.Fatal(err)
+						}
+						if d := maxRelDiff(y, PS.RawMatrix().Data); d > tol {
+							t.Errorf("P·S: max relative difference %g", d)
+						}
+						frob2, err := e.Stats(ctx, rows)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if frob2 != frob || maxRelDiff(rows, wantRows) > tol {
+							t.Errorf("Stats: ||P||_F^2 = %v, want %v as from Mul", frob2, frob)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// randomW returns a random nonnegative n×k matrix and a random one-hot
+// matrix with its column indices.
+func randomW(n, k int, seed uint64) (W *mat.Dense, s []int32, S *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	W = mat.NewDense(n, k, nil)
+	S = mat.NewDense(n, k, nil)
+	s = make([]int32, n)
+	for i := range n {
+		for c := range k {
+			W.Set(i, c, rng.Float64())
+		}
+		s[i] = int32(rng.IntN(k))
+		S.Set(i, int(s[i]), 1)
+	}
+	return W, s, S
+}
+
+// TestKernelSameBitsAnyWorkers checks the determinism promise for every
+// kernel and precision: a pass's outputs do not depend on the number of
+// workers, bit for bit.
+func TestKernelSameBitsAnyWorkers(t *testing.T) {
+	const n, p, k = 301, 5, 12
+	x := randomFeatures(n, p, 11)
+	W, s, _ := randomW(n, k, 2)
+	for _, prec := range []Precision{Float64, Float32} {
+		src, _ := NewGaussianPrecision(x, n, p, 0.2, prec)
+		for _, generic := range []bool{true, false} {
+			run := func(workers int) []float64 {
+				e := &Engine{Source: src, BlockSize: 48, Workers: workers, Generic: generic}
+				pw, ps, rows := make([]float64, n*k), make([]float64, n*k), make([]float64, n)
+				frob, err := e.Mul(context.Background(), pw, W.RawMatrix().Data, k, rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.MulOneHot(context.Background(), ps, s, k); err != nil {
+					t.Fatal(err)
+				}
+				return append(append(append(pw, ps...), rows...), frob)
+			}
+			one := run(1)
+			for _, workers := range []int{2, 5} {
+				got := run(workers)
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(one[i]) {
+						t.Fatalf("%v generic=%v workers=%d: output %d = %v, one worker gave %v", prec, generic, workers, i, got[i], one[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFloat32Values checks that float32 tiles hold float32 values: the
+// portable kernel's tile values survive a round trip through float32.
+func TestFloat32Values(t *testing.T) {
+	const n, p = 40, 3
+	g, err := NewGaussianPrecision(randomFeatures(n, p, 3), n, p, 0.4, Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float64, n*n)
+	if err := g.Tile(buf, 0, n, 0, n); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range buf {
+		if float64(float32(v)) != v {
+			t.Fatalf("value %d = %v is not a float32", i, v)
+		}
+	}
+	if g.Precision() != Float32 {
+		t.Fatalf("Precision() = %v", g.Precision())
+	}
+}
+
+func TestParsePrecision(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Precision
+		err  bool
+	}{
+		{in: "float64", want: Float64},
+		{in: "float32", want: Float32},
+		{in: "f32", want: Float32},
+		{in: "64", want: Float64},
+		{in: "float16", err: true},
+		{in: "", err: true},
+	} {
+		got, err := ParsePrecision(tc.in)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("ParsePrecision(%q) = %v, %v", tc.in, got, err)
+		}
+		if !tc.err && got.String() != map[Precision]string{Float64: "float64", Float32: "float32"}[tc.want] {
+			t.Errorf("%v.String() = %q", got, got.String())
+		}
+	}
+	if _, err := NewGaussianPrecision([]float64{0, 1}, 2, 1, 1, Precision(7)); err == nil {
+		t.Error("NewGaussianPrecision accepted Precision(7)")
+	}
+}
+
+func TestKernelName(t *testing.T) {
+	g, _ := NewGaussianPrecision(randomFeatures(10, 2, 1), 10, 2, 1, Float32)
+	if got := (&Engine{Source: g, Generic: true}).Kernel(); got != "go/float32" {
+		t.Errorf("generic Kernel() = %q, want go/float32", got)
+	}
+	got := (&Engine{Source: g}).Kernel()
+	name, ok := VectorKernel()
+	want := "go/float32"
+	if ok {
+		want = name + "/float32"
+	}
+	if got != want {
+		t.Errorf("Kernel() = %q, want %q", got, want)
+	}
+	// A source that is not a Gaussian runs the portable kernel.
+	if got := (&Engine{Source: &failingSource{Source: g, failAt: -1}}).Kernel(); !strings.HasPrefix(got, "go/") {
+		t.Errorf("Kernel() of a wrapped source = %q, want go/...", got)
+	}
+}
