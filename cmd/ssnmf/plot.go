@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ssnmf/ssnmf/figure"
+)
+
+// plotCmd is the plot command: it draws one or more -trace files of solve
+// into one panel, a curve per file, as PNG or SVG.
+func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("ssnmf plot", flag.ContinueOnError)
+	fset.Usage = func() {
+		fmt.Fprintf(fset.Output(), "Usage: ssnmf plot [flags] -o FILE.png|FILE.svg TRACE.csv ...\n\n"+
+			"Draws the traces written by \"ssnmf solve -trace\", one curve per file, labeled by the\n"+
+			"file's name. On logarithmic axes (the default) points with a coordinate <= 0 are left\n"+
+			"out, such as iteration 0 or the last point of -y excess.\n\nFlags:\n")
+		fset.PrintDefaults()
+	}
+	out := fset.String("o", "", "output `FILE`, .png or .svg (required)")
+	xcol := fset.String("x", "seconds", "x axis: seconds, passes or iter")
+	ycol := fset.String("y", "objective", "y axis: objective, gap, excess (f minus the trace's smallest f) or step_size")
+	linear := fset.Bool("linear", false, "linear axes instead of logarithmic")
+	title := fset.String("title", "", "title of the plot")
+	pos, err := parseFlags(fset, args, stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *out == "":
+		return usagef("plot: -o FILE.png or FILE.svg is required")
+	case len(pos) == 0:
+		return usagef("plot: no TRACE.csv given")
+	case !slices.Contains([]string{"seconds", "passes", "iter"}, *xcol):
+		return usagef("plot: -x %q: want seconds, passes or iter", *xcol)
+	case !slices.Contains([]string{"objective", "gap", figure.Excess, "step_size"}, *ycol):
+		return usagef("plot: -y %q: want objective, gap, excess or step_size", *ycol)
+	}
+	if _, err := figure.Format(*out); err != nil {
+		return usagef("plot: -o %v", err)
+	}
+	panel := figure.Panel{Title: *title, XLabel: *xcol, YLabel: *ycol, LogX: !*linear, LogY: !*linear}
+	if *ycol == figure.Excess {
+		panel.YLabel = "f - f* (f* = the trace's smallest f)"
+	}
+	for _, path := range pos {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tr, err := figure.ReadTraceFile(path)
+		if err != nil {
+			return usageError{err} // as solve treats its input
+		}
+		s, err := figure.TraceSeries(tr, *xcol, *ycol)
+		if err != nil {
+			return err
+		}
+		panel.Series = append(panel.Series, s)
+	}
+	fig := &figure.Figure{Panels: []figure.Panel{panel}}
+	if err := fig.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "ssnmf: plot: wrote %s (%d traces: %s)\n", *out, len(pos), strings.Join(pos, ", "))
+	return nil
+}
