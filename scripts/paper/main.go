@@ -138,26 +138,28 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	for _, scaling := range c.scalings {
 		var runs []*run
-		for _, ds := range c.sets {
+		title := fmt.Sprintf("Features %s, gamma = 1, seed %d, -ftol %g -max-iter %d, %d workers", scaling, c.seed, c.ftol, c.maxIter, c.workers)
+		for i, ds := range c.sets {
 			rs, err := c.runSet(ctx, ds, scaling, stderr)
 			if err != nil {
 				return err
 			}
 			runs = append(runs, rs...)
+			// Write the table and figures after every data set, so that
+			// an interrupted run keeps what it has done.
+			if err := store.WriteFileAtomic(filepath.Join(c.out, "table-"+scaling+".md"), func(w io.Writer) error {
+				fmt.Fprintf(w, "%s\n\n", title)
+				writeTable(w, runs)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := c.figures(c.sets[:i+1], runs, scaling); err != nil {
+				return err
+			}
 		}
-		title := fmt.Sprintf("Features %s, gamma = 1, seed %d, -ftol %g -max-iter %d, %d workers", scaling, c.seed, c.ftol, c.maxIter, c.workers)
 		fmt.Fprintf(stdout, "\n## %s\n\n", title)
 		writeTable(stdout, runs)
-		if err := store.WriteFileAtomic(filepath.Join(c.out, "table-"+scaling+".md"), func(w io.Writer) error {
-			fmt.Fprintf(w, "%s\n\n", title)
-			writeTable(w, runs)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := c.figures(runs, scaling); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stdout, "\ntotal %.0fs\n", time.Since(begin).Seconds())
 	return nil
@@ -284,13 +286,13 @@ func writeTable(out io.Writer, runs []*run) {
 // figures draws Fig. 2 (log seconds against log f, three methods) and
 // Fig. 3 (log seconds against log(f - f*), FW and PGD), one panel per data
 // set, as PNG and SVG.
-func (c *config) figures(runs []*run, scaling string) error {
+func (c *config) figures(sets []dataSet, runs []*run, scaling string) error {
 	suffix := ""
 	if scaling != "standardized" {
 		suffix = "-" + scaling
 	}
 	var fig2, fig3 figure.Figure
-	for _, ds := range c.sets {
+	for _, ds := range sets {
 		p2 := figure.Panel{Title: fmt.Sprintf("%s (k = %d)", ds.name, ds.k), XLabel: "seconds", YLabel: "objective f", LogX: true, LogY: true}
 		p3 := figure.Panel{Title: p2.Title, XLabel: "seconds", YLabel: "f - f* (f* = the method's best)", LogX: true, LogY: true}
 		for _, r := range runs {
@@ -314,7 +316,7 @@ func (c *config) figures(runs []*run, scaling string) error {
 		fig2.Panels = append(fig2.Panels, p2)
 		fig3.Panels = append(fig3.Panels, p3)
 	}
-	fig2.Cols, fig3.Cols = min(2, len(c.sets)), min(2, len(c.sets))
+	fig2.Cols, fig3.Cols = min(2, len(sets)), min(2, len(sets))
 	for _, f := range []struct {
 		fig  *figure.Figure
 		name string
