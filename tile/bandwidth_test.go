@@ -9,24 +9,32 @@ import (
 	"testing"
 )
 
-// allSqDists returns the squared distances of every pair i < j of distinct
-// rows, sorted: the exact population SampleSqDists samples from.
-func allSqDists(x []float64, n, p int) []float64 {
-	var d2 []float64
-	for i := range n {
-		for j := i + 1; j < n; j++ {
+// refScale computes the scale of AutoBandwidth by brute force over all rows
+// (n <= BandwidthReference, so every row is both a reference row and a
+// candidate anchor): for each anchor in the given set, the m-th smallest
+// positive squared distance to any row; then their median.
+func refScale(x []float64, n, p int, anchors []int) float64 {
+	var scales []float64
+	for _, a := range anchors {
+		var d2 []float64
+		for j := range n {
 			var d float64
 			for q := range p {
-				t := x[i*p+q] - x[j*p+q]
+				t := x[a*p+q] - x[j*p+q]
 				d += t * t
 			}
 			if d > 0 {
 				d2 = append(d2, d)
 			}
 		}
+		if len(d2) == 0 {
+			continue
+		}
+		slices.Sort(d2)
+		scales = append(scales, d2[min(BandwidthNeighbor, len(d2))-1])
 	}
-	slices.Sort(d2)
-	return d2
+	slices.Sort(scales)
+	return Quantile(scales, 0.5)
 }
 
 func TestQuantile(t *testing.T) {
@@ -51,64 +59,107 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
-func TestAutoLevel(t *testing.T) {
+func TestSampleRows(t *testing.T) {
 	for _, tc := range []struct {
-		k    int
-		want float64
+		name string
+		n, s int
 	}{
-		{k: 1, want: 0.5}, {k: 2, want: 0.5}, {k: 4, want: 0.25}, {k: 10, want: 0.1},
-		{k: 200, want: 0.005}, {k: 100000, want: MinLevel},
+		{name: "all rows", n: 10, s: 20},
+		{name: "exactly s", n: 20, s: 20},
+		{name: "sample", n: 1000, s: 50},
+		{name: "none", n: 0, s: 5},
 	} {
-		if got := AutoLevel(tc.k); got != tc.want {
-			t.Errorf("AutoLevel(%d) = %v, want %v", tc.k, got, tc.want)
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			rows := sampleRows(rng, tc.n, tc.s)
+			if len(rows) != min(tc.n, tc.s) {
+				t.Fatalf("%d rows, want %d", len(rows), min(tc.n, tc.s))
+			}
+			seen := map[int]bool{}
+			for _, r := range rows {
+				if r < 0 || r >= tc.n || seen[r] {
+					t.Fatalf("row %d out of range or repeated in %v", r, rows)
+				}
+				seen[r] = true
+			}
+		})
+	}
+	// Each row is drawn with probability s/n: over many draws the counts
+	// of the rows of a small population are close to equal.
+	rng := rand.New(rand.NewPCG(3, 4))
+	counts := make([]int, 10)
+	for range 20000 {
+		for _, r := range sampleRows(rng, 10, 3) {
+			counts[r]++
+		}
+	}
+	for r, c := range counts {
+		if c < 5400 || c > 6600 { // expectation 6000, sd about 65
+			t.Fatalf("row %d drawn %d times of 20000 draws of 3 in 10", r, c)
 		}
 	}
 }
 
-// TestAutoBandwidthMatchesPopulation compares the sampled quantile with the
-// quantile of all n(n-1)/2 squared distances.
-func TestAutoBandwidthMatchesPopulation(t *testing.T) {
-	const n, p = 300, 5
-	rng := rand.New(rand.NewPCG(3, 4))
-	x := make([]float64, n*p)
-	for i := range n {
-		c := float64(i % 4) // four groups, so the quantiles differ from the median
-		for q := range p {
-			x[i*p+q] = 3*c + rng.NormFloat64()
-		}
-	}
-	all := allSqDists(x, n, p)
-	for _, k := range []int{1, 4, 10} {
-		b, err := AutoBandwidth(x, n, p, k, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := Quantile(all, AutoLevel(k))
-		if rel := math.Abs(b.SqDist-want) / want; rel > 0.05 {
-			t.Errorf("k=%d: sampled quantile %g, population %g (rel. diff %.3f)", k, b.SqDist, want, rel)
-		}
-		if b.Gamma != 1/b.SqDist || b.Pairs != DefaultGammaPairs || b.Distinct != DefaultGammaPairs {
-			t.Errorf("k=%d: %+v", k, b)
-		}
-		if med := Quantile(all, 0.5); math.Abs(b.Median-med)/med > 0.05 {
-			t.Errorf("k=%d: sampled median %g, population %g", k, b.Median, med)
-		}
-		if !strings.HasPrefix(b.Rule, "auto: 1/(") {
-			t.Errorf("rule %q", b.Rule)
-		}
+// TestAutoBandwidthMatchesBruteForce checks the scale against a direct
+// computation when every row is a reference row and an anchor.
+func TestAutoBandwidthMatchesBruteForce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n, p int
+		dup  int // copies of each row
+	}{
+		{name: "few rows", n: 40, p: 3, dup: 1},
+		{name: "every row an anchor", n: BandwidthAnchors, p: 5, dup: 1},
+		{name: "duplicates", n: 60, p: 2, dup: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			var x []float64
+			for range tc.n {
+				row := make([]float64, tc.p)
+				for q := range row {
+					row[q] = rng.NormFloat64()
+				}
+				for range tc.dup {
+					x = append(x, row...)
+				}
+			}
+			n := tc.n * tc.dup
+			if n > BandwidthAnchors {
+				t.Skip("brute force needs every row to be an anchor")
+			}
+			b, err := AutoBandwidth(x, n, tc.p, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			want := refScale(x, n, tc.p, all)
+			if b.Scale != want || b.Gamma != 1/(BandwidthFactor*want) {
+				t.Fatalf("scale %v gamma %v, brute force scale %v", b.Scale, b.Gamma, want)
+			}
+			if b.Reference != n || b.Anchors != n || !strings.Contains(b.Rule, "nearest neighbour") {
+				t.Fatalf("%+v", b)
+			}
+		})
 	}
 }
 
 func TestAutoBandwidthRobust(t *testing.T) {
-	const n, p, k = 200, 3, 5
+	const n, p = 5000, 3 // more rows than BandwidthReference: a sample
 	rng := rand.New(rand.NewPCG(1, 1))
 	x := make([]float64, n*p)
 	for i := range x {
 		x[i] = rng.NormFloat64()
 	}
-	ref, err := AutoBandwidth(x, n, p, k, 0)
+	ref, err := AutoBandwidth(x, n, p, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ref.Reference != BandwidthReference || ref.Anchors != BandwidthAnchors {
+		t.Fatalf("%+v", ref)
 	}
 
 	t.Run("constant columns add nothing", func(t *testing.T) {
@@ -118,34 +169,40 @@ func TestAutoBandwidthRobust(t *testing.T) {
 			xc = append(xc, x[i*p:(i+1)*p]...)
 			xc = append(xc, -1e6)
 		}
-		b, err := AutoBandwidth(xc, n, p+2, k, 0)
+		b, err := AutoBandwidth(xc, n, p+2, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The same pairs are drawn and the constant terms add exact zeros.
+		// The same rows are drawn and the constant terms add exact zeros.
 		if b.Gamma != ref.Gamma {
 			t.Fatalf("gamma %v with constant columns, %v without", b.Gamma, ref.Gamma)
 		}
 	})
 	t.Run("duplicated rows", func(t *testing.T) {
-		// Every row four times: the pairs of copies of one row (3 in 799
-		// of the pairs drawn) are left out, and the distinct pairs keep
-		// about the same distribution.
-		xd := make([]float64, 0, 4*n*p)
-		for i := range n {
-			for range 4 {
-				xd = append(xd, x[i*p:(i+1)*p]...)
-			}
+		// Every row of a 1500-row set three times: the copies of an
+		// anchor are not its neighbours, so the scale is that of the
+		// distinct rows, not 0.
+		const m = 1500
+		xd := make([]float64, 0, 3*m*p)
+		for range 3 {
+			xd = append(xd, x[:m*p]...)
 		}
-		b, err := AutoBandwidth(xd, 4*n, p, k, 0)
+		b, err := AutoBandwidth(xd, 3*m, p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Distinct >= b.Pairs || b.Distinct < b.Pairs*9/10 {
-			t.Fatalf("%d distinct pairs of %d: duplicates not left out as expected", b.Distinct, b.Pairs)
+		if !(b.Gamma > 0) || math.IsInf(b.Gamma, 0) {
+			t.Fatalf("%+v", b)
 		}
-		if rel := math.Abs(b.Gamma-ref.Gamma) / ref.Gamma; rel > 0.05 {
-			t.Fatalf("gamma %v with duplicated rows, %v without", b.Gamma, ref.Gamma)
+		// Neighbours now come in threes: the 10th distinct-row neighbour
+		// is about the 4th distinct point, so the scale shrinks, but stays
+		// within a small factor of the undoubled set's.
+		one, err := AutoBandwidth(x[:m*p], m, p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := b.Scale / one.Scale; r < 0.2 || r > 1 {
+			t.Fatalf("scale %v with every row three times, %v once", b.Scale, one.Scale)
 		}
 	})
 	t.Run("mostly duplicates", func(t *testing.T) {
@@ -154,11 +211,11 @@ func TestAutoBandwidthRobust(t *testing.T) {
 		for i := range 10 {
 			xd[i*100] = float64(i + 1)
 		}
-		b, err := AutoBandwidth(xd, 1000, 1, k, 0)
+		b, err := AutoBandwidth(xd, 1000, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !(b.Gamma > 0) || math.IsInf(b.Gamma, 0) || b.Distinct == 0 {
+		if !(b.Gamma > 0) || math.IsInf(b.Gamma, 0) {
 			t.Fatalf("%+v", b)
 		}
 	})
@@ -168,22 +225,26 @@ func TestAutoBandwidthRobust(t *testing.T) {
 		for i, v := range x {
 			xs[i] = 4 * v
 		}
-		b, err := AutoBandwidth(xs, n, p, k, 0)
+		b, err := AutoBandwidth(xs, n, p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.SqDist != 16*ref.SqDist {
-			t.Fatalf("quantile %v after scaling by 4, want 16 × %v", b.SqDist, ref.SqDist)
+		if b.Scale != 16*ref.Scale || b.Median != 16*ref.Median {
+			t.Fatalf("scale %v after scaling by 4, want 16 × %v", b.Scale, ref.Scale)
 		}
 	})
 	t.Run("seeded", func(t *testing.T) {
-		again, _ := AutoBandwidth(x, n, p, k, 0)
-		other, _ := AutoBandwidth(x, n, p, k, 1)
+		again, _ := AutoBandwidth(x, n, p, 0)
+		other, _ := AutoBandwidth(x, n, p, 1)
 		if again != ref {
 			t.Fatal("same seed, different bandwidth")
 		}
-		if other.SqDist == ref.SqDist {
-			t.Fatal("seeds 0 and 1 sampled the same quantile: the seed is not used")
+		if other.Scale == ref.Scale {
+			t.Fatal("seeds 0 and 1 gave the same scale: the seed is not used")
+		}
+		// Both estimate the same population figure.
+		if r := other.Scale / ref.Scale; r < 0.8 || r > 1.25 {
+			t.Fatalf("scales %v and %v for seeds 0 and 1", ref.Scale, other.Scale)
 		}
 	})
 }
@@ -192,30 +253,25 @@ func TestAutoBandwidthTiny(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		x         []float64
-		n, p, k   int
+		n, p      int
 		wantGamma float64
 		wantRule  string
 	}{
-		{name: "n=0", x: nil, n: 0, p: 2, k: 1, wantGamma: 1, wantRule: "no two distinct rows"},
-		{name: "n=1", x: []float64{1, 2}, n: 1, p: 2, k: 1, wantGamma: 1, wantRule: "no two distinct rows"},
-		{name: "n=2", x: []float64{0, 0, 3, 4}, n: 2, p: 2, k: 2, wantGamma: 1.0 / 25, wantRule: "quantile"},
-		{name: "n=2 equal", x: []float64{5, 5}, n: 2, p: 1, k: 2, wantGamma: 1, wantRule: "no two distinct rows"},
-		{name: "all rows equal", x: []float64{1, 1, 1, 1, 1, 1}, n: 3, p: 2, k: 2, wantGamma: 1, wantRule: "no two distinct rows"},
-		{name: "n=3 k=3", x: []float64{0, 1, 3}, n: 3, p: 1, k: 3, wantGamma: 0, wantRule: "quantile"},
+		{name: "n=0", x: nil, n: 0, p: 2, wantGamma: 1, wantRule: "no two distinct rows"},
+		{name: "n=1", x: []float64{1, 2}, n: 1, p: 2, wantGamma: 1, wantRule: "no two distinct rows"},
+		{name: "n=2", x: []float64{0, 0, 3, 4}, n: 2, p: 2, wantGamma: 1.0 / (BandwidthFactor * 25), wantRule: "nearest neighbour"},
+		{name: "n=2 equal", x: []float64{5, 5}, n: 2, p: 1, wantGamma: 1, wantRule: "no two distinct rows"},
+		{name: "all rows equal", x: []float64{1, 1, 1, 1, 1, 1}, n: 3, p: 2, wantGamma: 1, wantRule: "no two distinct rows"},
+		// Each row's farthest distinct row (fewer than m): 9, 4, 9; median 9.
+		{name: "n=3", x: []float64{0, 1, 3}, n: 3, p: 1, wantGamma: 1.0 / (BandwidthFactor * 9), wantRule: "nearest neighbour"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := AutoBandwidth(tc.x, tc.n, tc.p, tc.k, 0)
+			b, err := AutoBandwidth(tc.x, tc.n, tc.p, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.wantGamma != 0 && b.Gamma != tc.wantGamma {
-				t.Fatalf("gamma %v, want %v", b.Gamma, tc.wantGamma)
-			}
-			if tc.wantGamma == 0 {
-				// Distances 1, 4, 9: the 1/3-quantile lies between 1 and 4.
-				if !(b.SqDist >= 1 && b.SqDist <= 4) || b.Gamma != 1/b.SqDist {
-					t.Fatalf("%+v", b)
-				}
+			if b.Gamma != tc.wantGamma {
+				t.Fatalf("gamma %v, want %v (%+v)", b.Gamma, tc.wantGamma, b)
 			}
 			if !strings.Contains(b.Rule, tc.wantRule) {
 				t.Fatalf("rule %q, want it to mention %q", b.Rule, tc.wantRule)
@@ -226,25 +282,23 @@ func TestAutoBandwidthTiny(t *testing.T) {
 
 func TestAutoBandwidthErrors(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		x       []float64
-		n, p, k int
-		want    string
+		name string
+		x    []float64
+		n, p int
+		want string
 	}{
-		{name: "k=0", x: []float64{1, 2}, n: 2, p: 1, k: 0, want: "k must be >= 1"},
-		{name: "sizes", x: []float64{1, 2, 3}, n: 2, p: 2, k: 1, want: "features have 3 values"},
-		{name: "p=0", x: nil, n: 2, p: 0, k: 1, want: "features have 0 values"},
-		{name: "too close", x: []float64{0, 1e-160}, n: 2, p: 1, k: 1, want: "out of range"},
+		{name: "sizes", x: []float64{1, 2, 3}, n: 2, p: 2, want: "features have 3 values"},
+		{name: "p=0", x: nil, n: 2, p: 0, want: "features have 0 values"},
+		{name: "NaN", x: []float64{0, math.NaN()}, n: 2, p: 1, want: "is NaN"},
+		{name: "overflow", x: []float64{-1e300, 1e300}, n: 2, p: 1, want: "is +Inf"},
+		{name: "too close", x: []float64{0, 1e-160}, n: 2, p: 1, want: "out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := AutoBandwidth(tc.x, tc.n, tc.p, tc.k, 0)
+			_, err := AutoBandwidth(tc.x, tc.n, tc.p, 0)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
 		})
-	}
-	if _, _, err := SampleSqDists([]float64{1, 2}, 2, 1, 0, 0); err == nil {
-		t.Fatal("SampleSqDists accepted 0 pairs")
 	}
 }
 
@@ -252,24 +306,31 @@ func BenchmarkAutoBandwidth(b *testing.B) {
 	const n, p = 100000, 16
 	x := randomFeatures(n, p, 1)
 	for b.Loop() {
-		if _, err := AutoBandwidth(x, n, p, 10, 0); err != nil {
+		if _, err := AutoBandwidth(x, n, p, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N)*DefaultGammaPairs/b.Elapsed().Seconds(), "pairs/s")
+	b.ReportMetric(float64(b.N)*BandwidthAnchors*BandwidthReference/b.Elapsed().Seconds(), "pairs/s")
 }
 
 func ExampleAutoBandwidth() {
-	// Two tight groups of points on a line, far apart.
-	x := []float64{0, 0.1, 0.2, 0.3, 10, 10.1, 10.2, 10.3}
-	b, err := AutoBandwidth(x, len(x), 1, 2, 0)
+	// Two groups of 50 points on a line, 0.01 apart within a group and
+	// 10 apart between the groups.
+	var x []float64
+	for i := range 100 {
+		x = append(x, 10*float64(i/50)+0.01*float64(i%50))
+	}
+	b, err := AutoBandwidth(x, len(x), 1, 0)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(b.Rule)
-	fmt.Printf("gamma %.3g from the %.2g-quantile %.3g of %d sampled pairs\n", b.Gamma, b.Level, b.SqDist, b.Distinct)
+	// A row's tenth neighbour is 0.05 away: gamma = 1/(4·0.05²). The median
+	// heuristic, 1/median, would give about 0.011, under which the two
+	// groups are hardly told apart.
+	fmt.Printf("gamma %.3g, neighbour scale %.3g, median %.3g\n", b.Gamma, b.Scale, b.Median)
 	// Output:
-	// auto: 1/(0.5-quantile of squared distances)
-	// gamma 0.0104 from the 0.5-quantile 96 of 20000 sampled pairs
+	// auto: 1/(4 × median squared distance to the 10-th nearest neighbour)
+	// gamma 100, neighbour scale 0.0025, median 91.7
 }
