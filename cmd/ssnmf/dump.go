@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"io"
+	"os"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/checkpoint"
+	"github.com/ssnmf/ssnmf/store/tilefile"
 )
 
-// dump prints a work-directory matrix file for debugging.
+// dump prints a work-directory matrix, a checkpoint or a tile file for
+// debugging, telling them apart by their first bytes.
 func dump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ssnmf dump", flag.ContinueOnError)
-	rows := fs.Int("rows", 10, "number of rows to print")
+	rows := fs.Int("rows", 10, "number of matrix rows to print")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -18,5 +23,19 @@ func dump(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("dump: want exactly one FILE, have %d arguments", len(pos))
 	}
-	return store.DumpMatrix(stdout, pos[0], *rows)
+	name := pos[0]
+	head := make([]byte, 8)
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	switch head = head[:n]; {
+	case bytes.HasPrefix(head, []byte("SSNMFCKP")):
+		return checkpoint.Dump(stdout, name)
+	case bytes.HasPrefix(head, []byte("ARROW1")):
+		return tilefile.Dump(stdout, name)
+	}
+	return store.DumpMatrix(stdout, name, *rows)
 }

@@ -1,12 +1,16 @@
 // Command ssnmf clusters data by simplicial symmetric NMF: it factors the
 // Gaussian affinity matrix P of a data set's rows as W Wᵀ, with each row of W
 // a probability vector, the point's soft membership in k clusters. P is
-// never stored; it is generated tile by tile in every pass.
+// never stored; it is generated tile by tile in every pass, or read from a
+// tile file.
 //
 // Usage:
 //
-//	ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz]
-//	ssnmf dump [-rows N] FILE.mat
+//	ssnmf solve [flags] [INPUT]
+//	ssnmf solve -resume DIR [flags]
+//	ssnmf tiles [flags] -o FILE.arrow [INPUT]
+//	ssnmf bench [flags]
+//	ssnmf dump FILE
 //
 // Run "ssnmf solve -h" for the flags. With no INPUT, solve clusters the
 // yeast data set built into the binary.
@@ -19,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -40,10 +45,24 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// main runs the command line. The first SIGINT or SIGTERM asks a run to
+// stop at the end of the current tile pass, leaving a checkpoint to resume
+// from; a second one aborts at once.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stopping atomic.Bool
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		stopping.Store(true)
+		fmt.Fprintln(os.Stderr, "ssnmf: stopping at the end of the current pass (signal again to abort)")
+		<-sigs
+		cancel()
+	}()
+	code := runStop(ctx, os.Args[1:], os.Stdout, os.Stderr, stopping.Load)
+	signal.Stop(sigs)
+	cancel()
 	os.Exit(code)
 }
 
@@ -51,13 +70,21 @@ const usage = `ssnmf clusters data by simplicial symmetric NMF (Frank-Wolfe).
 
 Usage:
   ssnmf solve [flags] [INPUT]   cluster the rows of a CSV file (built-in yeast data if none)
-  ssnmf dump [-rows N] FILE     print the header and first rows of a work-directory matrix file
+  ssnmf solve -resume DIR       continue a run from its checkpoint
+  ssnmf tiles [flags] -o FILE   write P of an input as an Arrow tile file (for solve -affinity)
+  ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
+  ssnmf dump FILE               print a work-directory matrix, checkpoint or tile file for debugging
 
 Run "ssnmf solve -h" for the solver's flags.
 `
 
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runStop(ctx, args, stdout, stderr, nil)
+}
+
+// runStop is run with a function that asks a solve to stop; nil never does.
+func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -65,14 +92,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "solve":
-		err = solve(ctx, args[1:], stdout, stderr)
+		err = solve(ctx, args[1:], stdout, stderr, stop)
+	case "tiles":
+		err = tiles(ctx, args[1:], stdout, stderr)
+	case "bench":
+		err = bench(ctx, args[1:], stdout, stderr)
 	case "dump":
 		err = dump(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = usagef("unknown command %q (want solve or dump)", args[0])
+		err = usagef("unknown command %q (want solve, tiles, bench or dump)", args[0])
 	}
 	switch {
 	case err == nil:

@@ -156,10 +156,14 @@ func TestSolveOutputs(t *testing.T) {
 	}
 
 	header, rows := readCSV(t, out)
-	if strings.Join(header, ",") != "w1,w2,w3,cluster" || len(rows) != 12 {
-		t.Fatalf("-out: header %v and %d rows, want w1,w2,w3,cluster and 12", header, len(rows))
+	if strings.Join(header, ",") != "id,w1,w2,w3,cluster" || len(rows) != 12 {
+		t.Fatalf("-out: header %v and %d rows, want id,w1,w2,w3,cluster and 12", header, len(rows))
 	}
 	for i, r := range rows {
+		if r[0] != strconv.Itoa(i) {
+			t.Fatalf("row %d: id %s", i, r[0])
+		}
+		r = r[1:]
 		var s float64
 		best, arg := -1.0, -1
 		for j := range 3 {
@@ -201,7 +205,7 @@ func TestSolveOutputs(t *testing.T) {
 	iters := int(m["iterations"].(float64))
 
 	header, rows = readCSV(t, trace)
-	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes" {
+	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes,start" {
 		t.Errorf("trace header %v", header)
 	}
 	if len(rows) != iters+1 {
@@ -325,17 +329,22 @@ func TestArrowOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.NumRecords() != 1 || int(rec.NumRows()) != len(rows) || rec.NumCols() != 4 {
-		t.Fatalf("arrow file: %d batches, %d rows, %d columns; want 1, %d, 4", r.NumRecords(), rec.NumRows(), rec.NumCols(), len(rows))
+	if r.NumRecords() != 1 || int(rec.NumRows()) != len(rows) || rec.NumCols() != 5 {
+		t.Fatalf("arrow file: %d batches, %d rows, %d columns; want 1, %d, 5", r.NumRecords(), rec.NumRows(), rec.NumCols(), len(rows))
 	}
+	cols := rec.Columns()[1:] // after id
 	for i, row := range rows {
+		if got := rec.Column(0).(*array.Int64).Value(i); strconv.FormatInt(got, 10) != row[0] {
+			t.Fatalf("row %d id: arrow %d, csv %s", i, got, row[0])
+		}
+		row := row[1:]
 		for j := range 3 {
 			want, _ := strconv.ParseFloat(row[j], 64)
-			if got := rec.Column(j).(*array.Float64).Value(i); got != want {
+			if got := cols[j].(*array.Float64).Value(i); got != want {
 				t.Fatalf("row %d w%d: arrow %v, csv %v", i, j+1, got, want)
 			}
 		}
-		if got := rec.Column(3).(*array.Int32).Value(i); strconv.Itoa(int(got)) != row[3] {
+		if got := cols[3].(*array.Int32).Value(i); strconv.Itoa(int(got)) != row[3] {
 			t.Fatalf("row %d cluster: arrow %d, csv %s", i, got, row[3])
 		}
 	}

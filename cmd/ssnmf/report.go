@@ -23,57 +23,81 @@ const (
 
 // report gathers what a run prints and writes.
 type report struct {
-	cfg       *config
-	tab       *store.Table
-	gamma     float64
-	gammaRule string    // "given", or how the median heuristic went
-	out       io.Writer // progress
-	n         int
-	trace     io.Writer     // -trace, written as the run goes; nil if not asked for
-	traceBuf  []byte        // one row of the trace
-	passTime  time.Duration // total time of the iterations' P·S passes
-	lastLine  time.Time     // when the last progress line was printed
-	passStart time.Time     // when the current tile pass began
-	res       *fw.Result
-	seconds   float64
-	sum       summary
+	cfg         *config
+	prob        *problem
+	kernel      string    // the tile kernel's name
+	out         io.Writer // progress
+	n           int
+	trace       io.Writer // -trace, written as the run goes; nil if not asked for
+	traceAll    []byte    // the trace so far, for checkpoints
+	start       int       // the current start (0-based)
+	starts      []startResult
+	bestStart   int
+	resumedAt   int               // the iteration a resumed run went on from
+	penalty     *fw.PenaltyResult // the penalty method's result of the current start
+	bestPenalty *fw.PenaltyResult // of the best start
+	passTime    time.Duration     // total time of the iterations' P·S passes
+	lastLine    time.Time         // when the last progress line was printed
+	passStart   time.Time         // when the current tile pass began
+	res         *fw.Result
+	seconds     float64
+	sum         summary
+}
+
+// startResult is the outcome of one start of a run with -restarts.
+type startResult struct {
+	Seed       uint64  `json:"seed"`
+	Objective  float64 `json:"objective"`
+	Gap        float64 `json:"gap"`
+	Iterations int     `json:"iterations"`
 }
 
 // summary is the JSON document of -summary.
 type summary struct {
-	Input            string   `json:"input"`
-	N                int      `json:"n"`
-	P                int      `json:"p"`
-	K                int      `json:"k"`
-	Method           string   `json:"method"`
-	Step             string   `json:"step"`
-	Init             string   `json:"init"`
-	Gamma            float64  `json:"gamma"`
-	GammaRule        string   `json:"gamma_rule"`
-	Standardize      bool     `json:"standardize"`
-	Seed             uint64   `json:"seed"`
-	Workers          int      `json:"workers"`
-	Tile             int      `json:"tile"`
-	Kernel           string   `json:"kernel"`
-	Tol              float64  `json:"tol"`
-	Ftol             float64  `json:"ftol"`
-	MaxIter          int      `json:"max_iter"`
-	Refresh          int      `json:"refresh"`
-	Iterations       int      `json:"iterations"`
-	Passes           int      `json:"passes"`
-	Objective        float64  `json:"objective"`
-	Gap              float64  `json:"gap"`
-	Converged        bool     `json:"converged"`
-	StopReason       string   `json:"stop_reason"`
-	Seconds          float64  `json:"seconds"`
-	SolveSeconds     float64  `json:"solve_seconds"`
-	EntriesPerSecond float64  `json:"entries_per_second"`
-	PFrobeniusSq     float64  `json:"p_frobenius_sq"`
-	PMaxRowSum       float64  `json:"p_max_row_sum"`
-	Classes          int      `json:"classes,omitempty"`
-	ARI              *float64 `json:"ari,omitempty"`
-	NMI              *float64 `json:"nmi,omitempty"`
-	Accuracy         *float64 `json:"accuracy,omitempty"`
+	Input            string        `json:"input"`
+	N                int           `json:"n"`
+	P                int           `json:"p"`
+	K                int           `json:"k"`
+	Method           string        `json:"method"`
+	Step             string        `json:"step"`
+	Init             string        `json:"init"`
+	Gamma            float64       `json:"gamma"`
+	GammaRule        string        `json:"gamma_rule"`
+	Standardize      bool          `json:"standardize"`
+	Seed             uint64        `json:"seed"`
+	Workers          int           `json:"workers"`
+	Tile             int           `json:"tile"`
+	Kernel           string        `json:"kernel"`
+	Tol              float64       `json:"tol"`
+	Ftol             float64       `json:"ftol"`
+	MaxIter          int           `json:"max_iter"`
+	Refresh          int           `json:"refresh"`
+	Iterations       int           `json:"iterations"`
+	Passes           int           `json:"passes"`
+	Objective        float64       `json:"objective"`
+	Gap              float64       `json:"gap"`
+	Converged        bool          `json:"converged"`
+	StopReason       string        `json:"stop_reason"`
+	Seconds          float64       `json:"seconds"`
+	SolveSeconds     float64       `json:"solve_seconds"`
+	EntriesPerSecond float64       `json:"entries_per_second"`
+	PFrobeniusSq     float64       `json:"p_frobenius_sq"`
+	PMaxRowSum       float64       `json:"p_max_row_sum"`
+	Precision        string        `json:"precision"`
+	Affinity         string        `json:"affinity,omitempty"`
+	ResumedAt        int           `json:"resumed_at,omitempty"`
+	Starts           []startResult `json:"starts,omitempty"`
+	BestStart        int           `json:"best_start"`
+	// The penalty method's final point is not feasible: how far it is, and
+	// the objective and gap of its projection onto the constraints.
+	RowSumViolation    *float64 `json:"row_sum_violation,omitempty"`
+	MinEntry           *float64 `json:"min_entry,omitempty"`
+	ProjectedObjective *float64 `json:"projected_objective,omitempty"`
+	ProjectedGap       *float64 `json:"projected_gap,omitempty"`
+	Classes            int      `json:"classes,omitempty"`
+	ARI                *float64 `json:"ari,omitempty"`
+	NMI                *float64 `json:"nmi,omitempty"`
+	Accuracy           *float64 `json:"accuracy,omitempty"`
 }
 
 // entriesPerSecond is the rate of a pass over all n^2 entries of P.
@@ -88,10 +112,8 @@ func (r *report) entriesPerSecond(d time.Duration) float64 {
 // at most once a second, and always for the first and the last iteration.
 func (r *report) record(it fw.Iteration) error {
 	r.passTime += it.PassTime
-	if r.trace != nil {
-		if err := r.traceRow(it); err != nil {
-			return fmt.Errorf("-trace %s: %w", r.cfg.trace, err)
-		}
+	if err := r.traceRow(it); err != nil {
+		return fmt.Errorf("-trace %s: %w", r.cfg.trace, err)
 	}
 	if r.cfg.quiet {
 		return nil
@@ -128,12 +150,13 @@ func (r *report) passProgress(pass string, done, total int) {
 // A measure that cannot be computed is left out of the summary, with a
 // warning.
 func (r *report) finish(w []float64) {
-	c, res := r.cfg, r.res
+	c, res, pr := r.cfg, r.res, r.prob
 	r.sum = summary{
-		Input: c.inputName(), N: r.n, P: r.tab.P, K: c.k,
-		Method: "fw", Step: c.step.String(), Init: c.start.String(),
-		Gamma: r.gamma, GammaRule: r.gammaRule, Standardize: c.standardize,
-		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: "go",
+		Input: c.inputName(), N: r.n, K: c.k,
+		Method: c.method, Step: c.step.String(), Init: c.start.String(),
+		Gamma: pr.gamma, GammaRule: pr.gammaRule, Standardize: c.standardize,
+		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: r.kernel, Precision: c.precision.String(),
+		Affinity: c.affinity, ResumedAt: r.resumedAt, BestStart: r.bestStart,
 		Tol: c.tol, Ftol: c.ftol, MaxIter: c.maxIter, Refresh: c.refresh,
 		Iterations: res.Iterations, Passes: res.Passes,
 		Objective: res.Objective, Gap: res.Gap,
@@ -141,23 +164,36 @@ func (r *report) finish(w []float64) {
 		Seconds: r.seconds, SolveSeconds: res.Runtime.Seconds(),
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
-	if res.Iterations > 0 {
-		r.sum.EntriesPerSecond = r.entriesPerSecond(r.passTime / time.Duration(res.Iterations))
+	if pr.tab != nil {
+		r.sum.P = pr.tab.P
 	}
-	if r.tab.Labels == nil {
+	if pr.file != nil {
+		r.sum.GammaRule = "tile file"
+	}
+	if len(r.starts) > 1 {
+		r.sum.Starts = r.starts
+	}
+	if p := r.penalty; p != nil {
+		r.sum.RowSumViolation, r.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
+		r.sum.ProjectedObjective, r.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
+	}
+	if iters := res.Iterations - r.resumedAt; iters > 0 && r.passTime > 0 {
+		r.sum.EntriesPerSecond = r.entriesPerSecond(r.passTime / time.Duration(iters))
+	}
+	if pr.tab == nil || pr.tab.Labels == nil {
 		return
 	}
 	pred := make([]int, r.n)
 	for i := range pred {
 		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
 	}
-	r.sum.Classes = len(r.tab.Classes)
+	r.sum.Classes = len(pr.tab.Classes)
 	for _, m := range []struct {
 		name string
 		fn   func(truth, pred []int) (float64, error)
 		dst  **float64
 	}{{"ARI", score.ARI, &r.sum.ARI}, {"NMI", score.NMI, &r.sum.NMI}, {"accuracy", score.Accuracy, &r.sum.Accuracy}} {
-		v, err := m.fn(r.tab.Labels, pred)
+		v, err := m.fn(pr.tab.Labels, pred)
 		if err != nil {
 			fmt.Fprintf(r.out, "ssnmf: warning: %s not computed: %v\n", m.name, err)
 			continue
@@ -189,13 +225,16 @@ func (r *report) write(o *outputs, w []float64) error {
 	return nil
 }
 
+// traceHeader is the first line of a trace.
+const traceHeader = "iter,seconds,objective,gap,step_size,passes,start\n"
+
 // traceRow writes one row of the trace CSV, after the header if it is the
 // first. Row t holds f and the gap at W_t, the step taken from it and the
 // tile passes so far; the last row is the iterate the run stopped at (step 0).
 func (r *report) traceRow(it fw.Iteration) error {
-	b := r.traceBuf[:0]
-	if it.Iter == 0 {
-		b = append(b, "iter,seconds,objective,gap,step_size,passes\n"...)
+	b, row := r.traceAll, len(r.traceAll)
+	if row == 0 {
+		b = append(b, traceHeader...)
 	}
 	b = strconv.AppendInt(b, int64(it.Iter), 10)
 	for _, v := range []float64{it.Elapsed.Seconds(), it.Objective, it.Gap, it.Step} {
@@ -204,10 +243,28 @@ func (r *report) traceRow(it fw.Iteration) error {
 	}
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(it.Passes), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.start), 10)
 	b = append(b, '\n')
-	r.traceBuf = b
-	_, err := r.trace.Write(b)
+	r.traceAll = b
+	if r.trace == nil {
+		return nil
+	}
+	_, err := r.trace.Write(b[row:])
 	return err
+}
+
+// restoreTrace takes up the trace of a checkpoint: it becomes the start of
+// the trace of the resumed run.
+func (r *report) restoreTrace(saved []byte) error {
+	r.traceAll = append(r.traceAll[:0], saved...)
+	if r.trace == nil || len(saved) == 0 {
+		return nil
+	}
+	if _, err := r.trace.Write(saved); err != nil {
+		return fmt.Errorf("-trace %s: %w", r.cfg.trace, err)
+	}
+	return nil
 }
 
 // table prints the human-readable result.
@@ -215,9 +272,14 @@ func (r *report) table(out io.Writer, w []float64) {
 	s := r.sum
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
-	row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
-	row("clusters", "%d", s.K)
-	row("kernel", "gamma=%.6g (%s), standardize=%v", s.Gamma, s.GammaRule, s.Standardize)
+	if s.Affinity != "" {
+		row("input", "%s (n=%d)", s.Input, s.N)
+		row("affinity", "tile file %s", s.Affinity)
+	} else {
+		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
+		row("kernel", "gamma=%.6g (%s), standardize=%v, %s", s.Gamma, s.GammaRule, s.Standardize, s.Kernel)
+	}
+	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)
 	row("fw gap", "%.4g", s.Gap)
 	row("stopped", "%s after %d iterations, %d tile passes", s.StopReason, s.Iterations, s.Passes)

@@ -23,7 +23,7 @@ func TestPassProgress(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			now := time.Now()
-			r := &report{cfg: &config{quiet: tc.quiet}, out: &out, n: 1000,
+			r := &report{cfg: &config{kernelConfig: kernelConfig{quiet: tc.quiet}}, out: &out, n: 1000,
 				passStart: now.Add(-tc.started), lastLine: now.Add(-tc.lastLine)}
 			r.passProgress("P·S", 5, 10)
 			got := strings.TrimSpace(out.String())

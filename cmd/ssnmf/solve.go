@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -82,90 +81,147 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// config is the parsed command line of solve.
-type config struct {
+// Methods of solve.
+const (
+	methodFW      = "fw"
+	methodPGD     = "pgd"
+	methodPenalty = "penalty"
+)
+
+// kernelConfig is what defines P: the input's features and the Gaussian
+// kernel over them, or a tile file. The tiles command shares it with solve.
+type kernelConfig struct {
 	input       string // "" for the built-in data set
-	k           int
-	gamma       gammaFlag
-	standardize bool
-	block       int
-	workers     int
-	workdir     string
-	step        fw.StepRule
-	start       fw.Start
-	tol, ftol   float64
-	maxIter     int
-	refresh     int
-	seed        uint64
 	features    []string
 	label       string
-	out         string
-	summary     string
-	trace       string
+	gamma       gammaFlag
+	standardize bool
+	precision   tile.Precision
+	affinity    string // tile file of P; "" to generate P from the features
+	block       int
+	workers     int
+	seed        uint64
 	quiet       bool
 }
 
-func parseSolve(args []string, stdout io.Writer) (*config, error) {
-	c := &config{gamma: gammaFlag{auto: true}}
+// config is the parsed command line of solve.
+type config struct {
+	kernelConfig
+	k               int
+	method          string
+	workdir         string
+	step            fw.StepRule
+	start           fw.Start
+	tol, ftol       float64
+	maxIter         int
+	refresh         int
+	restarts        int
+	checkpointEvery int
+	resume          string
+	out             string
+	summary         string
+	trace           string
+}
+
+// kernelFlags defines the flags of kc on fs.
+func kernelFlags(fs *flag.FlagSet, kc *kernelConfig) (features, precision *string) {
+	kc.gamma = gammaFlag{auto: true}
+	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/median of squared distances over 20,000 seeded random pairs of distinct rows")
+	fs.BoolVar(&kc.standardize, "standardize", false, "z-score each feature (population std; a constant feature becomes 0)")
+	precision = fs.String("precision", "float64", "kernel values: float64, or float32 (sums are accumulated in float64 either way)")
+	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
+	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
+	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
+	features = fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
+	fs.StringVar(&kc.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
+	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
+	return features, precision
+}
+
+// check validates the kernel flags after parsing.
+func (kc *kernelConfig) check(features, precision string) error {
+	if features != "" {
+		for f := range strings.SplitSeq(features, ",") {
+			kc.features = append(kc.features, strings.TrimSpace(f))
+		}
+	}
+	var err error
+	if kc.precision, err = tile.ParsePrecision(precision); err != nil {
+		return usagef("-precision: %v", err)
+	}
+	switch {
+	case kc.block < 1:
+		return usagef("-tile must be >= 1, have %d", kc.block)
+	case kc.workers < 1:
+		return usagef("-workers must be >= 1, have %d", kc.workers)
+	}
+	return nil
+}
+
+func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error) {
+	c := &config{}
 	fs := flag.NewFlagSet("ssnmf solve", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz]\n"+
+			"       ssnmf solve -resume DIR [flags]\n\n"+
 			"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
 			"by Frank-Wolfe on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0, where\n"+
-			"P_ij = exp(-gamma ||x_i - x_j||²).\n\nFlags:\n")
+			"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
+	features, precision := kernelFlags(fs, &c.kernelConfig)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
-	fs.Var(&c.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/median of squared distances over 20,000 seeded random pairs of distinct rows")
-	fs.BoolVar(&c.standardize, "standardize", false, "z-score each feature (population std; a constant feature becomes 0)")
-	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
-	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
-	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files (default: a temporary directory, removed at the end)")
-	step := fs.String("step", "exact", "step rule: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
+	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
+	fs.StringVar(&c.method, "method", methodFW, "fw (Frank-Wolfe), pgd (projected gradient, a baseline) or penalty (the SOF penalty method, a baseline)")
+	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
+	step := fs.String("step", "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	start := fs.String("init", "random", "initial point: random (uniform rows, normalized) or corners (random one-hot rows)")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
 	fs.IntVar(&c.maxIter, "max-iter", 1000, "stop after this many iterations")
-	fs.IntVar(&c.refresh, "refresh", 100, "recompute P·W by a full pass every this many iterations (0: only at the end)")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed of the initial point and of the gamma sample")
-	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
-	fs.StringVar(&c.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
+	fs.IntVar(&c.refresh, "refresh", 100, "fw: recompute P·W by a full pass every this many iterations (0: only at the end)")
+	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective")
+	fs.IntVar(&c.checkpointEvery, "checkpoint-every", 0, "fw: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.StringVar(&c.resume, "resume", "", "continue the run whose checkpoint is in `DIR`, with its settings; only -workers, -max-iter, -checkpoint-every, -out, -summary, -trace and -q may change")
 	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv` or FILE.arrow (Arrow IPC file): w1..wk, cluster")
 	fs.StringVar(&c.summary, "summary", "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, "trace", "", "write one row per iteration to `FILE.csv`")
-	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if err := c.kernelConfig.check(*features, *precision); err != nil {
+		return nil, nil, err
 	}
 	if c.step, err = fw.ParseStepRule(*step); err != nil {
-		return nil, usagef("-step: %v", err)
+		return nil, nil, usagef("-step: %v", err)
 	}
 	if c.start, err = fw.ParseStart(*start); err != nil {
-		return nil, usagef("-init: %v", err)
-	}
-	if *features != "" {
-		for f := range strings.SplitSeq(*features, ",") {
-			c.features = append(c.features, strings.TrimSpace(f))
-		}
+		return nil, nil, usagef("-init: %v", err)
 	}
 	switch {
 	case len(pos) > 1:
-		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.block < 1:
-		return nil, usagef("-tile must be >= 1, have %d", c.block)
-	case c.workers < 1:
-		return nil, usagef("-workers must be >= 1, have %d", c.workers)
+		return nil, nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+	case c.method != methodFW && c.method != methodPGD && c.method != methodPenalty:
+		return nil, nil, usagef("-method %q: want fw, pgd or penalty", c.method)
 	case !(c.tol >= 0):
-		return nil, usagef("-tol must be >= 0, have %v", c.tol)
+		return nil, nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):
-		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
+		return nil, nil, usagef("-ftol must be >= 0, have %v", c.ftol)
 	case c.maxIter < 0:
-		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
+		return nil, nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:
-		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
+		return nil, nil, usagef("-refresh must be >= 0, have %d", c.refresh)
+	case c.restarts < 1:
+		return nil, nil, usagef("-restarts must be >= 1, have %d", c.restarts)
+	case c.checkpointEvery < 0:
+		return nil, nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
+	case c.checkpointEvery > 0 && c.method != methodFW:
+		return nil, nil, usagef("-checkpoint-every: only -method fw saves checkpoints")
+	case c.checkpointEvery > 0 && c.restarts > 1:
+		return nil, nil, usagef("-checkpoint-every cannot be combined with -restarts")
 	case c.out != "" && outFormat(c.out) == "":
-		return nil, usagef("-out %s: unknown extension, want .csv or .arrow", c.out)
+		return nil, nil, usagef("-out %s: unknown extension, want .csv or .arrow", c.out)
 	}
 	if len(pos) == 1 {
 		c.input = pos[0]
@@ -173,25 +229,44 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	kSet := false // -k 0 is an error; no -k means "the number of classes"
 	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })
 	if kSet && c.k < 1 {
-		return nil, usagef("-k must be >= 1, have %d", c.k)
+		return nil, nil, usagef("-k must be >= 1, have %d", c.k)
 	}
-	return c, nil
+	return c, fs, nil
 }
 
-// solve is the solve command.
-func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c, err := parseSolve(args, stdout)
+// solve is the solve command. stop, if not nil, is polled between
+// iterations: once it returns true, the run saves a checkpoint and ends.
+func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error {
+	c, fs, err := parseSolve(args, stdout)
 	if err != nil {
 		return err
 	}
 	begin := time.Now()
-	tab, err := c.load()
-	if err != nil {
-		return usageError{err}
+	var saved *savedRun
+	if c.resume != "" {
+		if c, saved, err = resumeConfig(c, fs, stdout); err != nil {
+			return err
+		}
 	}
-	n := tab.N
+	dir, temp, err := c.openWorkdir()
+	if err != nil {
+		return err
+	}
+	keep := false // keep a temporary work directory: the run can be resumed from it
+	defer func() {
+		if temp && !keep {
+			os.RemoveAll(dir)
+		}
+	}()
+
+	prob, err := c.problem(dir)
+	if err != nil {
+		return err
+	}
+	defer prob.close()
+	n, tab := prob.n, prob.tab
 	if c.k == 0 {
-		if tab.Labels == nil {
+		if tab == nil || tab.Labels == nil {
 			return usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
 		}
 		c.k = len(tab.Classes)
@@ -200,26 +275,14 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if k > n {
 		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
 	}
-	c.block = min(c.block, n)
-	if c.standardize {
-		tile.Standardize(tab.Features, n, tab.P)
-	}
-	rep := &report{cfg: c, tab: tab, out: stderr, n: n, gamma: c.gamma.value, gammaRule: "given"}
-	if c.gamma.auto {
-		g, err := tile.MedianGamma(tab.Features, n, tab.P, tile.DefaultGammaPairs, c.seed)
-		if err != nil {
-			return usagef("%s: %v; standardize the features (-standardize) or give -gamma", c.inputName(), err)
-		}
-		rep.gamma, rep.gammaRule = g, "median"
-		if g == 0 {
-			rep.gamma, rep.gammaRule = 1, "median: no two distinct rows sampled, 1 used"
+	if saved != nil {
+		if err := saved.matches(prob); err != nil {
+			return usageError{err}
 		}
 	}
-	src, err := tile.NewGaussian(tab.Features, n, tab.P, rep.gamma)
-	if err != nil {
-		return err
-	}
-	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers, Progress: rep.passProgress}
+	rep := &report{cfg: c, prob: prob, out: stderr, n: n}
+	eng := &tile.Engine{Source: prob.src, BlockSize: c.block, Workers: c.workers, Progress: rep.passProgress}
+	rep.kernel = eng.Kernel()
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
@@ -232,62 +295,40 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rep.trace = outs.trace
 	}
 
-	dir, cleanup, err := c.openWorkdir()
+	ws, err := newWorkspace(dir, n, k)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	var mats []*store.Matrix
-	defer func() {
-		for _, m := range mats {
-			m.Close()
-		}
-	}()
-	newMat := func(name string) ([]float64, error) {
-		m, err := store.CreateMatrix(filepath.Join(dir, name), n, k)
-		if err != nil {
-			return nil, err
-		}
-		mats = append(mats, m)
-		return m.Data(), nil
-	}
-	w, err := newMat("W.mat")
-	if err != nil {
-		return err
-	}
-	set := fw.Settings{Step: c.step, GapTol: c.tol, FuncTol: c.ftol, MaxIter: c.maxIter,
-		Refresh: c.refresh, Workers: c.workers, Recorder: rep.record}
-	if set.PW, err = newMat("PW.mat"); err != nil {
-		return err
-	}
-	if set.PS, err = newMat("PS.mat"); err != nil {
-		return err
-	}
-	if err := fw.Initialize(w, k, c.start, c.seed); err != nil {
-		return err
-	}
-
+	defer ws.close()
 	if !c.quiet {
-		fmt.Fprintf(stderr, "ssnmf: %s: n=%d p=%d k=%d gamma=%.6g (%s) tile=%d workers=%d step=%v workdir=%s\n",
-			c.inputName(), n, tab.P, k, rep.gamma, rep.gammaRule, c.block, c.workers, c.step, dir)
+		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
+			c.inputName(), n, k, prob.describe(), c.block, c.workers, c.method, rep.kernel, dir)
 	}
-	res, err := fw.Minimize(ctx, fw.Problem{P: eng, K: k}, w, &set)
+	run := &solveRun{cfg: c, prob: prob, eng: eng, ws: ws, rep: rep, stop: stop, saved: saved}
+	res, err := run.solve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d iterations", res.Iterations)
+			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 		return err
+	}
+	if res.Status == fw.Stopped {
+		keep = true
+		if run.checkpointed {
+			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
+		}
+		return fmt.Errorf("stopped by a signal after %d iterations (-restarts runs cannot be resumed)", res.Iterations)
 	}
 	rep.res = res
 	rep.seconds = time.Since(begin).Seconds()
-	rep.finish(w)
-	if err := rep.write(outs, w); err != nil {
+	rep.finish(ws.w)
+	if err := rep.write(outs, ws.w); err != nil {
 		return err
 	}
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	rep.table(stdout, w)
+	rep.table(stdout, ws.w)
 	return nil
 }
 
@@ -354,33 +395,28 @@ func outFormat(path string) string {
 	return ""
 }
 
-func (c *config) inputName() string {
-	if c.input == "" {
-		return builtinName
+func (kc *kernelConfig) inputName() string {
+	switch {
+	case kc.input != "":
+		return kc.input
+	case kc.affinity != "":
+		return kc.affinity
 	}
-	return c.input
+	return builtinName
 }
 
-func (c *config) load() (*store.Table, error) {
-	opt := store.CSVOptions{Features: c.features, Label: c.label}
-	if c.input == "" {
-		return store.ParseCSV(bytes.NewReader(builtinCSV), builtinName, opt)
-	}
-	return store.ReadCSV(c.input, opt)
-}
-
-// openWorkdir returns the work directory and a function that removes it if
-// it was made here.
-func (c *config) openWorkdir() (string, func(), error) {
+// openWorkdir returns the work directory and whether it is a temporary
+// one made here.
+func (c *config) openWorkdir() (string, bool, error) {
 	if c.workdir != "" {
 		if err := os.MkdirAll(c.workdir, 0o755); err != nil {
-			return "", nil, fmt.Errorf("-workdir: %w", err)
+			return "", false, fmt.Errorf("-workdir: %w", err)
 		}
-		return c.workdir, func() {}, nil
+		return c.workdir, false, nil
 	}
 	dir, err := os.MkdirTemp("", "ssnmf-")
 	if err != nil {
-		return "", nil, fmt.Errorf("work directory: %w", err)
+		return "", false, fmt.Errorf("work directory: %w", err)
 	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	return dir, true, nil
 }

@@ -232,3 +232,31 @@ func Dump(w io.Writer, name string) error {
 		name, c.N, c.K, s.Iter, s.Passes, s.Elapsed, s.FrobSq, s.MaxRowSum, s.Prev, s.Fresh, c.Settings, len(c.Trace))
 	return nil
 }
+
+// ReadSettings returns the settings saved in the checkpoint name, after
+// checking its header; Load checks the rest.
+func ReadSettings(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var h [headerSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: header: %w", name, unexpected(err))
+	}
+	le := binary.LittleEndian
+	switch {
+	case string(h[:8]) != magic:
+		return nil, fmt.Errorf("checkpoint %s: not a ssnmf checkpoint (bad magic)", name)
+	case le.Uint32(h[8:]) != version:
+		return nil, fmt.Errorf("checkpoint %s: format version %d, want %d", name, le.Uint32(h[8:]), version)
+	case le.Uint64(h[88:]) > maxMeta:
+		return nil, fmt.Errorf("checkpoint %s: settings of %d bytes", name, le.Uint64(h[88:]))
+	}
+	b := make([]byte, le.Uint64(h[88:]))
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: settings: %w", name, unexpected(err))
+	}
+	return b, nil
+}

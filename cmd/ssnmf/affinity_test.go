@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Solving with P read from a tile file gives the same bits as generating
+// it, for float64 tiles of the engine's block size.
+func TestTilesAndAffinity(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.arrow")
+	kernel := []string{"-gamma", "1", "-tile", "5", "testdata/small.csv"}
+	if code, _, stderr := ssnmf(t, append([]string{"tiles", "-q", "-o", p}, kernel...)...); code != exitOK {
+		t.Fatalf("tiles: exit %d: %s", code, stderr)
+	}
+	gen, file := filepath.Join(dir, "gen.csv"), filepath.Join(dir, "file.csv")
+	solveArgs := []string{"solve", "-q", "-k", "3", "-max-iter", "30"}
+	if code, _, stderr := ssnmf(t, append(append(solveArgs, "-out", gen), kernel...)...); code != exitOK {
+		t.Fatalf("solve: exit %d: %s", code, stderr)
+	}
+	sum := filepath.Join(dir, "s.json")
+	code, stdout, stderr := ssnmf(t, append(solveArgs, "-affinity", p, "-out", file, "-summary", sum, "testdata/small.csv")...)
+	if code != exitOK {
+		t.Fatalf("solve -affinity: exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(gen)
+	b, _ := os.ReadFile(file)
+	if !bytes.Equal(a, b) {
+		t.Fatal("memberships from the tile file differ from those of the generated kernel")
+	}
+	if !strings.Contains(stdout, "ARI 1.0000") || !strings.Contains(stdout, "tile file "+p) {
+		t.Errorf("result table:\n%s", stdout)
+	}
+	var m map[string]any
+	raw, _ := os.ReadFile(sum)
+	if err := json.Unmarshal(raw, &m); err != nil || m["affinity"] != p || m["tile"] != 5.0 {
+		t.Errorf("summary: %v %v", m, err)
+	}
+	// Without an INPUT, n comes from the file and -k is required.
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "2", "-max-iter", "3", "-affinity", p); code != exitOK {
+		t.Fatalf("solve -affinity without INPUT: exit %d: %s", code, stderr)
+	}
+
+	bad := filepath.Join(dir, "bad.arrow")
+	os.WriteFile(bad, []byte("not a tile file"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "n mismatch", args: []string{"-affinity", p, "-k", "2", "testdata/nolabel.csv"}, want: "holds P for n = 12, but testdata/nolabel.csv has"},
+		{name: "not a tile file", args: []string{"-affinity", bad, "-k", "2", "testdata/small.csv"}, want: "bad.arrow: not an Arrow IPC file"},
+		{name: "no k", args: []string{"-affinity", p}, want: "-k is required"},
+		{name: "absent", args: []string{"-affinity", filepath.Join(dir, "absent.arrow"), "-k", "2"}, want: "absent.arrow: no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := ssnmf(t, append([]string{"solve", "-q"}, tc.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+	if code, _, stderr := ssnmf(t, "tiles", "-q", "testdata/small.csv"); code != exitUsage || !strings.Contains(stderr, "-o FILE.arrow is required") {
+		t.Errorf("tiles without -o: exit %d: %s", code, stderr)
+	}
+}
+
+// Every method runs through the same command line and summary.
+func TestMethods(t *testing.T) {
+	for _, method := range []string{"fw", "pgd", "penalty"} {
+		t.Run(method, func(t *testing.T) {
+			sum := filepath.Join(t.TempDir(), "s.json")
+			code, stdout, stderr := ssnmf(t, "solve", "-q", "-method", method, "-k", "3", "-gamma", "1", "-ftol", "1e-3", "-max-iter", "50",
+				"-summary", sum, "testdata/small.csv")
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "method "+method) {
+				t.Errorf("table:\n%s", stdout)
+			}
+			var m map[string]any
+			raw, _ := os.ReadFile(sum)
+			if err := json.Unmarshal(raw, &m); err != nil || m["method"] != method || !(m["passes"].(float64) > 0) {
+				t.Fatalf("summary: %v %v", m, err)
+			}
+			if _, ok := m["projected_objective"]; ok != (method == "penalty") {
+				t.Errorf("projected_objective in the summary: %v, want it for penalty only", ok)
+			}
+		})
+	}
+	code, _, stderr := ssnmf(t, "solve", "-method", "pgd", "-checkpoint-every", "5", "testdata/small.csv")
+	if code != exitUsage || !strings.Contains(stderr, "only -method fw saves checkpoints") {
+		t.Errorf("pgd with checkpoints: exit %d: %s", code, stderr)
+	}
+}

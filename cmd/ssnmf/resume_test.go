@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ssnmf/ssnmf/store/checkpoint"
+)
+
+// TestMain lets a test run the command as a separate process: with
+// SSNMF_TEST_MAIN=1 in its environment the test binary is ssnmf itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("SSNMF_TEST_MAIN") == "1" {
+		os.Args = append([]string{"ssnmf"}, os.Args[1:]...)
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// command returns ssnmf with args as a child process.
+func command(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SSNMF_TEST_MAIN=1")
+	return cmd
+}
+
+// resumeArgs is a run of the built-in yeast data with a checkpoint at
+// every iteration and refreshes that fall between checkpoints.
+func resumeArgs(work string) []string {
+	return []string{"solve", "-k", "4", "-gamma", "1", "-standardize", "-max-iter", "70", "-refresh", "9",
+		"-tile", "200", "-checkpoint-every", "1", "-workdir", work, "-q"}
+}
+
+// checkpointIter returns the iteration of the checkpoint in work, or -1.
+func checkpointIter(t *testing.T, work string) int {
+	ck, err := checkpoint.Load(filepath.Join(work, checkpointFile), func(n, k int) ([]float64, []float64, error) {
+		return make([]float64, n*k), make([]float64, n*k), nil
+	})
+	if os.IsNotExist(err) {
+		return -1
+	}
+	if err != nil {
+		t.Fatalf("checkpoint damaged after a kill: %v", err)
+	}
+	return ck.State.Iter
+}
+
+// A run killed with SIGKILL at random moments, several times, and resumed
+// each time ends with the same bits as a run never interrupted.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ssnmf as child processes")
+	}
+	dir := t.TempDir()
+	refOut, refTrace := filepath.Join(dir, "ref.csv"), filepath.Join(dir, "ref-trace.csv")
+	if code, _, stderr := ssnmf(t, append(resumeArgs(filepath.Join(dir, "ref")), "-out", refOut, "-trace", refTrace)...); code != exitOK {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
+	}
+
+	work := filepath.Join(dir, "work")
+	out, trace := filepath.Join(dir, "out.csv"), filepath.Join(dir, "trace.csv")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	var killedAt []int
+	for kill := 0; ; kill++ {
+		args := append(resumeArgs(work), "-out", out, "-trace", trace)
+		if checkpointIter(t, work) >= 0 {
+			args = []string{"solve", "-resume", work, "-q", "-out", out, "-trace", trace}
+		}
+		cmd := command(args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if kill < 5 {
+			time.Sleep(time.Duration(50+rng.IntN(250)) * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGKILL)
+		}
+		err := cmd.Wait()
+		if kill < 5 {
+			if err == nil {
+				t.Logf("kill %d came after the run ended", kill)
+				break
+			}
+			killedAt = append(killedAt, checkpointIter(t, work))
+			continue
+		}
+		if err != nil {
+			t.Fatalf("final resumed run: %v: %s", err, stderr.String())
+		}
+		break
+	}
+	t.Logf("killed with the last checkpoint at iterations %v", killedAt)
+	for _, f := range [][2]string{{refOut, out}} {
+		want, _ := os.ReadFile(f[0])
+		got, err := os.ReadFile(f[1])
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("memberships after %d kills differ from the uninterrupted run's (%v)", len(killedAt), err)
+		}
+	}
+	// The trace is the same but for the seconds column.
+	_, wantRows := readCSV(t, refTrace)
+	_, gotRows := readCSV(t, trace)
+	if len(gotRows) != len(wantRows) {
+		t.Fatalf("trace has %d rows, uninterrupted %d", len(gotRows), len(wantRows))
+	}
+	for i := range wantRows {
+		gotRows[i][1], wantRows[i][1] = "", ""
+		if strings.Join(gotRows[i], ",") != strings.Join(wantRows[i], ",") {
+			t.Fatalf("trace row %d: %v, uninterrupted %v", i, gotRows[i], wantRows[i])
+		}
+	}
+}
+
+// SIGINT stops a run at the end of a pass with a checkpoint; the resumed
+// run ends as the uninterrupted one.
+func TestInterruptAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ssnmf as child processes")
+	}
+	dir := t.TempDir()
+	refOut := filepath.Join(dir, "ref.csv")
+	if code, _, stderr := ssnmf(t, append(resumeArgs(filepath.Join(dir, "ref")), "-out", refOut)...); code != exitOK {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
+	}
+	work, out := filepath.Join(dir, "work"), filepath.Join(dir, "out.csv")
+	// -checkpoint-every 0: only the signal makes a checkpoint.
+	cmd := command(append(resumeArgs(work), "-checkpoint-every", "0", "-out", out)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(work, "PS.mat")); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
+		t.Fatalf("interrupted run: %v, want exit code %d: %s", err, exitFailure, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "continue with: ssnmf solve -resume "+work) {
+		t.Fatalf("interrupted run does not say how to resume: %s", stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("interrupted run wrote -out (%v)", err)
+	}
+	stopped := checkpointIter(t, work)
+	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-out", out, "-q"); code != exitOK {
+		t.Fatalf("resumed run: exit %d: %s", code, stderr)
+	}
+	want, _ := os.ReadFile(refOut)
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("stopped at iteration %d and resumed: memberships differ from the uninterrupted run's", stopped)
+	}
+	t.Logf("stopped by SIGINT at iteration %d", stopped)
+}
+
+func TestResumeRefusesChanges(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if code, _, stderr := ssnmf(t, append(resumeArgs(work), "-max-iter", "5")...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	other := filepath.Join(dir, "other.csv")
+	if err := os.WriteFile(other, []byte("a,b\n1,2\n3,4\n5,6\n7,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "k", args: []string{"-k", "5"}, want: "-k 5 differs from the checkpoint's -k 4"},
+		{name: "gamma", args: []string{"-gamma", "2"}, want: "-gamma 2 differs from the checkpoint's -gamma 1"},
+		{name: "seed", args: []string{"-seed", "3"}, want: "-seed 3 differs"},
+		{name: "workdir", args: []string{"-workdir", dir}, want: "-workdir cannot be given"},
+		{name: "input", args: []string{other}, want: "differs from the checkpoint's"},
+		{name: "no checkpoint", args: []string{"-resume", dir}, want: "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := ssnmf(t, append([]string{"solve", "-resume", work, "-q"}, tc.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+	// Mutable settings may change: a higher -max-iter goes on.
+	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-max-iter", "8", "-workers", "1", "-q")
+	if code != exitOK || !strings.Contains(stdout, "max-iter after 8 iterations") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/kmeans"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/checkpoint"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// checkpointFile is the name of the checkpoint in a work directory.
+const checkpointFile = "checkpoint.ssnmf"
+
+// workspace holds the memory-mapped n×k matrices of a run.
+type workspace struct {
+	dir       string
+	n, k      int
+	w, pw, ps []float64
+	best      []float64 // the best W of several starts; made on first use
+	mats      []*store.Matrix
+}
+
+func newWorkspace(dir string, n, k int) (*workspace, error) {
+	ws := &workspace{dir: dir, n: n, k: k}
+	for _, m := range []struct {
+		name string
+		dst  *[]float64
+	}{{"W.mat", &ws.w}, {"PW.mat", &ws.pw}, {"PS.mat", &ws.ps}} {
+		var err error
+		if *m.dst, err = ws.matrix(m.name); err != nil {
+			ws.close()
+			return nil, err
+		}
+	}
+	return ws, nil
+}
+
+func (ws *workspace) matrix(name string) ([]float64, error) {
+	m, err := store.CreateMatrix(filepath.Join(ws.dir, name), ws.n, ws.k)
+	if err != nil {
+		return nil, err
+	}
+	ws.mats = append(ws.mats, m)
+	return m.Data(), nil
+}
+
+func (ws *workspace) close() {
+	for _, m := range ws.mats {
+		m.Close()
+	}
+}
+
+func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, checkpointFile) }
+
+// solveRun is one solve: the method, its starts, checkpoints and resumption.
+type solveRun struct {
+	cfg          *config
+	prob         *problem
+	eng          *tile.Engine
+	ws           *workspace
+	rep          *report
+	stop         func() bool
+	saved        *savedRun // the checkpoint's settings when resuming
+	checkpointed bool      // a checkpoint of the current state was saved
+}
+
+// solve runs the method from every start (or from the checkpoint) and
+// leaves the best W in the workspace.
+func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
+	c, ws := r.cfg, r.ws
+	if r.saved != nil {
+		return r.resume(ctx)
+	}
+	var best *fw.Result
+	for s := range c.restarts {
+		seed := kmeans.StartSeed(c.seed, s)
+		r.rep.start = s
+		if err := fw.Initialize(ws.w, c.k, c.start, seed); err != nil {
+			return nil, err
+		}
+		res, err := r.method(ctx, nil)
+		if err != nil || res.Status == fw.Stopped {
+			return res, err
+		}
+		r.rep.starts = append(r.rep.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
+		if c.restarts == 1 {
+			return res, nil
+		}
+		if best == nil || res.Objective < best.Objective {
+			best = res
+			if ws.best == nil {
+				if ws.best, err = ws.matrix("best.mat"); err != nil {
+					return nil, err
+				}
+			}
+			copy(ws.best, ws.w)
+			r.rep.bestStart = s
+			r.rep.bestPenalty = r.rep.penalty
+		}
+	}
+	copy(ws.w, ws.best)
+	r.rep.penalty = r.rep.bestPenalty
+	return best, nil
+}
+
+// resume continues the run of the checkpoint in the work directory.
+func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
+	ws := r.ws
+	ck, err := checkpoint.Load(ws.checkpointPath(), func(n, k int) ([]float64, []float64, error) {
+		if n != ws.n || k != ws.k {
+			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.n, ws.k)
+		}
+		return ws.w, ws.pw, nil
+	})
+	if err != nil {
+		return nil, usagef("-resume: %v", err)
+	}
+	if err := r.rep.restoreTrace(ck.Trace); err != nil {
+		return nil, err
+	}
+	r.rep.resumedAt = ck.State.Iter
+	if !r.cfg.quiet {
+		fmt.Fprintf(r.rep.out, "ssnmf: resuming at iteration %d (%d passes, %.1fs so far)\n", ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
+	}
+	r.rep.starts = nil
+	res, err := r.method(ctx, &ck.State)
+	if err == nil && res.Status != fw.Stopped {
+		r.rep.starts = append(r.rep.starts, startResult{Seed: r.cfg.seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
+	}
+	return res, err
+}
+
+// method runs the chosen method once from the W in the workspace, or, for
+// Frank-Wolfe, from the checkpointed state resume.
+func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, error) {
+	c, ws := r.cfg, r.ws
+	prob := fw.Problem{P: r.eng, K: c.k}
+	base := fw.Settings{Step: c.step, GapTol: c.tol, FuncTol: c.ftol, MaxIter: c.maxIter,
+		Refresh: c.refresh, Workers: c.workers, Recorder: r.rep.record, PW: ws.pw, PS: ws.ps}
+	switch c.method {
+	case methodPGD:
+		set := fw.DefaultPGDSettings()
+		set.Settings = base
+		ctx, cancel := r.stopContext(ctx)
+		defer cancel()
+		return r.stopped(fw.MinimizePGD(ctx, prob, ws.w, &set))
+	case methodPenalty:
+		set := fw.DefaultPenaltySettings()
+		set.Settings = base
+		ctx, cancel := r.stopContext(ctx)
+		defer cancel()
+		res, err := fw.MinimizePenalty(ctx, prob, ws.w, &set)
+		if err != nil {
+			return r.stopped(nil, err)
+		}
+		r.rep.penalty = res
+		return &res.Result, nil
+	}
+	set := base
+	set.Stop, set.Resume, set.CheckpointEvery = r.stop, resume, c.checkpointEvery
+	if c.restarts == 1 {
+		settings, err := r.savedSettings()
+		if err != nil {
+			return nil, err
+		}
+		set.Checkpoint = func(st *fw.State) error {
+			start := time.Now()
+			if err := checkpoint.Save(ws.checkpointPath(), st, settings, r.rep.traceAll); err != nil {
+				return err
+			}
+			r.checkpointed = true
+			if !c.quiet {
+				fmt.Fprintf(r.rep.out, "ssnmf: checkpoint at iteration %d saved in %.2fs\n", st.Iter, time.Since(start).Seconds())
+			}
+			return nil
+		}
+	}
+	return fw.Minimize(ctx, prob, ws.w, &set)
+}
+
+// stopContext returns a context canceled when stop asks to stop, for the
+// baselines, which take no checkpoints: they end at once.
+func (r *solveRun) stopContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if r.stop == nil {
+		return ctx, cancel
+	}
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if r.stop() {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, cancel
+}
+
+// stopped turns the cancellation of a baseline by stop into status Stopped.
+func (r *solveRun) stopped(res *fw.Result, err error) (*fw.Result, error) {
+	if err != nil && r.stop != nil && r.stop() {
+		if res == nil {
+			res = &fw.Result{}
+		}
+		res.Status = fw.Stopped
+		return res, nil
+	}
+	return res, err
+}
