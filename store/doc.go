@@ -47,17 +47,42 @@
 //
 // # Feature tables
 //
-// [ReadCSV] and [ParseCSV] read a data set from comma-separated values into a
-// [Table]: a dense row-major feature matrix and, when the file has one, a
-// column of ground-truth labels mapped to dense class indices. The first
-// record is the header. Gzip-compressed input is recognized by its magic
-// bytes, so a .csv.gz file can be read directly. Every error names the file
-// and, where it applies, the line and the column at fault, so that a bad cell
-// in a file of half a million rows can be found without a debugger.
+// A [Table] is a data set read from a file: a dense row-major float64
+// feature matrix and, when the file has one, a column of ground-truth labels
+// mapped to dense class indices. Every reader chooses the columns by the
+// same [TableOptions] ([SelectColumns]): the feature columns by name, the
+// label column by name or, by default, the column named "label".
+//
+//   - [ReadCSV] and [ParseCSV] read comma-separated values with a header
+//     record; gzip-compressed input is recognized by its magic bytes.
+//   - [ReadArrow] reads an Arrow IPC file or stream (told apart by the file
+//     magic), [ReadArrowFile] and [ReadArrowStream] one of each, and
+//     [ReadRecords] any sequence of Arrow record batches; the Parquet
+//     reader in package parquetio is built on it. Feature columns may be of
+//     any integer or floating-point type, the label column of an integer,
+//     floating-point or string type, possibly dictionary-encoded.
+//
+// Readers consume their input a record or a record batch at a time. With
+// TableOptions.MapDir set, the features are written as they are read to the
+// matrix file FeaturesFile in that directory, which the table then maps (see
+// Matrices above): a large input is converted once and never held in memory
+// twice, and its pages are file-backed memory the kernel can reclaim. The
+// features are float64 either way, the type of the kernel computations;
+// integers beyond 2^53 in magnitude are rounded.
+//
+// Every error names the input and, where it applies, the line (CSV) or the
+// row counted from 0 ("row index 12", Arrow and Parquet) and the column at
+// fault, so that a bad cell in a file of millions of rows can be found
+// without a debugger: nulls, NaN, infinities and non-numeric feature columns
+// are all refused. Malformed Arrow input is an error, never a panic: the
+// metadata of every IPC message is checked before arrow-go decodes it (see
+// ipcverify.go for why).
 //
 // # Output
 //
-// [WriteFileAtomic] replaces a file all at once or not at all, and
-// [WriteMembershipCSV] formats a membership matrix so that it reads back
-// bit-exactly through [ParseCSV].
+// [WriteFileAtomic] and [CreateAtomic] replace a file all at once or not at
+// all. [WriteMembershipCSV] and [WriteMembershipArrow] write a membership
+// matrix W with the columns of [MembershipSchema] (id, w1..wk, cluster), so
+// that it reads back bit-exactly; [MembershipBatches] cuts it into the
+// record batches every writer, Parquet's included, uses.
 package store

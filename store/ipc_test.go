@@ -449,3 +449,48 @@ func checkTable(t *testing.T, tab *Table) {
 		}
 	}
 }
+
+// benchmarkColumns returns rows rows of 16 float64 features and an int32
+// label, as columns.
+func benchmarkColumns(rows int) []col {
+	cols := make([]col, 17)
+	for j := range 16 {
+		vals := make([]string, rows)
+		for i := range vals {
+			vals[i] = strconv.FormatFloat(float64(i*16+j)/7, 'g', -1, 64)
+		}
+		cols[j] = col{"f" + strconv.Itoa(j), arrow.PrimitiveTypes.Float64, vals}
+	}
+	labels := make([]string, rows)
+	for i := range labels {
+		labels[i] = strconv.Itoa(i % 10)
+	}
+	cols[16] = col{"label", arrow.PrimitiveTypes.Int32, labels}
+	return cols
+}
+
+// BenchmarkReadArrow reads an in-memory IPC file of 16 features in batches
+// of 65,536 rows, into a mapped features file.
+func BenchmarkReadArrow(b *testing.B) {
+	const rows = 1 << 18
+	cols := benchmarkColumns(rows)
+	var batches []arrow.RecordBatch
+	for lo := 0; lo < rows; lo += 1 << 16 {
+		part := make([]col, len(cols))
+		for j, c := range cols {
+			part[j] = col{c.name, c.typ, c.vals[lo : lo+1<<16]}
+		}
+		batches = append(batches, record(b, part...))
+	}
+	data := arrowBytes(b, false, batches...)
+	dir := b.TempDir()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		tab, err := ReadArrowFile(bytes.NewReader(data), "bench.arrow", TableOptions{MapDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tab.Close()
+	}
+	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}

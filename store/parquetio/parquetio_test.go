@@ -393,3 +393,33 @@ func FuzzReadFrom(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRead reads a Parquet file of 16 float64 features and an int32
+// label into a mapped features file.
+func BenchmarkRead(b *testing.B) {
+	const rows = 1 << 18
+	cols := make([]col, 17)
+	for j := range 16 {
+		vals := make([]string, rows)
+		for i := range vals {
+			vals[i] = strconv.FormatFloat(float64(i*16+j)/7, 'g', -1, 64)
+		}
+		cols[j] = col{"f" + strconv.Itoa(j), arrow.PrimitiveTypes.Float64, vals}
+	}
+	labels := make([]string, rows)
+	for i := range labels {
+		labels[i] = strconv.Itoa(i % 10)
+	}
+	cols[16] = col{"label", arrow.PrimitiveTypes.Int32, labels}
+	data := parquetBytes(b, cols, rows/2)
+	dir := b.TempDir()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		tab, err := ReadFrom(bytes.NewReader(data), "bench.parquet", store.TableOptions{MapDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tab.Close()
+	}
+	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
