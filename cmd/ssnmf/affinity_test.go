@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // Solving with P read from a tile file gives the same bits as generating
@@ -96,5 +99,44 @@ func TestMethods(t *testing.T) {
 	code, _, stderr := ssnmf(t, "solve", "-method", "pgd", "-checkpoint-every", "5", "testdata/small.csv")
 	if code != exitUsage || !strings.Contains(stderr, "only -method fw saves checkpoints") {
 		t.Errorf("pgd with checkpoints: exit %d: %s", code, stderr)
+	}
+}
+
+// A data set generated as Parquet is clustered from Parquet into Parquet,
+// and the memberships read back equal the CSV output's.
+func TestParquetEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "mix.parquet")
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", "300", "-p", "3", "-k", "3", "-sep", "6", "-seed", "1", "-o", data); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	pq, csvOut, sum := filepath.Join(dir, "w.parquet"), filepath.Join(dir, "w.csv"), filepath.Join(dir, "s.json")
+	for _, out := range []string{pq, csvOut} {
+		code, _, stderr := ssnmf(t, "solve", "-q", "-standardize", "-max-iter", "100", "-workdir", filepath.Join(dir, "work"), "-out", out, "-summary", sum, data)
+		if code != exitOK {
+			t.Fatalf("solve: exit %d: %s", code, stderr)
+		}
+	}
+	var m map[string]any
+	raw, _ := os.ReadFile(sum)
+	if err := json.Unmarshal(raw, &m); err != nil || m["n"] != 300.0 || m["k"] != 3.0 || m["ari"] == nil {
+		t.Fatalf("summary: n %v k %v ari %v (%v)", m["n"], m["k"], m["ari"], err)
+	}
+	// Read the Parquet output back as a table and compare with the CSV.
+	got, err := openInput(pq, "", store.TableOptions{Label: "cluster"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows := readCSV(t, csvOut)
+	if got.N != len(rows) || got.P != 4 { // id, w1..w3
+		t.Fatalf("parquet output: %d rows, %d columns besides cluster", got.N, got.P)
+	}
+	for i, row := range rows {
+		for j := range 4 {
+			want, _ := strconv.ParseFloat(row[j], 64)
+			if v := got.Features[i*4+j]; v != want {
+				t.Fatalf("row %d column %d: parquet %v, csv %v", i, j, v, want)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@
 //
 //	ssnmf solve [flags] [INPUT]
 //	ssnmf solve -resume DIR [flags]
+//	ssnmf gen -n N [flags] -o FILE
 //	ssnmf tiles [flags] -o FILE.arrow [INPUT]
 //	ssnmf bench [flags]
 //	ssnmf dump FILE
@@ -71,6 +72,7 @@ const usage = `ssnmf clusters data by simplicial symmetric NMF (Frank-Wolfe).
 Usage:
   ssnmf solve [flags] [INPUT]   cluster the rows of a CSV file (built-in yeast data if none)
   ssnmf solve -resume DIR       continue a run from its checkpoint
+  ssnmf gen -n N [flags] -o FILE  write a seeded Gaussian mixture (Parquet, Arrow or CSV)
   ssnmf tiles [flags] -o FILE   write P of an input as an Arrow tile file (for solve -affinity)
   ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
   ssnmf dump FILE               print a work-directory matrix, checkpoint or tile file for debugging
@@ -93,6 +95,8 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 	switch args[0] {
 	case "solve":
 		err = solve(ctx, args[1:], stdout, stderr, stop)
+	case "gen":
+		err = gen(ctx, args[1:], stdout, stderr)
 	case "tiles":
 		err = tiles(ctx, args[1:], stdout, stderr)
 	case "bench":
@@ -103,7 +107,7 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = usagef("unknown command %q (want solve, tiles, bench or dump)", args[0])
+		err = usagef("unknown command %q (want solve, gen, tiles, bench or dump)", args[0])
 	}
 	switch {
 	case err == nil:

@@ -64,7 +64,7 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "out is a directory", args: []string{"-out", isDir}, want: []string{"-out", isDir, "is a directory"}},
 		{name: "features out of range", args: []string{"testdata/huge.csv", "-k", "2"}, want: []string{"testdata/huge.csv", "-standardize", "-gamma"}},
 		{name: "bad seed", args: []string{"-seed", "-1"}, want: []string{"-seed", "solve -h"}},
-		{name: "unknown out extension", args: []string{"-out", "w.parquet"}, want: []string{"-out w.parquet", ".arrow"}},
+		{name: "unknown out extension", args: []string{"-out", "w.json"}, want: []string{"-out w.json", ".parquet"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".csv")

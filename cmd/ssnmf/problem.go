@@ -112,5 +112,5 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 	if kc.input == "" {
 		return store.ParseCSV(bytes.NewReader(builtinCSV), builtinName, opt)
 	}
-	return store.ReadCSV(kc.input, opt)
+	return openInput(kc.input, kc.format, opt, dir)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
 // Progress lines: at most one per progressEvery for iterations, and one per
@@ -208,8 +209,11 @@ func (r *report) write(o *outputs, w []float64) error {
 	c := r.cfg
 	if o.out != nil {
 		write := store.WriteMembershipCSV
-		if outFormat(c.out) == "arrow" {
+		switch outFormat(c.out) {
+		case formatArrow:
 			write = store.WriteMembershipArrow
+		case formatParquet:
+			write = parquetio.WriteMembership
 		}
 		if err := write(o.out, w, r.n, c.k); err != nil {
 			return fmt.Errorf("-out %s: %w", c.out, err)

@@ -92,6 +92,7 @@ const (
 // kernel over them, or a tile file. The tiles command shares it with solve.
 type kernelConfig struct {
 	input       string // "" for the built-in data set
+	format      string // input format: a value of -format
 	features    []string
 	label       string
 	gamma       gammaFlag
@@ -132,6 +133,7 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig) (features, precision *strin
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
 	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
 	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
+	fs.StringVar(&kc.format, "format", formatAuto, "input format: "+inputFormats+" (auto: by the file's first bytes, then its extension)")
 	features = fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
 	fs.StringVar(&kc.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
 	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
@@ -149,6 +151,9 @@ func (kc *kernelConfig) check(features, precision string) error {
 	if kc.precision, err = tile.ParsePrecision(precision); err != nil {
 		return usagef("-precision: %v", err)
 	}
+	if kc.format, err = parseInputFormat(kc.format); err != nil {
+		return usagef("-format: %v", err)
+	}
 	switch {
 	case kc.block < 1:
 		return usagef("-tile must be >= 1, have %d", kc.block)
@@ -162,7 +167,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	c := &config{}
 	fs := flag.NewFlagSet("ssnmf solve", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz]\n"+
+		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
 			"       ssnmf solve -resume DIR [flags]\n\n"+
 			"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
 			"by Frank-Wolfe on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0, where\n"+
@@ -183,7 +188,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective")
 	fs.IntVar(&c.checkpointEvery, "checkpoint-every", 0, "fw: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.resume, "resume", "", "continue the run whose checkpoint is in `DIR`, with its settings; only -workers, -max-iter, -checkpoint-every, -out, -summary, -trace and -q may change")
-	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv` or FILE.arrow (Arrow IPC file): w1..wk, cluster")
+	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.summary, "summary", "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, "trace", "", "write one row per iteration to `FILE.csv`")
 	pos, err := parseFlags(fs, args, stdout)
@@ -221,7 +226,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	case c.checkpointEvery > 0 && c.restarts > 1:
 		return nil, nil, usagef("-checkpoint-every cannot be combined with -restarts")
 	case c.out != "" && outFormat(c.out) == "":
-		return nil, nil, usagef("-out %s: unknown extension, want .csv or .arrow", c.out)
+		return nil, nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
 	if len(pos) == 1 {
 		c.input = pos[0]
@@ -384,13 +389,15 @@ func (o *outputs) abort() {
 }
 
 // outFormat returns the format of a membership file by its extension:
-// "csv", "arrow", or "" if unknown.
+// "csv", "arrow", "parquet", or "" if unknown.
 func outFormat(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return "csv"
+		return formatCSV
 	case ".arrow":
-		return "arrow"
+		return formatArrow
+	case ".parquet":
+		return formatParquet
 	}
 	return ""
 }
