@@ -21,7 +21,7 @@ const (
 	// makes the rule independent of n for large n.
 	BandwidthReference = 4096
 	// BandwidthAnchors is the number of rows whose neighbours are measured.
-	BandwidthAnchors = 256
+	BandwidthAnchors = 1024
 )
 
 // medianAnchors is the number of anchors whose distances make up
