@@ -11,6 +11,7 @@
 //	ssnmf gen -n N [flags] -o FILE
 //	ssnmf tiles [flags] -o FILE.arrow [INPUT]
 //	ssnmf bench [flags]
+//	ssnmf plot [flags] -o FILE.png TRACE.csv...
 //	ssnmf dump FILE
 //
 // Run "ssnmf solve -h" for the flags. With no INPUT, solve clusters the
@@ -75,6 +76,7 @@ Usage:
   ssnmf gen -n N [flags] -o FILE  write a seeded Gaussian mixture (Parquet, Arrow or CSV)
   ssnmf tiles [flags] -o FILE   write P of an input as an Arrow tile file (for solve -affinity)
   ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
+  ssnmf plot [flags] -o FILE TRACE.csv...   plot traces (objective, gap against seconds, passes)
   ssnmf dump FILE               print a work-directory matrix, checkpoint or tile file for debugging
 
 Run "ssnmf solve -h" for the solver's flags.
@@ -99,6 +101,8 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 		err = gen(ctx, args[1:], stdout, stderr)
 	case "tiles":
 		err = tiles(ctx, args[1:], stdout, stderr)
+	case "plot":
+		err = plotCmd(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = bench(ctx, args[1:], stdout, stderr)
 	case "dump":
@@ -107,7 +111,7 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = usagef("unknown command %q (want solve, gen, tiles, bench or dump)", args[0])
+		err = usagef("unknown command %q (want solve, gen, tiles, bench, plot or dump)", args[0])
 	}
 	switch {
 	case err == nil:

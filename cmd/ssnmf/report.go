@@ -37,7 +37,7 @@ type report struct {
 	resumedAt   int               // the iteration a resumed run went on from
 	penalty     *fw.PenaltyResult // the penalty method's result of the current start
 	bestPenalty *fw.PenaltyResult // of the best start
-	passTime    time.Duration     // total time of the iterations' P·S passes
+	timer       *passTimer        // times every tile pass of the run
 	lastLine    time.Time         // when the last progress line was printed
 	passStart   time.Time         // when the current tile pass began
 	res         *fw.Result
@@ -112,7 +112,6 @@ func (r *report) entriesPerSecond(d time.Duration) float64 {
 // record is the solver's Recorder: it writes the trace and prints progress
 // at most once a second, and always for the first and the last iteration.
 func (r *report) record(it fw.Iteration) error {
-	r.passTime += it.PassTime
 	if err := r.traceRow(it); err != nil {
 		return fmt.Errorf("-trace %s: %w", r.cfg.trace, err)
 	}
@@ -178,8 +177,8 @@ func (r *report) finish(w []float64) {
 		r.sum.RowSumViolation, r.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
 		r.sum.ProjectedObjective, r.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
 	}
-	if iters := res.Iterations - r.resumedAt; iters > 0 && r.passTime > 0 {
-		r.sum.EntriesPerSecond = r.entriesPerSecond(r.passTime / time.Duration(iters))
+	if t := r.timer; t != nil && t.passes > 0 {
+		r.sum.EntriesPerSecond = r.entriesPerSecond(t.elapsed / time.Duration(t.passes))
 	}
 	if pr.tab == nil || pr.tab.Labels == nil {
 		return

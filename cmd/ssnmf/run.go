@@ -139,7 +139,7 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 // Frank-Wolfe, from the checkpointed state resume.
 func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
-	prob := fw.Problem{P: r.eng, K: c.k}
+	prob := fw.Problem{P: r.rep.timer, K: c.k}
 	base := fw.Settings{Step: c.step, GapTol: c.tol, FuncTol: c.ftol, MaxIter: c.maxIter,
 		Refresh: c.refresh, Workers: c.workers, Recorder: r.rep.record, PW: ws.pw, PS: ws.ps}
 	switch c.method {
@@ -218,4 +218,27 @@ func (r *solveRun) stopped(res *fw.Result, err error) (*fw.Result, error) {
 		return res, nil
 	}
 	return res, err
+}
+
+// passTimer is the affinity of a run: the tile engine, with the number and
+// duration of its passes counted for the summary's entries per second.
+type passTimer struct {
+	*tile.Engine
+	passes  int
+	elapsed time.Duration
+}
+
+func (p *passTimer) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
+	defer p.count(time.Now())
+	return p.Engine.Mul(ctx, dst, w, k, rowSums)
+}
+
+func (p *passTimer) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
+	defer p.count(time.Now())
+	return p.Engine.MulOneHot(ctx, dst, s, k)
+}
+
+func (p *passTimer) count(start time.Time) {
+	p.passes++
+	p.elapsed += time.Since(start)
 }

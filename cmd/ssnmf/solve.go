@@ -287,7 +287,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	}
 	rep := &report{cfg: c, prob: prob, out: stderr, n: n}
 	eng := &tile.Engine{Source: prob.src, BlockSize: c.block, Workers: c.workers, Progress: rep.passProgress}
-	rep.kernel = eng.Kernel()
+	rep.kernel, rep.timer = eng.Kernel(), &passTimer{Engine: eng}
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
