@@ -95,6 +95,7 @@ type summary struct {
 	MinEntry           *float64 `json:"min_entry,omitempty"`
 	ProjectedObjective *float64 `json:"projected_objective,omitempty"`
 	ProjectedGap       *float64 `json:"projected_gap,omitempty"`
+	PeakRSSBytes       int64    `json:"peak_rss_bytes,omitempty"` // the process's peak resident set size
 	Classes            int      `json:"classes,omitempty"`
 	ARI                *float64 `json:"ari,omitempty"`
 	NMI                *float64 `json:"nmi,omitempty"`
@@ -164,6 +165,7 @@ func (r *report) finish(w []float64) {
 		Seconds: r.seconds, SolveSeconds: res.Runtime.Seconds(),
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
+	r.sum.PeakRSSBytes = peakRSS()
 	if pr.tab != nil {
 		r.sum.P = pr.tab.P
 	}
