@@ -452,3 +452,10 @@ func (m *messageReader) Release() {
 		m.msg = nil
 	}
 }
+
+// VerifyArrowFile checks the structure of the Arrow IPC file r of the given
+// size (its footer and the metadata of every message the footer lists)
+// before Arrow's reader decodes it: arrow-go allocates by lengths it reads
+// from the file, so a damaged file could otherwise exhaust memory. It
+// checks bounds only, not meaning.
+func VerifyArrowFile(r io.ReaderAt, size int64) error { return verifyArrowFile(r, size) }

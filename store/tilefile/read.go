@@ -1,6 +1,7 @@
 package tilefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -91,7 +93,7 @@ func (tf *File) load(data []byte) (err error) {
 			err = fmt.Errorf("corrupt Arrow IPC file: %v", p)
 		}
 	}()
-	if err := checkFlatbuffers(data); err != nil {
+	if err := store.VerifyArrowFile(bytes.NewReader(data), int64(len(data))); err != nil {
 		return fmt.Errorf("not an Arrow IPC file, or truncated: %w", err)
 	}
 	r, err := ipc.NewMappedFileReader(data)
