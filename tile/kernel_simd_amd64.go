@@ -5,6 +5,7 @@ package tile
 import (
 	"math"
 	"simd/archsimd"
+	"unsafe"
 )
 
 // This file holds the vectorized tile kernel, built with GOEXPERIMENT=simd
@@ -161,9 +162,6 @@ func addClass(acc []float64, v archsimd.Float32x16) {
 	archsimd.LoadFloat64x8Slice(acc[8:]).Add(hi).StoreSlice(acc[8:])
 }
 
-// addWide is addClass for the float32 partial sums of the P·W kernel.
-func addWide(acc []float64, v archsimd.Float32x16) { addClass(acc, v) }
-
 // squares adds the squares of v's values, widened, to sq0 and sq1.
 func squares(sq0, sq1 archsimd.Float64x8, v archsimd.Float32x16) (archsimd.Float64x8, archsimd.Float64x8) {
 	lo := v.GetLo().ConvertToFloat64()
@@ -315,77 +313,6 @@ func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float
 	var buf [8]float64
 	sq0.Add(sq1).Store(&buf)
 	return ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
-}
-
-// gemm32x2 adds to the 4×32 float64 block y[r*ldy+c] (r < 4, c < 32)
-// the products sum over s < inner of a[r*rs+s*is]·b[s*ldb+c], in float32
-// partial sums of at most flushEvery terms.
-func gemm32x2(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, inner int) {
-	_ = y[3*ldy+31]
-	for s0 := 0; s0 < inner; s0 += flushEvery {
-		s1 := min(inner, s0+flushEvery)
-		var c00, c01 archsimd.Float32x16
-		var c10, c11 archsimd.Float32x16
-		var c20, c21 archsimd.Float32x16
-		var c30, c31 archsimd.Float32x16
-		for s := s0; s < s1; s++ {
-			br := (*[32]float32)(b[s*ldb : s*ldb+32])
-			b0 := archsimd.LoadFloat32x16((*[16]float32)(br[0:16]))
-			b1 := archsimd.LoadFloat32x16((*[16]float32)(br[16:32]))
-			as := a[s*is:]
-			x0 := archsimd.BroadcastFloat32x16(as[0*rs])
-			c00 = x0.MulAdd(b0, c00)
-			c01 = x0.MulAdd(b1, c01)
-			x1 := archsimd.BroadcastFloat32x16(as[1*rs])
-			c10 = x1.MulAdd(b0, c10)
-			c11 = x1.MulAdd(b1, c11)
-			x2 := archsimd.BroadcastFloat32x16(as[2*rs])
-			c20 = x2.MulAdd(b0, c20)
-			c21 = x2.MulAdd(b1, c21)
-			x3 := archsimd.BroadcastFloat32x16(as[3*rs])
-			c30 = x3.MulAdd(b0, c30)
-			c31 = x3.MulAdd(b1, c31)
-		}
-		addWide(y[0*ldy+0:], c00)
-		addWide(y[0*ldy+16:], c01)
-		addWide(y[1*ldy+0:], c10)
-		addWide(y[1*ldy+16:], c11)
-		addWide(y[2*ldy+0:], c20)
-		addWide(y[2*ldy+16:], c21)
-		addWide(y[3*ldy+0:], c30)
-		addWide(y[3*ldy+16:], c31)
-	}
-}
-
-// gemm32x1 adds to the 4×16 float64 block y[r*ldy+c] (r < 4, c < 16)
-// the products sum over s < inner of a[r*rs+s*is]·b[s*ldb+c], in float32
-// partial sums of at most flushEvery terms.
-func gemm32x1(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, inner int) {
-	_ = y[3*ldy+15]
-	for s0 := 0; s0 < inner; s0 += flushEvery {
-		s1 := min(inner, s0+flushEvery)
-		var c00 archsimd.Float32x16
-		var c10 archsimd.Float32x16
-		var c20 archsimd.Float32x16
-		var c30 archsimd.Float32x16
-		for s := s0; s < s1; s++ {
-			br := (*[16]float32)(b[s*ldb : s*ldb+16])
-			b0 := archsimd.LoadFloat32x16((*[16]float32)(br[0:16]))
-			as := a[s*is:]
-			x0 := archsimd.BroadcastFloat32x16(as[0*rs])
-			c00 = x0.MulAdd(b0, c00)
-			x1 := archsimd.BroadcastFloat32x16(as[1*rs])
-			c10 = x1.MulAdd(b0, c10)
-			x2 := archsimd.BroadcastFloat32x16(as[2*rs])
-			c20 = x2.MulAdd(b0, c20)
-			x3 := archsimd.BroadcastFloat32x16(as[3*rs])
-			c30 = x3.MulAdd(b0, c30)
-		}
-		addWide(y[0*ldy+0:], c00)
-		addWide(y[1*ldy+0:], c10)
-		addWide(y[2*ldy+0:], c20)
-		addWide(y[3*ldy+0:], c30)
-	}
 }
 
 // gen32x2 writes the exponent -gamma·d² of the 4×32 block of a tile
@@ -730,18 +657,30 @@ func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float3
 	}
 }
 
-// gemmTile32 adds to y (m×kp, stride ldy) the product of the m×inner matrix
-// a[r*rs+s*is] with the inner×kp matrix b (stride kp); m is a multiple of 4,
-// kp of 16.
+// gemmTile32 adds to y (m×kp, stride kp) the product of the m×inner matrix
+// a[r*rs+s*is] with the inner×kp matrix b (stride kp); m is a multiple of 8,
+// kp of 16. It runs the assembly micro-kernels on 8-row blocks, 48 columns
+// at a time, and checks the bounds they rely on.
 func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int) {
+	if m == 0 || inner == 0 {
+		return
+	}
+	if m%8 != 0 || kp%16 != 0 || len(y) < m*kp || len(b) < inner*kp ||
+		len(a) <= (m-1)*rs+(inner-1)*is {
+		panic("tile: gemmTile32 called with inconsistent sizes") // a bug in this file, not bad input
+	}
 	nv := kp / 16
-	for r0 := 0; r0 < m; r0 += 4 {
+	for r0 := 0; r0 < m; r0 += 8 {
+		yr, ar := &y[r0*kp], &a[r0*rs]
 		v := 0
-		for ; v+2 <= nv; v += 2 {
-			gemm32x2(y[r0*kp+16*v:], kp, a[r0*rs:], rs, is, b[16*v:], kp, inner)
+		for ; v+3 <= nv; v += 3 {
+			gemm8x3((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner)
 		}
-		for ; v < nv; v++ {
-			gemm32x1(y[r0*kp+16*v:], kp, a[r0*rs:], rs, is, b[16*v:], kp, inner)
+		switch nv - v {
+		case 2:
+			gemm8x2((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner)
+		case 1:
+			gemm8x1((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner)
 		}
 	}
 }

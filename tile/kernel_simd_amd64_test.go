@@ -5,6 +5,7 @@ package tile
 import (
 	"math"
 	"math/rand/v2"
+	"simd/archsimd"
 	"testing"
 )
 
@@ -77,4 +78,75 @@ func TestVectorExpError(t *testing.T) {
 			}
 		}
 	})
+}
+
+// gemmRef32 is the arithmetic the assembly micro-kernels promise, one row
+// and 16 columns at a time in archsimd: y[r*ldy+c] += the float32 fused
+// multiply-adds of a[r*rs+s*is]·b[s*ldb+c] in s order, widened and added
+// every flushEvery steps.
+func gemmRef32(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, m, cols, inner int) {
+	for r := range m {
+		for c0 := 0; c0 < cols; c0 += 16 {
+			for s0 := 0; s0 < inner; s0 += flushEvery {
+				var acc archsimd.Float32x16
+				for s := s0; s < min(inner, s0+flushEvery); s++ {
+					x := archsimd.BroadcastFloat32x16(a[r*rs+s*is])
+					acc = x.MulAdd(archsimd.LoadFloat32x16Slice(b[s*ldb+c0:]), acc)
+				}
+				addClass(y[r*ldy+c0:], acc)
+			}
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// TestGemmMicroKernels checks the assembly P·W micro-kernels bit for bit
+// against gemmRef32, for every column count they are combined into, inner
+// lengths around the flush interval, and both access patterns of the tile
+// (rows: rs = stride, is = 1; columns: rs = 1, is = stride).
+func TestGemmMicroKernels(t *testing.T) {
+	if !simdUsable() {
+		t.Skip("this CPU has no AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name         string
+		m, kp, inner int
+		transposed   bool
+	}{
+		{name: "kp=16", m: 8, kp: 16, inner: 5},
+		{name: "kp=32", m: 16, kp: 32, inner: 64},
+		{name: "kp=48", m: 8, kp: 48, inner: 65},
+		{name: "kp=112", m: 24, kp: 112, inner: 200},
+		{name: "kp=80/transposed", m: 16, kp: 80, inner: 130, transposed: true},
+		{name: "kp=96/transposed", m: 32, kp: 96, inner: 48, transposed: true},
+		{name: "inner=1", m: 8, kp: 64, inner: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := make([]float32, tc.m*tc.inner)
+			for i := range a {
+				a[i] = rng.Float32()
+			}
+			b := make([]float32, tc.inner*tc.kp)
+			for i := range b {
+				b[i] = rng.Float32() - 0.25
+			}
+			rs, is := tc.inner, 1
+			if tc.transposed {
+				rs, is = 1, tc.m
+			}
+			got := make([]float64, tc.m*tc.kp)
+			for i := range got {
+				got[i] = rng.Float64()
+			}
+			want := append([]float64(nil), got...)
+			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner)
+			gemmRef32(want, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("y[%d][%d] = %v, reference %v", i/tc.kp, i%tc.kp, got[i], want[i])
+				}
+			}
+		})
+	}
 }
