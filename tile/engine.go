@@ -93,6 +93,14 @@ type partial struct {
 	frob           float64   // sum of squares of the tile's entries, counted twice off the diagonal
 	r0, r1, c0, c1 int
 	scratch        any // the vectorized kernel's private memory, if one runs
+
+	// The contributions the commit adds: outR for rows r0:r1, outC for
+	// rows c0:c1. Row-major (element (i, c) at i*ldR+c) unless the pass is
+	// class-major (at c*ldR+i; see fastKernel.classMajor). They are
+	// toRows and toCols with stride k unless a vectorized kernel points
+	// them at its own accumulators.
+	outR, outC []float64
+	ldR, ldC   int
 }
 
 // consume adds a tile's contributions to p.toRows and p.toCols (and the
@@ -122,6 +130,10 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 	if !e.Generic {
 		fast, _ = newFastKernel(e.Source, in, b)
 	}
+	// A class-major pass accumulates each row block of dst as a k×h
+	// matrix, so that a tile's contributions are added by contiguous
+	// vectors, and transposes the blocks at the end.
+	classMajor := fast != nil && k > 0 && fast.classMajor()
 	newBuf := func() *partial {
 		p := &partial{tile: make([]float64, b*b)}
 		if fast != nil {
@@ -143,9 +155,13 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 		h, w := r1-r0, c1-c0
 		tl := p.tile[:h*w]
 		diag := r0 == c0
+		p.outR, p.outC, p.ldR, p.ldC = p.toRows, p.toCols, k, k
 		if fast != nil {
 			if fast.tile(p.scratch, p, diag) {
 				return nil
+			}
+			if classMajor {
+				return fmt.Errorf("tile rows %d:%d cols %d:%d: the vectorized kernel declined a class-major tile", r0, r1, c0, c1)
 			}
 		} else if err := e.Source.Tile(tl, r0, r1, c0, c1); err != nil {
 			return fmt.Errorf("tile rows %d:%d cols %d:%d: %w", r0, r1, c0, c1, err)
@@ -168,9 +184,9 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 		}
 		diag := p.r0 == p.c0
 		if k > 0 {
-			addTo(dst[p.r0*k:p.r1*k], p.toRows)
+			addBlock(dst, k, p.r0, p.r1, p.outR, p.ldR, classMajor)
 			if !diag {
-				addTo(dst[p.c0*k:p.c1*k], p.toCols)
+				addBlock(dst, k, p.c0, p.c1, p.outC, p.ldC, classMajor)
 			}
 		}
 		if sums {
@@ -187,16 +203,53 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 	if err := ordered.Run(ctx, e.workers(), g.tiles(), newBuf, work, commit); err != nil {
 		return err
 	}
+	if classMajor {
+		tmp := make([]float64, b*k)
+		for r0 := 0; r0 < n; r0 += b {
+			r1 := min(n, r0+b)
+			transposeBlock(dst[r0*k:r1*k], tmp, r1-r0, k)
+		}
+	}
 	if frob != nil {
 		*frob = fsum
 	}
 	return nil
 }
 
-func addTo(dst, src []float64) {
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] += v
+// addTo sets dst[i] += src[i] for i < len(dst), with vector instructions
+// where they are built in (addFloat64s); the sums are the same bits.
+func addTo(dst, src []float64) { addFloat64s(dst, src[:len(dst)]) }
+
+// addBlock adds a tile's contributions to the rows r0:r1 of dst (n×k):
+// out holds them row-major with stride ld, or, in a class-major pass,
+// class-major with stride ld, and dst's rows r0:r1 are then stored
+// class-major too (element (i, c) at dst[r0*k + c*(r1-r0) + i]).
+func addBlock(dst []float64, k, r0, r1 int, out []float64, ld int, classMajor bool) {
+	h := r1 - r0
+	switch {
+	case classMajor:
+		blk := dst[r0*k : r1*k]
+		for c := range k {
+			addTo(blk[c*h:(c+1)*h], out[c*ld:])
+		}
+	case ld == k:
+		addTo(dst[r0*k:r1*k], out)
+	default:
+		for i := range h {
+			addTo(dst[(r0+i)*k:(r0+i+1)*k], out[i*ld:])
+		}
+	}
+}
+
+// transposeBlock turns blk, an h×k row block of a class-major pass stored
+// as k×h, into h×k row-major, using tmp (at least h*k values).
+func transposeBlock(blk, tmp []float64, h, k int) {
+	tmp = tmp[:h*k]
+	copy(tmp, blk)
+	for c := range k {
+		for i, v := range tmp[c*h : (c+1)*h] {
+			blk[i*k+c] = v
+		}
 	}
 }
 

@@ -17,10 +17,16 @@ type fastKernel interface {
 	// newScratch returns one worker's private memory.
 	newScratch() any
 	// tile handles tile pt (bounds set). It either computes the tile's
-	// whole contribution (pt.toRows, pt.toCols, and with sums pt.sumRows,
-	// pt.sumCols, pt.frob) and returns true, or writes the tile's values
-	// into pt.tile, for the portable consumers, and returns false.
+	// whole contribution (pt.outR and pt.outC with their strides pt.ldR and
+	// pt.ldC, which it may point at its scratch memory, and with sums
+	// pt.sumRows, pt.sumCols, pt.frob) and returns true, or writes the
+	// tile's values into pt.tile, for the portable consumers, and returns
+	// false.
 	tile(scratch any, pt *partial, diag bool) bool
+	// classMajor reports whether the kernel hands every tile's
+	// contributions over class-major (pt.outR[c*pt.ldR+i]); it then
+	// returns true for every tile.
+	classMajor() bool
 }
 
 // packedFeatures are a Gaussian's features prepared for the vectorized

@@ -15,6 +15,14 @@ func fastCapable(Source) bool { return false }
 
 func newFastKernel(Source, passInput, int) (fastKernel, bool) { return nil, false }
 
+// addFloat64s sets dst[i] += src[i]; src is as long as dst.
+func addFloat64s(dst, src []float64) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
 // fmaBlockFlops returns the flops of one iteration of fmaBlock and the
 // instruction it uses.
 func fmaBlockFlops(prec Precision) (float64, string) {

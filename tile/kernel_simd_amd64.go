@@ -502,6 +502,8 @@ type scratch32 struct {
 	sumR, sumC []float64 // row and column sums
 }
 
+func (kn *kernel32) classMajor() bool { return kn.in.s != nil }
+
 func (kn *kernel32) kp() int { return roundUp(kn.in.k, 16) }
 
 func (kn *kernel32) newScratch() any {
@@ -572,7 +574,8 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		}
 	}
 
-	// Consumption (vector), then the move into the partial sums (scalar).
+	// Consumption (vector). The accumulators are handed to the commit as
+	// they are: class-major for P·S, row-major with stride kp for P·W.
 	switch {
 	case kn.in.s != nil:
 		accR, accC := s.accR[:k*hp], s.accC[:k*wp]
@@ -582,16 +585,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		}
 		consumeOneHot32(t, hp, wp, s.sr, s.sc, accR, accC, diag, false)
 		archsimd.ClearAVXUpperBits()
-		for c := range k {
-			for i, v := range accR[c*hp : c*hp+h] {
-				pt.toRows[i*k+c] = v
-			}
-			if !diag {
-				for j, v := range accC[c*wp : c*wp+w] {
-					pt.toCols[j*k+c] = v
-				}
-			}
-		}
+		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, hp, accC, wp
 	case kn.in.w != nil:
 		kp := kn.kp()
 		accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
@@ -602,14 +596,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp)
 		}
 		archsimd.ClearAVXUpperBits()
-		for i := range h {
-			copy(pt.toRows[i*k:(i+1)*k], accR[i*kp:])
-		}
-		if !diag {
-			for j := range w {
-				copy(pt.toCols[j*k:(j+1)*k], accC[j*kp:])
-			}
-		}
+		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
 	}
 	if kn.in.sums {
 		sumR, sumC := s.sumR[:hp], s.sumC[:wp]
@@ -630,12 +617,48 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 // packW32 copies the rows of w (stride k) into dst (stride kp), rounded to
 // float32, with zero padding.
 func packW32(dst []float32, w []float64, k, kp int) {
-	clear(dst)
-	for i := range len(w) / k {
-		for c, v := range w[i*k : (i+1)*k] {
-			dst[i*kp+c] = float32(v)
+	rows := len(w) / k
+	clear(dst[rows*kp:])
+	for i := range rows {
+		wi, di := w[i*k:(i+1)*k], dst[i*kp:(i+1)*kp]
+		c := 0
+		for ; c+8 <= k; c += 8 {
+			archsimd.LoadFloat64x8Slice(wi[c:]).ConvertToFloat32().StoreSlice(di[c:])
+		}
+		// The rest of the row, padding included, through a masked load that
+		// reads zeros past k.
+		for ; c < kp; c += 8 {
+			archsimd.LoadFloat64x8SlicePart(wi[min(c, k):]).ConvertToFloat32().StoreSlice(di[c:])
 		}
 	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// addFloat64s sets dst[i] += src[i]; src is as long as dst. It adds eight
+// values per instruction where AVX-512 is usable.
+func addFloat64s(dst, src []float64) {
+	src = src[:len(dst)]
+	if !simdUsable() {
+		for i, v := range src {
+			dst[i] += v
+		}
+		return
+	}
+	i := 0
+	for ; i+32 <= len(dst); i += 32 {
+		a0 := archsimd.LoadFloat64x8Slice(dst[i:]).Add(archsimd.LoadFloat64x8Slice(src[i:]))
+		a1 := archsimd.LoadFloat64x8Slice(dst[i+8:]).Add(archsimd.LoadFloat64x8Slice(src[i+8:]))
+		a2 := archsimd.LoadFloat64x8Slice(dst[i+16:]).Add(archsimd.LoadFloat64x8Slice(src[i+16:]))
+		a3 := archsimd.LoadFloat64x8Slice(dst[i+24:]).Add(archsimd.LoadFloat64x8Slice(src[i+24:]))
+		a0.StoreSlice(dst[i:])
+		a1.StoreSlice(dst[i+8:])
+		a2.StoreSlice(dst[i+16:])
+		a3.StoreSlice(dst[i+24:])
+	}
+	for ; i < len(dst); i += 8 {
+		archsimd.LoadFloat64x8SlicePart(dst[i:]).Add(archsimd.LoadFloat64x8SlicePart(src[i:])).StoreSlicePart(dst[i:])
+	}
+	archsimd.ClearAVXUpperBits()
 }
 
 // genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
@@ -703,6 +726,8 @@ func newKernel64(g *Gaussian, b int) *kernel64 {
 type scratch64 struct {
 	t, xr, xt, gr, gc []float64
 }
+
+func (kn *kernel64) classMajor() bool { return false }
 
 func (kn *kernel64) newScratch() any {
 	bp, p := kn.bp, kn.p
