@@ -343,6 +343,7 @@ func (r *rowcd) chunk(r0, r1, q int) (c0, c1, off int) {
 type pullBuf struct {
 	tile []float64
 	acc  []float64
+	cols []int32 // the tile's columns with pending changes
 	any  bool
 }
 
@@ -386,20 +387,26 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 			if q == 0 {
 				return nil
 			}
+			p.cols = p.cols[:0]
+			for l := c0; l < c1; l++ {
+				if r.dcnt[l] > 0 {
+					p.cols = append(p.cols, int32(l))
+				}
+			}
+			p.any = len(p.cols) > 0
+			if !p.any {
+				return nil
+			}
 			acc := p.acc[:h*k]
 			clear(acc)
-			for l := c0; l < c1; l++ {
-				cnt := int(r.dcnt[l])
-				if cnt == 0 {
-					continue
-				}
-				p.any = true
-				cols, vals := r.dcol[l*r.nz:l*r.nz+cnt], r.dval[l*r.nz:l*r.nz+cnt]
-				j := l - c0
-				for i := range h {
-					pv := tl[i*wd+j]
-					ai := acc[i*k : (i+1)*k]
-					for e, c := range cols {
+			for i := range h {
+				row := tl[i*wd : (i+1)*wd]
+				ai := acc[i*k : (i+1)*k]
+				for _, l := range p.cols {
+					pv := row[int(l)-c0]
+					cnt := int(r.dcnt[l])
+					vals := r.dval[int(l)*r.nz : int(l)*r.nz+cnt]
+					for e, c := range r.dcol[int(l)*r.nz : int(l)*r.nz+cnt] {
 						ai[c] += pv * vals[e]
 					}
 				}

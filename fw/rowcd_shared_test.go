@@ -1,0 +1,181 @@
+package fw_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// The same six points as ExampleMinimize, by row-wise coordinate descent:
+// a Dense affinity is its own tile source.
+func ExampleMinimizeRowCD() {
+	const n, k = 6, 2
+	P := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			P[i*n+j] = 0.05
+			if i/3 == j/3 {
+				P[i*n+j] = 1
+			}
+		}
+	}
+	aff, err := fw.NewDense(n, P)
+	if err != nil {
+		panic(err)
+	}
+	w := make([]float64, n*k)
+	if err := fw.Initialize(w, k, fw.StartRandom, 1); err != nil {
+		panic(err)
+	}
+	set := fw.DefaultRowCDSettings()
+	set.GapTol = 1e-9
+	res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: aff, K: k}, aff, w, &set)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("stopped on:", res.Status)
+	for i := range n {
+		fmt.Printf("point %d: %.2f\n", i, w[i*k:(i+1)*k])
+	}
+	// Output:
+	// stopped on: gap
+	// point 0: [0.99 0.01]
+	// point 1: [0.99 0.01]
+	// point 2: [0.99 0.01]
+	// point 3: [0.01 0.99]
+	// point 4: [0.01 0.99]
+	// point 5: [0.01 0.99]
+}
+
+// TestRowCDStreamingMatchesDenseOnSharedData runs row-CD on real data from
+// the same start over the streaming engine with the Gaussian source's tiles
+// and over the materialized P, and compares the runs.
+func TestRowCDStreamingMatchesDenseOnSharedData(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		k      int
+		block  int
+		strip  int64
+		sweeps int
+	}{
+		{file: "blood.csv", k: 10, block: 100, sweeps: 8},                 // 215 duplicated rows
+		{file: "yeast.csv", k: 10, block: 256, strip: 1, sweeps: 4},       // two-pass fallback
+		{file: "yeast.csv", k: 10, block: 200, strip: 8 << 20, sweeps: 4}, // the strip fits
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tab, err := store.ReadCSV(filepath.Join(sharedData, tc.file), store.CSVOptions{})
+			if errors.Is(err, fs.ErrNotExist) {
+				t.Skipf("%s is not here (the shared data sets sit beside the project's checkout): %v", tc.file, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, k := tab.N, tc.k
+			tile.Standardize(tab.Features, n, tab.P)
+			src, err := tile.NewGaussian(tab.Features, n, tab.P, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			P := make([]float64, n*n)
+			if err := src.Tile(P, 0, n, 0, n); err != nil {
+				t.Fatal(err)
+			}
+			dense, err := fw.NewDense(n, P)
+			if err != nil {
+				t.Fatal(err)
+			}
+			solve := func(a fw.Affinity, tiles fw.TileSource, workers int) ([]float64, *fw.Result) {
+				w := make([]float64, n*k)
+				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
+					t.Fatal(err)
+				}
+				set := fw.DefaultRowCDSettings()
+				set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.sweeps, 0, 3, workers
+				set.BlockSize, set.StripMemory = tc.block, tc.strip
+				res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: a, K: k}, tiles, w, &set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w, res
+			}
+			ws, rs := solve(&tile.Engine{Source: src, BlockSize: 128, Workers: 2}, src, 2)
+			wd, rd := solve(dense, dense, 1)
+			if d := math.Abs(rs.Objective-rd.Objective) / rd.Objective; d > 1e-10 {
+				t.Errorf("objective: streaming %v, dense %v (relative difference %g)", rs.Objective, rd.Objective, d)
+			}
+			if d := math.Abs(rs.Gap-rd.Gap) / rd.Gap; d > 1e-6 {
+				t.Errorf("gap: streaming %v, dense %v", rs.Gap, rd.Gap)
+			}
+			var diff float64
+			for i := range ws {
+				diff = math.Max(diff, math.Abs(ws[i]-wd[i]))
+			}
+			if diff > 1e-8 {
+				t.Errorf("W: streaming and dense runs differ by up to %g", diff)
+			}
+			if rs.Passes != rd.Passes || rs.Iterations != rd.Iterations {
+				t.Errorf("passes/sweeps: streaming %d/%d, dense %d/%d", rs.Passes, rs.Iterations, rd.Passes, rd.Iterations)
+			}
+		})
+	}
+}
+
+// BenchmarkRowCDSweep measures a sweep on a Gaussian kernel of n random
+// points (strip schedule, and the two-pass fallback), in kernel entries of
+// the upper triangle per second, next to an FW iteration's P·S pass.
+func BenchmarkRowCDSweep(b *testing.B) {
+	const n, p, k = 3000, 8, 10
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, n*p)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	src, err := tile.NewGaussian(x, n, p, 0.2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng := &tile.Engine{Source: src, Workers: 2}
+	w0 := make([]float64, n*k)
+	if err := fw.Initialize(w0, k, fw.StartRandom, 0); err != nil {
+		b.Fatal(err)
+	}
+	entries := float64(n) * float64(n+1) / 2
+	for _, bc := range []struct {
+		name  string
+		strip int64
+	}{{"strip", 0}, {"two-pass", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			w := slices.Clone(w0)
+			set := fw.DefaultRowCDSettings()
+			set.GapTol, set.Refresh, set.Workers, set.StripMemory = 0, 0, 2, bc.strip
+			set.MaxIter = b.N
+			b.ResetTimer()
+			res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: eng, K: k}, src, w, &set)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(entries*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+			b.ReportMetric(float64(res.Passes)/float64(b.N), "passes/sweep")
+		})
+	}
+	b.Run("fw-iteration", func(b *testing.B) {
+		w := slices.Clone(w0)
+		set := fw.DefaultSettings()
+		set.GapTol, set.Refresh, set.Workers, set.MaxIter = 0, 0, 2, b.N
+		b.ResetTimer()
+		if _, err := fw.Minimize(context.Background(), fw.Problem{P: eng, K: k}, w, &set); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(entries*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	})
+}
