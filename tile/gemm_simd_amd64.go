@@ -5,7 +5,9 @@ package tile
 // The P·W micro-kernels of gemm_amd64.s. Each adds to the 8×(16·nv) float64
 // block y[r*ldy+c] (r < 8, c < 16·nv) the products, summed over s < inner,
 // of a[r*rs+s*is] and b[s*ldb+c], in float32 partial sums of at most
-// flushEvery (64) terms that are then widened and added to y. They are
+// flushEvery (64) terms that are then widened and added to y; unless add
+// is set, the first partial sums are stored into y instead (y need not be
+// cleared; inner must then be positive). They are
 // written in assembly because the Go compiler allocates 15 vector
 // registers to archsimd code, too few for an 8×3 register block, and
 // loads broadcast operands in two instructions where AVX-512 needs none:
@@ -15,10 +17,10 @@ package tile
 // addresses (the callers check this).
 
 //go:noescape
-func gemm8x1(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int)
+func gemm8x1(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
 
 //go:noescape
-func gemm8x2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int)
+func gemm8x2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
 
 //go:noescape
-func gemm8x3(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int)
+func gemm8x3(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)

@@ -589,11 +589,9 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	case kn.in.w != nil:
 		kp := kn.kp()
 		accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
-		clear(accR)
-		gemmTile32(accR, kp, t, wp, 1, s.wc, hp, wp)
+		gemmTile32(accR, kp, t, wp, 1, s.wc, hp, wp, false)
 		if !diag {
-			clear(accC)
-			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp)
+			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp, false)
 		}
 		archsimd.ClearAVXUpperBits()
 		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
@@ -680,12 +678,19 @@ func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float3
 	}
 }
 
-// gemmTile32 adds to y (m×kp, stride kp) the product of the m×inner matrix
-// a[r*rs+s*is] with the inner×kp matrix b (stride kp); m is a multiple of 8,
-// kp of 16. It runs the assembly micro-kernels on 8-row blocks, 48 columns
-// at a time, and checks the bounds they rely on.
-func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int) {
-	if m == 0 || inner == 0 {
+// gemmTile32 sets y (m×kp, stride kp) to the product of the m×inner matrix
+// a[r*rs+s*is] with the inner×kp matrix b (stride kp), or adds the product
+// to y if add is set; m is a multiple of 8, kp of 16. It runs the assembly
+// micro-kernels on 8-row blocks, 48 columns at a time, and checks the
+// bounds they rely on.
+func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int, add bool) {
+	if m == 0 {
+		return
+	}
+	if inner == 0 {
+		if !add {
+			clear(y[:m*kp])
+		}
 		return
 	}
 	if m%8 != 0 || kp%16 != 0 || len(y) < m*kp || len(b) < inner*kp ||
@@ -697,13 +702,13 @@ func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, in
 		yr, ar := &y[r0*kp], &a[r0*rs]
 		v := 0
 		for ; v+3 <= nv; v += 3 {
-			gemm8x3((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner)
+			gemm8x3((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner, add)
 		}
 		switch nv - v {
 		case 2:
-			gemm8x2((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner)
+			gemm8x2((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner, add)
 		case 1:
-			gemm8x1((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner)
+			gemm8x1((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner, add)
 		}
 	}
 }

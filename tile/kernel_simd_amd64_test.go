@@ -140,11 +140,22 @@ func TestGemmMicroKernels(t *testing.T) {
 				got[i] = rng.Float64()
 			}
 			want := append([]float64(nil), got...)
-			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner)
+			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
 			gemmRef32(want, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
+			// Without add, the product overwrites y.
+			set := make([]float64, len(got))
+			for i := range set {
+				set[i] = math.NaN()
+			}
+			gemmTile32(set, tc.kp, a, rs, is, b, tc.m, tc.inner, false)
+			zero := make([]float64, len(got))
+			gemmRef32(zero, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
 			for i := range got {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("y[%d][%d] = %v, reference %v", i/tc.kp, i%tc.kp, got[i], want[i])
+					t.Fatalf("add: y[%d][%d] = %v, reference %v", i/tc.kp, i%tc.kp, got[i], want[i])
+				}
+				if math.Float64bits(set[i]) != math.Float64bits(zero[i]) {
+					t.Fatalf("set: y[%d][%d] = %v, reference %v", i/tc.kp, i%tc.kp, set[i], zero[i])
 				}
 			}
 		})
