@@ -24,3 +24,16 @@ func gemm8x2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner
 
 //go:noescape
 func gemm8x3(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
+// The Gaussian exponent micro-kernels of gen_amd64.s. Each writes
+// t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) for the 8×(16·nv) block at t
+// (r < 8, c < 16·nv), where xr holds the 8 rows' p features interleaved
+// (xr[q*8+r]) and xt the columns' features transposed (xt[q*wp+c]); the dot
+// product is a chain of float32 fused multiply-adds in feature order. The
+// same conditions as for the gemm kernels apply.
+
+//go:noescape
+func gen8x1(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
+//go:noescape
+func gen8x2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)

@@ -315,86 +315,6 @@ func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float
 	return ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 }
 
-// gen32x2 writes the exponent -gamma·d² of the 4×32 block of a tile
-// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
-// per feature), xt the columns' features transposed (p×wp, from the
-// block's first column), gr and gc the terms -gamma·|x|² of rows and
-// columns.
-func gen32x2(t []float32, wp int, xr, xt []float32, p int, gr, gc []float32, tg archsimd.Float32x16) {
-	_ = t[3*wp+31]
-	var c00, c01 archsimd.Float32x16
-	var c10, c11 archsimd.Float32x16
-	var c20, c21 archsimd.Float32x16
-	var c30, c31 archsimd.Float32x16
-	for q := range p {
-		bq := (*[32]float32)(xt[q*wp : q*wp+32])
-		b0 := archsimd.LoadFloat32x16((*[16]float32)(bq[0:16]))
-		b1 := archsimd.LoadFloat32x16((*[16]float32)(bq[16:32]))
-		aq := (*[4]float32)(xr[4*q : 4*q+4])
-		x0 := archsimd.BroadcastFloat32x16(aq[0])
-		c00 = x0.MulAdd(b0, c00)
-		c01 = x0.MulAdd(b1, c01)
-		x1 := archsimd.BroadcastFloat32x16(aq[1])
-		c10 = x1.MulAdd(b0, c10)
-		c11 = x1.MulAdd(b1, c11)
-		x2 := archsimd.BroadcastFloat32x16(aq[2])
-		c20 = x2.MulAdd(b0, c20)
-		c21 = x2.MulAdd(b1, c21)
-		x3 := archsimd.BroadcastFloat32x16(aq[3])
-		c30 = x3.MulAdd(b0, c30)
-		c31 = x3.MulAdd(b1, c31)
-	}
-	g0 := archsimd.LoadFloat32x16Slice(gc[0:])
-	g1 := archsimd.LoadFloat32x16Slice(gc[16:])
-	gr0 := archsimd.BroadcastFloat32x16(gr[0])
-	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
-	c01.MulAdd(tg, g1.Add(gr0)).StoreSlice(t[0*wp+16:])
-	gr1 := archsimd.BroadcastFloat32x16(gr[1])
-	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
-	c11.MulAdd(tg, g1.Add(gr1)).StoreSlice(t[1*wp+16:])
-	gr2 := archsimd.BroadcastFloat32x16(gr[2])
-	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
-	c21.MulAdd(tg, g1.Add(gr2)).StoreSlice(t[2*wp+16:])
-	gr3 := archsimd.BroadcastFloat32x16(gr[3])
-	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
-	c31.MulAdd(tg, g1.Add(gr3)).StoreSlice(t[3*wp+16:])
-}
-
-// gen32x1 writes the exponent -gamma·d² of the 4×16 block of a tile
-// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
-// per feature), xt the columns' features transposed (p×wp, from the
-// block's first column), gr and gc the terms -gamma·|x|² of rows and
-// columns.
-func gen32x1(t []float32, wp int, xr, xt []float32, p int, gr, gc []float32, tg archsimd.Float32x16) {
-	_ = t[3*wp+15]
-	var c00 archsimd.Float32x16
-	var c10 archsimd.Float32x16
-	var c20 archsimd.Float32x16
-	var c30 archsimd.Float32x16
-	for q := range p {
-		bq := (*[16]float32)(xt[q*wp : q*wp+16])
-		b0 := archsimd.LoadFloat32x16((*[16]float32)(bq[0:16]))
-		aq := (*[4]float32)(xr[4*q : 4*q+4])
-		x0 := archsimd.BroadcastFloat32x16(aq[0])
-		c00 = x0.MulAdd(b0, c00)
-		x1 := archsimd.BroadcastFloat32x16(aq[1])
-		c10 = x1.MulAdd(b0, c10)
-		x2 := archsimd.BroadcastFloat32x16(aq[2])
-		c20 = x2.MulAdd(b0, c20)
-		x3 := archsimd.BroadcastFloat32x16(aq[3])
-		c30 = x3.MulAdd(b0, c30)
-	}
-	g0 := archsimd.LoadFloat32x16Slice(gc[0:])
-	gr0 := archsimd.BroadcastFloat32x16(gr[0])
-	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
-	gr1 := archsimd.BroadcastFloat32x16(gr[1])
-	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
-	gr2 := archsimd.BroadcastFloat32x16(gr[2])
-	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
-	gr3 := archsimd.BroadcastFloat32x16(gr[3])
-	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
-}
-
 // gen64x2 writes the exponent -gamma·d² of the 4×16 block of a tile
 // at t (stride wp): xr holds the 4 rows' features interleaved (4 values
 // per feature), xt the columns' features transposed (p×wp, from the
@@ -537,7 +457,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	// Packing (scalar).
 	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packRows(xr, kn.x[r0*p:r1*p], p)
+	packRows(xr, kn.x[r0*p:r1*p], p, 8)
 	copy(s.gr, kn.g[r0:r1])
 	for i := h; i < hp; i++ {
 		s.gr[i] = padArg
@@ -662,20 +582,37 @@ func addFloat64s(dst, src []float64) {
 // genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
 // multiple of 4, wp of 16.
 func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
-	tgv := archsimd.BroadcastFloat32x16(tg)
-	for i0 := 0; i0 < hp; i0 += 4 {
-		ti := t[i0*wp : (i0+4)*wp]
-		xi := xr[i0*p : (i0+4)*p]
-		gi := gr[i0:]
+	if hp == 0 || wp == 0 {
+		return
+	}
+	if hp%8 != 0 || wp%16 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
+		panic("tile: genTile32 called with inconsistent sizes") // a bug in this file, not bad input
+	}
+	var xr0 *float32
+	if p > 0 {
+		xr0 = &xr[0]
+	}
+	for i0 := 0; i0 < hp; i0 += 8 {
+		ti := t[i0*wp : (i0+8)*wp]
+		xi := (*float32)(unsafe.Add(unsafe.Pointer(xr0), 4*i0*p))
 		j0 := 0
 		for ; j0+32 <= wp; j0 += 32 {
-			gen32x2(ti[j0:], wp, xi, xt[j0:], p, gi, gc[j0:], tgv)
+			gen8x2(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
 		}
-		for ; j0 < wp; j0 += 16 {
-			gen32x1(ti[j0:], wp, xi, xt[j0:], p, gi, gc[j0:], tgv)
+		if j0 < wp {
+			gen8x1(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
 		}
 		exp32Slice(ti)
 	}
+}
+
+// xtAt returns the address of xt[j], or nil if xt is empty (p = 0: the
+// micro-kernels then read no features).
+func xtAt(xt []float32, j int) *float32 {
+	if len(xt) == 0 {
+		return nil
+	}
+	return &xt[j]
 }
 
 // gemmTile32 sets y (m×kp, stride kp) to the product of the m×inner matrix
@@ -748,7 +685,7 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	p := kn.p
 	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packRows(xr, kn.x[r0*p:r1*p], p)
+	packRows(xr, kn.x[r0*p:r1*p], p, 4)
 	copy(s.gr, kn.g[r0:r1])
 	for i := h; i < hp; i++ {
 		s.gr[i] = padArg
@@ -788,14 +725,14 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	return false
 }
 
-// packRows copies the rows of x (stride p) into dst in groups of four rows,
-// interleaved: dst[g*4p + q*4 + r] = x[(4g+r)*p + q]; missing rows are 0.
-func packRows[F float32 | float64](dst, x []F, p int) {
+// packRows copies the rows of x (stride p) into dst in groups of m rows,
+// interleaved: dst[g*m*p + q*m + r] = x[(m*g+r)*p + q]; missing rows are 0.
+func packRows[F float32 | float64](dst, x []F, p, m int) {
 	clear(dst)
 	for i := range len(x) / p {
-		g, r := i/4, i%4
+		g, r := i/m, i%m
 		for q, v := range x[i*p : (i+1)*p] {
-			dst[g*4*p+q*4+r] = v
+			dst[g*m*p+q*m+r] = v
 		}
 	}
 }

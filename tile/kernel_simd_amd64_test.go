@@ -161,3 +161,72 @@ func TestGemmMicroKernels(t *testing.T) {
 		})
 	}
 }
+
+// genRef32 is the arithmetic the Gaussian micro-kernels promise, one row
+// and 16 columns at a time in archsimd, followed by the vectorized exp:
+// t[r][c] = exp(tg·(float32 FMA chain of x_r·x_c) + (gc[c] + gr[r])), with
+// x (hp×p, row-major) the rows' features.
+func genRef32(t []float32, hp, wp int, x, xt []float32, p int, gr, gc []float32, tg float32) {
+	tgv := archsimd.BroadcastFloat32x16(tg)
+	for r := range hp {
+		for c0 := 0; c0 < wp; c0 += 16 {
+			var acc archsimd.Float32x16
+			for q := range p {
+				acc = archsimd.BroadcastFloat32x16(x[r*p+q]).MulAdd(archsimd.LoadFloat32x16Slice(xt[q*wp+c0:]), acc)
+			}
+			g := archsimd.LoadFloat32x16Slice(gc[c0:]).Add(archsimd.BroadcastFloat32x16(gr[r]))
+			acc.MulAdd(tgv, g).StoreSlice(t[r*wp+c0:])
+		}
+	}
+	exp32Slice(t[:hp*wp])
+	archsimd.ClearAVXUpperBits()
+}
+
+// TestGenMicroKernels checks the assembly Gaussian micro-kernels, through
+// genTile32, bit for bit against genRef32, for tile shapes that use both
+// kernels and feature counts from 1 to 37.
+func TestGenMicroKernels(t *testing.T) {
+	if !simdUsable() {
+		t.Skip("this CPU has no AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name      string
+		hp, wp, p int
+	}{
+		{name: "16x16/p=1", hp: 16, wp: 16, p: 1},
+		{name: "16x48/p=3", hp: 16, wp: 48, p: 3},
+		{name: "32x64/p=16", hp: 32, wp: 64, p: 16},
+		{name: "48x80/p=37", hp: 48, wp: 80, p: 37},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := make([]float32, tc.hp*tc.p)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			xt := make([]float32, tc.p*tc.wp)
+			for i := range xt {
+				xt[i] = float32(rng.NormFloat64())
+			}
+			const gamma = 0.1
+			gr, gc := make([]float32, tc.hp), make([]float32, tc.wp)
+			for i := range gr {
+				gr[i] = float32(-gamma * 3 * rng.Float64())
+			}
+			for i := range gc {
+				gc[i] = float32(-gamma * 3 * rng.Float64())
+			}
+			xr := make([]float32, tc.hp*tc.p)
+			packRows(xr, x, tc.p, 8)
+			got := make([]float32, tc.hp*tc.wp)
+			genTile32(got, tc.hp, tc.wp, xr, xt, tc.p, gr, gc, 2*gamma)
+			want := make([]float32, tc.hp*tc.wp)
+			genRef32(want, tc.hp, tc.wp, x, xt, tc.p, gr, gc, 2*gamma)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("t[%d][%d] = %v, reference %v", i/tc.wp, i%tc.wp, got[i], want[i])
+				}
+			}
+		})
+	}
+}
