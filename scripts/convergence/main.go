@@ -1,0 +1,364 @@
+// Command convergence measures how fast each method approaches the optimum:
+// Frank-Wolfe (exact line search), projected gradient descent and row-wise
+// pairwise coordinate descent (row-CD), from the same random start on
+// blood, yeast, satimage and pendigits. For each data set it takes the best
+// objective any run found, and prints the tile passes and seconds each
+// method needed to come within 0.1% and within 0.01% of it; it writes the
+// table, one trace CSV per run and a figure of the relative excess
+// (f - best)/best against passes and against seconds (PNG).
+//
+// Usage, from the repository root:
+//
+//	go run ./scripts/convergence [-data ../shared/data] [-o convergence-out] [-sets blood,yeast,satimage,pendigits]
+//	    [-gamma auto|median|G] [-fw-passes 2000] [-pgd-passes 1000] [-rowcd-passes 300] [-time-limit 300s]
+//
+// The features are standardized; gamma is tile.AutoBandwidth's by default
+// (the median heuristic tile.MedianGamma with -gamma median, or a number).
+// Every method gets the same affinity (tile.Engine over tile.Gaussian; row-CD
+// reads its strips from the same Gaussian) and the same workers. A run stops
+// at its pass budget or its time limit, whichever comes first; the machine
+// load at the start is printed with the table, because the seconds depend
+// on it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ssnmf/ssnmf/figure"
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// dataSet is a data set and its number of clusters.
+type dataSet struct {
+	name string
+	k    int
+}
+
+var defaultSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 10}}
+
+var methods = []string{"fw", "pgd", "rowcd"}
+
+// targets are the relative distances to the best objective that the table
+// reports.
+var targets = []float64{1e-3, 1e-4}
+
+type config struct {
+	data, out   string
+	sets        []dataSet
+	gamma       string
+	seed        uint64
+	workers     int
+	block       int
+	fwPasses    int
+	pgdPasses   int
+	rowcdPasses int
+	moves       int
+	timeLimit   time.Duration
+}
+
+// point is one record of a run.
+type point struct {
+	passes    int
+	seconds   float64
+	objective float64
+}
+
+// run is one method's run on one data set.
+type run struct {
+	set     dataSet
+	n       int
+	gamma   float64
+	method  string
+	res     *fw.Result
+	trace   []point
+	stopped string // why the run ended
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := mainErr(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "convergence:", err)
+		os.Exit(1)
+	}
+}
+
+func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
+	c := config{}
+	fs := flag.NewFlagSet("convergence", flag.ContinueOnError)
+	fs.StringVar(&c.data, "data", "../shared/data", "directory of the data sets")
+	fs.StringVar(&c.out, "o", "convergence-out", "output directory")
+	sets := fs.String("sets", "blood,yeast,satimage,pendigits", "data sets, as name or name:k")
+	fs.StringVar(&c.gamma, "gamma", "auto", "auto (tile.AutoBandwidth), median (tile.MedianGamma) or a number")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed of the start and of the bandwidth sample")
+	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines")
+	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge, and rows of a row-CD strip")
+	fs.IntVar(&c.fwPasses, "fw-passes", 2000, "pass budget of Frank-Wolfe")
+	fs.IntVar(&c.pgdPasses, "pgd-passes", 1000, "pass budget of projected gradient")
+	fs.IntVar(&c.rowcdPasses, "rowcd-passes", 300, "pass budget of row-CD")
+	fs.IntVar(&c.moves, "moves", 3, "row-CD moves a row visit")
+	fs.DurationVar(&c.timeLimit, "time-limit", 300*time.Second, "time limit of a run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, s := range strings.Split(*sets, ",") {
+		ds, err := parseSet(s)
+		if err != nil {
+			return err
+		}
+		c.sets = append(c.sets, ds)
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	header := fmt.Sprintf("# %s, GOMAXPROCS %d, workers %d, load average at start: %s", time.Now().UTC().Format(time.RFC3339),
+		runtime.GOMAXPROCS(0), c.workers, strings.TrimSpace(string(load)))
+	var all [][]*run
+	for _, ds := range c.sets {
+		runs, err := c.runSet(ctx, ds)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ds.name, err)
+		}
+		all = append(all, runs)
+		// Write after every data set, so that an interrupted study keeps
+		// what it has.
+		var tab strings.Builder
+		fmt.Fprintln(&tab, header)
+		writeTable(&tab, all)
+		if err := writeString(filepath.Join(c.out, "table.txt"), tab.String()); err != nil {
+			return err
+		}
+		if err := writeFigure(filepath.Join(c.out, "convergence.png"), all); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stdout, header)
+	writeTable(stdout, all)
+	return nil
+}
+
+func parseSet(s string) (dataSet, error) {
+	name, ks, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		for _, d := range defaultSets {
+			if d.name == name {
+				return d, nil
+			}
+		}
+		return dataSet{}, fmt.Errorf("data set %q: give its k as %s:K", name, name)
+	}
+	k, err := strconv.Atoi(ks)
+	if err != nil || k < 1 {
+		return dataSet{}, fmt.Errorf("data set %q: k = %q, want a positive integer", name, ks)
+	}
+	return dataSet{name, k}, nil
+}
+
+// errTime and errPasses end a run at its time limit or its pass budget.
+var (
+	errTime   = errors.New("time limit")
+	errPasses = errors.New("pass budget")
+)
+
+func (c *config) runSet(ctx context.Context, ds dataSet) ([]*run, error) {
+	tab, err := store.ReadCSV(filepath.Join(c.data, ds.name+".csv"), store.CSVOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer tab.Close()
+	n, p := tab.N, tab.P
+	tile.Standardize(tab.Features, n, p)
+	gamma, err := c.bandwidth(tab.Features, n, p)
+	if err != nil {
+		return nil, err
+	}
+	src, err := tile.NewGaussian(tab.Features, n, p, gamma)
+	if err != nil {
+		return nil, err
+	}
+	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
+	w0 := make([]float64, n*ds.k)
+	if err := fw.Initialize(w0, ds.k, fw.StartRandom, c.seed); err != nil {
+		return nil, err
+	}
+	var runs []*run
+	for _, m := range methods {
+		r := &run{set: ds, n: n, gamma: gamma, method: m}
+		w := append([]float64(nil), w0...)
+		limit := time.Now().Add(c.timeLimit)
+		budget := map[string]int{"fw": c.fwPasses, "pgd": c.pgdPasses, "rowcd": c.rowcdPasses}[m]
+		rec := func(it fw.Iteration) error {
+			r.trace = append(r.trace, point{it.Passes, it.Elapsed.Seconds(), it.Objective})
+			if it.Final {
+				return nil
+			}
+			if time.Now().After(limit) {
+				return errTime
+			}
+			if it.Passes >= budget {
+				return errPasses
+			}
+			return nil
+		}
+		prob := fw.Problem{P: eng, K: ds.k}
+		switch m {
+		case "fw":
+			set := fw.DefaultSettings()
+			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 0, math.MaxInt32, c.workers, rec
+			r.res, err = fw.Minimize(ctx, prob, w, &set)
+		case "pgd":
+			set := fw.DefaultPGDSettings()
+			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 0, math.MaxInt32, c.workers, rec
+			r.res, err = fw.MinimizePGD(ctx, prob, w, &set)
+		case "rowcd":
+			set := fw.DefaultRowCDSettings()
+			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 1e-9, math.MaxInt32, c.workers, rec
+			set.Moves, set.BlockSize = c.moves, c.block
+			r.res, err = fw.MinimizeRowCD(ctx, prob, src, w, &set)
+		}
+		switch {
+		case errors.Is(err, errTime):
+			r.stopped, err = "time limit", nil
+		case errors.Is(err, errPasses):
+			r.stopped, err = "pass budget", nil
+		case err == nil:
+			r.stopped = r.res.Status.String()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m, err)
+		}
+		if r.stopped != "time limit" && r.stopped != "pass budget" {
+			// The method's final record has the objective of a pass at the
+			// returned W; a run stopped by the recorder ends at its last record.
+			last := r.trace[len(r.trace)-1]
+			r.trace[len(r.trace)-1] = point{r.res.Passes, r.res.Runtime.Seconds(), last.objective}
+		}
+		if err := writeTrace(filepath.Join(c.out, fmt.Sprintf("%s-%s.csv", ds.name, m)), r.trace); err != nil {
+			return nil, err
+		}
+		last := r.trace[len(r.trace)-1]
+		fmt.Fprintf(os.Stderr, "%s %s: f %.10g after %d passes, %.1fs (%s)\n", ds.name, m, last.objective, last.passes, last.seconds, r.stopped)
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+func (c *config) bandwidth(x []float64, n, p int) (float64, error) {
+	switch c.gamma {
+	case "auto":
+		b, err := tile.AutoBandwidth(x, n, p, c.seed)
+		return b.Gamma, err
+	case "median":
+		g, err := tile.MedianGamma(x, n, p, tile.DefaultGammaPairs, c.seed)
+		if g == 0 {
+			g = 1
+		}
+		return g, err
+	}
+	g, err := strconv.ParseFloat(c.gamma, 64)
+	if err != nil || !(g > 0) || math.IsInf(g, 0) {
+		return 0, fmt.Errorf("-gamma %q: want auto, median or a positive number", c.gamma)
+	}
+	return g, nil
+}
+
+// best returns the smallest objective any run of a data set recorded.
+func best(runs []*run) float64 {
+	b := math.Inf(1)
+	for _, r := range runs {
+		for _, pt := range r.trace {
+			b = min(b, pt.objective)
+		}
+	}
+	return b
+}
+
+// reach returns the first record within rel of the best objective.
+func reach(r *run, fbest, rel float64) (point, bool) {
+	for _, pt := range r.trace {
+		if pt.objective <= fbest*(1+rel) {
+			return pt, true
+		}
+	}
+	return point{}, false
+}
+
+func writeTable(w io.Writer, all [][]*run) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "set\tn\tk\tgamma\tmethod\tpasses 0.1%\ts 0.1%\tpasses 0.01%\ts 0.01%\tfinal f\t(f-best)/best\tpasses\ts\tstop\t")
+	for _, runs := range all {
+		fb := best(runs)
+		for _, r := range runs {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4g\t%s\t", r.set.name, r.n, r.set.k, r.gamma, r.method)
+			for _, rel := range targets {
+				if pt, ok := reach(r, fb, rel); ok {
+					fmt.Fprintf(tw, "%d\t%.2f\t", pt.passes, pt.seconds)
+				} else {
+					fmt.Fprint(tw, "-\t-\t")
+				}
+			}
+			last := r.trace[len(r.trace)-1]
+			fmt.Fprintf(tw, "%.10g\t%.2e\t%d\t%.1f\t%s\t\n", last.objective, (last.objective-fb)/fb, last.passes, last.seconds, r.stopped)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "best = the smallest objective any run recorded; '-' = not reached within the run's budget")
+}
+
+func writeTrace(path string, trace []point) error {
+	var b strings.Builder
+	b.WriteString("passes,seconds,objective\n")
+	for _, pt := range trace {
+		fmt.Fprintf(&b, "%d,%g,%.17g\n", pt.passes, pt.seconds, pt.objective)
+	}
+	return writeString(path, b.String())
+}
+
+// writeString writes s to path atomically.
+func writeString(path, s string) error {
+	return store.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
+		return err
+	})
+}
+
+// writeFigure draws (f - best)/best against passes and against seconds, one
+// row of two panels per data set.
+func writeFigure(path string, all [][]*run) error {
+	fig := figure.Figure{Cols: 2}
+	for _, runs := range all {
+		fb := best(runs)
+		title := fmt.Sprintf("%s (n = %d, k = %d)", runs[0].set.name, runs[0].n, runs[0].set.k)
+		byPass := figure.Panel{Title: title, XLabel: "tile passes", YLabel: "(f - best)/best", LogX: true, LogY: true}
+		bySec := figure.Panel{Title: title, XLabel: "seconds", YLabel: "(f - best)/best", LogX: true, LogY: true}
+		for _, r := range runs {
+			sp := figure.Series{Label: r.method}
+			ss := figure.Series{Label: r.method}
+			for _, pt := range r.trace {
+				ex := (pt.objective - fb) / fb
+				sp.X, sp.Y = append(sp.X, float64(pt.passes)), append(sp.Y, ex)
+				ss.X, ss.Y = append(ss.X, pt.seconds), append(ss.Y, ex)
+			}
+			byPass.Series = append(byPass.Series, sp)
+			bySec.Series = append(bySec.Series, ss)
+		}
+		fig.Panels = append(fig.Panels, byPass, bySec)
+	}
+	return fig.Save(path)
+}
