@@ -19,6 +19,12 @@
 // at its pass budget or its time limit, whichever comes first; the machine
 // load at the start is printed with the table, because the seconds depend
 // on it.
+//
+// With -per-pass N it only times three Frank-Wolfe iterations and three
+// row-CD sweeps (strip and two-pass schedules) on a seeded Gaussian mixture
+// of N points (p = 8, k = 10):
+//
+//	go run ./scripts/convergence -per-pass 20000
 package main
 
 import (
@@ -28,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -113,8 +120,12 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&c.rowcdPasses, "rowcd-passes", 300, "pass budget of row-CD")
 	fs.IntVar(&c.moves, "moves", 3, "row-CD moves a row visit")
 	fs.DurationVar(&c.timeLimit, "time-limit", 300*time.Second, "time limit of a run")
+	perPass := fs.Int("per-pass", 0, "if > 0, only time FW iterations and row-CD sweeps on a Gaussian mixture of this many points (p = 8, k = 10)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *perPass > 0 {
+		return c.timePasses(ctx, *perPass, stdout)
 	}
 	for _, s := range strings.Split(*sets, ",") {
 		ds, err := parseSet(s)
@@ -361,4 +372,85 @@ func writeFigure(path string, all [][]*run) error {
 		fig.Panels = append(fig.Panels, byPass, bySec)
 	}
 	return fig.Save(path)
+}
+
+// timePasses times three Frank-Wolfe iterations and three row-CD sweeps (in
+// both schedules) on the Gaussian kernel of n points drawn from a mixture of
+// 10 Gaussians in 8 dimensions, and prints the seconds of each.
+func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error {
+	const p, k, iters = 8, 10, 3
+	rng := rand.New(rand.NewPCG(c.seed, 1))
+	centers := make([]float64, k*p)
+	for i := range centers {
+		centers[i] = 3 * rng.NormFloat64()
+	}
+	x := make([]float64, n*p)
+	for i := range n {
+		c := rng.IntN(k)
+		for q := range p {
+			x[i*p+q] = centers[c*p+q] + rng.NormFloat64()
+		}
+	}
+	tile.Standardize(x, n, p)
+	gamma, err := c.bandwidth(x, n, p)
+	if err != nil {
+		return err
+	}
+	src, err := tile.NewGaussian(x, n, p, gamma)
+	if err != nil {
+		return err
+	}
+	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(stdout, "# n = %d, p = %d, k = %d, gamma = %.4g, kernel %s, workers %d, load average %s\n",
+		n, p, k, gamma, eng.Kernel(), c.workers, strings.TrimSpace(string(load)))
+	w0 := make([]float64, n*k)
+	if err := fw.Initialize(w0, k, fw.StartRandom, c.seed); err != nil {
+		return err
+	}
+	report := func(name string, times []time.Duration, total time.Duration) {
+		var parts []string
+		for _, t := range times {
+			parts = append(parts, fmt.Sprintf("%.2f", t.Seconds()))
+		}
+		fmt.Fprintf(stdout, "%-22s seconds each: %s (whole run %.1fs)\n", name, strings.Join(parts, " "), total.Seconds())
+	}
+	var times []time.Duration
+	w := append([]float64(nil), w0...)
+	set := fw.DefaultSettings()
+	set.GapTol, set.MaxIter, set.Refresh, set.Workers = 0, iters, 0, c.workers
+	last := time.Duration(0)
+	set.Recorder = func(it fw.Iteration) error {
+		if !it.Final {
+			times = append(times, it.Elapsed-last)
+		}
+		last = it.Elapsed
+		return nil
+	}
+	res, err := fw.Minimize(ctx, fw.Problem{P: eng, K: k}, w, &set)
+	if err != nil {
+		return err
+	}
+	report("fw iteration", times, res.Runtime)
+	for _, mode := range []struct {
+		name string
+		mem  int64
+	}{{"rowcd sweep (strip)", 0}, {"rowcd sweep (two-pass)", 1}} {
+		times, last = nil, 0
+		w := append([]float64(nil), w0...)
+		rs := fw.DefaultRowCDSettings()
+		rs.GapTol, rs.MaxIter, rs.Refresh, rs.Workers, rs.BlockSize, rs.StripMemory = 0, iters, 0, c.workers, c.block, mode.mem
+		rs.Recorder = func(it fw.Iteration) error {
+			if !it.Final {
+				times = append(times, it.PassTime)
+			}
+			return nil
+		}
+		res, err := fw.MinimizeRowCD(ctx, fw.Problem{P: eng, K: k}, src, w, &rs)
+		if err != nil {
+			return err
+		}
+		report(mode.name, times, res.Runtime)
+	}
+	return nil
 }
