@@ -24,8 +24,13 @@ type TileSource interface {
 }
 
 // DefaultRowCDBlock is the number of rows of a strip when
-// RowCDSettings.BlockSize is 0.
+// RowCDSettings.BlockSize is 0, and the least number of columns of the
+// strip's tiles after the diagonal one.
 const DefaultRowCDBlock = 256
+
+// MinStripRows is the fewest rows of a strip that StripMemory may impose
+// before a sweep falls back to two passes.
+const MinStripRows = 32
 
 // RowCDSettings control a run of MinimizeRowCD. Start from
 // DefaultRowCDSettings.
@@ -46,7 +51,8 @@ type RowCDSettings struct {
 	// tiles are generated together; DefaultRowCDBlock if 0.
 	BlockSize int
 	// StripMemory bounds the bytes of the strip buffer (8 × BlockSize × n
-	// for the first strip). If the strip does not fit, every sweep
+	// for the first strip). If the strip does not fit, a strip gets fewer
+	// rows, as many as fit; if fewer than MinStripRows fit, every sweep
 	// generates the tiles twice, once to bring the strip's rows of P·W up
 	// to date and once to pass on their changes, and costs two passes
 	// instead of one. 0 means no bound.
@@ -122,12 +128,20 @@ func MinimizeRowCD(ctx context.Context, p Problem, tiles TileSource, w []float64
 		b = DefaultRowCDBlock
 	}
 	b = min(b, n)
-	r := &rowcd{ctx: ctx, p: p.P, src: tiles, n: n, k: k, b: b, w: w, set: set,
-		sel: make([]int32, n), nz: 2 * set.Moves, start: time.Now()}
+	strip := true
+	if m := set.StripMemory; m > 0 && int64(b)*int64(n)*8 > m {
+		// Fewer rows a strip, down to MinStripRows, before two passes.
+		if fit := m / (8 * int64(n)); fit >= MinStripRows {
+			b = int(fit)
+		} else {
+			strip = false
+		}
+	}
+	r := &rowcd{ctx: ctx, p: p.P, src: tiles, n: n, k: k, b: b, cw: min(n, max(b, DefaultRowCDBlock)),
+		w: w, set: set, sel: make([]int32, n), nz: 2 * set.Moves, start: time.Now(), strip: strip}
 	if r.pw, err = storage(set.PW, n*k, "rowcd: P·W"); err != nil {
 		return nil, err
 	}
-	r.strip = set.StripMemory == 0 || int64(b)*int64(n)*8 <= set.StripMemory
 	if r.strip {
 		r.buf = make([]float64, b*n)
 	} else {
@@ -146,6 +160,7 @@ type rowcd struct {
 	src  TileSource
 	n, k int
 	b    int       // rows of a strip
+	cw   int       // columns of a tile of the strip after the diagonal one
 	w    []float64 // the iterate
 	pw   []float64 // P·W, current for every row once the pending changes are pulled
 	a    []float64 // WᵀW
@@ -330,12 +345,20 @@ func (r *rowcd) sweep(vs *visitScratch) (sweepSums, error) {
 	return tot, nil
 }
 
+// chunks returns the number of tiles of the strip of rows r0:r1: the
+// diagonal tile and the tiles of up to cw columns after it.
+func (r *rowcd) chunks(r1 int) int {
+	return 1 + (r.n-r1+r.cw-1)/r.cw
+}
+
 // chunk returns the columns [c0, c1) of the q-th tile of the strip of rows
-// starting at r0 (q = 0 is the diagonal tile), and its offset in the strip
-// buffer.
+// r0:r1 (q = 0 is the diagonal tile), and its offset in the strip buffer.
 func (r *rowcd) chunk(r0, r1, q int) (c0, c1, off int) {
-	c0 = r0 + q*r.b
-	return c0, min(r.n, c0+r.b), (r1 - r0) * (c0 - r0)
+	if q == 0 {
+		return r0, r1, 0
+	}
+	c0 = r1 + (q-1)*r.cw
+	return c0, min(r.n, c0+r.cw), (r1 - r0) * (c0 - r0)
 }
 
 // pullBuf is one task's memory in a pull: the tile, when it is not kept in
@@ -351,9 +374,9 @@ type pullBuf struct {
 // changes of the later rows to the block's rows of P·W. It returns the
 // diagonal tile, (r1-r0)×(r1-r0).
 func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
-	n, k, b := r.n, r.k, r.b
+	k, b := r.k, r.b
 	h := r1 - r0
-	tasks := (n - r0 + b - 1) / b
+	tasks := r.chunks(r1)
 	var diag []float64
 	if r.strip {
 		diag = r.buf[:h*h]
@@ -364,7 +387,7 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 		func() *pullBuf {
 			p := &pullBuf{acc: make([]float64, b*k)}
 			if !r.strip {
-				p.tile = make([]float64, b*b)
+				p.tile = make([]float64, b*r.cw)
 			}
 			return p
 		},
@@ -426,9 +449,9 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 // of P·W. Each task owns a range of rows of P·W and adds the block's rows in
 // order, so the sums do not depend on the number of workers.
 func (r *rowcd) push(r0, r1 int) error {
-	n, k, b := r.n, r.k, r.b
+	k, b := r.k, r.b
 	h := r1 - r0
-	tasks := (n-r0+b-1)/b - 1
+	tasks := r.chunks(r1) - 1
 	moved := false
 	for i := r0; i < r1; i++ {
 		if r.dcnt[i] > 0 {
@@ -444,7 +467,7 @@ func (r *rowcd) push(r0, r1 int) error {
 			if r.strip {
 				return nil
 			}
-			return make([]float64, b*b)
+			return make([]float64, b*r.cw)
 		},
 		func(_ context.Context, t int, buf []float64) error {
 			c0, c1, off := r.chunk(r0, r1, t+1)

@@ -333,6 +333,7 @@ func TestRowCDMatchesDense(t *testing.T) {
 		name        string
 		block       int
 		stripMemory int64
+		twoPass     bool
 		workers     int
 		moves       int
 		sweeps      int
@@ -340,7 +341,8 @@ func TestRowCDMatchesDense(t *testing.T) {
 	}{
 		{name: "strip, block 64", block: 64, workers: 1, moves: 3, sweeps: 3},
 		{name: "strip, block 64, 3 workers", block: 64, workers: 3, moves: 3, sweeps: 3},
-		{name: "two-pass, block 64", block: 64, stripMemory: 1, workers: 2, moves: 3, sweeps: 3},
+		{name: "two-pass, block 64", block: 64, stripMemory: 1, twoPass: true, workers: 2, moves: 3, sweeps: 3},
+		{name: "strip cut to 40 rows", block: 64, stripMemory: 8 * n * 40, workers: 2, moves: 3, sweeps: 3},
 		{name: "one block", block: 0, workers: 2, moves: 3, sweeps: 2},
 		{name: "blocks of one row", block: 1, workers: 2, moves: 2, sweeps: 2},
 		{name: "block 50, one move, corners", block: 50, workers: 2, moves: 1, sweeps: 4, start: StartCorners},
@@ -370,7 +372,7 @@ func TestRowCDMatchesDense(t *testing.T) {
 				t.Errorf("status %v after %d sweeps, want max-iter after %d", res.Status, res.Iterations, tc.sweeps)
 			}
 			perSweep := 1
-			if tc.stripMemory != 0 {
+			if tc.twoPass {
 				perSweep = 2
 			}
 			if want := 2 + perSweep*tc.sweeps; res.Passes != want {
