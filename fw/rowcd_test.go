@@ -625,3 +625,37 @@ func TestDenseTile(t *testing.T) {
 		t.Error("short dst accepted")
 	}
 }
+
+// TestRowCDTiny runs the edge cases k = 1 (nothing can move: the start is
+// the solution) and n = 1.
+func TestRowCDTiny(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n, k int
+	}{
+		{name: "k = 1", n: 20, k: 1},
+		{name: "n = 1", n: 1, k: 3},
+		{name: "n = 2, k = 2", n: 2, k: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, p := rcdProblem(t, tc.n, 17)
+			w := make([]float64, tc.n*tc.k)
+			Initialize(w, tc.k, StartRandom, 0)
+			set := DefaultRowCDSettings()
+			set.GapTol, set.MaxIter = 1e-12, 1000
+			res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: tc.k}, d, w, &set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != GapTolerance {
+				t.Errorf("status %v (gap %v after %d sweeps), want gap", res.Status, res.Gap, res.Iterations)
+			}
+			if f := denseF(p, w, tc.n, tc.k); math.Abs(f-res.Objective) > 1e-12*(1+f) {
+				t.Errorf("objective %v, f(W) = %v", res.Objective, f)
+			}
+			if err := checkSimplex(w, tc.k, 1e-12); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
