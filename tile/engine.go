@@ -134,14 +134,23 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 	// matrix, so that a tile's contributions are added by contiguous
 	// vectors, and transposes the blocks at the end.
 	classMajor := fast != nil && k > 0 && fast.classMajor()
+	if classMajor && !fast.whole() {
+		return fmt.Errorf("tile pass %s: a class-major kernel must handle whole tiles", pass)
+	}
+	// A kernel that handles whole tiles needs neither the float64 tile
+	// nor the portable consumers' partial sums.
+	whole := fast != nil && fast.whole()
 	newBuf := func() *partial {
-		p := &partial{tile: make([]float64, b*b)}
+		p := &partial{}
 		if fast != nil {
 			p.scratch = fast.newScratch()
 		}
-		if k > 0 {
-			p.toRows = make([]float64, b*k)
-			p.toCols = make([]float64, b*k)
+		if !whole {
+			p.tile = make([]float64, b*b)
+			if k > 0 {
+				p.toRows = make([]float64, b*k)
+				p.toCols = make([]float64, b*k)
+			}
 		}
 		if sums {
 			p.sumRows = make([]float64, b)
@@ -153,18 +162,21 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 		r0, r1, c0, c1 := g.bounds(t)
 		p.r0, p.r1, p.c0, p.c1 = r0, r1, c0, c1
 		h, w := r1-r0, c1-c0
-		tl := p.tile[:h*w]
 		diag := r0 == c0
 		p.outR, p.outC, p.ldR, p.ldC = p.toRows, p.toCols, k, k
 		if fast != nil {
 			if fast.tile(p.scratch, p, diag) {
 				return nil
 			}
-			if classMajor {
-				return fmt.Errorf("tile rows %d:%d cols %d:%d: the vectorized kernel declined a class-major tile", r0, r1, c0, c1)
+			if whole {
+				return fmt.Errorf("tile rows %d:%d cols %d:%d: the vectorized kernel declined a tile", r0, r1, c0, c1)
 			}
-		} else if err := e.Source.Tile(tl, r0, r1, c0, c1); err != nil {
-			return fmt.Errorf("tile rows %d:%d cols %d:%d: %w", r0, r1, c0, c1, err)
+		}
+		tl := p.tile[:h*w]
+		if fast == nil {
+			if err := e.Source.Tile(tl, r0, r1, c0, c1); err != nil {
+				return fmt.Errorf("tile rows %d:%d cols %d:%d: %w", r0, r1, c0, c1, err)
+			}
 		}
 		if k > 0 {
 			clear(p.toRows[:h*k])

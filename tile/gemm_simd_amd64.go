@@ -37,4 +37,3 @@ func gen8x1(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 
 //go:noescape
 func gen8x2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
-

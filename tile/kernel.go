@@ -23,9 +23,12 @@ type fastKernel interface {
 	// tile's values into pt.tile, for the portable consumers, and returns
 	// false.
 	tile(scratch any, pt *partial, diag bool) bool
+	// whole reports whether tile returns true for every tile: the Engine
+	// then allocates no float64 tile nor partial sums of its own.
+	whole() bool
 	// classMajor reports whether the kernel hands every tile's
-	// contributions over class-major (pt.outR[c*pt.ldR+i]); it then
-	// returns true for every tile.
+	// contributions over class-major (pt.outR[c*pt.ldR+i]); whole must
+	// then be true.
 	classMajor() bool
 }
 

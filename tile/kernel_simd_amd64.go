@@ -422,6 +422,8 @@ type scratch32 struct {
 	sumR, sumC []float64 // row and column sums
 }
 
+func (kn *kernel32) whole() bool { return true }
+
 func (kn *kernel32) classMajor() bool { return kn.in.s != nil }
 
 func (kn *kernel32) kp() int { return roundUp(kn.in.k, 16) }
@@ -668,6 +670,8 @@ func newKernel64(g *Gaussian, b int) *kernel64 {
 type scratch64 struct {
 	t, xr, xt, gr, gc []float64
 }
+
+func (kn *kernel64) whole() bool { return false }
 
 func (kn *kernel64) classMajor() bool { return false }
 
