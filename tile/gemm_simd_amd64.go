@@ -37,3 +37,18 @@ func gen8x1(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 
 //go:noescape
 func gen8x2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
+// The float64 P·W micro-kernels of gemm64_amd64.s. Each sets the
+// 8×(8·nv) float64 block y[r*ldy+c] (r < 8, c < 8·nv), or adds to it if
+// add is set, the products of a[r*rs+s*is] and b[s*ldb+c], each rounded,
+// summed over s < inner in order: the portable consumer's arithmetic. The
+// same conditions as for the float32 kernels apply.
+
+//go:noescape
+func gemm64x8x1(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
+//go:noescape
+func gemm64x8x2(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
+//go:noescape
+func gemm64x8x3(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)

@@ -44,7 +44,7 @@ func newFastKernel(src Source, in passInput, b int) (fastKernel, bool) {
 	if g.prec == Float32 {
 		return newKernel32(g, in, b), true
 	}
-	return newKernel64(g, b), true
+	return newKernel64(g, in, b), true
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
@@ -652,40 +652,58 @@ func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, in
 	}
 }
 
-// kernel64 is the vectorized generation of a float64 Gaussian's tiles; the
-// Engine's portable code consumes them.
+// kernel64 is the vectorized kernel of a float64 Gaussian for one pass:
+// it generates every tile, and for P·W also consumes it (the gemm64
+// micro-kernels, with the portable consumer's arithmetic and so its bits;
+// row sums and ||P||_F^2 in scalar code); the other passes' tiles go to
+// the Engine's portable consumers.
 type kernel64 struct {
+	in    passInput
 	p, bp int
 	x     []float64
 	g     []float64
 	tg    float64
 }
 
-func newKernel64(g *Gaussian, b int) *kernel64 {
+func newKernel64(g *Gaussian, in passInput, b int) *kernel64 {
 	pk := g.packed()
-	return &kernel64{p: g.p, bp: roundUp(b, 8), x: pk.x64, g: pk.g64, tg: 2 * g.gamma}
+	return &kernel64{in: in, p: g.p, bp: roundUp(b, 8), x: pk.x64, g: pk.g64, tg: 2 * g.gamma}
 }
 
 // scratch64 is one worker's memory for kernel64.
 type scratch64 struct {
 	t, xr, xt, gr, gc []float64
+	wr, wc            []float64 // P·W: W's rows of the tile's rows and columns, ×kp
+	accR, accC        []float64 // P·W: hp×kp and wp×kp
+	sumR, sumC        []float64 // P·W with sums: row and column sums
 }
 
-func (kn *kernel64) whole() bool { return false }
+func (kn *kernel64) whole() bool { return kn.in.w != nil }
 
 func (kn *kernel64) classMajor() bool { return false }
 
+func (kn *kernel64) kp() int { return roundUp(kn.in.k, 8) }
+
 func (kn *kernel64) newScratch() any {
 	bp, p := kn.bp, kn.p
-	return &scratch64{t: make([]float64, bp*bp), xr: make([]float64, bp*p), xt: make([]float64, p*bp),
+	s := &scratch64{t: make([]float64, bp*bp), xr: make([]float64, bp*p), xt: make([]float64, p*bp),
 		gr: make([]float64, bp), gc: make([]float64, bp)}
+	if kn.in.w != nil {
+		kp := kn.kp()
+		s.wr, s.wc = make([]float64, bp*kp), make([]float64, bp*kp)
+		s.accR, s.accC = make([]float64, bp*kp), make([]float64, bp*kp)
+		if kn.in.sums {
+			s.sumR, s.sumC = make([]float64, bp), make([]float64, bp)
+		}
+	}
+	return s
 }
 
 func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	s := scratch.(*scratch64)
 	r0, r1, c0, c1 := pt.r0, pt.r1, pt.c0, pt.c1
 	h, w := r1-r0, c1-c0
-	hp, wp := roundUp(h, 4), roundUp(w, 8)
+	hp, wp := roundUp(h, 8), roundUp(w, 8)
 	p := kn.p
 	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
@@ -718,15 +736,95 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 		exp64Slice(ti)
 	}
 	archsimd.ClearAVXUpperBits()
-	for i := range h {
-		copy(pt.tile[i*w:(i+1)*w], t[i*wp:])
-	}
 	if diag {
 		for i := range h {
-			pt.tile[i*w+i] = 1
+			t[i*wp+i] = 1
 		}
 	}
-	return false
+	if kn.in.w == nil {
+		for i := range h {
+			copy(pt.tile[i*w:(i+1)*w], t[i*wp:])
+		}
+		return false
+	}
+
+	// P·W: W's rows packed with stride kp (scalar), then the products
+	// (vector) left in the accumulators for the commit.
+	k, kp := kn.in.k, kn.kp()
+	packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+	packW64(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
+	accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
+	gemmTile64(accR, kp, t, wp, 1, s.wc, hp, wp)
+	if !diag {
+		gemmTile64(accC, kp, t, 1, wp, s.wr, wp, hp)
+	}
+	archsimd.ClearAVXUpperBits()
+	pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
+	if kn.in.sums {
+		// The arithmetic of tileSums, on the padded tile.
+		cols := s.sumC[:w]
+		clear(cols)
+		var sq float64
+		for i := range h {
+			var sum float64
+			for j, v := range t[i*wp : i*wp+w] {
+				sum += v
+				sq += v * v
+				cols[j] += v
+			}
+			pt.sumRows[i] = sum
+		}
+		copy(pt.sumCols, cols)
+		if !diag {
+			sq *= 2
+		}
+		pt.frob = sq
+	}
+	return true
+}
+
+// packW64 copies the rows of w (stride k) into dst (stride kp) with zero
+// padding.
+func packW64(dst, w []float64, k, kp int) {
+	rows := len(w) / k
+	for i := range rows {
+		copy(dst[i*kp:], w[i*k:(i+1)*k])
+		clear(dst[i*kp+k : (i+1)*kp])
+	}
+	clear(dst[rows*kp:])
+}
+
+// gemmTile64 sets y (m×kp, stride kp) to the product of the m×inner matrix
+// a[r*rs+s*is] with the inner×kp matrix b (stride kp), in float64 with
+// the portable consumer's arithmetic (see gemm64x8x1); m and kp
+// are multiples of 8. It runs the assembly micro-kernels on 8-row blocks,
+// 24 columns at a time, and checks the bounds they rely on.
+func gemmTile64(y []float64, kp int, a []float64, rs, is int, b []float64, m, inner int) {
+	if m == 0 {
+		return
+	}
+	if inner == 0 {
+		clear(y[:m*kp])
+		return
+	}
+	if m%8 != 0 || kp%8 != 0 || len(y) < m*kp || len(b) < inner*kp ||
+		len(a) <= (m-1)*rs+(inner-1)*is {
+		panic("tile: gemmTile64 called with inconsistent sizes") // a bug in this file, not bad input
+	}
+	nv := kp / 8
+	for r0 := 0; r0 < m; r0 += 8 {
+		yr, ar := &y[r0*kp], &a[r0*rs]
+		v := 0
+		for ; v+3 <= nv; v += 3 {
+			gemm64x8x3((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*8*v)), kp, ar, rs, is, &b[8*v], kp, inner, false)
+		}
+		switch nv - v {
+		case 2:
+			gemm64x8x2((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*8*v)), kp, ar, rs, is, &b[8*v], kp, inner, false)
+		case 1:
+			gemm64x8x1((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*8*v)), kp, ar, rs, is, &b[8*v], kp, inner, false)
+		}
+	}
 }
 
 // packRows copies the rows of x (stride p) into dst in groups of m rows,

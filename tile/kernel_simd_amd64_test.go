@@ -288,3 +288,74 @@ func BenchmarkMicroKernels(b *testing.B) {
 		report(b, 12*16*2<<16, cpu0)
 	})
 }
+
+// TestGemm64MicroKernels checks the float64 P·W micro-kernels bit for bit
+// against their arithmetic, the portable consumer's (each product rounded,
+// then added in order), in both modes (store and add) and both access
+// patterns of the tile.
+func TestGemm64MicroKernels(t *testing.T) {
+	if !simdUsable() {
+		t.Skip("this CPU has no AVX-512")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct {
+		name         string
+		m, kp, inner int
+		transposed   bool
+	}{
+		{name: "kp=8", m: 8, kp: 8, inner: 3},
+		{name: "kp=16", m: 16, kp: 16, inner: 70},
+		{name: "kp=24", m: 8, kp: 24, inner: 1},
+		{name: "kp=104", m: 24, kp: 104, inner: 130},
+		{name: "kp=40/transposed", m: 16, kp: 40, inner: 33, transposed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := make([]float64, tc.m*tc.inner)
+			for i := range a {
+				a[i] = rng.Float64()
+			}
+			b := make([]float64, tc.inner*tc.kp)
+			for i := range b {
+				b[i] = rng.Float64() - 0.25
+			}
+			rs, is := tc.inner, 1
+			if tc.transposed {
+				rs, is = 1, tc.m
+			}
+			want := make([]float64, tc.m*tc.kp)
+			for r := range tc.m {
+				for c := range tc.kp {
+					var acc float64
+					for s := range tc.inner {
+						acc += float64(a[r*rs+s*is] * b[s*tc.kp+c]) // no fused multiply-add
+					}
+					want[r*tc.kp+c] = acc
+				}
+			}
+			set := make([]float64, len(want))
+			for i := range set {
+				set[i] = math.NaN()
+			}
+			gemmTile64(set, tc.kp, a, rs, is, b, tc.m, tc.inner)
+			// The add mode, on the 8×8 block at the top left.
+			add := make([]float64, len(want))
+			for i := range add {
+				add[i] = float64(i)
+			}
+			gemm64x8x1(&add[0], tc.kp, &a[0], rs, is, &b[0], tc.kp, tc.inner, true)
+			for i := range want {
+				if math.Float64bits(set[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("y[%d][%d] = %v, reference %v", i/tc.kp, i%tc.kp, set[i], want[i])
+				}
+				r, c := i/tc.kp, i%tc.kp
+				wantAdd := float64(i)
+				if r < 8 && c < 8 {
+					wantAdd += want[i]
+				}
+				if math.Float64bits(add[i]) != math.Float64bits(wantAdd) {
+					t.Fatalf("add: y[%d][%d] = %v, reference %v", r, c, add[i], wantAdd)
+				}
+			}
+		})
+	}
+}
