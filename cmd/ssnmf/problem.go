@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"hash/crc32"
+	"math"
+	"strconv"
 	"unsafe"
 
 	"github.com/ssnmf/ssnmf/store"
@@ -33,6 +35,9 @@ func (kc *kernelConfig) problem(dir string) (*problem, error) {
 			return nil, usageError{err}
 		}
 		pr.tab, pr.n = tab, tab.N
+		if kc.standardize {
+			tile.Standardize(tab.Features, tab.N, tab.P)
+		}
 	}
 	if kc.affinity != "" {
 		f, err := tilefile.Open(kc.affinity, kc.workers)
@@ -47,24 +52,30 @@ func (kc *kernelConfig) problem(dir string) (*problem, error) {
 		}
 		pr.n = f.N()
 		kc.block = f.Block()
+		// The bandwidth the file was written with, for a k-means start.
+		pr.gammaRule = "tile file"
+		if g, err := strconv.ParseFloat(f.Meta()["gamma"], 64); err == nil && g > 0 && !math.IsInf(g, 0) {
+			pr.gamma = g
+		} else if pr.tab != nil {
+			bw, err := tile.AutoBandwidth(pr.tab.Features, pr.tab.N, pr.tab.P, kc.seed)
+			if err != nil {
+				pr.close()
+				return nil, usagef("%s: %v", kc.inputName(), err)
+			}
+			pr.gamma, pr.gammaRule = bw.Gamma, "tile file; for the k-means start "+bw.Rule
+		}
 		pr.checksum = crc32.Checksum(fmt.Appendf(nil, "%d %d %v %v", f.N(), f.Block(), f.Float32(), f.Meta()), castagnoli)
 		return pr, nil
 	}
 	tab := pr.tab
-	if kc.standardize {
-		tile.Standardize(tab.Features, tab.N, tab.P)
-	}
 	pr.gamma, pr.gammaRule = kc.gamma.value, "given"
 	if kc.gamma.auto {
-		g, err := tile.MedianGamma(tab.Features, tab.N, tab.P, tile.DefaultGammaPairs, kc.seed)
+		bw, err := tile.AutoBandwidth(tab.Features, tab.N, tab.P, kc.seed)
 		if err != nil {
 			pr.close()
 			return nil, usagef("%s: %v; standardize the features (-standardize) or give -gamma", kc.inputName(), err)
 		}
-		pr.gamma, pr.gammaRule = g, "median"
-		if g == 0 {
-			pr.gamma, pr.gammaRule = 1, "median: no two distinct rows sampled, 1 used"
-		}
+		pr.gamma, pr.gammaRule = bw.Gamma, bw.Rule
 	}
 	src, err := tile.NewGaussianPrecision(tab.Features, tab.N, tab.P, pr.gamma, kc.precision)
 	if err != nil {

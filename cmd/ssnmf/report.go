@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/parquetio"
@@ -36,6 +37,7 @@ type report struct {
 	bestStart   int
 	resumedAt   int               // the iteration a resumed run went on from
 	penalty     *fw.PenaltyResult // the penalty method's result of the current start
+	kmeans      *kmeans.Result    // -method kmeans's clustering
 	bestPenalty *fw.PenaltyResult // of the best start
 	timer       *passTimer        // times every tile pass of the run
 	lastLine    time.Time         // when the last progress line was printed
@@ -89,6 +91,7 @@ type summary struct {
 	ResumedAt        int           `json:"resumed_at,omitempty"`
 	Starts           []startResult `json:"starts,omitempty"`
 	BestStart        int           `json:"best_start"`
+	KmeansInertias   []float64     `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
 	// The penalty method's final point is not feasible: how far it is, and
 	// the objective and gap of its projection onto the constraints.
 	RowSumViolation    *float64 `json:"row_sum_violation,omitempty"`
@@ -154,7 +157,7 @@ func (r *report) finish(w []float64) {
 	c, res, pr := r.cfg, r.res, r.prob
 	r.sum = summary{
 		Input: c.inputName(), N: r.n, K: c.k,
-		Method: c.method, Step: c.step.String(), Init: c.start.String(),
+		Method: c.method, Step: c.step.String(), Init: c.init,
 		Gamma: pr.gamma, GammaRule: pr.gammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: r.kernel, Precision: c.precision.String(),
 		Affinity: c.affinity, ResumedAt: r.resumedAt, BestStart: r.bestStart,
@@ -166,11 +169,15 @@ func (r *report) finish(w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
 	r.sum.PeakRSSBytes = peakRSS()
+	if km := r.kmeans; km != nil {
+		r.sum.StopReason, r.sum.Converged = "kmeans-max-iter", false
+		if km.Converged {
+			r.sum.StopReason = "kmeans-converged"
+		}
+		r.sum.KmeansInertias = km.Inertias
+	}
 	if pr.tab != nil {
 		r.sum.P = pr.tab.P
-	}
-	if pr.file != nil {
-		r.sum.GammaRule = "tile file"
 	}
 	if len(r.starts) > 1 {
 		r.sum.Starts = r.starts

@@ -48,7 +48,7 @@ func (c *config) canonicalArgs() ([]string, error) {
 	values := map[string]string{
 		"k": fmt.Sprint(c.k), "gamma": c.gamma.String(), "standardize": fmt.Sprint(c.standardize),
 		"precision": c.precision.String(), "tile": fmt.Sprint(c.block), "seed": fmt.Sprint(c.seed),
-		"label": c.label, "method": c.method, "step": c.step.String(), "init": c.start.String(),
+		"label": c.label, "method": c.method, "step": c.step.String(), "init": c.init,
 		"tol": fmt.Sprint(c.tol), "ftol": fmt.Sprint(c.ftol), "refresh": fmt.Sprint(c.refresh),
 		"restarts": fmt.Sprint(c.restarts), "format": c.format, "workers": fmt.Sprint(c.workers), "max-iter": fmt.Sprint(c.maxIter),
 		"checkpoint-every": fmt.Sprint(c.checkpointEvery), "q": fmt.Sprint(c.quiet),

@@ -77,18 +77,28 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 		return r.resume(ctx)
 	}
 	var best *fw.Result
-	for s := range c.restarts {
+	restarts := c.restarts
+	if c.method == methodKmeans {
+		restarts = 1 // k-means keeps the best of its own starts
+	}
+	for s := range restarts {
 		seed := kmeans.StartSeed(c.seed, s)
 		r.rep.start = s
-		if err := fw.Initialize(ws.w, c.k, c.start, seed); err != nil {
-			return nil, err
+		var res *fw.Result
+		var err error
+		if c.method == methodKmeans {
+			res, err = r.kmeans(ctx)
+		} else {
+			if err := r.initialize(ctx, seed); err != nil {
+				return nil, err
+			}
+			res, err = r.method(ctx, nil)
 		}
-		res, err := r.method(ctx, nil)
 		if err != nil || res.Status == fw.Stopped {
 			return res, err
 		}
 		r.rep.starts = append(r.rep.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
-		if c.restarts == 1 {
+		if restarts == 1 {
 			return res, nil
 		}
 		if best == nil || res.Objective < best.Objective {
@@ -106,6 +116,52 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	copy(ws.w, ws.best)
 	r.rep.penalty = r.rep.bestPenalty
 	return best, nil
+}
+
+// initialize sets the initial W of a start: the soft memberships of a
+// k-means clustering of the features (seeded by seed) with beta = gamma,
+// or a random point.
+func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
+	c, ws := r.cfg, r.ws
+	if c.init != initKmeans {
+		return fw.Initialize(ws.w, c.k, c.start, seed)
+	}
+	tab := r.prob.tab
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, kmeans.Settings{Seed: seed, Workers: c.workers})
+	if err != nil {
+		return fmt.Errorf("-init kmeans: %w", err)
+	}
+	return km.Soft(ws.w, tab.Features, r.prob.gamma)
+}
+
+// kmeansStarts is the number of k-means starts of -method kmeans when
+// -restarts does not say.
+const kmeansStarts = 10
+
+// kmeans is -method kmeans: the best of several k-means starts, as one-hot
+// memberships, with the objective and gap of that W evaluated by one pass.
+func (r *solveRun) kmeans(ctx context.Context) (*fw.Result, error) {
+	c, ws, tab := r.cfg, r.ws, r.prob.tab
+	starts := c.restarts
+	if starts == 1 {
+		starts = kmeansStarts
+	}
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k,
+		kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter})
+	if err != nil {
+		return nil, err
+	}
+	if err := km.OneHot(ws.w); err != nil {
+		return nil, err
+	}
+	r.rep.kmeans = km
+	set := fw.Settings{MaxIter: 0, Workers: c.workers, PW: ws.pw, PS: ws.ps}
+	res, err := fw.Minimize(ctx, fw.Problem{P: r.rep.timer, K: c.k}, ws.w, &set)
+	if err != nil {
+		return nil, err
+	}
+	res.Iterations = km.Iterations
+	return res, nil
 }
 
 // resume continues the run of the checkpoint in the work directory.

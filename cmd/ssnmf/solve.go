@@ -86,6 +86,13 @@ const (
 	methodFW      = "fw"
 	methodPGD     = "pgd"
 	methodPenalty = "penalty"
+	methodKmeans  = "kmeans"
+)
+
+// Initial points.
+const (
+	initAuto   = "auto"
+	initKmeans = "kmeans"
 )
 
 // kernelConfig is what defines P: the input's features and the Gaussian
@@ -112,7 +119,8 @@ type config struct {
 	method          string
 	workdir         string
 	step            fw.StepRule
-	start           fw.Start
+	init            string   // auto, kmeans, random or corners; auto is resolved by problem
+	start           fw.Start // the start of the random or corners init
 	tol, ftol       float64
 	maxIter         int
 	refresh         int
@@ -127,8 +135,8 @@ type config struct {
 // kernelFlags defines the flags of kc on fs.
 func kernelFlags(fs *flag.FlagSet, kc *kernelConfig) (features, precision *string) {
 	kc.gamma = gammaFlag{auto: true}
-	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/median of squared distances over 20,000 seeded random pairs of distinct rows")
-	fs.BoolVar(&kc.standardize, "standardize", false, "z-score each feature (population std; a constant feature becomes 0)")
+	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour (seeded sample, docs/bandwidth.md)")
+	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
 	precision = fs.String("precision", "float64", "kernel values: float64, or float32 (sums are accumulated in float64 either way)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
 	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
@@ -177,15 +185,15 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	features, precision := kernelFlags(fs, &c.kernelConfig)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
-	fs.StringVar(&c.method, "method", methodFW, "fw (Frank-Wolfe), pgd (projected gradient, a baseline) or penalty (the SOF penalty method, a baseline)")
+	fs.StringVar(&c.method, "method", methodFW, "fw (Frank-Wolfe), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
 	step := fs.String("step", "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
-	start := fs.String("init", "random", "initial point: random (uniform rows, normalized) or corners (random one-hot rows)")
+	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
 	fs.IntVar(&c.maxIter, "max-iter", 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, "refresh", 100, "fw: recompute P·W by a full pass every this many iterations (0: only at the end)")
-	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective")
+	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
 	fs.IntVar(&c.checkpointEvery, "checkpoint-every", 0, "fw: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.resume, "resume", "", "continue the run whose checkpoint is in `DIR`, with its settings; only -workers, -max-iter, -checkpoint-every, -out, -summary, -trace and -q may change")
 	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
@@ -201,14 +209,18 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	if c.step, err = fw.ParseStepRule(*step); err != nil {
 		return nil, nil, usagef("-step: %v", err)
 	}
-	if c.start, err = fw.ParseStart(*start); err != nil {
-		return nil, nil, usagef("-init: %v", err)
+	switch c.init {
+	case initAuto, initKmeans:
+	default:
+		if c.start, err = fw.ParseStart(c.init); err != nil {
+			return nil, nil, usagef("-init: %v (or kmeans, auto)", err)
+		}
 	}
 	switch {
 	case len(pos) > 1:
 		return nil, nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.method != methodFW && c.method != methodPGD && c.method != methodPenalty:
-		return nil, nil, usagef("-method %q: want fw, pgd or penalty", c.method)
+	case c.method != methodFW && c.method != methodPGD && c.method != methodPenalty && c.method != methodKmeans:
+		return nil, nil, usagef("-method %q: want fw, pgd, penalty or kmeans", c.method)
 	case !(c.tol >= 0):
 		return nil, nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):
@@ -284,6 +296,14 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		if err := saved.matches(prob); err != nil {
 			return usageError{err}
 		}
+	}
+	switch {
+	case c.init == initAuto && tab != nil:
+		c.init = initKmeans
+	case c.init == initAuto:
+		c.init = c.start.String()
+	case tab == nil && (c.init == initKmeans || c.method == methodKmeans):
+		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
 	rep := &report{cfg: c, prob: prob, out: stderr, n: n}
 	eng := &tile.Engine{Source: prob.src, BlockSize: c.block, Workers: c.workers, Progress: rep.passProgress}
