@@ -15,9 +15,14 @@ import (
 // panels), generation (vector: distances by the norms identity
 // d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then a
 // vectorized exp), and consumption (vector: the tile, still in cache, is
-// added into float64 accumulators), followed by a short scalar phase that
-// moves the accumulators into the Engine's partial sums. The upper halves of
-// the vector registers are cleared between a vector and a scalar phase.
+// added into float64 accumulators, which the Engine's commit then adds to
+// the output as they are: class-major for P·S, with stride kp for P·W).
+// The upper halves of the vector registers are cleared between a vector
+// and a scalar phase. The register-blocked inner kernels (the float32
+// dot products of generation, and the P·W products in both precisions)
+// are in assembly, gen_amd64.s, gemm_amd64.s and gemm64_amd64.s, written
+// by the scripts in asmgen: archsimd code gets 15 vector registers from
+// the compiler, too few for their 8-row blocks.
 
 const simdName = "avx512"
 
