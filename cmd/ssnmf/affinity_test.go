@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // Solving with P read from a tile file gives the same bits as generating
-// it, for float64 tiles of the engine's block size.
+// it with the portable kernel, for float64 tiles of the engine's block size;
+// the vector kernel differs in the last bits.
 func TestTilesAndAffinity(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "p.arrow")
@@ -31,10 +34,26 @@ func TestTilesAndAffinity(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("solve -affinity: exit %d: %s", code, stderr)
 	}
-	a, _ := os.ReadFile(gen)
-	b, _ := os.ReadFile(file)
-	if !bytes.Equal(a, b) {
-		t.Fatal("memberships from the tile file differ from those of the generated kernel")
+	if _, vector := tile.VectorKernel(); vector {
+		// The vector kernel's exp differs from math.Exp, with which the
+		// tile file was written, in the last bits.
+		_, a := readCSV(t, gen)
+		_, b := readCSV(t, file)
+		for i := range a {
+			for j := range a[i] {
+				x, _ := strconv.ParseFloat(a[i][j], 64)
+				y, _ := strconv.ParseFloat(b[i][j], 64)
+				if math.Abs(x-y) > 1e-9 {
+					t.Fatalf("row %d column %d: %v from the generated kernel, %v from the tile file", i, j, x, y)
+				}
+			}
+		}
+	} else {
+		a, _ := os.ReadFile(gen)
+		b, _ := os.ReadFile(file)
+		if !bytes.Equal(a, b) {
+			t.Fatal("memberships from the tile file differ from those of the generated kernel")
+		}
 	}
 	if !strings.Contains(stdout, "ARI 1.0000") || !strings.Contains(stdout, "tile file "+p) {
 		t.Errorf("result table:\n%s", stdout)
