@@ -50,7 +50,8 @@ func (c *config) canonicalArgs() ([]string, error) {
 		"precision": c.precision.String(), "tile": fmt.Sprint(c.block), "seed": fmt.Sprint(c.seed),
 		"label": c.label, "method": c.method, "step": c.step.String(), "init": c.init,
 		"tol": fmt.Sprint(c.tol), "ftol": fmt.Sprint(c.ftol), "refresh": fmt.Sprint(c.refresh),
-		"restarts": fmt.Sprint(c.restarts), "format": c.format, "workers": fmt.Sprint(c.workers), "max-iter": fmt.Sprint(c.maxIter),
+		"restarts": fmt.Sprint(c.restarts), "format": c.format,
+		"moves": fmt.Sprint(c.moves), "strip-memory": fmt.Sprint(c.stripMemory), "workers": fmt.Sprint(c.workers), "max-iter": fmt.Sprint(c.maxIter),
 		"checkpoint-every": fmt.Sprint(c.checkpointEvery), "q": fmt.Sprint(c.quiet),
 	}
 	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "affinity": c.affinity} {

@@ -205,6 +205,12 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		ctx, cancel := r.stopContext(ctx)
 		defer cancel()
 		return r.stopped(fw.MinimizePGD(ctx, prob, ws.w, &set))
+	case methodRowCD:
+		set := fw.DefaultRowCDSettings()
+		set.Settings = base
+		set.Stop = r.stop
+		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
+		return r.stopped(fw.MinimizeRowCD(ctx, prob, r.prob.src, ws.w, &set))
 	case methodPenalty:
 		set := fw.DefaultPenaltySettings()
 		set.Settings = base

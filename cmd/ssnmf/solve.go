@@ -87,6 +87,7 @@ const (
 	methodPGD     = "pgd"
 	methodPenalty = "penalty"
 	methodKmeans  = "kmeans"
+	methodRowCD   = "rowcd"
 )
 
 // Initial points.
@@ -125,6 +126,8 @@ type config struct {
 	maxIter         int
 	refresh         int
 	restarts        int
+	moves           int   // rowcd: pairwise moves per row visit
+	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
 	checkpointEvery int
 	resume          string
 	out             string
@@ -185,7 +188,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	features, precision := kernelFlags(fs, &c.kernelConfig)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
-	fs.StringVar(&c.method, "method", methodFW, "fw (Frank-Wolfe), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
+	fs.StringVar(&c.method, "method", methodFW, "fw (Frank-Wolfe), rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
+	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
+	fs.Int64Var(&c.stripMemory, "strip-memory", 0, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
 	step := fs.String("step", "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
@@ -219,8 +224,12 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	switch {
 	case len(pos) > 1:
 		return nil, nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.method != methodFW && c.method != methodPGD && c.method != methodPenalty && c.method != methodKmeans:
-		return nil, nil, usagef("-method %q: want fw, pgd, penalty or kmeans", c.method)
+	case c.method != methodFW && c.method != methodRowCD && c.method != methodPGD && c.method != methodPenalty && c.method != methodKmeans:
+		return nil, nil, usagef("-method %q: want fw, rowcd, pgd, penalty or kmeans", c.method)
+	case c.moves < 1:
+		return nil, nil, usagef("-moves must be >= 1, have %d", c.moves)
+	case c.stripMemory < 0:
+		return nil, nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
 	case !(c.tol >= 0):
 		return nil, nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):
@@ -342,7 +351,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		if run.checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
-		return fmt.Errorf("stopped by a signal after %d iterations (-restarts runs cannot be resumed)", res.Iterations)
+		return fmt.Errorf("stopped by a signal after %d iterations (only -method fw without -restarts saves a checkpoint to resume from)", res.Iterations)
 	}
 	rep.res = res
 	rep.seconds = time.Since(begin).Seconds()
