@@ -22,6 +22,19 @@
 // The gradient is never stored: it is formed row by row, O(k^2) memory per
 // goroutine, over W and P·W, which may live in memory-mapped files.
 //
+// A run can save its state (Settings.Checkpoint), stop between iterations
+// (Settings.Stop) and be resumed from the saved state (Settings.Resume) with
+// the same bits as a run never interrupted.
+//
+// The package holds other methods for the same problem, sharing Problem,
+// Result and the Iteration records: MinimizeRowCD, cyclic row-wise pairwise
+// coordinate descent (an iteration is a sweep over the rows, one pass over P,
+// and it converges in far fewer passes than Frank-Wolfe), and the paper's
+// baselines MinimizePGD (projected gradient with backtracking) and
+// MinimizePenalty (the SOF penalty method). MinimizePolytope runs Frank-Wolfe
+// over any polytope given by its linear minimization oracle, as in the
+// paper's Section 4.
+//
 // Every reduction is split into fixed chunks of rows whose partial sums are
 // added in chunk order, so a run gives the same bits for any number of
 // workers, given the same Affinity.
