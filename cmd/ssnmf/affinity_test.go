@@ -159,3 +159,48 @@ func TestParquetEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// -restarts keeps the start with the lowest objective and lists every one.
+func TestRestarts(t *testing.T) {
+	dir := t.TempDir()
+	sum, out := filepath.Join(dir, "s.json"), filepath.Join(dir, "w.csv")
+	code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-gamma", "1", "-init", "random", "-max-iter", "5", "-restarts", "4",
+		"-summary", sum, "-out", out, "testdata/small.csv")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s summary
+	raw, _ := os.ReadFile(sum)
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Starts) != 4 {
+		t.Fatalf("%d starts in the summary, want 4", len(s.Starts))
+	}
+	best := 0
+	for i, st := range s.Starts {
+		if st.Objective < s.Starts[best].Objective {
+			best = i
+		}
+		for j := range i {
+			if s.Starts[j].Seed == st.Seed {
+				t.Fatalf("starts %d and %d have the same seed", j, i)
+			}
+		}
+	}
+	if s.BestStart != best || s.Objective != s.Starts[best].Objective {
+		t.Fatalf("best start %d objective %v; the starts were %+v", s.BestStart, s.Objective, s.Starts)
+	}
+	// The memberships written are those of the best start: rerun it alone.
+	alone := filepath.Join(dir, "alone.csv")
+	seed := strconv.FormatUint(s.Starts[best].Seed, 10)
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-gamma", "1", "-init", "random", "-max-iter", "5", "-seed", seed,
+		"-out", alone, "testdata/small.csv"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(out)
+	b, _ := os.ReadFile(alone)
+	if !bytes.Equal(a, b) {
+		t.Fatal("-out differs from the best start run alone")
+	}
+}

@@ -61,7 +61,6 @@ func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, chec
 type solveRun struct {
 	cfg          *config
 	prob         *problem
-	eng          *tile.Engine
 	ws           *workspace
 	rep          *report
 	stop         func() bool

@@ -338,7 +338,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
 			c.inputName(), n, k, prob.describe(), c.block, c.workers, c.method, rep.kernel, dir)
 	}
-	run := &solveRun{cfg: c, prob: prob, eng: eng, ws: ws, rep: rep, stop: stop, saved: saved}
+	run := &solveRun{cfg: c, prob: prob, ws: ws, rep: rep, stop: stop, saved: saved}
 	res, err := run.solve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
