@@ -139,17 +139,12 @@ type penalty struct {
 
 func (r *penalty) run() (*PenaltyResult, error) {
 	res, set := &r.res, &r.set
-	rows := make([]float64, r.n)
-	var err error
 	begin := time.Now()
-	if res.FrobSq, err = r.p.Mul(r.ctx, r.pw, r.w, r.k, rows); err != nil {
+	if err := firstPass(r.ctx, r.p, r.pw, r.w, r.k, &res.Result); err != nil {
 		return r.fail(err)
 	}
-	res.Passes++
 	r.passTime = time.Since(begin)
-	for _, v := range rows {
-		res.MaxRowSum = max(res.MaxRowSum, v)
-	}
+	var err error
 	if r.a, err = gram(r.ctx, set.Workers, r.w, r.n, r.k); err != nil {
 		return r.fail(err)
 	}
@@ -374,10 +369,5 @@ func (r *penalty) fail(err error) (*PenaltyResult, error) {
 }
 
 func (r *penalty) record(it Iteration) error {
-	if r.set.Recorder == nil {
-		return nil
-	}
-	it.Passes = r.res.Passes
-	it.Elapsed = time.Since(r.start)
-	return r.set.Recorder(it)
+	return emit(r.set.Recorder, it, r.res.Passes, r.start)
 }

@@ -187,14 +187,8 @@ type rowcd struct {
 
 func (r *rowcd) run() (*Result, error) {
 	res, set := &r.res, &r.set
-	rows := make([]float64, r.n)
-	var err error
-	if res.FrobSq, err = r.p.Mul(r.ctx, r.pw, r.w, r.k, rows); err != nil {
+	if err := firstPass(r.ctx, r.p, r.pw, r.w, r.k, res); err != nil {
 		return r.fail(err)
-	}
-	res.Passes++
-	for _, v := range rows {
-		res.MaxRowSum = max(res.MaxRowSum, v)
 	}
 	cur, err := evaluate(r.ctx, set.Workers, r.w, r.pw, r.n, r.k, res.FrobSq, r.sel)
 	if err != nil {
@@ -272,12 +266,7 @@ func (r *rowcd) fail(err error) (*Result, error) {
 }
 
 func (r *rowcd) record(it Iteration) error {
-	if r.set.Recorder == nil {
-		return nil
-	}
-	it.Passes = r.res.Passes
-	it.Elapsed = time.Since(r.start)
-	return r.set.Recorder(it)
+	return emit(r.set.Recorder, it, r.res.Passes, r.start)
 }
 
 // refresh rescales every row of W to sum 1, recomputes P·W by a full pass

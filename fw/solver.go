@@ -85,13 +85,8 @@ func (s *solver) run() (*Result, error) {
 		s.a = append([]float64(nil), r.Gram...)
 		s.start = s.start.Add(-r.Elapsed)
 	} else {
-		rows := make([]float64, s.n)
-		if res.FrobSq, err = s.p.Mul(s.ctx, s.pw, s.w, s.k, rows); err != nil {
+		if err := firstPass(s.ctx, s.p, s.pw, s.w, s.k, res); err != nil {
 			return s.fail(err)
-		}
-		res.Passes++
-		for _, r := range rows {
-			res.MaxRowSum = math.Max(res.MaxRowSum, r)
 		}
 		if s.a, err = gram(s.ctx, s.set.Workers, s.w, s.n, s.k); err != nil {
 			return s.fail(err)
@@ -195,12 +190,35 @@ func (s *solver) fail(err error) (*Result, error) {
 }
 
 func (s *solver) record(it Iteration) error {
-	if s.set.Recorder == nil {
+	return emit(s.set.Recorder, it, s.res.Passes, s.start)
+}
+
+// emit passes it to rec, if not nil, with the tile passes so far and the
+// time since start: the Recorder call of every method.
+func emit(rec func(Iteration) error, it Iteration, passes int, start time.Time) error {
+	if rec == nil {
 		return nil
 	}
-	it.Passes = s.res.Passes
-	it.Elapsed = time.Since(s.start)
-	return s.set.Recorder(it)
+	it.Passes = passes
+	it.Elapsed = time.Since(start)
+	return rec(it)
+}
+
+// firstPass computes P·W into pw by the pass that also gives P's row sums
+// and ||P||_F^2, the first pass of every method, and records the pass,
+// ||P||_F^2 and the largest row sum in res.
+func firstPass(ctx context.Context, p Affinity, pw, w []float64, k int, res *Result) error {
+	rows := make([]float64, p.N())
+	frob, err := p.Mul(ctx, pw, w, k, rows)
+	if err != nil {
+		return err
+	}
+	res.FrobSq = frob
+	res.Passes++
+	for _, v := range rows {
+		res.MaxRowSum = max(res.MaxRowSum, v)
+	}
+	return nil
 }
 
 // objective is f = 1/4 (||P||_F^2 - 2 <W, PW> + ||WᵀW||_F^2).
