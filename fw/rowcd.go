@@ -355,8 +355,15 @@ func (r *rowcd) chunk(r0, r1, q int) (c0, c1, off int) {
 type pullBuf struct {
 	tile []float64
 	acc  []float64
-	cols []int32 // the tile's columns with pending changes
+	ents []pending // the tile's pending changes
 	any  bool
+}
+
+// pending is a pending change d in class c of the row in column off of a
+// tile.
+type pending struct {
+	off, c int32
+	d      float64
 }
 
 // pull generates the tiles of the strip of rows r0:r1 and adds the pending
@@ -399,13 +406,14 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 			if q == 0 {
 				return nil
 			}
-			p.cols = p.cols[:0]
+			p.ents = p.ents[:0]
 			for l := c0; l < c1; l++ {
-				if r.dcnt[l] > 0 {
-					p.cols = append(p.cols, int32(l))
+				cnt := int(r.dcnt[l])
+				for e := l * r.nz; e < l*r.nz+cnt; e++ {
+					p.ents = append(p.ents, pending{off: int32(l - c0), c: r.dcol[e], d: r.dval[e]})
 				}
 			}
-			p.any = len(p.cols) > 0
+			p.any = len(p.ents) > 0
 			if !p.any {
 				return nil
 			}
@@ -414,13 +422,8 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 			for i := range h {
 				row := tl[i*wd : (i+1)*wd]
 				ai := acc[i*k : (i+1)*k]
-				for _, l := range p.cols {
-					pv := row[int(l)-c0]
-					cnt := int(r.dcnt[l])
-					vals := r.dval[int(l)*r.nz : int(l)*r.nz+cnt]
-					for e, c := range r.dcol[int(l)*r.nz : int(l)*r.nz+cnt] {
-						ai[c] += pv * vals[e]
-					}
+				for _, en := range p.ents {
+					ai[en.c] += row[en.off] * en.d
 				}
 			}
 			return nil

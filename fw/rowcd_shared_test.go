@@ -160,7 +160,7 @@ func BenchmarkRowCDSweep(b *testing.B) {
 			set.GapTol, set.Refresh, set.Workers, set.StripMemory = 0, 0, 2, bc.strip
 			set.MaxIter = b.N
 			b.ResetTimer()
-			res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: eng, K: k}, src, w, &set)
+			res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: eng, K: k}, eng, w, &set)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"sort"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
@@ -24,8 +25,9 @@ type Source interface {
 const DefaultBlockSize = 256
 
 // Engine runs passes over the tiles of a Source. Its zero value is not
-// usable: Source must be set. An Engine holds no state between passes and
-// may be used by one pass at a time.
+// usable: Source must be set. An Engine holds no state between passes but
+// memory for Tile, may be used by one pass at a time, and must not be
+// copied after first use.
 type Engine struct {
 	Source    Source
 	BlockSize int // tile edge, at most n; DefaultBlockSize if 0
@@ -41,6 +43,8 @@ type Engine struct {
 	// even where a vectorized one is available (see Kernel), for
 	// comparison and as a reference.
 	Generic bool
+
+	gens sync.Pool // *tileGen: the memory of Tile
 }
 
 // N returns the order of P.

@@ -501,6 +501,16 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		}
 	}
 
+	if kn.in.s == nil && kn.in.w == nil && !kn.in.sums {
+		// Generation only (Engine.Tile).
+		for i := range h {
+			for j, v := range t[i*wp : i*wp+w] {
+				pt.tile[i*w+j] = float64(v)
+			}
+		}
+		return false
+	}
+
 	// Consumption (vector). The accumulators are handed to the commit as
 	// they are: class-major for P·S, row-major with stride kp for P·W.
 	switch {

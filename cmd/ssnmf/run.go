@@ -209,7 +209,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		set.Settings = base
 		set.Stop = r.stop
 		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
-		return r.stopped(fw.MinimizeRowCD(ctx, prob, r.prob.src, ws.w, &set))
+		return r.stopped(fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set))
 	case methodPenalty:
 		set := fw.DefaultPenaltySettings()
 		set.Settings = base
