@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sort"
+	"sync"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
 )
