@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,9 @@ type saved struct {
 func save(st *State) saved {
 	c := *st
 	c.Gram = slices.Clone(st.Gram)
+	if p := st.Pending; p != nil {
+		c.Pending = &Pending{NZ: p.NZ, Count: slices.Clone(p.Count), Col: slices.Clone(p.Col), Val: slices.Clone(p.Val)}
+	}
 	c.W, c.PW = nil, nil
 	return saved{st: c, w: slices.Clone(st.W), pw: slices.Clone(st.PW)}
 }
@@ -178,5 +182,234 @@ func TestResumeErrors(t *testing.T) {
 	set.Checkpoint = func(*State) error { return context.DeadlineExceeded }
 	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 1), &set); err == nil {
 		t.Fatal("failing checkpoint: no error")
+	}
+}
+
+// A row-CD run resumed from any checkpoint, with any worker count, ends with
+// the same bits as the run that was never interrupted: W, the objective,
+// the gap and every trace record, in both schedules of a sweep, with one
+// and with several moves a row, with and without refreshes, and through the
+// function-tolerance and gap stops.
+func TestRowCDResumeSameBits(t *testing.T) {
+	const n, k = 157, 4
+	d, _ := rcdProblem(t, n, 51)
+	type variant struct {
+		name string
+		set  func(*RowCDSettings)
+	}
+	var tests []variant
+	for _, mem := range []int64{0, 1} {
+		for _, moves := range []int{1, 3} {
+			for _, refresh := range []int{0, 4} {
+				name := "strip"
+				if mem == 1 {
+					name = "two-pass"
+				}
+				name += ", moves " + itoa(moves) + ", refresh " + itoa(refresh)
+				tests = append(tests, variant{name: name, set: func(s *RowCDSettings) {
+					s.StripMemory, s.Moves, s.Refresh = mem, moves, refresh
+				}})
+			}
+		}
+	}
+	tests = append(tests,
+		variant{name: "ftol", set: func(s *RowCDSettings) { s.FuncTol, s.MaxIter = 1e-3, 200 }},
+		variant{name: "gap", set: func(s *RowCDSettings) { s.GapTol, s.MaxIter, s.Refresh = 1e-7, 500, 0 }},
+		variant{name: "gap, two-pass, refresh 3", set: func(s *RowCDSettings) { s.GapTol, s.MaxIter, s.Refresh, s.StripMemory = 1e-7, 500, 3, 1 }},
+	)
+	wantStatus := map[string]Status{"ftol": FunctionConvergence, "gap": GapTolerance, "gap, two-pass, refresh 3": GapTolerance}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			settings := func(workers int) RowCDSettings {
+				s := DefaultRowCDSettings()
+				s.MaxIter, s.GapTol, s.Refresh, s.Workers, s.BlockSize = 9, 0, 5, workers, 40
+				tc.set(&s)
+				return s
+			}
+			minimize := func(s RowCDSettings, w, pw []float64) run {
+				var r run
+				s.PW = pw
+				s.Recorder = func(it Iteration) error { r.trace = append(r.trace, it); return nil }
+				res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.w, r.res = w, res
+				return r
+			}
+			var states []saved
+			s := settings(1)
+			s.CheckpointEvery = 1
+			s.Checkpoint = func(st *State) error { states = append(states, save(st)); return nil }
+			w := make([]float64, n*k)
+			if err := Initialize(w, k, StartRandom, 52); err != nil {
+				t.Fatal(err)
+			}
+			whole := minimize(s, w, nil)
+			if want, ok := wantStatus[tc.name]; ok && whole.res.Status != want {
+				t.Fatalf("ended on %v after %d sweeps; the test wants %v", whole.res.Status, whole.res.Iterations, want)
+			}
+			if whole.res.Iterations < 3 || len(states) != whole.res.Iterations-1 {
+				t.Fatalf("%d sweeps, %d checkpoints", whole.res.Iterations, len(states))
+			}
+			moved := false
+			step := max(1, len(states)/12) // at most about a dozen resumptions
+			for i, sv := range states {
+				if sv.st.Iter != i+1 || sv.st.Pending == nil {
+					t.Fatalf("checkpoint %d at sweep %d, pending %v", i, sv.st.Iter, sv.st.Pending != nil)
+				}
+				for _, c := range sv.st.Pending.Count {
+					moved = moved || c > 0
+				}
+				if i%step != 0 && i != len(states)-1 {
+					continue
+				}
+				s := settings(1 + i%3)
+				st := sv.st
+				s.Resume = &st
+				r := minimize(s, slices.Clone(sv.w), slices.Clone(sv.pw))
+				r.same(t, "resumed at "+itoa(sv.st.Iter), whole)
+			}
+			if !moved {
+				t.Fatal("no checkpoint has pending changes: the test does not test them")
+			}
+		})
+	}
+}
+
+// Stop ends a row-CD run at the start of a sweep with a checkpoint, and the
+// run resumed from it, with another worker count, ends as the
+// uninterrupted one.
+func TestRowCDStopCheckpoints(t *testing.T) {
+	const n, k = 90, 3
+	d, _ := rcdProblem(t, n, 53)
+	base := DefaultRowCDSettings()
+	base.MaxIter, base.GapTol, base.Refresh, base.BlockSize = 11, 0, 4, 32
+	start := func() []float64 {
+		w := make([]float64, n*k)
+		Initialize(w, k, StartRandom, 54)
+		return w
+	}
+	whole := base
+	w := start()
+	want, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{0, 1, 4, 6, 10} {
+		set := base
+		set.PW = make([]float64, n*k)
+		calls := 0
+		set.Stop = func() bool { calls++; return calls > at }
+		var sv *saved
+		set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
+		set.Recorder = func(it Iteration) error {
+			if it.Final {
+				t.Errorf("stop at %d: a final record", at)
+			}
+			return nil
+		}
+		w2 := start()
+		res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w2, &set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != Stopped || sv == nil || sv.st.Iter != at || res.Iterations != at {
+			t.Fatalf("stop at %d: status %v, %d sweeps, checkpoint %v", at, res.Status, res.Iterations, sv != nil)
+		}
+		if wantPasses := 1 + at + at/4; res.Passes != wantPasses || sv.st.Passes != wantPasses {
+			t.Fatalf("stop at %d: %d passes, checkpoint %d, want %d", at, res.Passes, sv.st.Passes, wantPasses)
+		}
+		if at == 0 && (!sv.st.Fresh || !math.IsNaN(sv.st.Prev) || !math.IsNaN(sv.st.SweepGap)) {
+			t.Fatalf("stop at 0: fresh %v, prev %v, sweep gap %v", sv.st.Fresh, sv.st.Prev, sv.st.SweepGap)
+		}
+		resume := base
+		resume.Workers = 2
+		resume.Resume, resume.PW = &sv.st, sv.pw
+		got, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, sv.w, &resume)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run{w: sv.w, res: got}.same(t, "stopped at "+itoa(at), run{w: w, res: want})
+	}
+}
+
+// A row-CD resume state that does not fit the problem is an error, never a
+// panic.
+func TestRowCDResumeErrors(t *testing.T) {
+	const n, k, moves = 20, 3, 2
+	d, _ := rcdProblem(t, n, 55)
+	set := DefaultRowCDSettings()
+	set.Moves, set.MaxIter, set.BlockSize, set.CheckpointEvery = moves, 4, 8, 2
+	var sv *saved
+	set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
+	w := make([]float64, n*k)
+	Initialize(w, k, StartRandom, 56)
+	if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set); err != nil || sv == nil {
+		t.Fatalf("error %v, checkpoint %v", err, sv != nil)
+	}
+	good := func() (*State, []float64, []float64) {
+		st := sv.st // a deep copy of the checkpoint
+		st.Gram = slices.Clone(st.Gram)
+		p := *st.Pending
+		p.Count, p.Col, p.Val = slices.Clone(p.Count), slices.Clone(p.Col), slices.Clone(p.Val)
+		st.Pending = &p
+		return &st, slices.Clone(sv.w), slices.Clone(sv.pw)
+	}
+	// The saved state itself resumes.
+	st, w0, pw := good()
+	ok := DefaultRowCDSettings()
+	ok.Moves, ok.MaxIter, ok.BlockSize, ok.Resume, ok.PW = moves, 4, 8, st, pw
+	if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w0, &ok); err != nil {
+		t.Fatalf("the good state: %v", err)
+	}
+	row := -1
+	for i, c := range sv.st.Pending.Count {
+		if c > 0 {
+			row = i
+			break
+		}
+	}
+	if row < 0 {
+		t.Fatal("no pending change in the checkpoint")
+	}
+	nz := 2 * moves
+	for _, tc := range []struct {
+		name string
+		edit func(st *State, s *RowCDSettings)
+		want string
+	}{
+		{name: "no pending", edit: func(st *State, s *RowCDSettings) { st.Pending = nil }, want: "no pending changes"},
+		{name: "no PW", edit: func(st *State, s *RowCDSettings) { s.PW = nil }, want: "saved P·W"},
+		{name: "other moves", edit: func(st *State, s *RowCDSettings) { s.Moves = 3 }, want: "4 slots a row, want 6"},
+		{name: "short counts", edit: func(st *State, s *RowCDSettings) { st.Pending.Count = st.Pending.Count[:n-1] }, want: "pending changes of 19"},
+		{name: "short columns", edit: func(st *State, s *RowCDSettings) { st.Pending.Col = st.Pending.Col[:n*nz-1] }, want: "want 20 counts"},
+		{name: "short values", edit: func(st *State, s *RowCDSettings) { st.Pending.Val = nil }, want: "want 20 counts"},
+		{name: "count", edit: func(st *State, s *RowCDSettings) { st.Pending.Count[3] = uint8(nz + 1) }, want: "row 3 has 5 pending changes"},
+		{name: "column", edit: func(st *State, s *RowCDSettings) { st.Pending.Col[row*nz] = k }, want: "in column 3"},
+		{name: "negative column", edit: func(st *State, s *RowCDSettings) { st.Pending.Col[row*nz] = -1 }, want: "in column -1"},
+		{name: "NaN change", edit: func(st *State, s *RowCDSettings) { st.Pending.Val[row*nz] = math.NaN() }, want: "is NaN"},
+		{name: "gram", edit: func(st *State, s *RowCDSettings) { st.Gram = st.Gram[:1] }, want: "Gram has 1 values"},
+		{name: "iteration", edit: func(st *State, s *RowCDSettings) { st.Iter = -1 }, want: "iteration -1"},
+		{name: "objective", edit: func(st *State, s *RowCDSettings) { st.Objective = math.Inf(1) }, want: "objective +Inf"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, w, pw := good()
+			s := DefaultRowCDSettings()
+			s.Moves, s.MaxIter, s.BlockSize, s.Resume, s.PW = moves, 4, 8, st, pw
+			tc.edit(st, &s)
+			_, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "resume state") {
+				t.Fatalf("error %v, want a resume-state error containing %q", err, tc.want)
+			}
+		})
+	}
+	// A failing Checkpoint ends the run with its error.
+	fail := DefaultRowCDSettings()
+	fail.CheckpointEvery = 1
+	fail.Checkpoint = func(*State) error { return context.DeadlineExceeded }
+	Initialize(w, k, StartRandom, 56)
+	if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &fail); err == nil || !strings.Contains(err.Error(), "checkpoint at sweep 1") {
+		t.Fatalf("failing checkpoint: error %v", err)
 	}
 }

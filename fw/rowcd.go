@@ -2,8 +2,10 @@ package fw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
@@ -35,14 +37,25 @@ const MinStripRows = 32
 // RowCDSettings control a run of MinimizeRowCD. Start from
 // DefaultRowCDSettings.
 type RowCDSettings struct {
-	// Settings holds the stopping rules, Workers, the Recorder, Stop and
-	// the storage PW for P·W; Step, PS, Checkpoint and Resume are not used
-	// (Checkpoint and Resume must be nil). An iteration is a sweep over all
-	// rows; MaxIter bounds the sweeps and Refresh is the number of sweeps
-	// between full P·W passes (0: only when a stop is checked and at the
-	// end). GapTol is tested first on the sum of the row gaps the sweep
-	// met, then confirmed on the exact Frank-Wolfe gap from a P·W pass;
-	// FuncTol is tested on the decrease of the objective over a sweep.
+	// Settings holds the stopping rules, Workers, the Recorder, Stop,
+	// Checkpoint, CheckpointEvery, Resume and the storage PW for P·W; Step
+	// and PS are not used. An iteration is a sweep over all rows; MaxIter
+	// bounds the sweeps and Refresh is the number of sweeps between full
+	// P·W passes (0: only when a stop is checked and at the end). GapTol is
+	// tested first on the sum of the row gaps the sweep met, then confirmed
+	// on the exact Frank-Wolfe gap from a P·W pass; FuncTol is tested on the
+	// decrease of the objective over a sweep.
+	//
+	// Checkpoint, Stop and Resume work as for Minimize, a sweep being an
+	// iteration: Checkpoint gets the State at the start of every
+	// CheckpointEvery-th sweep after the first one run (or resumed) and
+	// when Stop stops the run, with the pending changes of P·W
+	// (State.Pending), and a run resumed from that State, with its W in w
+	// and its P·W in PW, ends with the same bits as one never interrupted.
+	// The problem, the tile source's matrix and the settings that shape
+	// the iterates (GapTol, FuncTol, Refresh, Moves, BlockSize,
+	// StripMemory) must be those of the run that saved it; Workers,
+	// MaxIter and CheckpointEvery may differ.
 	Settings
 
 	// Moves is the largest number of pairwise moves of a row visit; >= 1.
@@ -88,6 +101,11 @@ func DefaultRowCDSettings() RowCDSettings {
 // point, the refreshes and the end. Tiles come from tiles, the P·W passes
 // from p.P; both must give the same matrix.
 //
+// A run stopped by Settings.Stop returns at once with status Stopped,
+// after the checkpoint and without the final pass or record: its Objective
+// is the tracked one and its Gap the last sweep's estimate (the exact gap
+// if no row moved since the last P·W pass).
+//
 // The Recorder gets one record a sweep: Objective is the tracked objective
 // before the sweep, Gap the sum over rows of the row gaps
 // g·w_i - min_j g_j at the moment of each row's visit (a Gauss-Seidel
@@ -118,10 +136,11 @@ func MinimizeRowCD(ctx context.Context, p Problem, tiles TileSource, w []float64
 	switch {
 	case set.Moves < 1 || set.Moves > 100:
 		return nil, fmt.Errorf("%s: Moves = %d, want 1 to 100", method, set.Moves)
-	case set.BlockSize < 0 || set.StripMemory < 0 || set.Refresh < 0:
-		return nil, fmt.Errorf("%s: negative BlockSize, StripMemory or Refresh", method)
-	case set.Checkpoint != nil || set.Resume != nil:
-		return nil, fmt.Errorf("%s: checkpoints are not supported", method)
+	case set.BlockSize < 0 || set.StripMemory < 0 || set.Refresh < 0 || set.CheckpointEvery < 0:
+		return nil, fmt.Errorf("%s: negative BlockSize, StripMemory, Refresh or CheckpointEvery", method)
+	}
+	if err := checkRowCDResume(set.Resume, set.PW, n, k, 2*set.Moves); err != nil {
+		return nil, fmt.Errorf("%s: resume state: %w", method, err)
 	}
 	b := set.BlockSize
 	if b == 0 {
@@ -151,6 +170,24 @@ func MinimizeRowCD(ctx context.Context, p Problem, tiles TileSource, w []float64
 	r.dval = make([]float64, n*r.nz)
 	r.dcnt = make([]uint8, n)
 	return r.run()
+}
+
+// checkRowCDResume validates a state to resume a run with n×k W and nz
+// pending slots a row from; a nil state is valid.
+func checkRowCDResume(st *State, pw []float64, n, k, nz int) error {
+	switch {
+	case st == nil:
+		return nil
+	case pw == nil:
+		return errors.New("resuming needs the saved P·W in Settings.PW")
+	case st.Iter < 0 || st.Passes < 0:
+		return fmt.Errorf("iteration %d, %d passes", st.Iter, st.Passes)
+	case len(st.Gram) != k*k:
+		return fmt.Errorf("Gram has %d values, want k×k = %d", len(st.Gram), k*k)
+	case math.IsNaN(st.Objective) || math.IsInf(st.Objective, 0):
+		return fmt.Errorf("objective %v", st.Objective)
+	}
+	return st.Pending.Check(n, k, nz)
 }
 
 // rowcd is the state of a MinimizeRowCD run.
@@ -187,18 +224,33 @@ type rowcd struct {
 
 func (r *rowcd) run() (*Result, error) {
 	res, set := &r.res, &r.set
-	if err := firstPass(r.ctx, r.p, r.pw, r.w, r.k, res); err != nil {
-		return r.fail(err)
+	var gap, sweepGap, fprev float64
+	var fresh bool // gap is exact while fresh
+	t0 := 0
+	if st := set.Resume; st != nil {
+		t0, fresh, fprev = st.Iter, st.Fresh, st.Prev
+		r.f, gap, sweepGap = st.Objective, st.Gap, st.SweepGap
+		r.a = slices.Clone(st.Gram) // recomputed by the next sweep or refresh
+		res.Iterations, res.Passes, res.FrobSq, res.MaxRowSum = st.Iter, st.Passes, st.FrobSq, st.MaxRowSum
+		copy(r.dcnt, st.Pending.Count)
+		copy(r.dcol, st.Pending.Col)
+		copy(r.dval, st.Pending.Val)
+		r.start = r.start.Add(-st.Elapsed)
+	} else {
+		if err := firstPass(r.ctx, r.p, r.pw, r.w, r.k, res); err != nil {
+			return r.fail(err)
+		}
+		cur, err := evaluate(r.ctx, set.Workers, r.w, r.pw, r.n, r.k, res.FrobSq, r.sel)
+		if err != nil {
+			return r.fail(err)
+		}
+		r.a, r.f = cur.a, cur.f
+		gap, fresh = cur.gap, true
+		sweepGap, fprev = math.NaN(), math.NaN()
 	}
-	cur, err := evaluate(r.ctx, set.Workers, r.w, r.pw, r.n, r.k, res.FrobSq, r.sel)
-	if err != nil {
-		return r.fail(err)
-	}
-	r.a, r.f = cur.a, cur.f
-	gap, fresh := cur.gap, true // gap is exact while fresh
-	sweepGap, fprev := math.NaN(), math.NaN()
+	var err error
 	vs := newVisitScratch(r.k)
-	t := 0
+	t := t0
 	for ; ; t++ {
 		if math.IsNaN(r.f) || math.IsInf(r.f, 0) {
 			return r.fail(fmt.Errorf("rowcd: sweep %d: %w", t, errNonFinite))
@@ -217,11 +269,24 @@ func (r *rowcd) run() (*Result, error) {
 			res.Status = FunctionConvergence
 		case t >= set.MaxIter:
 			res.Status = IterationLimit
-		case set.Stop != nil && set.Stop():
-			res.Status = Stopped
 		}
 		if res.Status != NotTerminated {
 			break
+		}
+		stop := set.Stop != nil && set.Stop()
+		every := set.CheckpointEvery
+		if set.Checkpoint != nil && (stop || every > 0 && t > t0 && t%every == 0) {
+			if err := set.Checkpoint(r.state(t, fprev, gap, sweepGap, fresh)); err != nil {
+				return r.fail(fmt.Errorf("checkpoint at sweep %d: %w", t, err))
+			}
+		}
+		if stop {
+			res.Status = Stopped
+			res.Objective, res.Gap = r.f, sweepGap
+			if fresh {
+				res.Gap = gap
+			}
+			return r.fail(nil)
 		}
 		begin := time.Now()
 		sw, err := r.sweep(vs)
@@ -258,6 +323,16 @@ func (r *rowcd) run() (*Result, error) {
 	}
 	res.Runtime = time.Since(r.start)
 	return res, nil
+}
+
+// state returns the State at the start of sweep t, the solver's own
+// slices in it.
+func (r *rowcd) state(t int, fprev, gap, sweepGap float64, fresh bool) *State {
+	return &State{Iter: t, Passes: r.res.Passes, FrobSq: r.res.FrobSq, MaxRowSum: r.res.MaxRowSum,
+		Prev: fprev, Fresh: fresh, Elapsed: time.Since(r.start), Gram: r.a,
+		Objective: r.f, Gap: gap, SweepGap: sweepGap,
+		Pending: &Pending{NZ: r.nz, Count: r.dcnt, Col: r.dcol, Val: r.dval},
+		W:       r.w, PW: r.pw}
 }
 
 func (r *rowcd) fail(err error) (*Result, error) {

@@ -559,7 +559,7 @@ func TestRowCDErrors(t *testing.T) {
 		{name: "tiles of another n", tiles: small, w: good(), want: "tile source has n = 9"},
 		{name: "zero moves", tiles: d, w: good(), set: func(s *RowCDSettings) { s.Moves = 0 }, want: "Moves = 0"},
 		{name: "negative block", tiles: d, w: good(), set: func(s *RowCDSettings) { s.BlockSize = -1 }, want: "negative"},
-		{name: "checkpoint", tiles: d, w: good(), set: func(s *RowCDSettings) { s.Checkpoint = func(*State) error { return nil } }, want: "checkpoints"},
+		{name: "negative checkpoint interval", tiles: d, w: good(), set: func(s *RowCDSettings) { s.CheckpointEvery = -1 }, want: "negative"},
 		{name: "infeasible start", tiles: d, w: make([]float64, n*k), want: "initial point"},
 		{name: "short PW", tiles: d, w: good(), set: func(s *RowCDSettings) { s.PW = make([]float64, 3) }, want: "P·W storage"},
 		{name: "NaN tolerance", tiles: d, w: good(), set: func(s *RowCDSettings) { s.GapTol = math.NaN() }, want: "NaN"},

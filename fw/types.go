@@ -2,7 +2,9 @@ package fw
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -127,6 +129,11 @@ type Settings struct {
 
 // State is the part of the solver's state that W and P·W do not hold: with
 // them it determines the rest of the run. Settings.Checkpoint receives it.
+//
+// Minimize uses the fields up to Gram and leaves the rest zero. A state of
+// MinimizeRowCD also has the tracked objective, the gaps its loop carries
+// and the pending changes of P·W; its Gram is WᵀW as of the checkpoint,
+// which a resumed run recomputes from W rather than reads.
 type State struct {
 	Iter      int           // iterations taken
 	Passes    int           // tile passes taken
@@ -137,9 +144,69 @@ type State struct {
 	Elapsed   time.Duration // time spent so far
 	Gram      []float64     // WᵀW, k×k, as carried by the updates
 
+	// Objective is MinimizeRowCD's tracked objective at W, which a pass
+	// would not reproduce to the bit.
+	Objective float64
+	// Gap is the exact Frank-Wolfe gap of MinimizeRowCD's last P·W pass,
+	// the gap at W while Fresh.
+	Gap float64
+	// SweepGap is the sum of the row gaps of MinimizeRowCD's last sweep,
+	// NaN before the first.
+	SweepGap float64
+	// Pending holds MinimizeRowCD's changes of P·W not yet applied; nil
+	// for Minimize.
+	Pending *Pending
+
 	// W and PW are the solver's current W and P·W, valid during the call
 	// to Settings.Checkpoint only. Resume ignores them.
 	W, PW []float64
+}
+
+// Pending is the change of every row of W at its last visit by
+// MinimizeRowCD, in sparse form. Between sweeps, row i of P·W lacks the
+// changes of the rows of the later blocks of rows (those are added when the
+// next sweep reaches row i's block), so together with P·W they give the
+// product P·W at W.
+//
+// Row i changed in Count[i] <= NZ columns, Col[i*NZ : i*NZ+Count[i]], by
+// Val[i*NZ : i*NZ+Count[i]]; the other slots of a row are not used. NZ is
+// 2·Moves. In a State passed to Settings.Checkpoint the slices are the
+// solver's own, valid during the call only.
+type Pending struct {
+	NZ    int       // slots per row
+	Count []uint8   // n: the number of changed columns of each row
+	Col   []int32   // n×NZ: the changed columns, each < k
+	Val   []float64 // n×NZ: the changes
+}
+
+// Check reports whether p describes changes of an n×k matrix with nz slots
+// per row: the slices have n, n×nz and n×nz values, every count is at most
+// nz and every used column is in [0, k) with a finite change.
+func (p *Pending) Check(n, k, nz int) error {
+	if p == nil {
+		return errors.New("no pending changes")
+	}
+	if p.NZ != nz {
+		return fmt.Errorf("pending changes with %d slots a row, want %d (2·Moves)", p.NZ, nz)
+	}
+	if len(p.Count) != n || len(p.Col) != n*nz || len(p.Val) != n*nz {
+		return fmt.Errorf("pending changes of %d, %d and %d values, want %d counts and %d columns and values",
+			len(p.Count), len(p.Col), len(p.Val), n, n*nz)
+	}
+	for i, c := range p.Count {
+		if int(c) > nz {
+			return fmt.Errorf("row %d has %d pending changes, at most %d fit", i, c, nz)
+		}
+		for e, col := range p.Col[i*nz : i*nz+int(c)] {
+			if col < 0 || int(col) >= k {
+				return fmt.Errorf("row %d: pending change %d in column %d, want one in [0, %d)", i, e, col, k)
+			}
+			if v := p.Val[i*nz+e]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("row %d: pending change %d is %v", i, e, v)
+			}
+		}
+	}
+	return nil
 }
 
 // DefaultSettings returns settings with the exact line search, an absolute
