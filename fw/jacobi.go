@@ -96,8 +96,7 @@ func MinimizeJacobi(ctx context.Context, p Problem, tiles TileSource, w []float6
 	case set.Checkpoint != nil || set.Resume != nil:
 		return nil, fmt.Errorf("%s: checkpoints are not supported", method)
 	}
-	j := &jacobi{ctx: ctx, p: p.P, n: n, k: k, w: w, set: set, start: time.Now(),
-		fa: make([]int32, n), fb: make([]int32, n), sel: make([]int32, n)}
+	j := &jacobi{ctx: ctx, p: p.P, n: n, k: k, w: w, set: set, start: time.Now(), sel: make([]int32, n)}
 	if j.pw, err = storage(set.PW, n*k, "jacobi: P·W"); err != nil {
 		return nil, err
 	}
@@ -145,13 +144,10 @@ type jacobi struct {
 	set   JacobiSettings
 	sel   []int32
 
-	// The Jacobi step of row i moves mass from column fb[i] to fa[i]
-	// (fb[i] < 0: the row does not move); v[0] holds the step as an n×k
-	// matrix, v[1:1+hist] the last steps, newest first, and pv their
-	// products with P.
-	fa, fb []int32
-	v, pv  [1 + maxMemory][]float64
-	hist   int
+	// v[0] holds the rows' Jacobi steps as an n×k matrix, v[1:1+hist] the
+	// last steps taken, newest first, and pv their products with P.
+	v, pv [1 + maxMemory][]float64
+	hist  int
 
 	start time.Time
 	res   Result
@@ -320,18 +316,12 @@ func (j *jacobi) steps() (float64, error) {
 				di := j.v[0][i*k : (i+1)*k]
 				clear(di)
 				fa, fb := pairOf(wi, g)
-				j.fa[i], j.fb[i] = int32(fa), int32(fb)
 				if fb < 0 || !(g[fb] > g[fa]) {
-					j.fb[i] = -1
 					continue
 				}
 				// g(w) = G_i: the row quartic at the row's own value.
 				q := rowQuartic(j.a, wi, wi, g, j.pii[i], fa, fb).scaled(wi[fb])
 				step := wi[fb] * q.argmin()
-				if step == 0 {
-					j.fb[i] = -1
-					continue
-				}
 				di[fa], di[fb] = step, -step
 			}
 		},

@@ -1,28 +1,31 @@
 // Command convergence measures how fast each method approaches the optimum:
-// Frank-Wolfe (exact line search), projected gradient descent and row-wise
-// pairwise coordinate descent (row-CD), from the same random start on
-// blood, yeast, satimage and pendigits. For each data set it takes the best
-// objective any run found, and prints the tile passes and seconds each
-// method needed to come within 0.1% and within 0.01% of it; it writes the
-// table, one trace CSV per run and a figure of the relative excess
-// (f - best)/best against passes and against seconds (PNG).
+// Frank-Wolfe (exact line search), projected gradient descent, row-wise
+// pairwise coordinate descent (rowcd) and its parallel Jacobi variant
+// (jacobi), from the same random start on blood, yeast, satimage and
+// pendigits, for each of several seeds. For each data set and seed it takes
+// the best objective any run found, and prints the tile passes and seconds
+// each method needed to come within 0.1% and within 0.01% of it, and which
+// method was fastest to 0.01%; it writes the table, one trace CSV per run
+// and a figure of the relative excess (f - best)/best against passes and
+// against seconds for the first seed (PNG).
 //
 // Usage, from the repository root:
 //
-//	go run ./scripts/convergence [-data ../shared/data] [-o convergence-out] [-sets blood,yeast,satimage,pendigits]
-//	    [-gamma auto|median|G] [-fw-passes 2000] [-pgd-passes 1000] [-rowcd-passes 300] [-time-limit 300s]
+//	GOEXPERIMENT=simd go run ./scripts/convergence [-data ../shared/data] [-o convergence-out]
+//	    [-sets blood,yeast,satimage,pendigits] [-seeds 0,1] [-gamma auto|median|G] [-precision float64]
+//	    [-fw-passes 1000] [-pgd-passes 600] [-rowcd-passes 150] [-jacobi-passes 400] [-time-limit 90s]
 //
 // The features are standardized; gamma is tile.AutoBandwidth's by default
 // (the median heuristic tile.MedianGamma with -gamma median, or a number).
-// Every method gets the same affinity (tile.Engine over tile.Gaussian; row-CD
-// reads its strips from the same Gaussian) and the same workers. A run stops
+// Every method gets the same affinity (tile.Engine over tile.Gaussian, whose
+// Tile gives rowcd its strips and jacobi the diagonal) and the same workers. A run stops
 // at its pass budget or its time limit, whichever comes first; the machine
 // load at the start is printed with the table, because the seconds depend
 // on it.
 //
-// With -per-pass N it only times three Frank-Wolfe iterations and three
-// row-CD sweeps (strip and two-pass schedules) on a seeded Gaussian mixture
-// of N points (p = 8, k = 10):
+// With -per-pass N it only times three Frank-Wolfe iterations, three
+// rowcd sweeps (strip and two-pass schedules) and three jacobi iterations on
+// a seeded Gaussian mixture of N points (p = 8, k = 10):
 //
 //	go run ./scripts/convergence -per-pass 20000
 package main
@@ -58,24 +61,27 @@ type dataSet struct {
 
 var defaultSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 10}}
 
-var methods = []string{"fw", "pgd", "rowcd"}
+var methods = []string{"fw", "pgd", "rowcd", "jacobi"}
 
 // targets are the relative distances to the best objective that the table
 // reports.
 var targets = []float64{1e-3, 1e-4}
 
 type config struct {
-	data, out   string
-	sets        []dataSet
-	gamma       string
-	seed        uint64
-	workers     int
-	block       int
-	fwPasses    int
-	pgdPasses   int
-	rowcdPasses int
-	moves       int
-	timeLimit   time.Duration
+	data, out    string
+	sets         []dataSet
+	gamma        string
+	seed         uint64 // of the start (and of the bandwidth sample for the first seed)
+	seeds        []uint64
+	precision    tile.Precision
+	workers      int
+	block        int
+	fwPasses     int
+	pgdPasses    int
+	rowcdPasses  int
+	jacobiPasses int
+	moves        int
+	timeLimit    time.Duration
 }
 
 // point is one record of a run.
@@ -88,6 +94,7 @@ type point struct {
 // run is one method's run on one data set.
 type run struct {
 	set     dataSet
+	seed    uint64
 	n       int
 	gamma   float64
 	method  string
@@ -112,18 +119,32 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.out, "o", "convergence-out", "output directory")
 	sets := fs.String("sets", "blood,yeast,satimage,pendigits", "data sets, as name or name:k")
 	fs.StringVar(&c.gamma, "gamma", "auto", "auto (tile.AutoBandwidth), median (tile.MedianGamma) or a number")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed of the start and of the bandwidth sample")
+	seeds := fs.String("seeds", "0,1", "seeds of the random starts, comma-separated (the bandwidth sample uses the first)")
+	prec := fs.String("precision", "float64", "kernel values: float64 or float32")
 	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines")
 	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge, and rows of a row-CD strip")
-	fs.IntVar(&c.fwPasses, "fw-passes", 2000, "pass budget of Frank-Wolfe")
-	fs.IntVar(&c.pgdPasses, "pgd-passes", 1000, "pass budget of projected gradient")
-	fs.IntVar(&c.rowcdPasses, "rowcd-passes", 300, "pass budget of row-CD")
+	fs.IntVar(&c.fwPasses, "fw-passes", 1000, "pass budget of Frank-Wolfe")
+	fs.IntVar(&c.pgdPasses, "pgd-passes", 600, "pass budget of projected gradient")
+	fs.IntVar(&c.rowcdPasses, "rowcd-passes", 150, "pass budget of rowcd")
+	fs.IntVar(&c.jacobiPasses, "jacobi-passes", 400, "pass budget of jacobi")
 	fs.IntVar(&c.moves, "moves", 3, "row-CD moves a row visit")
-	fs.DurationVar(&c.timeLimit, "time-limit", 300*time.Second, "time limit of a run")
+	fs.DurationVar(&c.timeLimit, "time-limit", 90*time.Second, "time limit of a run")
 	perPass := fs.Int("per-pass", 0, "if > 0, only time FW iterations and row-CD sweeps on a Gaussian mixture of this many points (p = 8, k = 10)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	var err error
+	if c.precision, err = tile.ParsePrecision(*prec); err != nil {
+		return err
+	}
+	for _, s := range strings.Split(*seeds, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return fmt.Errorf("-seeds: %q is not a seed", s)
+		}
+		c.seeds = append(c.seeds, v)
+	}
+	c.seed = c.seeds[0]
 	if *perPass > 0 {
 		return c.timePasses(ctx, *perPass, stdout)
 	}
@@ -141,22 +162,28 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 	header := fmt.Sprintf("# %s, GOMAXPROCS %d, workers %d, load average at start: %s", time.Now().UTC().Format(time.RFC3339),
 		runtime.GOMAXPROCS(0), c.workers, strings.TrimSpace(string(load)))
 	var all [][]*run
+	var first [][]*run // the first seed's runs, for the figure
 	for _, ds := range c.sets {
-		runs, err := c.runSet(ctx, ds)
-		if err != nil {
-			return fmt.Errorf("%s: %w", ds.name, err)
-		}
-		all = append(all, runs)
-		// Write after every data set, so that an interrupted study keeps
-		// what it has.
-		var tab strings.Builder
-		fmt.Fprintln(&tab, header)
-		writeTable(&tab, all)
-		if err := writeString(filepath.Join(c.out, "table.txt"), tab.String()); err != nil {
-			return err
-		}
-		if err := writeFigure(filepath.Join(c.out, "convergence.png"), all); err != nil {
-			return err
+		for si, seed := range c.seeds {
+			runs, err := c.runSet(ctx, ds, seed)
+			if err != nil {
+				return fmt.Errorf("%s: %w", ds.name, err)
+			}
+			all = append(all, runs)
+			if si == 0 {
+				first = append(first, runs)
+			}
+			// Write after every run, so that an interrupted study keeps
+			// what it has.
+			var tab strings.Builder
+			fmt.Fprintln(&tab, header)
+			writeTable(&tab, all)
+			if err := writeString(filepath.Join(c.out, "table.txt"), tab.String()); err != nil {
+				return err
+			}
+			if err := writeFigure(filepath.Join(c.out, "convergence.png"), first); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintln(stdout, header)
@@ -187,7 +214,7 @@ var (
 	errPasses = errors.New("pass budget")
 )
 
-func (c *config) runSet(ctx context.Context, ds dataSet) ([]*run, error) {
+func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, error) {
 	tab, err := store.ReadCSV(filepath.Join(c.data, ds.name+".csv"), store.CSVOptions{})
 	if err != nil {
 		return nil, err
@@ -199,21 +226,21 @@ func (c *config) runSet(ctx context.Context, ds dataSet) ([]*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := tile.NewGaussian(tab.Features, n, p, gamma)
+	src, err := tile.NewGaussianPrecision(tab.Features, n, p, gamma, c.precision)
 	if err != nil {
 		return nil, err
 	}
 	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
 	w0 := make([]float64, n*ds.k)
-	if err := fw.Initialize(w0, ds.k, fw.StartRandom, c.seed); err != nil {
+	if err := fw.Initialize(w0, ds.k, fw.StartRandom, seed); err != nil {
 		return nil, err
 	}
 	var runs []*run
 	for _, m := range methods {
-		r := &run{set: ds, n: n, gamma: gamma, method: m}
+		r := &run{set: ds, seed: seed, n: n, gamma: gamma, method: m}
 		w := append([]float64(nil), w0...)
 		limit := time.Now().Add(c.timeLimit)
-		budget := map[string]int{"fw": c.fwPasses, "pgd": c.pgdPasses, "rowcd": c.rowcdPasses}[m]
+		budget := map[string]int{"fw": c.fwPasses, "pgd": c.pgdPasses, "rowcd": c.rowcdPasses, "jacobi": c.jacobiPasses}[m]
 		rec := func(it fw.Iteration) error {
 			r.trace = append(r.trace, point{it.Passes, it.Elapsed.Seconds(), it.Objective})
 			if it.Final {
@@ -241,7 +268,12 @@ func (c *config) runSet(ctx context.Context, ds dataSet) ([]*run, error) {
 			set := fw.DefaultRowCDSettings()
 			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 1e-9, math.MaxInt32, c.workers, rec
 			set.Moves, set.BlockSize = c.moves, c.block
-			r.res, err = fw.MinimizeRowCD(ctx, prob, src, w, &set)
+			r.res, err = fw.MinimizeRowCD(ctx, prob, eng, w, &set)
+		case "jacobi":
+			set := fw.DefaultJacobiSettings()
+			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 1e-9, math.MaxInt32, c.workers, rec
+			set.BlockSize = c.block
+			r.res, err = fw.MinimizeJacobi(ctx, prob, eng, w, &set)
 		}
 		switch {
 		case errors.Is(err, errTime):
@@ -260,11 +292,11 @@ func (c *config) runSet(ctx context.Context, ds dataSet) ([]*run, error) {
 			last := r.trace[len(r.trace)-1]
 			r.trace[len(r.trace)-1] = point{r.res.Passes, r.res.Runtime.Seconds(), last.objective}
 		}
-		if err := writeTrace(filepath.Join(c.out, fmt.Sprintf("%s-%s.csv", ds.name, m)), r.trace); err != nil {
+		if err := writeTrace(filepath.Join(c.out, fmt.Sprintf("%s-seed%d-%s.csv", ds.name, seed, m)), r.trace); err != nil {
 			return nil, err
 		}
 		last := r.trace[len(r.trace)-1]
-		fmt.Fprintf(os.Stderr, "%s %s: f %.10g after %d passes, %.1fs (%s)\n", ds.name, m, last.objective, last.passes, last.seconds, r.stopped)
+		fmt.Fprintf(os.Stderr, "%s seed %d %s: f %.10g after %d passes, %.1fs (%s)\n", ds.name, seed, m, last.objective, last.passes, last.seconds, r.stopped)
 		runs = append(runs, r)
 	}
 	return runs, nil
@@ -312,11 +344,19 @@ func reach(r *run, fbest, rel float64) (point, bool) {
 
 func writeTable(w io.Writer, all [][]*run) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "set\tn\tk\tgamma\tmethod\tpasses 0.1%\ts 0.1%\tpasses 0.01%\ts 0.01%\tfinal f\t(f-best)/best\tpasses\ts\tstop\t")
+	fmt.Fprintln(tw, "set\tn\tk\tgamma\tseed\tmethod\tpasses 0.1%\ts 0.1%\tpasses 0.01%\ts 0.01%\tfinal f\t(f-best)/best\tpasses\ts\tstop\t")
+	var wins []string
 	for _, runs := range all {
 		fb := best(runs)
+		win, winT := "none", math.Inf(1)
 		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4g\t%s\t", r.set.name, r.n, r.set.k, r.gamma, r.method)
+			if pt, ok := reach(r, fb, targets[len(targets)-1]); ok && pt.seconds < winT {
+				win, winT = r.method, pt.seconds
+			}
+		}
+		wins = append(wins, fmt.Sprintf("%s/%d: %s", runs[0].set.name, runs[0].seed, win))
+		for _, r := range runs {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4g\t%d\t%s\t", r.set.name, r.n, r.set.k, r.gamma, r.seed, r.method)
 			for _, rel := range targets {
 				if pt, ok := reach(r, fb, rel); ok {
 					fmt.Fprintf(tw, "%d\t%.2f\t", pt.passes, pt.seconds)
@@ -329,7 +369,8 @@ func writeTable(w io.Writer, all [][]*run) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "best = the smallest objective any run recorded; '-' = not reached within the run's budget")
+	fmt.Fprintln(w, "best = the smallest objective any run of the set and seed recorded; '-' = not reached within the run's budget")
+	fmt.Fprintln(w, "fastest to 0.01% in seconds (set/seed):", strings.Join(wins, ", "))
 }
 
 func writeTrace(path string, trace []point) error {
@@ -396,7 +437,7 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 	if err != nil {
 		return err
 	}
-	src, err := tile.NewGaussian(x, n, p, gamma)
+	src, err := tile.NewGaussianPrecision(x, n, p, gamma, c.precision)
 	if err != nil {
 		return err
 	}
@@ -432,6 +473,12 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 		return err
 	}
 	report("fw iteration", times, res.Runtime)
+	passTimes := func(it fw.Iteration) error {
+		if !it.Final {
+			times = append(times, it.PassTime)
+		}
+		return nil
+	}
 	for _, mode := range []struct {
 		name string
 		mem  int64
@@ -440,17 +487,29 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 		w := append([]float64(nil), w0...)
 		rs := fw.DefaultRowCDSettings()
 		rs.GapTol, rs.MaxIter, rs.Refresh, rs.Workers, rs.BlockSize, rs.StripMemory = 0, iters, 0, c.workers, c.block, mode.mem
-		rs.Recorder = func(it fw.Iteration) error {
-			if !it.Final {
-				times = append(times, it.PassTime)
-			}
-			return nil
-		}
-		res, err := fw.MinimizeRowCD(ctx, fw.Problem{P: eng, K: k}, src, w, &rs)
+		rs.Recorder = passTimes
+		res, err := fw.MinimizeRowCD(ctx, fw.Problem{P: eng, K: k}, eng, w, &rs)
 		if err != nil {
 			return err
 		}
 		report(mode.name, times, res.Runtime)
 	}
+	// A jacobi iteration: its P·D pass, then the row passes of the search.
+	times, last = nil, 0
+	w = append(w[:0], w0...)
+	js := fw.DefaultJacobiSettings()
+	js.GapTol, js.MaxIter, js.Refresh, js.Workers, js.BlockSize = 0, iters, 0, c.workers, c.block
+	js.Recorder = func(it fw.Iteration) error {
+		if !it.Final {
+			times = append(times, it.Elapsed-last)
+		}
+		last = it.Elapsed
+		return nil
+	}
+	res, err = fw.MinimizeJacobi(ctx, fw.Problem{P: eng, K: k}, eng, w, &js)
+	if err != nil {
+		return err
+	}
+	report("jacobi iteration", times, res.Runtime)
 	return nil
 }
