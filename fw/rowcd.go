@@ -47,11 +47,12 @@ type RowCDSettings struct {
 	// decrease of the objective over a sweep.
 	//
 	// Checkpoint, Stop and Resume work as for Minimize, a sweep being an
-	// iteration: Checkpoint gets the State at the start of every
-	// CheckpointEvery-th sweep after the first one run (or resumed) and
-	// when Stop stops the run, with the pending changes of P·W
-	// (State.Pending), and a run resumed from that State, with its W in w
-	// and its P·W in PW, ends with the same bits as one never interrupted.
+	// iteration: Checkpoint gets the State at the start of every sweep t
+	// that is a multiple of CheckpointEvery, except the first sweep a run
+	// (or a resumed run) takes, and when Stop stops the run. The State
+	// holds the tracked objective and the pending changes of P·W
+	// (State.Pending), and a run resumed from it, with its W in w and its
+	// P·W in PW, ends with the same bits as one never interrupted.
 	// The problem, the tile source's matrix and the settings that shape
 	// the iterates (GapTol, FuncTol, Refresh, Moves, BlockSize,
 	// StripMemory) must be those of the run that saved it; Workers,

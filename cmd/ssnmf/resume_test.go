@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,15 +53,38 @@ func checkpointIter(t *testing.T, work string) int {
 	return ck.State.Iter
 }
 
+// rowcdResumeArgs is a row-CD run of the built-in yeast data with a
+// checkpoint at every sweep, refreshes that fall between checkpoints and
+// strips of 200 rows (8 blocks, so that pending changes are saved).
+func rowcdResumeArgs(work string) []string {
+	return []string{"solve", "-method", "rowcd", "-k", "4", "-gamma", "1", "-standardize", "-max-iter", "25", "-refresh", "7",
+		"-tile", "200", "-moves", "2", "-checkpoint-every", "1", "-workers", "2", "-workdir", work, "-q"}
+}
+
 // A run killed with SIGKILL at random moments, several times, and resumed
 // each time ends with the same bits as a run never interrupted.
 func TestKillAndResume(t *testing.T) {
+	killAndResume(t, resumeArgs, nil)
+}
+
+// A row-CD run killed with SIGKILL at random moments and resumed each time,
+// with -workers 1, 2 or 3, ends with the same bits as a run never
+// interrupted.
+func TestKillAndResumeRowCD(t *testing.T) {
+	killAndResume(t, rowcdResumeArgs, func(kill int) []string { return []string{"-workers", strconv.Itoa(1 + kill%3)} })
+}
+
+// killAndResume runs args to the end, then kills the same run with SIGKILL
+// five times at random moments, resuming it each time (with the flags
+// resumeFlags gives, if not nil), and compares the memberships and the
+// trace.
+func killAndResume(t *testing.T, runArgs func(work string) []string, resumeFlags func(kill int) []string) {
 	if testing.Short() {
 		t.Skip("runs ssnmf as child processes")
 	}
 	dir := t.TempDir()
 	refOut, refTrace := filepath.Join(dir, "ref.csv"), filepath.Join(dir, "ref-trace.csv")
-	if code, _, stderr := ssnmf(t, append(resumeArgs(filepath.Join(dir, "ref")), "-out", refOut, "-trace", refTrace)...); code != exitOK {
+	if code, _, stderr := ssnmf(t, append(runArgs(filepath.Join(dir, "ref")), "-out", refOut, "-trace", refTrace)...); code != exitOK {
 		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 	}
 
@@ -69,9 +93,12 @@ func TestKillAndResume(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var killedAt []int
 	for kill := 0; ; kill++ {
-		args := append(resumeArgs(work), "-out", out, "-trace", trace)
+		args := append(runArgs(work), "-out", out, "-trace", trace)
 		if checkpointIter(t, work) >= 0 {
 			args = []string{"solve", "-resume", work, "-q", "-out", out, "-trace", trace}
+			if resumeFlags != nil {
+				args = append(args, resumeFlags(kill)...)
+			}
 		}
 		cmd := command(args...)
 		var stderr bytes.Buffer
@@ -122,17 +149,33 @@ func TestKillAndResume(t *testing.T) {
 // SIGINT stops a run at the end of a pass with a checkpoint; the resumed
 // run ends as the uninterrupted one.
 func TestInterruptAndResume(t *testing.T) {
+	interruptAndResume(t, resumeArgs)
+}
+
+// SIGINT stops a row-CD run whose sweeps take two passes (-strip-memory
+// below a strip of 32 rows) at the end of a pass with a checkpoint; the run
+// resumed with another -workers ends as the uninterrupted one.
+func TestInterruptAndResumeRowCD(t *testing.T) {
+	interruptAndResume(t, func(work string) []string {
+		return append(rowcdResumeArgs(work), "-strip-memory", "100000", "-max-iter", "15")
+	}, "-workers", "1")
+}
+
+// interruptAndResume runs args to the end, then runs them again, stops the
+// run by SIGINT, resumes it (with the extra flags resumeFlags) and compares
+// the memberships.
+func interruptAndResume(t *testing.T, runArgs func(work string) []string, resumeFlags ...string) {
 	if testing.Short() {
 		t.Skip("runs ssnmf as child processes")
 	}
 	dir := t.TempDir()
 	refOut := filepath.Join(dir, "ref.csv")
-	if code, _, stderr := ssnmf(t, append(resumeArgs(filepath.Join(dir, "ref")), "-out", refOut)...); code != exitOK {
+	if code, _, stderr := ssnmf(t, append(runArgs(filepath.Join(dir, "ref")), "-out", refOut)...); code != exitOK {
 		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 	}
 	work, out := filepath.Join(dir, "work"), filepath.Join(dir, "out.csv")
 	// -checkpoint-every 0: only the signal makes a checkpoint.
-	cmd := command(append(resumeArgs(work), "-checkpoint-every", "0", "-out", out)...)
+	cmd := command(append(runArgs(work), "-checkpoint-every", "0", "-out", out)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -156,7 +199,7 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatalf("interrupted run wrote -out (%v)", err)
 	}
 	stopped := checkpointIter(t, work)
-	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-out", out, "-q"); code != exitOK {
+	if code, _, stderr := ssnmf(t, append([]string{"solve", "-resume", work, "-out", out, "-q"}, resumeFlags...)...); code != exitOK {
 		t.Fatalf("resumed run: exit %d: %s", code, stderr)
 	}
 	want, _ := os.ReadFile(refOut)
@@ -199,6 +242,33 @@ func TestResumeRefusesChanges(t *testing.T) {
 	// Mutable settings may change: a higher -max-iter goes on.
 	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-max-iter", "8", "-workers", "1", "-q")
 	if code != exitOK || !strings.Contains(stdout, "max-iter after 8 iterations") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// A row-CD run's -moves, -strip-memory and -tile shape its sweeps and may
+// not change on resume; -workers and -max-iter may.
+func TestResumeRefusesChangesRowCD(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "work")
+	if code, _, stderr := ssnmf(t, append(rowcdResumeArgs(work), "-max-iter", "3")...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{args: []string{"-moves", "3"}, want: "-moves 3 differs from the checkpoint's -moves 2"},
+		{args: []string{"-strip-memory", "100000"}, want: "-strip-memory 100000 differs from the checkpoint's -strip-memory 0"},
+		{args: []string{"-tile", "100"}, want: "-tile 100 differs from the checkpoint's -tile 200"},
+		{args: []string{"-method", "fw"}, want: "-method fw differs from the checkpoint's -method rowcd"},
+	} {
+		code, _, stderr := ssnmf(t, append([]string{"solve", "-resume", work, "-q"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-max-iter", "5", "-workers", "1", "-q")
+	if code != exitOK || !strings.Contains(stdout, "max-iter after 5 iterations") || !strings.Contains(stdout, "method rowcd") {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
 }

@@ -191,7 +191,7 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
-// Frank-Wolfe, from the checkpointed state resume.
+// Frank-Wolfe and row-CD, from the checkpointed state resume.
 func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
 	prob := fw.Problem{P: r.rep.timer, K: c.k}
@@ -207,9 +207,11 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	case methodRowCD:
 		set := fw.DefaultRowCDSettings()
 		set.Settings = base
-		set.Stop = r.stop
+		if err := r.checkpoints(&set.Settings, resume); err != nil {
+			return nil, err
+		}
 		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
-		return r.stopped(fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set))
+		return fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set)
 	case methodPenalty:
 		set := fw.DefaultPenaltySettings()
 		set.Settings = base
@@ -223,25 +225,38 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		return &res.Result, nil
 	}
 	set := base
-	set.Stop, set.Resume, set.CheckpointEvery = r.stop, resume, c.checkpointEvery
-	if c.restarts == 1 {
-		settings, err := r.savedSettings()
-		if err != nil {
-			return nil, err
-		}
-		set.Checkpoint = func(st *fw.State) error {
-			start := time.Now()
-			if err := checkpoint.Save(ws.checkpointPath(), st, settings, r.rep.traceAll); err != nil {
-				return err
-			}
-			r.checkpointed = true
-			if !c.quiet {
-				fmt.Fprintf(r.rep.out, "ssnmf: checkpoint at iteration %d saved in %.2fs\n", st.Iter, time.Since(start).Seconds())
-			}
-			return nil
-		}
+	if err := r.checkpoints(&set, resume); err != nil {
+		return nil, err
 	}
 	return fw.Minimize(ctx, prob, ws.w, &set)
+}
+
+// checkpoints sets up Stop, Resume, CheckpointEvery and, for a single
+// start, Checkpoint in the settings of a method that saves checkpoints (fw
+// and rowcd): the checkpoint goes to the work directory with the run's
+// settings and its trace so far.
+func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
+	c, ws := r.cfg, r.ws
+	set.Stop, set.Resume, set.CheckpointEvery = r.stop, resume, c.checkpointEvery
+	if c.restarts != 1 {
+		return nil
+	}
+	settings, err := r.savedSettings()
+	if err != nil {
+		return err
+	}
+	set.Checkpoint = func(st *fw.State) error {
+		start := time.Now()
+		if err := checkpoint.Save(ws.checkpointPath(), st, settings, r.rep.traceAll); err != nil {
+			return err
+		}
+		r.checkpointed = true
+		if !c.quiet {
+			fmt.Fprintf(r.rep.out, "ssnmf: checkpoint at iteration %d saved in %.2fs\n", st.Iter, time.Since(start).Seconds())
+		}
+		return nil
+	}
+	return nil
 }
 
 // stopContext returns a context canceled when stop asks to stop, for the
