@@ -94,7 +94,7 @@ func TestTilesAndAffinity(t *testing.T) {
 
 // Every method runs through the same command line and summary.
 func TestMethods(t *testing.T) {
-	for _, method := range []string{"fw", "rowcd", "pgd", "penalty", "kmeans"} {
+	for _, method := range []string{"fw", "rowcd", "jacobi", "pgd", "penalty", "kmeans"} {
 		t.Run(method, func(t *testing.T) {
 			sum := filepath.Join(t.TempDir(), "s.json")
 			code, stdout, stderr := ssnmf(t, "solve", "-q", "-method", method, "-k", "3", "-gamma", "1", "-ftol", "1e-3", "-max-iter", "50",
@@ -116,7 +116,7 @@ func TestMethods(t *testing.T) {
 		})
 	}
 	code, _, stderr := ssnmf(t, "solve", "-method", "pgd", "-checkpoint-every", "5", "testdata/small.csv")
-	if code != exitUsage || !strings.Contains(stderr, "only -method fw saves checkpoints") {
+	if code != exitUsage || !strings.Contains(stderr, "-method pgd saves no checkpoints (fw and rowcd do)") {
 		t.Errorf("pgd with checkpoints: exit %d: %s", code, stderr)
 	}
 }

@@ -251,35 +251,45 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestGolden compares the memberships of a fixed small run with
-// testdata/small.golden.csv (to 1e-9: the last bits of exp may differ
-// across platforms). Run with -update to rewrite it.
+// TestGolden compares the memberships of fixed small runs, one per solver,
+// with testdata/small.golden.csv (fw) and testdata/small.rowcd.golden.csv
+// (to 1e-9: the last bits of exp may differ across platforms). Run with
+// -update to rewrite them.
 func TestGolden(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "w.csv")
-	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-seed", "1", "-max-iter", "25",
-		"-standardize", "-out", out, "testdata/small.csv"); code != exitOK {
-		t.Fatalf("exit code %d: %s", code, stderr)
-	}
-	golden := filepath.Join("testdata", "small.golden.csv")
-	if *update {
-		b, _ := os.ReadFile(out)
-		if err := os.WriteFile(golden, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gh, grows := readCSV(t, golden)
-	h, rows := readCSV(t, out)
-	if strings.Join(h, ",") != strings.Join(gh, ",") || len(rows) != len(grows) {
-		t.Fatalf("output shape %v×%d, golden %v×%d", h, len(rows), gh, len(grows))
-	}
-	for i := range rows {
-		for j := range rows[i] {
-			got, _ := strconv.ParseFloat(rows[i][j], 64)
-			want, _ := strconv.ParseFloat(grows[i][j], 64)
-			if math.Abs(got-want) > 1e-9 {
-				t.Errorf("row %d column %s: %v, golden %v", i, h[j], got, want)
+	for _, tc := range []struct {
+		method, golden string
+	}{
+		{method: "fw", golden: "small.golden.csv"},
+		{method: "rowcd", golden: "small.rowcd.golden.csv"},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "w.csv")
+			if code, _, stderr := ssnmf(t, "solve", "-q", "-method", tc.method, "-k", "3", "-seed", "1", "-max-iter", "25",
+				"-standardize", "-out", out, "testdata/small.csv"); code != exitOK {
+				t.Fatalf("exit code %d: %s", code, stderr)
 			}
-		}
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				b, _ := os.ReadFile(out)
+				if err := os.WriteFile(golden, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gh, grows := readCSV(t, golden)
+			h, rows := readCSV(t, out)
+			if strings.Join(h, ",") != strings.Join(gh, ",") || len(rows) != len(grows) {
+				t.Fatalf("output shape %v×%d, golden %v×%d", h, len(rows), gh, len(grows))
+			}
+			for i := range rows {
+				for j := range rows[i] {
+					got, _ := strconv.ParseFloat(rows[i][j], 64)
+					want, _ := strconv.ParseFloat(grows[i][j], 64)
+					if math.Abs(got-want) > 1e-9 {
+						t.Errorf("row %d column %s: %v, golden %v", i, h[j], got, want)
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,7 @@ const (
 	methodPenalty = "penalty"
 	methodKmeans  = "kmeans"
 	methodRowCD   = "rowcd"
+	methodJacobi  = "jacobi"
 )
 
 // Initial points.
@@ -181,14 +183,15 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
 			"       ssnmf solve -resume DIR [flags]\n\n"+
 			"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
-			"by Frank-Wolfe on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0, where\n"+
+			"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
+			"descent unless -method says otherwise), where\n"+
 			"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	features, precision := kernelFlags(fs, &c.kernelConfig)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
-	fs.StringVar(&c.method, "method", methodFW, "fw (Frank-Wolfe), rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
+	fs.StringVar(&c.method, "method", methodRowCD, "rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), fw (Frank-Wolfe, the paper's method), jacobi (every row's pairwise step at once, then an exact search with the last two steps), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", 0, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
@@ -224,8 +227,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	switch {
 	case len(pos) > 1:
 		return nil, nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.method != methodFW && c.method != methodRowCD && c.method != methodPGD && c.method != methodPenalty && c.method != methodKmeans:
-		return nil, nil, usagef("-method %q: want fw, rowcd, pgd, penalty or kmeans", c.method)
+	case !slices.Contains([]string{methodFW, methodRowCD, methodJacobi, methodPGD, methodPenalty, methodKmeans}, c.method):
+		return nil, nil, usagef("-method %q: want fw, rowcd, jacobi, pgd, penalty or kmeans", c.method)
 	case c.moves < 1:
 		return nil, nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:
@@ -243,9 +246,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	case c.checkpointEvery < 0:
 		return nil, nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
 	case c.checkpointEvery > 0 && c.method != methodFW && c.method != methodRowCD:
-		// The wording keeps "only -method fw saves checkpoints", which a
-		// test outside this change looks for.
-		return nil, nil, usagef("-checkpoint-every: -method %s saves no checkpoints; only -method fw saves checkpoints (of its iterations) and -method rowcd (of its sweeps)", c.method)
+		return nil, nil, usagef("-checkpoint-every: -method %s saves no checkpoints (fw and rowcd do)", c.method)
 	case c.checkpointEvery > 0 && c.restarts > 1:
 		return nil, nil, usagef("-checkpoint-every cannot be combined with -restarts")
 	case c.out != "" && outFormat(c.out) == "":
