@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -267,6 +268,37 @@ func TestQuarticArgmin(t *testing.T) {
 	}
 	if x := (quartic{}).argmin(); x != 0 {
 		t.Errorf("flat argmin %v, want 0 (smallest on ties)", x)
+	}
+}
+
+// TestQuarticRoot checks the root finder of argmin on quartics whose
+// derivative 4(x-r1)(x-r2)(x-r3) has known roots, each bracketed by the
+// midpoints between them, and deriv2 against a difference quotient.
+func TestQuarticRoot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 2000 {
+		r := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+		slices.Sort(r)
+		if r[1]-r[0] < 0.05 || r[2]-r[1] < 0.05 { // closer roots are ill-conditioned
+			continue
+		}
+		q := quartic{
+			a1: -4 * r[0] * r[1] * r[2],
+			a2: 2 * (r[0]*r[1] + r[0]*r[2] + r[1]*r[2]),
+			a3: -4 * (r[0] + r[1] + r[2]) / 3,
+			a4: 1,
+		}
+		bounds := []float64{r[0] - 0.5, (r[0] + r[1]) / 2, (r[1] + r[2]) / 2, r[2] + 0.5}
+		for i, want := range r {
+			lo, hi := bounds[i], bounds[i+1]
+			if got := q.root(lo, hi, q.deriv(lo)); math.Abs(got-want) > 1e-12 {
+				t.Fatalf("%+v on [%v, %v]: root %v, want %v", q, lo, hi, got, want)
+			}
+		}
+		x, h := rng.Float64(), 1e-6
+		if fd := (q.deriv(x+h) - q.deriv(x-h)) / (2 * h); math.Abs(fd-q.deriv2(x)) > 1e-6*(1+math.Abs(fd)) {
+			t.Fatalf("%+v: deriv2(%v) = %v, difference quotient %v", q, x, q.deriv2(x), fd)
+		}
 	}
 }
 

@@ -14,10 +14,14 @@ func (q quartic) deriv(x float64) float64 {
 	return q.a1 + x*(2*q.a2+x*(3*q.a3+x*4*q.a4))
 }
 
+func (q quartic) deriv2(x float64) float64 {
+	return 2*q.a2 + x*(6*q.a3+x*12*q.a4)
+}
+
 // argmin returns the λ in [0, 1] that minimizes q, the smallest one on ties.
 // The candidates are the end points and the roots of q' in (0, 1); q' is a
 // cubic, monotone between the roots of the second derivative, so each of its
-// roots is found by bisection on an interval where it changes sign.
+// roots is found by root on an interval where it changes sign.
 func (q quartic) argmin() float64 {
 	cuts := []float64{0}
 	for _, r := range quadRoots(6*q.a4, 3*q.a3, q.a2) { // half the second derivative
@@ -39,31 +43,42 @@ func (q quartic) argmin() float64 {
 		lo, hi := cuts[i], cuts[i+1]
 		dlo, dhi := q.deriv(lo), q.deriv(hi)
 		if dlo < 0 && dhi > 0 || dlo > 0 && dhi < 0 {
-			try(bisect(q.deriv, lo, hi, dlo))
+			try(q.root(lo, hi, dlo))
 		}
 	}
 	try(1)
 	return best
 }
 
-// bisect returns a root of f in [lo, hi], where f(lo) = flo and f changes
-// sign, to the resolution of float64.
-func bisect(f func(float64) float64, lo, hi, flo float64) float64 {
-	for {
-		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi {
-			return mid
+// root returns the root of q' in [lo, hi], where q'(lo) = dlo, q' changes
+// sign and is monotone, to the resolution of float64: Newton steps from
+// the middle, kept inside a bracket that every step shrinks, and bisection
+// where a Newton step would leave it.
+func (q quartic) root(lo, hi, dlo float64) float64 {
+	x := lo + (hi-lo)/2
+	for range 256 {
+		d := q.deriv(x)
+		if d == 0 {
+			return x
 		}
-		fm := f(mid)
-		if fm == 0 {
-			return mid
-		}
-		if (fm < 0) == (flo < 0) {
-			lo, flo = mid, fm
+		if (d < 0) == (dlo < 0) {
+			lo = x
 		} else {
-			hi = mid
+			hi = x
 		}
+		nx := x - d/q.deriv2(x)
+		if !(nx > lo && nx < hi) {
+			nx = lo + (hi-lo)/2
+			if nx <= lo || nx >= hi {
+				return x
+			}
+		}
+		if nx == x {
+			return x
+		}
+		x = nx
 	}
+	return x
 }
 
 // quadRoots returns the real roots of a x^2 + b x + c, computed without

@@ -71,7 +71,20 @@ type RowCDSettings struct {
 	// to date and once to pass on their changes, and costs two passes
 	// instead of one. 0 means no bound.
 	StripMemory int64
+
+	// products chooses how the sweep applies the changes of W to P·W, for
+	// tests; the zero value chooses by build and k.
+	products stripProducts
 }
+
+// stripProducts is how a sweep applies the changes of W to P·W.
+type stripProducts int
+
+const (
+	productsAuto   stripProducts = iota // dense with vector instructions and k <= denseStripMaxK, else sparse
+	productsDense                       // dense rows of kp values (strip.go)
+	productsSparse                      // entry by entry
+)
 
 // DefaultRowCDSettings returns the stopping rules of DefaultSettings with
 // at most 1000 sweeps, a P·W refresh every 100 and 3 moves a row visit.
@@ -170,6 +183,16 @@ func MinimizeRowCD(ctx context.Context, p Problem, tiles TileSource, w []float64
 	r.dcol = make([]int32, n*r.nz)
 	r.dval = make([]float64, n*r.nz)
 	r.dcnt = make([]uint8, n)
+	switch set.products {
+	case productsAuto:
+		r.dense = vectorStrips() && k <= denseStripMaxK
+	case productsDense:
+		r.dense = true
+	}
+	if r.dense {
+		r.kp = packedWidth(k)
+		r.dblock = make([]float64, b*r.kp)
+	}
 	return r.run()
 }
 
@@ -206,9 +229,12 @@ type rowcd struct {
 	set  RowCDSettings
 	sel  []int32
 
-	strip bool      // the strip fits: one pass a sweep
-	buf   []float64 // the strip, its tiles one after the other
-	diag  []float64 // the diagonal tile, when the strip does not fit
+	strip  bool      // the strip fits: one pass a sweep
+	dense  bool      // pull and push by dense products (strip.go)
+	kp     int       // k rounded up to a multiple of 8, when dense
+	dblock []float64 // a block's changes as dense rows, when dense
+	buf    []float64 // the strip, its tiles one after the other
+	diag   []float64 // the diagonal tile, when the strip does not fit
 
 	// The last visit's change of every row, sparse: row i has dcnt[i]
 	// entries, columns dcol[i*nz:] and values dval[i*nz:]. The changes of
@@ -430,8 +456,9 @@ func (r *rowcd) chunk(r0, r1, q int) (c0, c1, off int) {
 // the strip, and the contributions to the block's rows of P·W.
 type pullBuf struct {
 	tile []float64
-	acc  []float64
-	ents []pending // the tile's pending changes
+	acc  []float64 // h×k, or h×kp for dense products
+	ents []pending // the tile's pending changes, entry by entry
+	dpk  []float64 // the tile's pending changes as dense rows, wd×kp
 	any  bool
 }
 
@@ -457,9 +484,12 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 	}
 	err := ordered.Run(r.ctx, r.set.Workers, tasks,
 		func() *pullBuf {
-			p := &pullBuf{acc: make([]float64, b*k)}
+			p := &pullBuf{acc: make([]float64, b*max(k, r.kp))}
 			if !r.strip {
 				p.tile = make([]float64, b*r.cw)
+			}
+			if r.dense {
+				p.dpk = make([]float64, r.cw*r.kp)
 			}
 			return p
 		},
@@ -480,6 +510,15 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 			}
 			p.any = false
 			if q == 0 {
+				return nil
+			}
+			if r.dense {
+				p.any = r.packChanges(p.dpk, c0, c1)
+				if p.any {
+					acc := p.acc[:h*r.kp]
+					clear(acc)
+					rowsMulAdd(acc, tl, h, wd, p.dpk[:wd*r.kp], r.kp)
+				}
 				return nil
 			}
 			p.ents = p.ents[:0]
@@ -505,12 +544,34 @@ func (r *rowcd) pull(r0, r1 int) ([]float64, error) {
 			return nil
 		},
 		func(_ int, p *pullBuf) error {
-			if p.any {
+			switch {
+			case p.any && r.dense:
+				for i := range h {
+					addTo(r.pw[(r0+i)*k:(r0+i+1)*k], p.acc[i*r.kp:])
+				}
+			case p.any:
 				addTo(r.pw[r0*k:r1*k], p.acc[:h*k])
 			}
 			return nil
 		})
 	return diag, err
+}
+
+// packChanges writes the last changes of the rows c0:c1 into dst as dense
+// rows of kp values and reports whether any row changed.
+func (r *rowcd) packChanges(dst []float64, c0, c1 int) bool {
+	kp := r.kp
+	clear(dst[:(c1-c0)*kp])
+	any := false
+	for l := c0; l < c1; l++ {
+		cnt := int(r.dcnt[l])
+		row := dst[(l-c0)*kp : (l-c0+1)*kp]
+		for e := l * r.nz; e < l*r.nz+cnt; e++ {
+			row[r.dcol[e]] = r.dval[e]
+		}
+		any = any || cnt > 0
+	}
+	return any
 }
 
 // push adds the changes of the rows r0:r1, just visited, to the later rows
@@ -530,26 +591,44 @@ func (r *rowcd) push(r0, r1 int) error {
 	if tasks <= 0 || !moved {
 		return nil
 	}
+	var dj []float64 // the block's changes as dense rows, h×kp
+	if r.dense {
+		dj = r.dblock[:h*r.kp]
+		r.packChanges(dj, r0, r1)
+	}
 	return ordered.Run(r.ctx, r.set.Workers, tasks,
-		func() []float64 {
-			if r.strip {
-				return nil
+		func() *pushBuf {
+			p := &pushBuf{}
+			if !r.strip {
+				p.tile = make([]float64, b*r.cw)
 			}
-			return make([]float64, b*r.cw)
+			if r.dense {
+				p.y = make([]float64, r.cw*r.kp)
+			}
+			return p
 		},
-		func(_ context.Context, t int, buf []float64) error {
+		func(_ context.Context, t int, p *pushBuf) error {
 			c0, c1, off := r.chunk(r0, r1, t+1)
 			wd := c1 - c0
 			var tl []float64
 			if r.strip {
 				tl = r.buf[off : off+h*wd]
 			} else {
-				tl = buf[:h*wd]
+				tl = p.tile[:h*wd]
 				if err := r.src.Tile(tl, r0, r1, c0, c1); err != nil {
 					return fmt.Errorf("rowcd: tile rows %d:%d cols %d:%d: %w", r0, r1, c0, c1, err)
 				}
 			}
 			pw := r.pw[c0*k : c1*k]
+			if r.dense {
+				y := p.y[:wd*r.kp]
+				clear(y)
+				colsMulAdd(y, tl, h, wd, dj, r.kp)
+				for j := range wd {
+					addTo(pw[j*k:(j+1)*k], y[j*r.kp:])
+				}
+				return nil
+			}
 			for i := r0; i < r1; i++ {
 				cnt := int(r.dcnt[i])
 				if cnt == 0 {
@@ -565,7 +644,14 @@ func (r *rowcd) push(r0, r1 int) error {
 			}
 			return nil
 		},
-		func(int, []float64) error { return nil })
+		func(int, *pushBuf) error { return nil })
+}
+
+// pushBuf is one task's memory in a push: the tile, when it is not kept in
+// the strip, and the dense products.
+type pushBuf struct {
+	tile []float64
+	y    []float64 // wd×kp
 }
 
 // updateBlock visits the rows r0:r1 in order, keeping the block's rows of

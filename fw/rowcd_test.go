@@ -348,71 +348,78 @@ func TestRowCDMatchesDense(t *testing.T) {
 		{name: "block 50, one move, corners", block: 50, workers: 2, moves: 1, sweeps: 4, start: StartCorners},
 		{name: "one sweep", block: 32, workers: 1, moves: 3, sweeps: 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w := make([]float64, n*k)
-			if err := Initialize(w, k, tc.start, 3); err != nil {
-				t.Fatal(err)
+		for _, products := range []stripProducts{productsDense, productsSparse} {
+			name := tc.name + ", sparse"
+			if products == productsDense {
+				name = tc.name + ", dense"
 			}
-			ref := slices.Clone(w)
-			refF := []float64{denseF(p, ref, n, k)}
-			for range tc.sweeps {
-				denseSweep(p, ref, n, k, tc.moves)
-				refF = append(refF, denseF(p, ref, n, k))
-			}
-			set := DefaultRowCDSettings()
-			set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.sweeps, 0, 0, tc.workers
-			set.Moves, set.BlockSize, set.StripMemory = tc.moves, tc.block, tc.stripMemory
-			var recs []Iteration
-			set.Recorder = func(it Iteration) error { recs = append(recs, it); return nil }
-			res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Status != IterationLimit || res.Iterations != tc.sweeps {
-				t.Errorf("status %v after %d sweeps, want max-iter after %d", res.Status, res.Iterations, tc.sweeps)
-			}
-			perSweep := 1
-			if tc.twoPass {
-				perSweep = 2
-			}
-			if want := 2 + perSweep*tc.sweeps; res.Passes != want {
-				t.Errorf("%d passes, want %d", res.Passes, want)
-			}
-			var diff float64
-			for j := range w {
-				diff = max(diff, math.Abs(w[j]-ref[j]))
-			}
-			if diff > 1e-10 {
-				t.Errorf("W differs from the dense reference by up to %g", diff)
-			}
-			if err := checkSimplex(w, k, 1e-12); err != nil {
-				t.Error(err)
-			}
-			if len(recs) != tc.sweeps+1 || !recs[tc.sweeps].Final {
-				t.Fatalf("%d records, want %d sweeps and a final one", len(recs), tc.sweeps)
-			}
-			for s, it := range recs {
-				// The tracked objective before sweep s, and the exact one at the end.
-				if math.Abs(it.Objective-refF[s]) > 1e-10*refF[s] {
-					t.Errorf("record %d: f = %.15g, the dense reference %.15g", s, it.Objective, refF[s])
+			t.Run(name, func(t *testing.T) {
+				w := make([]float64, n*k)
+				if err := Initialize(w, k, tc.start, 3); err != nil {
+					t.Fatal(err)
 				}
-				if s > 0 && it.Objective > recs[s-1].Objective {
-					t.Errorf("f increased in sweep %d: %v -> %v", s-1, recs[s-1].Objective, it.Objective)
+				ref := slices.Clone(w)
+				refF := []float64{denseF(p, ref, n, k)}
+				for range tc.sweeps {
+					denseSweep(p, ref, n, k, tc.moves)
+					refF = append(refF, denseF(p, ref, n, k))
 				}
-				if it.Passes != 1+perSweep*(s+1) && !it.Final {
-					t.Errorf("record %d: %d passes, want %d", s, it.Passes, 1+perSweep*(s+1))
+				set := DefaultRowCDSettings()
+				set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.sweeps, 0, 0, tc.workers
+				set.Moves, set.BlockSize, set.StripMemory = tc.moves, tc.block, tc.stripMemory
+				set.products = products
+				var recs []Iteration
+				set.Recorder = func(it Iteration) error { recs = append(recs, it); return nil }
+				res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if math.Abs(res.Objective-refF[tc.sweeps]) > 1e-11*res.Objective {
-				t.Errorf("objective %.15g, dense %.15g", res.Objective, refF[tc.sweeps])
-			}
-			pw := make([]float64, n*k)
-			d.Mul(context.Background(), pw, w, k, nil)
-			pt, _ := evaluate(context.Background(), 1, w, pw, n, k, res.FrobSq, make([]int32, n))
-			if math.Abs(res.Gap-pt.gap) > 1e-10*(1+pt.gap) {
-				t.Errorf("gap %v, recomputed %v", res.Gap, pt.gap)
-			}
-		})
+				if res.Status != IterationLimit || res.Iterations != tc.sweeps {
+					t.Errorf("status %v after %d sweeps, want max-iter after %d", res.Status, res.Iterations, tc.sweeps)
+				}
+				perSweep := 1
+				if tc.twoPass {
+					perSweep = 2
+				}
+				if want := 2 + perSweep*tc.sweeps; res.Passes != want {
+					t.Errorf("%d passes, want %d", res.Passes, want)
+				}
+				var diff float64
+				for j := range w {
+					diff = max(diff, math.Abs(w[j]-ref[j]))
+				}
+				if diff > 1e-10 {
+					t.Errorf("W differs from the dense reference by up to %g", diff)
+				}
+				if err := checkSimplex(w, k, 1e-12); err != nil {
+					t.Error(err)
+				}
+				if len(recs) != tc.sweeps+1 || !recs[tc.sweeps].Final {
+					t.Fatalf("%d records, want %d sweeps and a final one", len(recs), tc.sweeps)
+				}
+				for s, it := range recs {
+					// The tracked objective before sweep s, and the exact one at the end.
+					if math.Abs(it.Objective-refF[s]) > 1e-10*refF[s] {
+						t.Errorf("record %d: f = %.15g, the dense reference %.15g", s, it.Objective, refF[s])
+					}
+					if s > 0 && it.Objective > recs[s-1].Objective {
+						t.Errorf("f increased in sweep %d: %v -> %v", s-1, recs[s-1].Objective, it.Objective)
+					}
+					if it.Passes != 1+perSweep*(s+1) && !it.Final {
+						t.Errorf("record %d: %d passes, want %d", s, it.Passes, 1+perSweep*(s+1))
+					}
+				}
+				if math.Abs(res.Objective-refF[tc.sweeps]) > 1e-11*res.Objective {
+					t.Errorf("objective %.15g, dense %.15g", res.Objective, refF[tc.sweeps])
+				}
+				pw := make([]float64, n*k)
+				d.Mul(context.Background(), pw, w, k, nil)
+				pt, _ := evaluate(context.Background(), 1, w, pw, n, k, res.FrobSq, make([]int32, n))
+				if math.Abs(res.Gap-pt.gap) > 1e-10*(1+pt.gap) {
+					t.Errorf("gap %v, recomputed %v", res.Gap, pt.gap)
+				}
+			})
+		}
 	}
 }
 

@@ -738,6 +738,11 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 		s.gc[j] = padArg
 	}
 	t := s.t[:hp*wp]
+	inPlace := kn.in.w == nil && hp == h && wp == w && len(pt.tile) >= h*w
+	if inPlace {
+		// Unpadded: generate straight into the caller's tile.
+		t = pt.tile[:h*w]
+	}
 	tgv := archsimd.BroadcastFloat64x8(kn.tg)
 	for i0 := 0; i0 < hp; i0 += 4 {
 		ti := t[i0*wp : (i0+4)*wp]
@@ -757,8 +762,10 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 		}
 	}
 	if kn.in.w == nil {
-		for i := range h {
-			copy(pt.tile[i*w:(i+1)*w], t[i*wp:])
+		if !inPlace {
+			for i := range h {
+				copy(pt.tile[i*w:(i+1)*w], t[i*wp:])
+			}
 		}
 		return false
 	}
