@@ -29,9 +29,9 @@
 // The package holds other methods for the same problem, sharing Problem,
 // Result and the Iteration records: MinimizeRowCD, cyclic row-wise pairwise
 // coordinate descent (an iteration is a sweep over the rows, one pass over P,
-// and it converges in far fewer passes than Frank-Wolfe), and the paper's
-// baselines MinimizePGD (projected gradient with backtracking) and
-// MinimizePenalty (the SOF penalty method). MinimizePolytope runs Frank-Wolfe
+// and it converges in far fewer passes than Frank-Wolfe; it checkpoints and
+// resumes like Minimize), and the paper's baselines MinimizePGD (projected
+// gradient with backtracking) and MinimizePenalty (the SOF penalty method). MinimizePolytope runs Frank-Wolfe
 // over any polytope given by its linear minimization oracle, as in the
 // paper's Section 4.
 //

@@ -94,7 +94,7 @@ func TestTilesAndAffinity(t *testing.T) {
 
 // Every method runs through the same command line and summary.
 func TestMethods(t *testing.T) {
-	for _, method := range []string{"fw", "rowcd", "jacobi", "pgd", "penalty", "kmeans"} {
+	for _, method := range []string{"fw", "rowcd", "pgd", "penalty", "kmeans"} {
 		t.Run(method, func(t *testing.T) {
 			sum := filepath.Join(t.TempDir(), "s.json")
 			code, stdout, stderr := ssnmf(t, "solve", "-q", "-method", method, "-k", "3", "-gamma", "1", "-ftol", "1e-3", "-max-iter", "50",

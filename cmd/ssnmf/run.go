@@ -212,11 +212,6 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		}
 		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
 		return fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set)
-	case methodJacobi:
-		set := fw.DefaultJacobiSettings()
-		set.Settings = base
-		set.BlockSize, set.Stop = c.block, r.stop
-		return fw.MinimizeJacobi(ctx, prob, r.rep.timer.Engine, ws.w, &set)
 	case methodPenalty:
 		set := fw.DefaultPenaltySettings()
 		set.Settings = base

@@ -83,13 +83,17 @@ func (g *gammaFlag) Set(s string) error {
 }
 
 // Methods of solve.
+// defaultStripMemory bounds the strip of a rowcd sweep, 512 MiB: full
+// strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
+// two passes a sweep beyond.
+const defaultStripMemory = 512 << 20
+
 const (
 	methodFW      = "fw"
 	methodPGD     = "pgd"
 	methodPenalty = "penalty"
 	methodKmeans  = "kmeans"
 	methodRowCD   = "rowcd"
-	methodJacobi  = "jacobi"
 )
 
 // Initial points.
@@ -191,9 +195,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	features, precision := kernelFlags(fs, &c.kernelConfig)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
-	fs.StringVar(&c.method, "method", methodRowCD, "rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), fw (Frank-Wolfe, the paper's method), jacobi (every row's pairwise step at once, then an exact search with the last two steps), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
+	fs.StringVar(&c.method, "method", methodRowCD, "rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), fw (Frank-Wolfe, the paper's method), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
-	fs.Int64Var(&c.stripMemory, "strip-memory", 0, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, then each sweep takes two passes (0: no bound)")
+	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
 	step := fs.String("step", "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
@@ -227,8 +231,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	switch {
 	case len(pos) > 1:
 		return nil, nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case !slices.Contains([]string{methodFW, methodRowCD, methodJacobi, methodPGD, methodPenalty, methodKmeans}, c.method):
-		return nil, nil, usagef("-method %q: want fw, rowcd, jacobi, pgd, penalty or kmeans", c.method)
+	case !slices.Contains([]string{methodFW, methodRowCD, methodPGD, methodPenalty, methodKmeans}, c.method):
+		return nil, nil, usagef("-method %q: want rowcd, fw, pgd, penalty or kmeans", c.method)
 	case c.moves < 1:
 		return nil, nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:

@@ -1,8 +1,7 @@
 // Command convergence measures how fast each method approaches the optimum:
-// Frank-Wolfe (exact line search), projected gradient descent, row-wise
-// pairwise coordinate descent (rowcd) and its parallel Jacobi variant
-// (jacobi), from the same random start on blood, yeast, satimage and
-// pendigits, for each of several seeds. For each data set and seed it takes
+// Frank-Wolfe (exact line search), projected gradient descent and row-wise
+// pairwise coordinate descent (rowcd), from the same random start on blood,
+// yeast, satimage and pendigits, for each of several seeds. For each data set and seed it takes
 // the best objective any run found, and prints the tile passes and seconds
 // each method needed to come within 0.1% and within 0.01% of it, and which
 // method was fastest to 0.01%; it writes the table, one trace CSV per run
@@ -13,19 +12,19 @@
 //
 //	GOEXPERIMENT=simd go run ./scripts/convergence [-data ../shared/data] [-o convergence-out]
 //	    [-sets blood,yeast,satimage,pendigits] [-seeds 0,1] [-gamma auto|median|G] [-precision float64]
-//	    [-fw-passes 1000] [-pgd-passes 600] [-rowcd-passes 150] [-jacobi-passes 400] [-time-limit 90s]
+//	    [-fw-passes 1000] [-pgd-passes 600] [-rowcd-passes 150] [-time-limit 90s]
 //
 // The features are standardized; gamma is tile.AutoBandwidth's by default
 // (the median heuristic tile.MedianGamma with -gamma median, or a number).
 // Every method gets the same affinity (tile.Engine over tile.Gaussian, whose
-// Tile gives rowcd its strips and jacobi the diagonal) and the same workers. A run stops
+// Tile gives rowcd its strips) and the same workers. A run stops
 // at its pass budget or its time limit, whichever comes first; the machine
 // load at the start is printed with the table, because the seconds depend
 // on it.
 //
-// With -per-pass N it only times three Frank-Wolfe iterations, three
-// rowcd sweeps (strip and two-pass schedules) and three jacobi iterations on
-// a seeded Gaussian mixture of N points (p = 8, k = 10):
+// With -per-pass N it only times three Frank-Wolfe iterations and three
+// rowcd sweeps (strip and two-pass schedules) on a seeded Gaussian mixture
+// of N points (p = 8, k = 10):
 //
 //	go run ./scripts/convergence -per-pass 20000
 package main
@@ -61,27 +60,26 @@ type dataSet struct {
 
 var defaultSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 10}}
 
-var methods = []string{"fw", "pgd", "rowcd", "jacobi"}
+var methods = []string{"fw", "pgd", "rowcd"}
 
 // targets are the relative distances to the best objective that the table
 // reports.
 var targets = []float64{1e-3, 1e-4}
 
 type config struct {
-	data, out    string
-	sets         []dataSet
-	gamma        string
-	seed         uint64 // of the start (and of the bandwidth sample for the first seed)
-	seeds        []uint64
-	precision    tile.Precision
-	workers      int
-	block        int
-	fwPasses     int
-	pgdPasses    int
-	rowcdPasses  int
-	jacobiPasses int
-	moves        int
-	timeLimit    time.Duration
+	data, out   string
+	sets        []dataSet
+	gamma       string
+	seed        uint64 // of the bandwidth sample: the first of seeds
+	seeds       []uint64
+	precision   tile.Precision
+	workers     int
+	block       int
+	fwPasses    int
+	pgdPasses   int
+	rowcdPasses int
+	moves       int
+	timeLimit   time.Duration
 }
 
 // point is one record of a run.
@@ -126,7 +124,6 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&c.fwPasses, "fw-passes", 1000, "pass budget of Frank-Wolfe")
 	fs.IntVar(&c.pgdPasses, "pgd-passes", 600, "pass budget of projected gradient")
 	fs.IntVar(&c.rowcdPasses, "rowcd-passes", 150, "pass budget of rowcd")
-	fs.IntVar(&c.jacobiPasses, "jacobi-passes", 400, "pass budget of jacobi")
 	fs.IntVar(&c.moves, "moves", 3, "row-CD moves a row visit")
 	fs.DurationVar(&c.timeLimit, "time-limit", 90*time.Second, "time limit of a run")
 	perPass := fs.Int("per-pass", 0, "if > 0, only time FW iterations and row-CD sweeps on a Gaussian mixture of this many points (p = 8, k = 10)")
@@ -240,7 +237,7 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 		r := &run{set: ds, seed: seed, n: n, gamma: gamma, method: m}
 		w := append([]float64(nil), w0...)
 		limit := time.Now().Add(c.timeLimit)
-		budget := map[string]int{"fw": c.fwPasses, "pgd": c.pgdPasses, "rowcd": c.rowcdPasses, "jacobi": c.jacobiPasses}[m]
+		budget := map[string]int{"fw": c.fwPasses, "pgd": c.pgdPasses, "rowcd": c.rowcdPasses}[m]
 		rec := func(it fw.Iteration) error {
 			r.trace = append(r.trace, point{it.Passes, it.Elapsed.Seconds(), it.Objective})
 			if it.Final {
@@ -269,11 +266,6 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 1e-9, math.MaxInt32, c.workers, rec
 			set.Moves, set.BlockSize = c.moves, c.block
 			r.res, err = fw.MinimizeRowCD(ctx, prob, eng, w, &set)
-		case "jacobi":
-			set := fw.DefaultJacobiSettings()
-			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 1e-9, math.MaxInt32, c.workers, rec
-			set.BlockSize = c.block
-			r.res, err = fw.MinimizeJacobi(ctx, prob, eng, w, &set)
 		}
 		switch {
 		case errors.Is(err, errTime):
@@ -494,22 +486,5 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 		}
 		report(mode.name, times, res.Runtime)
 	}
-	// A jacobi iteration: its P·D pass, then the row passes of the search.
-	times, last = nil, 0
-	w = append(w[:0], w0...)
-	js := fw.DefaultJacobiSettings()
-	js.GapTol, js.MaxIter, js.Refresh, js.Workers, js.BlockSize = 0, iters, 0, c.workers, c.block
-	js.Recorder = func(it fw.Iteration) error {
-		if !it.Final {
-			times = append(times, it.Elapsed-last)
-		}
-		last = it.Elapsed
-		return nil
-	}
-	res, err = fw.MinimizeJacobi(ctx, fw.Problem{P: eng, K: k}, eng, w, &js)
-	if err != nil {
-		return err
-	}
-	report("jacobi iteration", times, res.Runtime)
 	return nil
 }

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	go run ./scripts/quality [-data ../shared/data] [-sets blood,yeast,satimage,pendigits]
-//	    [-max-iter 300] [-restarts 1] [-seed 0] [-workers N]
+//	    [-method rowcd|fw] [-max-iter 300] [-restarts 1] [-seed 0] [-workers N]
 //
 // For every data set, with k = the number of classes and z-scored features,
 // it runs
@@ -16,8 +16,9 @@
 //
 // and prints a Markdown table of ARI, NMI and accuracy against the labels, the
 // gamma used, the final objective and the wall-clock seconds of each method
-// (standardization and the bandwidth sample included). The Frank-Wolfe runs
-// go through the streaming tile engine, as `ssnmf solve` does.
+// (standardization and the bandwidth sample included). The ssnmf runs use
+// the method of -method (rowcd, the default of `ssnmf solve`, or fw) and go
+// through the streaming tile engine, as `ssnmf solve` does.
 package main
 
 import (
@@ -47,6 +48,7 @@ const kmeansStarts = 10
 type options struct {
 	data     string
 	sets     []string
+	method   string
 	maxIter  int
 	restarts int
 	init     string
@@ -60,7 +62,8 @@ func main() {
 	o := options{}
 	flag.StringVar(&o.data, "data", "../shared/data", "directory of the shared data sets")
 	sets := flag.String("sets", "blood,yeast,satimage,pendigits", "comma-separated data sets (NAME.csv in -data)")
-	flag.IntVar(&o.maxIter, "max-iter", 300, "Frank-Wolfe iterations of each ssnmf run")
+	flag.StringVar(&o.method, "method", "rowcd", "solver of the ssnmf runs: rowcd or fw")
+	flag.IntVar(&o.maxIter, "max-iter", 300, "iterations (rowcd: sweeps) of each ssnmf run")
 	flag.StringVar(&o.init, "init", "kmeans", "start of the ssnmf runs: kmeans (soft k-means memberships, beta = gamma) or random")
 	flag.IntVar(&o.restarts, "restarts", 1, "seeded starts of each ssnmf run; the lowest objective is kept")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the bandwidth sample, the starts and k-means")
@@ -86,6 +89,9 @@ type row struct {
 func run(ctx context.Context, o options, out io.Writer) error {
 	if o.maxIter < 1 || o.restarts < 1 || o.workers < 1 {
 		return fmt.Errorf("-max-iter, -restarts and -workers must be >= 1")
+	}
+	if o.method != "rowcd" && o.method != "fw" {
+		return fmt.Errorf("-method must be rowcd or fw, have %q", o.method)
 	}
 	if o.init != "kmeans" && o.init != "random" {
 		return fmt.Errorf("-init must be kmeans or random, have %q", o.init)
@@ -206,9 +212,17 @@ func solve(ctx context.Context, o options, x []float64, n, p, k int, gamma float
 				return row{}, err
 			}
 		}
-		set := fw.DefaultSettings()
-		set.MaxIter, set.Workers = o.maxIter, o.workers
-		res, err := fw.Minimize(ctx, fw.Problem{P: eng, K: k}, w, &set)
+		prob := fw.Problem{P: eng, K: k}
+		var res *fw.Result
+		if o.method == "rowcd" {
+			set := fw.DefaultRowCDSettings()
+			set.MaxIter, set.Workers = o.maxIter, o.workers
+			res, err = fw.MinimizeRowCD(ctx, prob, eng, w, &set)
+		} else {
+			set := fw.DefaultSettings()
+			set.MaxIter, set.Workers = o.maxIter, o.workers
+			res, err = fw.Minimize(ctx, prob, w, &set)
+		}
 		if err != nil {
 			return row{}, err
 		}
