@@ -31,15 +31,17 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	writeBlobs(t, dir, "blobs", 90)
 	for _, tc := range []struct {
-		name string
-		init string
+		name   string
+		method string
+		init   string
 	}{
-		{name: "k-means start", init: "kmeans"},
-		{name: "random start", init: "random"},
+		{name: "rowcd, k-means start", method: "rowcd", init: "kmeans"},
+		{name: "rowcd, random start", method: "rowcd", init: "random"},
+		{name: "fw, k-means start", method: "fw", init: "kmeans"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			o := options{data: dir, sets: []string{"blobs"}, maxIter: 200, restarts: 2, init: tc.init, workers: 2}
+			o := options{data: dir, sets: []string{"blobs"}, method: tc.method, maxIter: 200, restarts: 2, init: tc.init, workers: 2}
 			if err := run(context.Background(), o, &out); err != nil {
 				t.Fatal(err)
 			}
@@ -75,10 +77,11 @@ func TestRunErrors(t *testing.T) {
 		o    options
 		want string
 	}{
-		{name: "missing", o: options{data: dir, sets: []string{"absent"}, maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "absent.csv"},
-		{name: "no label", o: options{data: dir, sets: []string{"nolabel"}, maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "no label column"},
-		{name: "init", o: options{data: dir, sets: []string{"nolabel"}, maxIter: 1, restarts: 1, init: "corners", workers: 1}, want: "-init"},
-		{name: "restarts", o: options{data: dir, sets: []string{"nolabel"}, maxIter: 1, restarts: 0, init: "kmeans", workers: 1}, want: "-restarts"},
+		{name: "missing", o: options{data: dir, sets: []string{"absent"}, method: "rowcd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "absent.csv"},
+		{name: "no label", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "no label column"},
+		{name: "init", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 1, init: "corners", workers: 1}, want: "-init"},
+		{name: "restarts", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 0, init: "kmeans", workers: 1}, want: "-restarts"},
+		{name: "method", o: options{data: dir, sets: []string{"nolabel"}, method: "pgd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "-method"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), tc.o, &bytes.Buffer{})
