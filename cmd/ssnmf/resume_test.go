@@ -258,7 +258,7 @@ func TestResumeRefusesChangesRowCD(t *testing.T) {
 		want string
 	}{
 		{args: []string{"-moves", "3"}, want: "-moves 3 differs from the checkpoint's -moves 2"},
-		{args: []string{"-strip-memory", "100000"}, want: "-strip-memory 100000 differs from the checkpoint's -strip-memory 0"},
+		{args: []string{"-strip-memory", "100000"}, want: "-strip-memory 100000 differs from the checkpoint's -strip-memory 536870912"},
 		{args: []string{"-tile", "100"}, want: "-tile 100 differs from the checkpoint's -tile 200"},
 		{args: []string{"-method", "fw"}, want: "-method fw differs from the checkpoint's -method rowcd"},
 	} {
