@@ -72,6 +72,12 @@ type RowCDSettings struct {
 	// instead of one. 0 means no bound.
 	StripMemory int64
 
+	// Progress, if not nil, is called with 0 at the start of every sweep
+	// and, after each block of rows, with the number of rows visited so
+	// far in the sweep, for progress reports during long sweeps. It is
+	// called from one goroutine and should return quickly.
+	Progress func(rows int)
+
 	// products chooses how the sweep applies the changes of W to P·W, for
 	// tests; the zero value chooses by build and k.
 	products stripProducts
@@ -422,6 +428,9 @@ func (r *rowcd) sweep(vs *visitScratch) (sweepSums, error) {
 	}
 	r.a = a
 	n, b := r.n, r.b
+	if r.set.Progress != nil {
+		r.set.Progress(0)
+	}
 	for r0 := 0; r0 < n; r0 += b {
 		r1 := min(n, r0+b)
 		diag, err := r.pull(r0, r1)
@@ -431,6 +440,9 @@ func (r *rowcd) sweep(vs *visitScratch) (sweepSums, error) {
 		r.updateBlock(r0, r1, diag, vs, &tot)
 		if err := r.push(r0, r1); err != nil {
 			return tot, err
+		}
+		if r.set.Progress != nil {
+			r.set.Progress(r1)
 		}
 	}
 	return tot, nil

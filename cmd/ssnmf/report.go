@@ -116,6 +116,9 @@ func (r *report) entriesPerSecond(d time.Duration) float64 {
 // record is the solver's Recorder: it writes the trace and prints progress
 // at most once a second, and always for the first and the last iteration.
 func (r *report) record(it fw.Iteration) error {
+	if r.timer != nil {
+		r.timer.record(it)
+	}
 	if err := r.traceRow(it); err != nil {
 		return fmt.Errorf("-trace %s: %w", r.cfg.trace, err)
 	}
@@ -136,18 +139,38 @@ func (r *report) record(it fw.Iteration) error {
 // passProgress is the tile engine's Progress hook: within a pass that runs
 // for long, it prints how far the pass has come every few seconds.
 func (r *report) passProgress(pass string, done, total int) {
-	now := time.Now()
 	if done == 1 {
-		r.passStart = now
+		r.passStart = time.Now()
 	}
-	if r.cfg.quiet || now.Sub(r.lastLine) < passProgressEvery || now.Sub(r.passStart) < passProgressEvery {
+	r.progress(fmt.Sprintf("%s pass", pass), fmt.Sprintf("of %d tiles", total), float64(done)/float64(total))
+}
+
+// sweepProgress is the row-CD sweep's Progress hook, the passProgress of a
+// sweep: rows is the number of rows visited so far in the sweep, and the
+// share of the sweep done is the share of the upper triangle of P that
+// their strips cover.
+func (r *report) sweepProgress(rows int) {
+	if rows == 0 {
+		r.passStart = time.Now()
+		return
+	}
+	n, m := float64(r.n), float64(rows)
+	frac := (m*n - m*(m-1)/2) / (n * (n + 1) / 2)
+	r.progress("sweep", fmt.Sprintf("(%d of %d rows)", rows, r.n), frac)
+}
+
+// progress prints, at most every few seconds and not in the first few
+// seconds of a pass, the share frac of the pass done, the rate in kernel
+// entries per second (all n² entries of a pass counted) and the time to go.
+func (r *report) progress(what, count string, frac float64) {
+	now := time.Now()
+	if r.cfg.quiet || now.Sub(r.lastLine) < passProgressEvery || now.Sub(r.passStart) < passProgressEvery || frac <= 0 {
 		return
 	}
 	r.lastLine = now
 	secs := now.Sub(r.passStart).Seconds()
-	frac := float64(done) / float64(total)
-	fmt.Fprintf(r.out, "  %s pass %5.1f%% of %d tiles  %.1fs  %.3g entries/s  about %.0fs to go\n",
-		pass, 100*frac, total, secs, frac*float64(r.n)*float64(r.n)/secs, secs/frac-secs)
+	fmt.Fprintf(r.out, "  %s %5.1f%% %s  %.1fs  %.3g entries/s  about %.0fs to go\n",
+		what, 100*frac, count, secs, frac*float64(r.n)*float64(r.n)/secs, secs/frac-secs)
 }
 
 // finish fills the summary, scoring the clusters against the labels if any.

@@ -179,6 +179,7 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 		return nil, err
 	}
 	r.rep.resumedAt = ck.State.Iter
+	r.rep.timer.recorded = ck.State.Passes
 	if !r.cfg.quiet {
 		fmt.Fprintf(r.rep.out, "ssnmf: resuming at iteration %d (%d passes, %.1fs so far)\n", ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
 	}
@@ -211,6 +212,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 			return nil, err
 		}
 		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
+		set.Progress = r.rep.sweepProgress
 		return fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set)
 	case methodPenalty:
 		set := fw.DefaultPenaltySettings()
@@ -298,10 +300,28 @@ func (r *solveRun) stopped(res *fw.Result, err error) (*fw.Result, error) {
 
 // passTimer is the affinity of a run: the tile engine, with the number and
 // duration of its passes counted for the summary's entries per second.
+// Passes that do not go through Mul or MulOneHot (a row-CD sweep reads its
+// tiles through Engine.Tile) are counted from the iteration records.
 type passTimer struct {
 	*tile.Engine
 	passes  int
 	elapsed time.Duration
+
+	recorded int // Iteration.Passes of the last record
+	counted  int // passes at the last record
+}
+
+// record counts the passes that the iteration record it reports beyond
+// those counted since the last record, with the record's PassTime.
+func (p *passTimer) record(it fw.Iteration) {
+	if it.Passes < p.recorded { // a new start
+		p.recorded = 0
+	}
+	if n := it.Passes - p.recorded - (p.passes - p.counted); n > 0 && !it.Final {
+		p.passes += n
+		p.elapsed += it.PassTime
+	}
+	p.recorded, p.counted = it.Passes, p.passes
 }
 
 func (p *passTimer) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
