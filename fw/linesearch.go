@@ -21,7 +21,7 @@ func (q quartic) deriv2(x float64) float64 {
 // argmin returns the λ in [0, 1] that minimizes q, the smallest one on ties.
 // The candidates are the end points and the roots of q' in (0, 1); q' is a
 // cubic, monotone between the roots of the second derivative, so each of its
-// roots is found by root on an interval where it changes sign.
+// roots is found by quartic.root on an interval where it changes sign.
 func (q quartic) argmin() float64 {
 	cuts := []float64{0}
 	for _, r := range quadRoots(6*q.a4, 3*q.a3, q.a2) { // half the second derivative
