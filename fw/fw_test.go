@@ -723,19 +723,38 @@ func (f *flakyAffinity) MulOneHot(ctx context.Context, dst []float64, s []int32,
 // TestPassFailures checks that a failing or canceled pass stops the run with
 // its error and a Result that counts what was completed.
 func TestPassFailures(t *testing.T) {
-	const n, k = 30, 3
-	d, _ := NewDense(n, kernel(n, 19))
-	for _, tc := range []struct {
-		name           string
-		failAt         int
-		cancel         bool
-		wantIterations int
-	}{
+	testPassFailures(t, 19, []passFailure{
 		{name: "first pass", failAt: 1, wantIterations: 0},
 		{name: "third P·S pass", failAt: 4, wantIterations: 2},
 		{name: "refresh pass", failAt: 7, wantIterations: 4}, // call 7 is the refresh that completes iteration 5
 		{name: "canceled", failAt: 4, cancel: true, wantIterations: 2},
-	} {
+	}, true, func(ctx context.Context, p Problem, w []float64) (*Result, error) {
+		set := DefaultSettings()
+		set.MaxIter, set.GapTol, set.Refresh = 20, 0, 5
+		return Minimize(ctx, p, w, &set)
+	})
+}
+
+// passFailure is a run whose failAt-th pass (1-based) fails, or cancels
+// the context if cancel is set.
+type passFailure struct {
+	name           string
+	failAt         int
+	cancel         bool
+	wantIterations int
+}
+
+// testPassFailures runs solve on a 30×3 problem (P from seed, W from
+// seed+1) through a flakyAffinity for each case, and checks that it ends
+// with the pass's error (context.Canceled exactly when canceled) and a
+// Result that counts the passes completed and, if iterations is set, the
+// iterations.
+func testPassFailures(t *testing.T, seed uint64, cases []passFailure, iterations bool,
+	solve func(ctx context.Context, p Problem, w []float64) (*Result, error)) {
+	t.Helper()
+	const n, k = 30, 3
+	d, _ := NewDense(n, kernel(n, seed))
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -743,17 +762,18 @@ func TestPassFailures(t *testing.T) {
 			if tc.cancel {
 				f.cancel = cancel
 			}
-			set := DefaultSettings()
-			set.MaxIter, set.GapTol, set.Refresh = 20, 0, 5
-			res, err := Minimize(ctx, Problem{P: f, K: k}, randomW(n, k, 20), &set)
+			res, err := solve(ctx, Problem{P: f, K: k}, randomW(n, k, seed+1))
 			if err == nil {
 				t.Fatal("no error")
 			}
 			if tc.cancel != errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v", err)
 			}
-			if res == nil || res.Iterations != tc.wantIterations || res.Passes != tc.failAt-1 {
+			switch {
+			case iterations && (res == nil || res.Iterations != tc.wantIterations || res.Passes != tc.failAt-1):
 				t.Fatalf("result %+v, want %d iterations and %d passes", res, tc.wantIterations, tc.failAt-1)
+			case res == nil || res.Passes != tc.failAt-1:
+				t.Fatalf("result %+v, want %d passes", res, tc.failAt-1)
 			}
 		})
 	}

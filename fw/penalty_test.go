@@ -2,7 +2,6 @@ package fw
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -289,36 +288,17 @@ func TestPenaltyErrors(t *testing.T) {
 // TestPenaltyPassFailures checks that a failing or canceled pass inside an
 // L-BFGS round ends the run with its error.
 func TestPenaltyPassFailures(t *testing.T) {
-	const n, k = 30, 3
-	d, _ := NewDense(n, kernel(n, 62))
-	for _, tc := range []struct {
-		name   string
-		failAt int
-		cancel bool
-	}{
+	testPassFailures(t, 62, []passFailure{
 		{name: "first pass", failAt: 1},
 		{name: "inside a round", failAt: 5},
 		{name: "canceled inside a round", failAt: 5, cancel: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			f := &flakyAffinity{Dense: d, failAt: tc.failAt}
-			if tc.cancel {
-				f.cancel = cancel
-			}
-			set := DefaultPenaltySettings()
-			set.MaxIter, set.GapTol = 5, 0
-			res, err := MinimizePenalty(ctx, Problem{P: f, K: k}, randomW(n, k, 63), &set)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if tc.cancel != errors.Is(err, context.Canceled) {
-				t.Fatalf("err = %v", err)
-			}
-			if res == nil || res.Passes != tc.failAt-1 {
-				t.Fatalf("result %+v, want %d passes", res, tc.failAt-1)
-			}
-		})
-	}
+	}, false, func(ctx context.Context, p Problem, w []float64) (*Result, error) {
+		set := DefaultPenaltySettings()
+		set.MaxIter, set.GapTol = 5, 0
+		res, err := MinimizePenalty(ctx, p, w, &set)
+		if res == nil {
+			return nil, err
+		}
+		return &res.Result, err
+	})
 }

@@ -218,19 +218,6 @@ func (r *pgd) trial(a []float64, eta float64) (gd, dd float64, err error) {
 	return gd, dd, err
 }
 
-// gradRow sets g = w_i (WᵀW) - (P W)_i, row i of the gradient.
-func gradRow(g, wi, pwi, a []float64) {
-	for j := range g {
-		g[j] = -pwi[j]
-	}
-	k := len(g)
-	for r, v := range wi {
-		if v != 0 {
-			axpy(g, v, a[r*k:(r+1)*k]) // WᵀW is symmetric: row r = column r
-		}
-	}
-}
-
 func (r *pgd) fail(err error) (*Result, error) {
 	r.res.Runtime = time.Since(r.start)
 	return &r.res, err

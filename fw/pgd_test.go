@@ -2,7 +2,6 @@ package fw
 
 import (
 	"context"
-	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -275,36 +274,13 @@ func TestPGDErrors(t *testing.T) {
 // TestPGDPassFailures checks that a failing or canceled pass ends the run
 // with its error and a Result that counts what was completed.
 func TestPGDPassFailures(t *testing.T) {
-	const n, k = 30, 3
-	d, _ := NewDense(n, kernel(n, 49))
-	for _, tc := range []struct {
-		name   string
-		failAt int
-		cancel bool
-	}{
+	testPassFailures(t, 49, []passFailure{
 		{name: "first pass", failAt: 1},
 		{name: "a trial pass", failAt: 4},
 		{name: "canceled", failAt: 3, cancel: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			f := &flakyAffinity{Dense: d, failAt: tc.failAt}
-			if tc.cancel {
-				f.cancel = cancel
-			}
-			set := DefaultPGDSettings()
-			set.MaxIter, set.GapTol = 20, 0
-			res, err := MinimizePGD(ctx, Problem{P: f, K: k}, randomW(n, k, 50), &set)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if tc.cancel != errors.Is(err, context.Canceled) {
-				t.Fatalf("err = %v", err)
-			}
-			if res == nil || res.Passes != tc.failAt-1 {
-				t.Fatalf("result %+v, want %d passes", res, tc.failAt-1)
-			}
-		})
-	}
+	}, false, func(ctx context.Context, p Problem, w []float64) (*Result, error) {
+		set := DefaultPGDSettings()
+		set.MaxIter, set.GapTol = 20, 0
+		return MinimizePGD(ctx, p, w, &set)
+	})
 }

@@ -382,20 +382,7 @@ func (r *rowcd) record(it Iteration) error {
 // and the exact Frank-Wolfe gap, which it returns.
 func (r *rowcd) refresh() (float64, error) {
 	k := r.k
-	err := rowPass(r.ctx, r.set.Workers, r.n, func() struct{} { return struct{}{} },
-		func(lo, hi int, _ struct{}) {
-			for i := lo; i < hi; i++ {
-				wi := r.w[i*k : (i+1)*k]
-				var sum float64
-				for _, v := range wi {
-					sum += v
-				}
-				for j := range wi {
-					wi[j] /= sum
-				}
-			}
-		}, func(struct{}) {})
-	if err != nil {
+	if err := normalizeRows(r.ctx, r.set.Workers, r.w, r.n, k); err != nil {
 		return 0, err
 	}
 	if _, err := r.p.Mul(r.ctx, r.pw, r.w, k, nil); err != nil {

@@ -84,14 +84,7 @@ func lmoRows(lo, hi, k int, w, pw, a []float64, s []int32, acc *lmoSums) {
 	for i := lo; i < hi; i++ {
 		wi := w[i*k : (i+1)*k]
 		pwi := pw[i*k : (i+1)*k]
-		for j := range g {
-			g[j] = -pwi[j]
-		}
-		for r, v := range wi {
-			if v != 0 {
-				axpy(g, v, a[r*k:(r+1)*k]) // A is symmetric: row r = column r
-			}
-		}
+		gradRow(g, wi, pwi, a)
 		best := 0
 		for j, v := range g {
 			if v < g[best] {
@@ -107,6 +100,37 @@ func lmoRows(lo, hi, k int, w, pw, a []float64, s []int32, acc *lmoSums) {
 			acc.ws[r*k+best] += v
 		}
 	}
+}
+
+// gradRow sets g = w_i (WᵀW) - (P W)_i, row i of the gradient; a is WᵀW.
+func gradRow(g, wi, pwi, a []float64) {
+	for j := range g {
+		g[j] = -pwi[j]
+	}
+	k := len(g)
+	for r, v := range wi {
+		if v != 0 {
+			axpy(g, v, a[r*k:(r+1)*k]) // WᵀW is symmetric: row r = column r
+		}
+	}
+}
+
+// normalizeRows rescales every row of the n×k matrix w to sum 1, removing
+// the drift that carried updates leave in the row sums.
+func normalizeRows(ctx context.Context, workers int, w []float64, n, k int) error {
+	return rowPass(ctx, workers, n, func() struct{} { return struct{}{} },
+		func(lo, hi int, _ struct{}) {
+			for i := lo; i < hi; i++ {
+				wi := w[i*k : (i+1)*k]
+				var sum float64
+				for _, v := range wi {
+					sum += v
+				}
+				for j := range wi {
+					wi[j] /= sum
+				}
+			}
+		}, func(struct{}) {})
 }
 
 func axpy(y []float64, a float64, x []float64) {

@@ -230,21 +230,7 @@ func (s *solver) objective(acc *lmoSums) float64 {
 // pass and WᵀW from W, discarding the rounding errors the incremental
 // updates have gathered.
 func (s *solver) refresh() error {
-	k := s.k
-	err := rowPass(s.ctx, s.set.Workers, s.n, func() struct{} { return struct{}{} },
-		func(lo, hi int, _ struct{}) {
-			for i := lo; i < hi; i++ {
-				wi := s.w[i*k : (i+1)*k]
-				var sum float64
-				for _, v := range wi {
-					sum += v
-				}
-				for j := range wi {
-					wi[j] /= sum
-				}
-			}
-		}, func(struct{}) {})
-	if err != nil {
+	if err := normalizeRows(s.ctx, s.set.Workers, s.w, s.n, s.k); err != nil {
 		return err
 	}
 	if _, err := s.p.Mul(s.ctx, s.pw, s.w, s.k, nil); err != nil {
