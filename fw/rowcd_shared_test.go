@@ -2,17 +2,13 @@ package fw_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
-	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -73,27 +69,8 @@ func TestRowCDStreamingMatchesDenseOnSharedData(t *testing.T) {
 		{file: "yeast.csv", k: 10, block: 256, strip: 1 << 20, sweeps: 2}, // the strip cut to 88 rows
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			tab, err := store.ReadCSV(filepath.Join(sharedData, tc.file), store.CSVOptions{})
-			if errors.Is(err, fs.ErrNotExist) {
-				t.Skipf("%s is not here (the shared data sets sit beside the project's checkout): %v", tc.file, err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, k := tab.N, tc.k
-			tile.Standardize(tab.Features, n, tab.P)
-			src, err := tile.NewGaussian(tab.Features, n, tab.P, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			P := make([]float64, n*n)
-			if err := src.Tile(P, 0, n, 0, n); err != nil {
-				t.Fatal(err)
-			}
-			dense, err := fw.NewDense(n, P)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src, dense := sharedProblem(t, tc.file)
+			n, k := src.N(), tc.k
 			solve := func(a fw.Affinity, tiles fw.TileSource, workers int) ([]float64, *fw.Result) {
 				w := make([]float64, n*k)
 				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {

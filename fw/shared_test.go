@@ -16,6 +16,35 @@ import (
 // sharedData is where the project's shared data sets sit beside a checkout.
 const sharedData = "../../shared/data"
 
+// sharedProblem returns the Gaussian kernel (gamma = 1) of the standardized
+// features of the shared data set file, as a tile source and materialized,
+// or skips the test if the shared data sets are not beside the checkout.
+func sharedProblem(t *testing.T, file string) (*tile.Gaussian, *fw.Dense) {
+	t.Helper()
+	tab, err := store.ReadCSV(filepath.Join(sharedData, file), store.CSVOptions{})
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s is not here (the shared data sets sit beside the project's checkout): %v", file, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tab.N
+	tile.Standardize(tab.Features, n, tab.P)
+	src, err := tile.NewGaussian(tab.Features, n, tab.P, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	P := make([]float64, n*n)
+	if err := src.Tile(P, 0, n, 0, n); err != nil {
+		t.Fatal(err)
+	}
+	dense, err := fw.NewDense(n, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, dense
+}
+
 // TestStreamingMatchesDenseOnSharedData runs the solver on real data twice
 // from the same start, once over the streaming tile engine and once over the
 // materialized P, and compares the runs.
@@ -29,27 +58,8 @@ func TestStreamingMatchesDenseOnSharedData(t *testing.T) {
 		{file: "yeast.csv", k: 10, block: 256}, // tiles do not divide n = 1484
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			tab, err := store.ReadCSV(filepath.Join(sharedData, tc.file), store.CSVOptions{})
-			if errors.Is(err, fs.ErrNotExist) {
-				t.Skipf("%s is not here (the shared data sets sit beside the project's checkout): %v", tc.file, err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, k := tab.N, tc.k
-			tile.Standardize(tab.Features, n, tab.P)
-			src, err := tile.NewGaussian(tab.Features, n, tab.P, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			P := make([]float64, n*n)
-			if err := src.Tile(P, 0, n, 0, n); err != nil {
-				t.Fatal(err)
-			}
-			dense, err := fw.NewDense(n, P)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src, dense := sharedProblem(t, tc.file)
+			n, k := src.N(), tc.k
 			stream := &tile.Engine{Source: src, BlockSize: tc.block, Workers: 2}
 
 			solve := func(a fw.Affinity) ([]float64, *fw.Result) {
