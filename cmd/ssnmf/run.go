@@ -75,29 +75,27 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	if r.saved != nil {
 		return r.resume(ctx)
 	}
-	var best *fw.Result
-	restarts := c.restarts
 	if c.method == methodKmeans {
-		restarts = 1 // k-means keeps the best of its own starts
+		// One run: k-means keeps the best of its own starts.
+		res, err := r.kmeans(ctx)
+		if err == nil && res.Status != fw.Stopped {
+			r.addStart(c.seed, res)
+		}
+		return res, err
 	}
-	for s := range restarts {
+	var best *fw.Result
+	for s := range c.restarts {
 		seed := kmeans.StartSeed(c.seed, s)
 		r.rep.start = s
-		var res *fw.Result
-		var err error
-		if c.method == methodKmeans {
-			res, err = r.kmeans(ctx)
-		} else {
-			if err := r.initialize(ctx, seed); err != nil {
-				return nil, err
-			}
-			res, err = r.method(ctx, nil)
+		if err := r.initialize(ctx, seed); err != nil {
+			return nil, err
 		}
+		res, err := r.method(ctx, nil)
 		if err != nil || res.Status == fw.Stopped {
 			return res, err
 		}
-		r.rep.starts = append(r.rep.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
-		if restarts == 1 {
+		r.addStart(seed, res)
+		if c.restarts == 1 {
 			return res, nil
 		}
 		if best == nil || res.Objective < best.Objective {
@@ -186,9 +184,14 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 	r.rep.starts = nil
 	res, err := r.method(ctx, &ck.State)
 	if err == nil && res.Status != fw.Stopped {
-		r.rep.starts = append(r.rep.starts, startResult{Seed: r.cfg.seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
+		r.addStart(r.cfg.seed, res)
 	}
 	return res, err
+}
+
+// addStart records the outcome of a start, seeded by seed, for the summary.
+func (r *solveRun) addStart(seed uint64, res *fw.Result) {
+	r.rep.starts = append(r.rep.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
