@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -29,15 +28,11 @@ type benchConfig struct {
 // for the portable fallback kernel and the vectorized one in the same run,
 // with a short FMA probe that measures this machine's peak for comparison.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ssnmf bench", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ssnmf bench [flags]\n\n"+
-			"Times the tile passes (generation alone, P·S, P·W) on n random points in p dimensions,\n"+
-			"for the portable fallback kernel and the vectorized kernel, in kernel entries per second\n"+
-			"(all n² entries counted), and compares them with this machine's FMA peak, measured by\n"+
-			"a short probe in the same run. Every figure is a median over the repetitions.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("ssnmf bench", "Usage: ssnmf bench [flags]\n\n"+
+		"Times the tile passes (generation alone, P·S, P·W) on n random points in p dimensions,\n"+
+		"for the portable fallback kernel and the vectorized kernel, in kernel entries per second\n"+
+		"(all n² entries counted), and compares them with this machine's FMA peak, measured by\n"+
+		"a short probe in the same run. Every figure is a median over the repetitions.")
 	c := benchConfig{prec: tile.Float32}
 	fs.IntVar(&c.n, "n", 20000, "number of points")
 	ps := fs.String("p", "4,16,36", "comma-separated feature dimensions")

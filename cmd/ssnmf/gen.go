@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -36,15 +35,11 @@ type genConfig struct {
 
 func parseGen(args []string, stdout io.Writer) (*genConfig, error) {
 	c := &genConfig{}
-	fs := flag.NewFlagSet("ssnmf gen", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ssnmf gen -n N [flags] -o FILE.parquet|FILE.arrow|FILE.csv|FILE.csv.gz\n\n"+
-			"Writes a seeded Gaussian mixture: k centers drawn from N(0, sep² I), and n rows, each\n"+
-			"a center chosen uniformly at random plus N(0, I) noise, as float64 columns x1..xp and\n"+
-			"the center's index in an int32 column label. It generates and writes 65,536 rows at a\n"+
-			"time, so its memory does not grow with n; the file is renamed into place when complete.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("ssnmf gen", "Usage: ssnmf gen -n N [flags] -o FILE.parquet|FILE.arrow|FILE.csv|FILE.csv.gz\n\n"+
+		"Writes a seeded Gaussian mixture: k centers drawn from N(0, sep² I), and n rows, each\n"+
+		"a center chosen uniformly at random plus N(0, I) noise, as float64 columns x1..xp and\n"+
+		"the center's index in an int32 column label. It generates and writes 65,536 rows at a\n"+
+		"time, so its memory does not grow with n; the file is renamed into place when complete.")
 	fs.IntVar(&c.n, "n", 0, "number of rows (required)")
 	fs.IntVar(&c.p, "p", 16, "number of features")
 	fs.IntVar(&c.k, "k", 10, "number of mixture components (classes)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -14,14 +13,10 @@ import (
 // plotCmd is the plot command: it draws one or more -trace files of solve
 // into one panel, a curve per file, as PNG or SVG.
 func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("ssnmf plot", flag.ContinueOnError)
-	fset.Usage = func() {
-		fmt.Fprintf(fset.Output(), "Usage: ssnmf plot [flags] -o FILE.png|FILE.svg TRACE.csv ...\n\n"+
-			"Draws the traces written by \"ssnmf solve -trace\", one curve per file, labeled by the\n"+
-			"file's name. On logarithmic axes (the default) points with a coordinate <= 0 are left\n"+
-			"out, such as iteration 0 or the last point of -y excess.\n\nFlags:\n")
-		fset.PrintDefaults()
-	}
+	fset := newFlagSet("ssnmf plot", "Usage: ssnmf plot [flags] -o FILE.png|FILE.svg TRACE.csv ...\n\n"+
+		"Draws the traces written by \"ssnmf solve -trace\", one curve per file, labeled by the\n"+
+		"file's name. On logarithmic axes (the default) points with a coordinate <= 0 are left\n"+
+		"out, such as iteration 0 or the last point of -y excess.")
 	out := fset.String("o", "", "output `FILE`, .png or .svg (required)")
 	xcol := fset.String("x", "seconds", "x axis: seconds, passes or iter")
 	ycol := fset.String("y", "objective", "y axis: objective, gap, excess (f minus the trace's smallest f) or step_size")

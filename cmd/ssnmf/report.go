@@ -45,6 +45,7 @@ type report struct {
 	res         *fw.Result
 	seconds     float64
 	sum         summary
+	sizes       []int // rows per cluster of the final W, by largest membership
 }
 
 // startResult is the outcome of one start of a run with -restarts.
@@ -173,7 +174,8 @@ func (r *report) progress(what, count string, frac float64) {
 		what, 100*frac, count, secs, frac*float64(r.n)*float64(r.n)/secs, secs/frac-secs)
 }
 
-// finish fills the summary, scoring the clusters against the labels if any.
+// finish fills the summary and the cluster sizes, scoring the clusters
+// against the labels if any.
 // A measure that cannot be computed is left out of the summary, with a
 // warning.
 func (r *report) finish(w []float64) {
@@ -212,12 +214,14 @@ func (r *report) finish(w []float64) {
 	if t := r.timer; t != nil && t.passes > 0 {
 		r.sum.EntriesPerSecond = r.entriesPerSecond(t.elapsed / time.Duration(t.passes))
 	}
-	if pr.tab == nil || pr.tab.Labels == nil {
-		return
-	}
 	pred := make([]int, r.n)
+	r.sizes = make([]int, c.k)
 	for i := range pred {
 		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
+		r.sizes[pred[i]]++
+	}
+	if pr.tab == nil || pr.tab.Labels == nil {
+		return
 	}
 	r.sum.Classes = len(pr.tab.Classes)
 	for _, m := range []struct {
@@ -302,8 +306,8 @@ func (r *report) restoreTrace(saved []byte) error {
 	return nil
 }
 
-// table prints the human-readable result.
-func (r *report) table(out io.Writer, w []float64) {
+// table prints the human-readable result, after finish.
+func (r *report) table(out io.Writer) {
 	s := r.sum
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
@@ -327,12 +331,8 @@ func (r *report) table(out io.Writer, w []float64) {
 		}
 		row("vs labels", "ARI %.4f  NMI %.4f  accuracy %s (%d classes)", *s.ARI, *s.NMI, acc, s.Classes)
 	}
-	sizes := make([]string, s.K)
-	counts := make([]int, s.K)
-	for i := range r.n {
-		counts[store.Argmax(w[i*s.K:(i+1)*s.K])]++
-	}
-	for c, m := range counts {
+	sizes := make([]string, len(r.sizes))
+	for c, m := range r.sizes {
 		sizes[c] = strconv.Itoa(m)
 	}
 	row("cluster sizes", "%s", strings.Join(sizes, " "))

@@ -32,6 +32,17 @@ const builtinName = "yeast.csv (built in)"
 // errHelp reports that -h was given and the usage printed.
 var errHelp = errors.New("help requested")
 
+// newFlagSet returns the flag set of the command name, whose usage (-h)
+// prints head, then the flags.
+func newFlagSet(name, head string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		io.WriteString(fs.Output(), head+"\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // parseFlags parses args, allowing flags after positional arguments (as in
 // "ssnmf solve data.csv -k 10"), and returns the positional arguments. A bad
 // flag is a one-line usage error; -h prints the usage on stdout and returns
@@ -182,16 +193,12 @@ func (kc *kernelConfig) check(features, precision string) error {
 
 func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error) {
 	c := &config{}
-	fs := flag.NewFlagSet("ssnmf solve", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
-			"       ssnmf solve -resume DIR [flags]\n\n"+
-			"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
-			"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
-			"descent unless -method says otherwise), where\n"+
-			"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("ssnmf solve", "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
+		"       ssnmf solve -resume DIR [flags]\n\n"+
+		"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
+		"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
+		"descent unless -method says otherwise), where\n"+
+		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).")
 	features, precision := kernelFlags(fs, &c.kernelConfig)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
@@ -369,7 +376,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	rep.table(stdout, ws.w)
+	rep.table(stdout)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,14 +16,10 @@ import (
 // a tile file, for solve -affinity.
 func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var kc kernelConfig
-	fs := flag.NewFlagSet("ssnmf tiles", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ssnmf tiles [flags] -o FILE.arrow [INPUT]\n\n"+
-			"Writes the upper-triangular tiles of P_ij = exp(-gamma ||x_i - x_j||²) over the rows of INPUT\n"+
-			"(the built-in yeast data set if none) to an Arrow IPC tile file, which ssnmf solve -affinity\n"+
-			"reads instead of generating P. The file takes 4·n²/2 bytes in float32, 8·n²/2 in float64.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("ssnmf tiles", "Usage: ssnmf tiles [flags] -o FILE.arrow [INPUT]\n\n"+
+		"Writes the upper-triangular tiles of P_ij = exp(-gamma ||x_i - x_j||²) over the rows of INPUT\n"+
+		"(the built-in yeast data set if none) to an Arrow IPC tile file, which ssnmf solve -affinity\n"+
+		"reads instead of generating P. The file takes 4·n²/2 bytes in float32, 8·n²/2 in float64.")
 	features, precision := kernelFlags(fs, &kc)
 	out := fs.String("o", "", "the tile file to write, `FILE.arrow`")
 	pos, err := parseFlags(fs, args, stdout)
