@@ -27,8 +27,13 @@ type problem struct {
 // problem loads the input and sets up P: the Gaussian kernel of the
 // features, or the tile file of -affinity. Large inputs are mapped into the
 // work directory dir rather than held in memory.
-func (kc *kernelConfig) problem(dir string) (*problem, error) {
+func (kc *kernelConfig) problem(dir string) (_ *problem, err error) {
 	pr := &problem{}
+	defer func() {
+		if err != nil {
+			pr.close()
+		}
+	}()
 	if kc.input != "" || kc.affinity == "" {
 		tab, err := kc.load(dir)
 		if err != nil {
@@ -42,12 +47,10 @@ func (kc *kernelConfig) problem(dir string) (*problem, error) {
 	if kc.affinity != "" {
 		f, err := tilefile.Open(kc.affinity, kc.workers)
 		if err != nil {
-			pr.close()
 			return nil, usagef("-affinity: %v", err)
 		}
 		pr.file, pr.src = f, f
 		if pr.tab != nil && pr.tab.N != f.N() {
-			pr.close()
 			return nil, usagef("-affinity %s holds P for n = %d, but %s has %d rows", kc.affinity, f.N(), kc.input, pr.tab.N)
 		}
 		pr.n = f.N()
@@ -59,7 +62,6 @@ func (kc *kernelConfig) problem(dir string) (*problem, error) {
 		} else if pr.tab != nil {
 			bw, err := tile.AutoBandwidth(pr.tab.Features, pr.tab.N, pr.tab.P, kc.seed)
 			if err != nil {
-				pr.close()
 				return nil, usagef("%s: %v", kc.inputName(), err)
 			}
 			pr.gamma, pr.gammaRule = bw.Gamma, "tile file; for the k-means start "+bw.Rule
@@ -72,14 +74,12 @@ func (kc *kernelConfig) problem(dir string) (*problem, error) {
 	if kc.gamma.auto {
 		bw, err := tile.AutoBandwidth(tab.Features, tab.N, tab.P, kc.seed)
 		if err != nil {
-			pr.close()
 			return nil, usagef("%s: %v; standardize the features (-standardize) or give -gamma", kc.inputName(), err)
 		}
 		pr.gamma, pr.gammaRule = bw.Gamma, bw.Rule
 	}
 	src, err := tile.NewGaussianPrecision(tab.Features, tab.N, tab.P, pr.gamma, kc.precision)
 	if err != nil {
-		pr.close()
 		return nil, err
 	}
 	pr.src = src
