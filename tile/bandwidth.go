@@ -81,12 +81,7 @@ func AutoBandwidth(x []float64, n, p int, seed uint64) (Bandwidth, error) {
 		xa := x[a*p : (a+1)*p]
 		near = near[:0]
 		for _, j := range ref {
-			xj := x[j*p : (j+1)*p]
-			var d float64
-			for q, v := range xa {
-				t := v - xj[q]
-				d += t * t
-			}
+			d := sqDist(xa, x[j*p:(j+1)*p])
 			if math.IsNaN(d) || math.IsInf(d, 0) {
 				return Bandwidth{}, fmt.Errorf("bandwidth: the squared distance between rows %d and %d is %v", a, j, d)
 			}

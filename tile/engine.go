@@ -190,7 +190,7 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 			fn(p, diag)
 		}
 		if sums {
-			p.frob = tileSums(tl, h, w, diag, p.sumRows, p.sumCols)
+			p.frob = tileSums(tl, h, w, w, diag, p.sumRows, p.sumCols)
 		}
 		return nil
 	}
@@ -269,14 +269,14 @@ func transposeBlock(blk, tmp []float64, h, k int) {
 	}
 }
 
-// tileSums writes the row sums (and, off the diagonal, the column sums) of an
-// h×w tile and returns its contribution to ||P||_F^2.
-func tileSums(tl []float64, h, w int, diag bool, rows, cols []float64) float64 {
+// tileSums writes the row sums and the column sums of an h×w tile
+// (row-major with stride ld) and returns its contribution to ||P||_F^2.
+func tileSums(tl []float64, h, w, ld int, diag bool, rows, cols []float64) float64 {
 	var sq float64
 	clear(cols[:w])
 	for i := range h {
 		var s float64
-		for j, v := range tl[i*w : (i+1)*w] {
+		for j, v := range tl[i*ld : i*ld+w] {
 			s += v
 			sq += v * v
 			cols[j] += v

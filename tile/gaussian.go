@@ -70,14 +70,7 @@ func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
 			jlo = i
 		}
 		for j := jlo; j < c1; j++ {
-			xj := x[j*p : (j+1)*p]
-			xj = xj[:len(xi)]
-			var d float64
-			for q, v := range xi {
-				t := v - xj[q]
-				d += t * t
-			}
-			v := math.Exp(-gamma * d)
+			v := math.Exp(-gamma * sqDist(xi, x[j*p:(j+1)*p]))
 			if f32 {
 				v = float64(float32(v))
 			}
@@ -85,13 +78,31 @@ func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
 		}
 	}
 	if diag {
-		for i := 1; i < w; i++ {
-			for j := range i {
-				dst[i*w+j] = dst[j*w+i]
-			}
-		}
+		mirrorUpper(dst, w)
 	}
 	return nil
+}
+
+// mirrorUpper copies the upper triangle of the w×w tile dst (row-major)
+// onto its lower triangle, which makes the tile exactly symmetric.
+func mirrorUpper(dst []float64, w int) {
+	for i := 1; i < w; i++ {
+		for j := range i {
+			dst[i*w+j] = dst[j*w+i]
+		}
+	}
+}
+
+// sqDist returns the squared Euclidean distance between a and b (at least
+// as long as a), summed in feature order.
+func sqDist(a, b []float64) float64 {
+	b = b[:len(a)]
+	var d float64
+	for q, v := range a {
+		t := v - b[q]
+		d += t * t
+	}
+	return d
 }
 
 // DefaultGammaPairs is the number of random pairs MedianGamma samples.
@@ -124,12 +135,7 @@ func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error)
 		if j >= i {
 			j++
 		}
-		var d float64
-		for q := range p {
-			t := x[i*p+q] - x[j*p+q]
-			d += t * t
-		}
-		if d > 0 {
+		if d := sqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]); d > 0 {
 			d2 = append(d2, d)
 		}
 	}
@@ -155,15 +161,7 @@ func Standardize(x []float64, n, p int) {
 	if n == 0 {
 		return
 	}
-	mean := make([]float64, p)
-	for i := range n {
-		for q, v := range x[i*p : (i+1)*p] {
-			mean[q] += v
-		}
-	}
-	for q := range mean {
-		mean[q] /= float64(n)
-	}
+	mean := columnMeans(x, n, p)
 	sd := make([]float64, p)
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {
@@ -184,4 +182,19 @@ func Standardize(x []float64, n, p int) {
 			}
 		}
 	}
+}
+
+// columnMeans returns the mean of each column of x (n×p, row-major, n > 0),
+// summed in row order.
+func columnMeans(x []float64, n, p int) []float64 {
+	mean := make([]float64, p)
+	for i := range n {
+		for q, v := range x[i*p : (i+1)*p] {
+			mean[q] += v
+		}
+	}
+	for q := range mean {
+		mean[q] /= float64(n)
+	}
+	return mean
 }

@@ -46,15 +46,7 @@ type packedFeatures struct {
 func (g *Gaussian) packed() *packedFeatures {
 	g.packOnce.Do(func() {
 		n, p := g.n, g.p
-		mean := make([]float64, p)
-		for i := range n {
-			for q, v := range g.x[i*p : (i+1)*p] {
-				mean[q] += v
-			}
-		}
-		for q := range mean {
-			mean[q] /= float64(n)
-		}
+		mean := columnMeans(g.x, n, p)
 		pk := &packedFeatures{}
 		if g.prec == Float32 {
 			pk.x32, pk.g32 = make([]float32, n*p), make([]float32, n)

@@ -464,21 +464,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	// Packing (scalar).
 	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packRows(xr, kn.x[r0*p:r1*p], p, 8)
-	copy(s.gr, kn.g[r0:r1])
-	for i := h; i < hp; i++ {
-		s.gr[i] = padArg
-	}
-	clear(xt)
-	for j := range w {
-		for q, v := range kn.x[(c0+j)*p : (c0+j+1)*p] {
-			xt[q*wp+j] = v
-		}
-	}
-	copy(s.gc, kn.g[c0:c1])
-	for j := w; j < wp; j++ {
-		s.gc[j] = padArg
-	}
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
 	if kn.in.s != nil {
 		copy(s.sr, kn.in.s[r0:r1])
 		clear(s.sr[h:hp])
@@ -690,7 +676,6 @@ type scratch64 struct {
 	t, xr, xt, gr, gc []float64
 	wr, wc            []float64 // P·W: W's rows of the tile's rows and columns, ×kp
 	accR, accC        []float64 // P·W: hp×kp and wp×kp
-	sumR, sumC        []float64 // P·W with sums: row and column sums
 }
 
 func (kn *kernel64) whole() bool { return kn.in.w != nil }
@@ -707,9 +692,6 @@ func (kn *kernel64) newScratch() any {
 		kp := kn.kp()
 		s.wr, s.wc = make([]float64, bp*kp), make([]float64, bp*kp)
 		s.accR, s.accC = make([]float64, bp*kp), make([]float64, bp*kp)
-		if kn.in.sums {
-			s.sumR, s.sumC = make([]float64, bp), make([]float64, bp)
-		}
 	}
 	return s
 }
@@ -722,21 +704,7 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	p := kn.p
 	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packRows(xr, kn.x[r0*p:r1*p], p, 4)
-	copy(s.gr, kn.g[r0:r1])
-	for i := h; i < hp; i++ {
-		s.gr[i] = padArg
-	}
-	clear(xt)
-	for j := range w {
-		for q, v := range kn.x[(c0+j)*p : (c0+j+1)*p] {
-			xt[q*wp+j] = v
-		}
-	}
-	copy(s.gc, kn.g[c0:c1])
-	for j := w; j < wp; j++ {
-		s.gc[j] = padArg
-	}
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 4, r0, r1, c0, c1)
 	t := s.t[:hp*wp]
 	inPlace := kn.in.w == nil && hp == h && wp == w && len(pt.tile) >= h*w
 	if inPlace {
@@ -783,24 +751,7 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	archsimd.ClearAVXUpperBits()
 	pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
 	if kn.in.sums {
-		// The arithmetic of tileSums, on the padded tile.
-		cols := s.sumC[:w]
-		clear(cols)
-		var sq float64
-		for i := range h {
-			var sum float64
-			for j, v := range t[i*wp : i*wp+w] {
-				sum += v
-				sq += v * v
-				cols[j] += v
-			}
-			pt.sumRows[i] = sum
-		}
-		copy(pt.sumCols, cols)
-		if !diag {
-			sq *= 2
-		}
-		pt.frob = sq
+		pt.frob = tileSums(t, h, w, wp, diag, pt.sumRows, pt.sumCols)
 	}
 	return true
 }
@@ -849,6 +800,29 @@ func gemmTile64(y []float64, kp int, a []float64, rs, is int, b []float64, m, in
 	}
 }
 
+// packTile copies what the generation micro-kernels read of the tile with
+// rows r0:r1 and columns c0:c1 of x (n×p) and g (-gamma·|x_i|²) into their
+// panels, cut to the padded tile (hp×wp): xr (hp×p) the rows' features in
+// groups of m rows (packRows), xt (p×wp) the columns' features transposed,
+// gr (hp) and gc (wp) the rows' and columns' g, with zero features and
+// padArg for the padding.
+func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int) {
+	wp := len(gc)
+	packRows(xr, x[r0*p:r1*p], p, m)
+	for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
+		gr[i] = padArg
+	}
+	clear(xt)
+	for j := range c1 - c0 {
+		for q, v := range x[(c0+j)*p : (c0+j+1)*p] {
+			xt[q*wp+j] = v
+		}
+	}
+	for j := copy(gc, g[c0:c1]); j < wp; j++ {
+		gc[j] = padArg
+	}
+}
+
 // packRows copies the rows of x (stride p) into dst in groups of m rows,
 // interleaved: dst[g*m*p + q*m + r] = x[(m*g+r)*p + q]; missing rows are 0.
 func packRows[F float32 | float64](dst, x []F, p, m int) {
@@ -871,7 +845,7 @@ var (
 // instruction it uses.
 func fmaBlockFlops(prec Precision) (float64, string) {
 	if !simdUsable() {
-		return 12 * 2, "scalar " + prec.String()
+		return scalarFMAFlops, "scalar " + prec.String()
 	}
 	if prec == Float32 {
 		return 12 * 16 * 2, simdName + " float32x16"
@@ -881,16 +855,10 @@ func fmaBlockFlops(prec Precision) (float64, string) {
 
 // fmaBlock runs n iterations of twelve independent FMA chains on 512-bit
 // vectors (12 accumulators and 2 operands fit the registers the compiler
-// allocates), or scalar ones where AVX-512 is missing.
+// allocates), or of scalarFMA where AVX-512 is missing.
 func fmaBlock(prec Precision, n int) float64 {
 	if !simdUsable() {
-		a := [12]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
-		for range n {
-			for i := range a {
-				a[i] = math.FMA(a[i], 0.999999, 1e-7)
-			}
-		}
-		return a[0]
+		return scalarFMA(n)
 	}
 	var out float64
 	if prec == Float32 {

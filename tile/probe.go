@@ -2,6 +2,7 @@ package tile
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -41,4 +42,26 @@ func FMAPeak(ctx context.Context, prec Precision, workers int, d time.Duration) 
 		flops += r
 	}
 	return flops, kind, nil
+}
+
+// scalarFMAFlops is the number of flops of one iteration of scalarFMA.
+const scalarFMAFlops = 8 * 2
+
+// scalarFMA runs n iterations of eight independent scalar FMA chains: the
+// FMA measurement where no vector kernel is built or usable. math.FMA rounds
+// in float64; float32 scalar FMAs issue at the same rate.
+func scalarFMA(n int) float64 {
+	a0, a1, a2, a3, a4, a5, a6, a7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
+	const m, c = 0.999999, 1e-7
+	for range n {
+		a0 = math.FMA(a0, m, c)
+		a1 = math.FMA(a1, m, c)
+		a2 = math.FMA(a2, m, c)
+		a3 = math.FMA(a3, m, c)
+		a4 = math.FMA(a4, m, c)
+		a5 = math.FMA(a5, m, c)
+		a6 = math.FMA(a6, m, c)
+		a7 = math.FMA(a7, m, c)
+	}
+	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7
 }

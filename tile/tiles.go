@@ -47,11 +47,7 @@ func (e *Engine) Tile(dst []float64, r0, r1, c0, c1 int) error {
 	if diag {
 		// The norms identity rounds P_ij and P_ji apart; keep the upper
 		// triangle, as Gaussian.Tile does.
-		for i := 1; i < w; i++ {
-			for j := range i {
-				dst[i*w+j] = dst[j*w+i]
-			}
-		}
+		mirrorUpper(dst, w)
 	}
 	return nil
 }
