@@ -1,16 +1,12 @@
-import os
 # Writes the assembly file named at the end; run with python3 from anywhere.
 # The .s files in tile/ are committed; rerun this after changing it.
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
+from common import ROWS, addr, gemm_args, start, write
 
 # Emits tile/gemm_amd64.s: 8-row float32 GEMM micro-kernels with float64 flushes.
-rows = [("SI", None), ("SI", "R9*1"), ("SI", "R9*2"), ("SI", "R10*1"),
-        ("R12", None), ("R12", "R9*1"), ("R12", "R9*2"), ("R12", "R10*1")]
-def addr(base, idx):
-    return f"({base})" if idx is None else f"({base})({idx})"
-out = []
-w = out.append
-w("//go:build goexperiment.simd && amd64\n")
-w('#include "textflag.h"\n')
+out, w = start()
 w("// The micro-kernels gemm8x1, gemm8x2 and gemm8x3 add to an 8×(16·nv) block of")
 w("// float64 y the product of an 8×inner float32 matrix a (element (r, s) at")
 w("// a[r*rs+s*is]) and an inner×(16·nv) float32 matrix b (stride ldb). Each")
@@ -27,9 +23,7 @@ w("// instructions are unrolled).\n")
 for nv in (1, 2, 3):
     w(f"// func gemm8x{nv}(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)")
     w(f"TEXT ·gemm8x{nv}(SB), NOSPLIT, $0-65")
-    w("\tMOVQ y+0(FP), DI\n\tMOVQ ldy+8(FP), R8\n\tSHLQ $3, R8\n\tMOVQ a+16(FP), SI\n\tMOVQ rs+24(FP), R9\n\tSHLQ $2, R9")
-    w("\tMOVQ is+32(FP), R13\n\tSHLQ $2, R13\n\tMOVQ b+40(FP), DX\n\tMOVQ ldb+48(FP), R14\n\tSHLQ $2, R14\n\tMOVQ inner+56(FP), CX\n\tMOVBQZX add+64(FP), R11")
-    w("\tLEAQ (R9)(R9*2), R10\n\tLEAQ (SI)(R9*4), R12")
+    gemm_args(w, 2)
     w(f"chunk{nv}:")
     w(f"\tTESTQ CX, CX\n\tJLE done{nv}\n\tMOVQ $64, BX\n\tCMPQ CX, BX\n\tCMOVQLT CX, BX\n\tSUBQ BX, CX")
     for i in range(8 * nv):
@@ -37,7 +31,7 @@ for nv in (1, 2, 3):
     w(f"loop{nv}:")
     for v in range(nv):
         w(f"\tVMOVUPS {64*v}(DX), Z{24+v}")
-    for r, (base, idx) in enumerate(rows):
+    for r, (base, idx) in enumerate(ROWS):
         w(f"\tVBROADCASTSS {addr(base, idx)}, Z{28+r%2}")
         for v in range(nv):
             w(f"\tVFMADD231PS Z{28+r%2}, Z{24+v}, Z{r*nv+v}")
@@ -65,4 +59,4 @@ for nv in (1, 2, 3):
     w("\tMOVQ $1, R11")
     w(f"\tJMP chunk{nv}")
     w(f"done{nv}:\n\tVZEROUPPER\n\tRET\n")
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gemm_amd64.s"), "w").write("\n".join(out))
+write(out, "gemm_amd64.s")

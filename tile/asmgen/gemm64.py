@@ -1,15 +1,13 @@
-import os
 # Writes the assembly file named at the end; run with python3 from anywhere.
 # The .s files in tile/ are committed; rerun this after changing it.
+import sys
 
-rows = [("SI", None), ("SI", "R9*1"), ("SI", "R9*2"), ("SI", "R10*1"),
-        ("R12", None), ("R12", "R9*1"), ("R12", "R9*2"), ("R12", "R10*1")]
-def addr(base, idx):
-    return f"({base})" if idx is None else f"({base})({idx})"
-out = []
-w = out.append
-w("//go:build goexperiment.simd && amd64\n")
-w('#include "textflag.h"\n')
+sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
+from common import ROWS, addr, gemm_args, start, write
+
+# Emits tile/gemm64_amd64.s: 8-row float64 GEMM micro-kernels, a multiply and
+# an add per product.
+out, w = start()
 w("// The micro-kernels gemm64x8x1, gemm64x8x2 and gemm64x8x3 set (or, with add,")
 w("// add to) an 8×(8·nv) block of float64 y the product of an 8×inner float64")
 w("// matrix a (element (r, s) at a[r*rs+s*is]) and an inner×(8·nv) float64")
@@ -24,16 +22,14 @@ w("// asmgen/gemm64.py from the template of gemm_amd64.s.\n")
 for nv in (1, 2, 3):
     w(f"// func gemm64x8x{nv}(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)")
     w(f"TEXT ·gemm64x8x{nv}(SB), NOSPLIT, $0-65")
-    w("\tMOVQ y+0(FP), DI\n\tMOVQ ldy+8(FP), R8\n\tSHLQ $3, R8\n\tMOVQ a+16(FP), SI\n\tMOVQ rs+24(FP), R9\n\tSHLQ $3, R9")
-    w("\tMOVQ is+32(FP), R13\n\tSHLQ $3, R13\n\tMOVQ b+40(FP), DX\n\tMOVQ ldb+48(FP), R14\n\tSHLQ $3, R14\n\tMOVQ inner+56(FP), CX\n\tMOVBQZX add+64(FP), R11")
-    w("\tLEAQ (R9)(R9*2), R10\n\tLEAQ (SI)(R9*4), R12")
+    gemm_args(w, 3)
     for i in range(8 * nv):
         w(f"\tVPXORQ Z{i}, Z{i}, Z{i}")
     w(f"\tTESTQ CX, CX\n\tJLE flush{nv}")
     w(f"loop{nv}:")
     for v in range(nv):
         w(f"\tVMOVUPD {64*v}(DX), Z{24+v}")
-    for r, (base, idx) in enumerate(rows):
+    for r, (base, idx) in enumerate(ROWS):
         w(f"\tVBROADCASTSD {addr(base, idx)}, Z{28+r%2}")
         for v in range(nv):
             tmp = 30 + (r * nv + v) % 2
@@ -57,4 +53,4 @@ for nv in (1, 2, 3):
             w(f"\tVMOVUPD Z{z}, {64*v}(AX)")
         w("\tADDQ R8, AX")
     w("\tVZEROUPPER\n\tRET\n")
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gemm64_amd64.s"), "w").write("\n".join(out))
+write(out, "gemm64_amd64.s")

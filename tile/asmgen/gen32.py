@@ -1,12 +1,12 @@
-import os
 # Writes the assembly file named at the end; run with python3 from anywhere.
 # The .s files in tile/ are committed; rerun this after changing it.
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
+from common import start, write
 
 # Emits tile/gen_amd64.s: 8-row float32 Gaussian exponent micro-kernels.
-out = []
-w = out.append
-w("//go:build goexperiment.simd && amd64\n")
-w('#include "textflag.h"\n')
+out, w = start()
 w("// The micro-kernels gen8x1 and gen8x2 write the exponent -gamma·d² of an")
 w("// 8×(16·nv) block of a float32 tile t (stride wp):")
 w("// t[r][c] = 2gamma·(x_r·x_c) + (gc[c] + gr[r]). xr holds the 8 rows'")
@@ -45,4 +45,4 @@ for nv in (1, 2):
             w(f"\tVMOVUPS Z27, {64*v}(DI)")
         w("\tADDQ R8, DI")
     w("\tVZEROUPPER\n\tRET\n")
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gen_amd64.s"), "w").write("\n".join(out))
+write(out, "gen_amd64.s")
