@@ -55,6 +55,71 @@ func maxRelDiff(got, want []float64) float64 {
 	return num / den
 }
 
+// passWant holds a pass input and what the passes over the materialized P
+// give for it.
+type passWant struct {
+	k      int
+	w      []float64 // W, n×k
+	s      []int32   // the classes of the one-hot S
+	pw, ps []float64 // P·W and P·S, n×k
+	rows   []float64 // the row sums of P
+	frob   float64   // ||P||_F^2
+}
+
+// newPassWant computes the passes' results over P for W and the one-hot S
+// (classes s) by dense products.
+func newPassWant(P, W *mat.Dense, s []int32, S *mat.Dense) passWant {
+	n, k := W.Dims()
+	var PW, PS mat.Dense
+	PW.Mul(P, W)
+	PS.Mul(P, S)
+	want := passWant{k: k, w: W.RawMatrix().Data, s: s, pw: PW.RawMatrix().Data, ps: PS.RawMatrix().Data, rows: make([]float64, n)}
+	for i := range n {
+		for j := range n {
+			want.rows[i] += P.At(i, j)
+			want.frob += P.At(i, j) * P.At(i, j)
+		}
+	}
+	return want
+}
+
+// checkPasses runs Mul (with row sums), MulOneHot and Stats on e and
+// compares them with want to relative tolerance tol; Stats must give
+// Mul's ||P||_F^2 exactly.
+func checkPasses(t *testing.T, e *Engine, want passWant, tol float64) {
+	t.Helper()
+	ctx := context.Background()
+	n, k := len(want.rows), want.k
+	y := make([]float64, n*k)
+	rows := make([]float64, n)
+	frob, err := e.Mul(ctx, y, want.w, k, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxRelDiff(y, want.pw); d > tol {
+		t.Errorf("P·W: max relative difference %g", d)
+	}
+	if d := maxRelDiff(rows, want.rows); d > tol {
+		t.Errorf("row sums: max relative difference %g", d)
+	}
+	if d := math.Abs(frob-want.frob) / want.frob; d > tol {
+		t.Errorf("||P||_F^2 = %v, want %v (relative difference %g)", frob, want.frob, d)
+	}
+	if err := e.MulOneHot(ctx, y, want.s, k); err != nil {
+		t.Fatal(err)
+	}
+	if d := maxRelDiff(y, want.ps); d > tol {
+		t.Errorf("P·S: max relative difference %g", d)
+	}
+	frob2, err := e.Stats(ctx, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frob2 != frob || maxRelDiff(rows, want.rows) > tol {
+		t.Errorf("Stats: ||P||_F^2 = %v, want %v as from Mul", frob2, frob)
+	}
+}
+
 func TestPassesMatchDense(t *testing.T) {
 	const n, p, k = 157, 3, 5
 	x := randomFeatures(n, p, 7)
@@ -62,30 +127,8 @@ func TestPassesMatchDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	P := denseP(x, n, p, 0.3)
-	rng := rand.New(rand.NewPCG(3, 4))
-	W := mat.NewDense(n, k, nil)
-	s := make([]int32, n)
-	S := mat.NewDense(n, k, nil)
-	for i := range n {
-		for c := range k {
-			W.Set(i, c, rng.Float64())
-		}
-		s[i] = int32(rng.IntN(k))
-		S.Set(i, int(s[i]), 1)
-	}
-	var PW, PS mat.Dense
-	PW.Mul(P, W)
-	PS.Mul(P, S)
-	wantRows := make([]float64, n)
-	var wantFrob float64
-	for i := range n {
-		for j := range n {
-			wantRows[i] += P.At(i, j)
-			wantFrob += P.At(i, j) * P.At(i, j)
-		}
-	}
-
+	W, s, S := randomW(n, k, 3)
+	want := newPassWant(denseP(x, n, p, 0.3), W, s, S)
 	for _, tc := range []struct {
 		name  string
 		block int
@@ -99,36 +142,7 @@ func TestPassesMatchDense(t *testing.T) {
 	} {
 		for workers := 1; workers <= 4; workers++ {
 			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
-				e := &Engine{Source: src, BlockSize: tc.block, Workers: workers}
-				ctx := context.Background()
-				y := make([]float64, n*k)
-				rows := make([]float64, n)
-				frob, err := e.Mul(ctx, y, W.RawMatrix().Data, k, rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := maxRelDiff(y, PW.RawMatrix().Data); d > 1e-13 {
-					t.Errorf("P·W: max relative difference %g", d)
-				}
-				if d := maxRelDiff(rows, wantRows); d > 1e-13 {
-					t.Errorf("row sums: max relative difference %g", d)
-				}
-				if d := math.Abs(frob-wantFrob) / wantFrob; d > 1e-13 {
-					t.Errorf("||P||_F^2 = %v, want %v", frob, wantFrob)
-				}
-				if err := e.MulOneHot(ctx, y, s, k); err != nil {
-					t.Fatal(err)
-				}
-				if d := maxRelDiff(y, PS.RawMatrix().Data); d > 1e-13 {
-					t.Errorf("P·S: max relative difference %g", d)
-				}
-				frob2, err := e.Stats(ctx, rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if frob2 != frob || maxRelDiff(rows, wantRows) > 1e-13 {
-					t.Errorf("Stats: ||P||_F^2 = %v, want %v as from Mul", frob2, frob)
-				}
+				checkPasses(t, &Engine{Source: src, BlockSize: tc.block, Workers: workers}, want, 1e-13)
 			})
 		}
 	}

@@ -33,19 +33,8 @@ func TestKernelsMatchDense(t *testing.T) {
 		for i := range x {
 			x[i] += 40
 		}
-		P := denseP(x, tc.n, tc.p, tc.gamma)
 		W, s, S := randomW(tc.n, tc.k, 9)
-		var PW, PS mat.Dense
-		PW.Mul(P, W)
-		PS.Mul(P, S)
-		wantRows := make([]float64, tc.n)
-		var wantFrob float64
-		for i := range tc.n {
-			for j := range tc.n {
-				wantRows[i] += P.At(i, j)
-				wantFrob += P.At(i, j) * P.At(i, j)
-			}
-		}
+		want := newPassWant(denseP(x, tc.n, tc.p, tc.gamma), W, s, S)
 		for _, prec := range []Precision{Float64, Float32} {
 			// Float32 rounds every value (relative error 6e-8) and, in the
 			// vectorized kernel, computes distances in float32 from centred
@@ -64,35 +53,7 @@ func TestKernelsMatchDense(t *testing.T) {
 				for _, block := range tc.blocks {
 					e := &Engine{Source: src, BlockSize: block, Workers: 3, Generic: generic}
 					t.Run(fmt.Sprintf("%s/%s/block=%d", tc.name, e.Kernel(), block), func(t *testing.T) {
-						ctx := context.Background()
-						y := make([]float64, tc.n*tc.k)
-						rows := make([]float64, tc.n)
-						frob, err := e.Mul(ctx, y, W.RawMatrix().Data, tc.k, rows)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if d := maxRelDiff(y, PW.RawMatrix().Data); d > tol {
-							t.Errorf("P·W: max relative difference %g", d)
-						}
-						if d := maxRelDiff(rows, wantRows); d > tol {
-							t.Errorf("row sums: max relative difference %g", d)
-						}
-						if d := math.Abs(frob-wantFrob) / wantFrob; d > tol {
-							t.Errorf("||P||_F^2 = %v, want %v (relative difference %g)", frob, wantFrob, d)
-						}
-						if err := e.MulOneHot(ctx, y, s, tc.k); err != nil {
-							t.Fatal(err)
-						}
-						if d := maxRelDiff(y, PS.RawMatrix().Data); d > tol {
-							t.Errorf("P·S: max relative difference %g", d)
-						}
-						frob2, err := e.Stats(ctx, rows)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if frob2 != frob || maxRelDiff(rows, wantRows) > tol {
-							t.Errorf("Stats: ||P||_F^2 = %v, want %v as from Mul", frob2, frob)
-						}
+						checkPasses(t, e, want, tol)
 					})
 				}
 			}
