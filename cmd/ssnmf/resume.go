@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
@@ -64,11 +65,8 @@ func (c *config) canonicalArgs() ([]string, error) {
 		}
 		values[name] = abs
 	}
-	for i, f := range c.features {
-		if i > 0 {
-			values["features"] += ","
-		}
-		values["features"] += f
+	if len(c.features) > 0 {
+		values["features"] = strings.Join(c.features, ",")
 	}
 	var args []string
 	var missing []string

@@ -93,12 +93,12 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// Methods of solve.
 // defaultStripMemory bounds the strip of a rowcd sweep, 512 MiB: full
 // strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
 // two passes a sweep beyond.
 const defaultStripMemory = 512 << 20
 
+// Methods of solve.
 const (
 	methodFW      = "fw"
 	methodPGD     = "pgd"
