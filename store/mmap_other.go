@@ -2,18 +2,14 @@
 
 package store
 
-import (
-	"os"
-	"unsafe"
-)
+import "os"
 
 // mapFile emulates a shared read-write mapping of the first size bytes of f
 // on systems without mmap by reading them into memory. The memory is
 // allocated as []uint64 so that the data at offset 4096 is aligned for
 // float64. Changes reach the file only through syncMap and unmapFile.
 func mapFile(f *os.File, size int) ([]byte, error) {
-	words := make([]uint64, (size+7)/8)
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), size)
+	b := AsBytes(make([]uint64, (size+7)/8))[:size]
 	if _, err := f.ReadAt(b, 0); err != nil {
 		return nil, err
 	}

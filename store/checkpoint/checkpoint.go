@@ -65,7 +65,6 @@ import (
 	"math/bits"
 	"os"
 	"time"
-	"unsafe"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
@@ -150,7 +149,7 @@ func Save(name string, st *fw.State, settings, trace []byte) error {
 	bw.Write(settings)
 	bw.Write(trace)
 	for _, m := range [][]float64{st.Gram, st.W, st.PW} {
-		bw.Write(floatBytes(m))
+		bw.Write(store.AsBytes(m))
 	}
 	if p != nil {
 		writePending(bw, p, n)
@@ -194,22 +193,6 @@ func writePending(bw *bufio.Writer, p *fw.Pending, n int) {
 			bw.Write(b[:])
 		}
 	}
-}
-
-// floatBytes views a float64 slice as its little-endian bytes.
-func floatBytes(v []float64) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))
-}
-
-// int32Bytes views an int32 slice as its little-endian bytes.
-func int32Bytes(v []int32) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }
 
 // Load reads the checkpoint name, of format version 1 or 2. Once the header
@@ -349,12 +332,12 @@ func load(r io.Reader, size int64, storage func(n, k int) (w, pw []float64, err 
 	if len(w) != n*k || len(pw) != n*k {
 		return nil, fmt.Errorf("storage for W and P·W has %d and %d values, want %d", len(w), len(pw), n*k)
 	}
-	parts := [][]byte{c.Settings, c.Trace, floatBytes(c.State.Gram), floatBytes(w), floatBytes(pw)}
+	parts := [][]byte{c.Settings, c.Trace, store.AsBytes(c.State.Gram), store.AsBytes(w), store.AsBytes(pw)}
 	var p *fw.Pending
 	if h.flags&flagPending != 0 {
 		nz := int(h.nz)
 		p = &fw.Pending{NZ: nz, Count: make([]uint8, n), Col: make([]int32, n*nz), Val: make([]float64, n*nz)}
-		parts = append(parts, p.Count, int32Bytes(p.Col), floatBytes(p.Val))
+		parts = append(parts, p.Count, store.AsBytes(p.Col), store.AsBytes(p.Val))
 	}
 	for _, b := range parts {
 		if _, err := io.ReadFull(tr, b); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -112,11 +112,9 @@ func Write(ctx context.Context, w io.Writer, src tile.Source, opt Options) error
 		func(t int, bf *buf) error {
 			r0, r1, c0, c1 := g.bounds(t)
 			m := (r1 - r0) * (c1 - c0)
-			var raw []byte
+			raw := store.AsBytes(bf.f64[:m])
 			if opt.Float32 {
-				raw = unsafe.Slice((*byte)(unsafe.Pointer(&bf.f32[0])), 4*m)
-			} else {
-				raw = unsafe.Slice((*byte)(unsafe.Pointer(&bf.f64[0])), 8*m)
+				raw = store.AsBytes(bf.f32[:m])
 			}
 			I, J := g.coords(t)
 			data := array.NewData(typ, m, []*memory.Buffer{nil, memory.NewBufferBytes(raw)}, nil, 0, 0)
