@@ -16,6 +16,13 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 	return b, nil
 }
 
+// mapReadOnly reads the first size bytes of f into memory aligned for
+// float64, on systems without mmap.
+func mapReadOnly(f *os.File, size int) ([]byte, error) { return mapFile(f, size) }
+
+// unmapReadOnly does nothing: the memory of mapReadOnly is garbage collected.
+func unmapReadOnly([]byte) error { return nil }
+
 // unmapFile writes b back to f.
 func unmapFile(f *os.File, b []byte) error {
 	_, err := f.WriteAt(b, 0)

@@ -52,7 +52,7 @@ func Open(name string, workers int) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("tile file %s: too large to map", name)
 	}
-	data, err := mapReadOnly(f, int(st.Size()))
+	data, err := store.MapReadOnly(f, int(st.Size()))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("tile file %s: %w", name, err)
@@ -382,7 +382,7 @@ func (tf *File) Close() error {
 	tf.recs, tf.v32, tf.v64 = nil, nil, nil
 	var err error
 	if tf.f != nil {
-		err = errors.Join(unmap(tf.mapped), tf.f.Close())
+		err = errors.Join(store.UnmapReadOnly(tf.mapped), tf.f.Close())
 		tf.f, tf.mapped = nil, nil
 	}
 	return err

@@ -1,0 +1,23 @@
+package store
+
+import "os"
+
+// MapReadOnly maps the first size bytes of f, open for reading, read-only
+// and shared, for readers that view a file in place (such as the tile
+// file). A size of 0 maps to nil. On systems without mmap it reads the bytes
+// into memory aligned for float64 instead.
+func MapReadOnly(f *os.File, size int) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	return mapReadOnly(f, size)
+}
+
+// UnmapReadOnly releases a mapping made by [MapReadOnly]; b must not be
+// used after. Unmapping nil does nothing.
+func UnmapReadOnly(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return unmapReadOnly(b)
+}
