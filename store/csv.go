@@ -116,17 +116,12 @@ func (p *csvParser) parse(opt TableOptions) (*Table, error) {
 	}
 	headerLine, _ := p.cr.FieldPos(0)
 	p.header = make([]string, len(rec))
-	index := make(map[string]int, len(rec))
 	for j, s := range rec {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return nil, p.errorf(headerLine, "column %d has an empty name", j+1)
-		}
-		if k, dup := index[s]; dup {
-			return nil, p.errorf(headerLine, "duplicate column name %q (columns %d and %d)", s, k+1, j+1)
-		}
-		index[s] = j
-		p.header[j] = s
+		p.header[j] = strings.TrimSpace(s)
+	}
+	// SelectColumns checks the names too, but without the line number.
+	if _, err := columnIndex(p.header); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", p.name, headerLine, err)
 	}
 
 	label, features, err := SelectColumns(p.name, p.header, opt)

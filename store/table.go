@@ -88,15 +88,9 @@ type CSVOptions = TableOptions
 // Column names must be distinct and non-empty. Readers of every format use
 // it, so that -features and -label mean the same everywhere.
 func SelectColumns(name string, columns []string, opt TableOptions) (label int, features []int, err error) {
-	index := make(map[string]int, len(columns))
-	for j, s := range columns {
-		if s == "" {
-			return 0, nil, fmt.Errorf("%s: column %d has an empty name", name, j+1)
-		}
-		if k, dup := index[s]; dup {
-			return 0, nil, fmt.Errorf("%s: duplicate column name %q (columns %d and %d)", name, s, k+1, j+1)
-		}
-		index[s] = j
+	index, err := columnIndex(columns)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	available := func() string {
 		var b strings.Builder
@@ -146,6 +140,22 @@ func SelectColumns(name string, columns []string, opt TableOptions) (label int, 
 		return 0, nil, fmt.Errorf("%s: no feature columns", name)
 	}
 	return label, features, nil
+}
+
+// columnIndex maps each column name to its index, after checking that the
+// names are non-empty and distinct. Its errors do not name the input.
+func columnIndex(columns []string) (map[string]int, error) {
+	index := make(map[string]int, len(columns))
+	for j, s := range columns {
+		if s == "" {
+			return nil, fmt.Errorf("column %d has an empty name", j+1)
+		}
+		if k, dup := index[s]; dup {
+			return nil, fmt.Errorf("duplicate column name %q (columns %d and %d)", s, k+1, j+1)
+		}
+		index[s] = j
+	}
+	return index, nil
 }
 
 // tableBuilder assembles a Table row by row: features go to the heap or to
