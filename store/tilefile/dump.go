@@ -3,6 +3,8 @@ package tilefile
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 )
 
 // Dump writes a human-readable description of the tile file name to w: its
@@ -20,7 +22,7 @@ func Dump(w io.Writer, name string) error {
 	}
 	fmt.Fprintf(w, "tile file %s\n  n %d, block %d, %d×%d tile grid, %d tiles stored, values %s\n",
 		name, tf.n, tf.b, tf.g.nb, tf.g.nb, tf.g.tiles(), typ)
-	for _, k := range sortedKeys(tf.meta) {
+	for _, k := range slices.Sorted(maps.Keys(tf.meta)) {
 		fmt.Fprintf(w, "  %s%s = %s\n", keyPrefix, k, tf.meta[k])
 	}
 	for t := range tf.g.tiles() {

@@ -37,12 +37,3 @@ func (g grid) bounds(t int) (r0, r1, c0, c1 int) {
 }
 
 func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

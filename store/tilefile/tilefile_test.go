@@ -3,10 +3,12 @@ package tilefile
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -175,7 +178,7 @@ type batch struct {
 func raw(t testing.TB, meta map[string]string, typ arrow.DataType, batches []batch, opts ...ipc.Option) []byte {
 	t.Helper()
 	var keys, vals []string
-	for _, k := range sortedKeys(meta) {
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		keys = append(keys, k)
 		vals = append(vals, meta[k])
 	}
@@ -378,8 +381,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Decode needs 8-byte aligned data, as a mapping is.
-		words := make([]uint64, (len(data)+7)/8)
-		aligned := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(data))
+		aligned := store.AsBytes(make([]uint64, (len(data)+7)/8))[:len(data)]
 		copy(aligned, data)
 		tf, err := Decode(aligned, 1)
 		if err != nil {

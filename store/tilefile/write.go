@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -70,7 +72,7 @@ func Write(ctx context.Context, w io.Writer, src tile.Source, opt Options) error
 	}
 	keys := []string{keyMagic, keyVersion, keyN, keyBlock}
 	vals := []string{Magic, strconv.Itoa(Version), strconv.Itoa(n), strconv.Itoa(b)}
-	for _, k := range sortedKeys(opt.Meta) {
+	for _, k := range slices.Sorted(maps.Keys(opt.Meta)) {
 		key := keyPrefix + k
 		switch key {
 		case keyMagic, keyVersion, keyN, keyBlock, keyTile:
