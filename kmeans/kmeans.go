@@ -108,7 +108,7 @@ func Seed(ctx context.Context, x []float64, n, p, k int, seed uint64, workers in
 		return nil, err
 	}
 	m := &model{x: x, n: n, p: p, k: k, workers: max(workers, 1)}
-	return m.seed(ctx, rand.New(rand.NewPCG(seed, 0x6b6d65616e73))) // "kmeans"
+	return m.seed(ctx, seed)
 }
 
 func check(x []float64, n, p, k int) error {
@@ -154,8 +154,9 @@ func sqDist(a, b []float64) float64 {
 	return d
 }
 
-// seed is greedy k-means++.
-func (m *model) seed(ctx context.Context, rng *rand.Rand) ([]float64, error) {
+// seed is greedy k-means++, its draws from a PCG stream keyed by seed.
+func (m *model) seed(ctx context.Context, seed uint64) ([]float64, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x6b6d65616e73)) // "kmeans"
 	n, p, k := m.n, m.p, m.k
 	centers := make([]float64, k*p)
 	d2 := make([]float64, n) // squared distance to the nearest center so far
@@ -379,7 +380,7 @@ func (m *model) fillEmpty(s *lloydSums, labels []int32, dist []float64) {
 // run is one start: seeding, then Lloyd iterations.
 func run(ctx context.Context, x []float64, n, p, k int, s Settings, seed uint64) (*Result, error) {
 	m := &model{x: x, n: n, p: p, k: k, workers: max(s.Workers, 1)}
-	centers, err := m.seed(ctx, rand.New(rand.NewPCG(seed, 0x6b6d65616e73)))
+	centers, err := m.seed(ctx, seed)
 	if err != nil {
 		return nil, err
 	}
