@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"math"
 	"strconv"
-	"unsafe"
 
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/tilefile"
@@ -84,18 +83,11 @@ func (kc *kernelConfig) problem(dir string) (_ *problem, err error) {
 	}
 	pr.src = src
 	kc.block = min(kc.block, tab.N)
-	pr.checksum = crc32.Checksum(floatBytes(tab.Features), castagnoli)
+	pr.checksum = crc32.Checksum(store.AsBytes(tab.Features), castagnoli)
 	return pr, nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func floatBytes(v []float64) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))
-}
 
 // describe says what P is, for the progress line.
 func (pr *problem) describe() string {
