@@ -1,6 +1,11 @@
 package score
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // indexer maps arbitrary non-negative labels to dense indices 0..count-1 in
 // order of first appearance, and records how many points carry each label.
@@ -119,7 +124,9 @@ func newContingency(truth, pred []int, maxDense int) (*contingency, error) {
 	return t, nil
 }
 
-// each calls f for every non-zero cell of the table.
+// each calls f for every non-zero cell of the table, in row-major order
+// (so that sums over the cells give the same bits every time, dense or
+// sparse).
 func (t *contingency) each(f func(i, j, nij int)) {
 	if t.dense != nil {
 		for i := range t.rows {
@@ -132,7 +139,10 @@ func (t *contingency) each(f func(i, j, nij int)) {
 		}
 		return
 	}
-	for c, nij := range t.sparse {
-		f(c.i, c.j, nij)
+	cells := slices.SortedFunc(maps.Keys(t.sparse), func(a, b cell) int {
+		return cmp.Or(cmp.Compare(a.i, b.i), cmp.Compare(a.j, b.j))
+	})
+	for _, c := range cells {
+		f(c.i, c.j, t.sparse[c])
 	}
 }
