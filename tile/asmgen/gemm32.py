@@ -1,12 +1,13 @@
 # Writes the assembly file named at the end; run with python3 from anywhere.
-# The .s files in tile/ are committed; rerun this after changing it.
+# The .s files in tile/ are committed; rerun this after changing it (or run
+# GOEXPERIMENT=simd go generate in tile/, see gemm_simd_amd64.go).
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
 from common import ROWS, addr, gemm_args, start, write
 
 # Emits tile/gemm_amd64.s: 8-row float32 GEMM micro-kernels with float64 flushes.
-out, w = start()
+out, w = start(__file__)
 w("// The micro-kernels gemm8x1, gemm8x2 and gemm8x3 add to an 8×(16·nv) block of")
 w("// float64 y the product of an 8×inner float32 matrix a (element (r, s) at")
 w("// a[r*rs+s*is]) and an inner×(16·nv) float32 matrix b (stride ldb). Each")

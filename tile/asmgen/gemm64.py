@@ -1,5 +1,6 @@
 # Writes the assembly file named at the end; run with python3 from anywhere.
-# The .s files in tile/ are committed; rerun this after changing it.
+# The .s files in tile/ are committed; rerun this after changing it (or run
+# GOEXPERIMENT=simd go generate in tile/, see gemm_simd_amd64.go).
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
@@ -7,7 +8,7 @@ from common import ROWS, addr, gemm_args, start, write
 
 # Emits tile/gemm64_amd64.s: 8-row float64 GEMM micro-kernels, a multiply and
 # an add per product.
-out, w = start()
+out, w = start(__file__)
 w("// The micro-kernels gemm64x8x1, gemm64x8x2 and gemm64x8x3 set (or, with add,")
 w("// add to) an 8×(8·nv) block of float64 y the product of an 8×inner float64")
 w("// matrix a (element (r, s) at a[r*rs+s*is]) and an inner×(8·nv) float64")

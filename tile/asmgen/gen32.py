@@ -1,12 +1,13 @@
 # Writes the assembly file named at the end; run with python3 from anywhere.
-# The .s files in tile/ are committed; rerun this after changing it.
+# The .s files in tile/ are committed; rerun this after changing it (or run
+# GOEXPERIMENT=simd go generate in tile/, see gemm_simd_amd64.go).
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
 from common import start, write
 
 # Emits tile/gen_amd64.s: 8-row float32 Gaussian exponent micro-kernels.
-out, w = start()
+out, w = start(__file__)
 w("// The micro-kernels gen8x1 and gen8x2 write the exponent -gamma·d² of an")
 w("// 8×(16·nv) block of a float32 tile t (stride wp):")
 w("// t[r][c] = 2gamma·(x_r·x_c) + (gc[c] + gr[r]). xr holds the 8 rows'")
