@@ -1,3 +1,10 @@
+// Package figure draws convergence figures from solver traces: it plots any
+// two columns of traces (package trace: the CSV files that "ssnmf solve
+// -trace" and the scripts write) against each other, one curve per trace
+// and one panel per group of traces, on linear or logarithmic axes, as PNG
+// or SVG with gonum.org/v1/plot. The paper's Fig. 2 (log seconds against
+// log objective) and Fig. 3 (log seconds against log(f - f*)) are such
+// figures.
 package figure
 
 import (
@@ -9,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/trace"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -39,9 +47,10 @@ type Figure struct {
 	Height vg.Length // of one panel; 8 cm if 0
 }
 
-// TraceSeries returns the curve of column y against column x of a trace,
-// labeled with the trace's name.
-func TraceSeries(t *Trace, x, y string) (Series, error) {
+// TraceSeries returns the curve of column y against column x of a trace
+// (each one of trace.Columns or trace.Excess), labeled with the trace's
+// name.
+func TraceSeries(t *trace.Trace, x, y string) (Series, error) {
 	xs, err := t.Column(x)
 	if err != nil {
 		return Series{}, err

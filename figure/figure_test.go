@@ -6,109 +6,40 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/trace"
 )
 
-const goodTrace = `iter,seconds,objective,gap,step_size,passes
-0,0.01,100,10,0.5,2
-1,0.02,50,5,0.25,3
-2,0.04,40,1,0,3
-`
-
-func TestReadTrace(t *testing.T) {
-	tr, err := ReadTrace(strings.NewReader(goodTrace), "t.csv")
+func TestTraceSeries(t *testing.T) {
+	tr, err := trace.Read(strings.NewReader("iter,seconds,objective,gap,step_size,passes\n0,0.01,100,10,0.5,2\n1,0.02,40,1,0,3\n"), "t.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Len() != 3 || tr.Name != "t.csv" {
-		t.Fatalf("%d rows, name %q", tr.Len(), tr.Name)
-	}
 	for _, tc := range []struct {
-		col  string
-		want []float64
+		x, y   string
+		wantX  []float64
+		wantY  []float64
+		errStr string
 	}{
-		{col: "iter", want: []float64{0, 1, 2}},
-		{col: "seconds", want: []float64{0.01, 0.02, 0.04}},
-		{col: "objective", want: []float64{100, 50, 40}},
-		{col: "gap", want: []float64{10, 5, 1}},
-		{col: "step_size", want: []float64{0.5, 0.25, 0}},
-		{col: "passes", want: []float64{2, 3, 3}},
-		{col: Excess, want: []float64{60, 10, 0}},
+		{x: trace.Passes, y: trace.Objective, wantX: []float64{2, 3}, wantY: []float64{100, 40}},
+		{x: trace.Seconds, y: trace.Excess, wantX: []float64{0.01, 0.02}, wantY: []float64{60, 0}},
+		{x: "speed", y: trace.Gap, errStr: `"speed"`},
+		{x: trace.Iter, y: "loss", errStr: `"loss"`},
 	} {
-		got, err := tr.Column(tc.col)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(tc.want) {
-			t.Fatalf("%s: %v, want %v", tc.col, got, tc.want)
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Fatalf("%s: %v, want %v", tc.col, got, tc.want)
+		s, err := TraceSeries(tr, tc.x, tc.y)
+		if tc.errStr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.errStr) {
+				t.Errorf("%s against %s: err = %v, want one naming %s", tc.y, tc.x, err, tc.errStr)
 			}
+			continue
+		}
+		if err != nil || s.Label != "t.csv" || !slices.Equal(s.X, tc.wantX) || !slices.Equal(s.Y, tc.wantY) {
+			t.Errorf("%s against %s: %+v, %v; want %v, %v", tc.y, tc.x, s, err, tc.wantX, tc.wantY)
 		}
 	}
-	if _, err := tr.Column("speed"); err == nil {
-		t.Error("unknown column: no error")
-	}
-	// Columns in another order, an extra column and a BOM.
-	other := "\ufeffpasses,extra,gap,iter,step_size,objective,seconds\n4,x,1,0,0,7,0.5\n"
-	tr, err = ReadTrace(strings.NewReader(other), "o.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, _ := tr.Column("objective"); f[0] != 7 {
-		t.Errorf("objective %v", f)
-	}
-}
-
-func TestReadTraceErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name, in, want string
-	}{
-		{name: "empty", in: "", want: "empty file"},
-		{name: "header only", in: "iter,seconds,objective,gap,step_size,passes\n", want: "no rows"},
-		{name: "missing column", in: "iter,seconds,objective,gap,passes\n0,1,2,3,4\n", want: `no column "step_size"`},
-		{name: "duplicate column", in: "iter,iter,seconds,objective,gap,step_size,passes\n", want: "twice"},
-		{name: "not a number", in: "iter,seconds,objective,gap,step_size,passes\n0,0.1,abc,1,0,1\n", want: `line 2, column "objective"`},
-		{name: "NaN", in: "iter,seconds,objective,gap,step_size,passes\n0,0.1,1,NaN,0,1\n", want: `line 2, column "gap"`},
-		{name: "fractional passes", in: "iter,seconds,objective,gap,step_size,passes\n0,0.1,1,1,0,1\n1,0.2,1,1,0,1.5\n", want: `line 3, column "passes"`},
-		{name: "ragged", in: "iter,seconds,objective,gap,step_size,passes\n0,0.1,1\n", want: "line 2"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadTrace(strings.NewReader(tc.in), "bad.csv")
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "bad.csv") {
-				t.Fatalf("err = %v, want one naming bad.csv and saying %q", err, tc.want)
-			}
-		})
-	}
-}
-
-func FuzzReadTrace(f *testing.F) {
-	f.Add(goodTrace)
-	f.Add("iter,seconds,objective,gap,step_size,passes\n0,1e308,-1,0,0,0\n")
-	f.Add("passes,gap\n\"1\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		tr, err := ReadTrace(strings.NewReader(in), "fuzz.csv")
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
-				t.Fatalf("error without the source: %v", err)
-			}
-			return
-		}
-		for _, c := range append(Columns, Excess) {
-			v, err := tr.Column(c)
-			if err != nil || len(v) != tr.Len() {
-				t.Fatalf("column %s: %d values of %d, %v", c, len(v), tr.Len(), err)
-			}
-			for _, x := range v {
-				if math.IsNaN(x) {
-					t.Fatalf("column %s holds NaN", c)
-				}
-			}
-		}
-	})
 }
 
 func testFigure() *Figure {

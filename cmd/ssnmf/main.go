@@ -1,21 +1,3 @@
-// Command ssnmf clusters data by simplicial symmetric NMF: it factors the
-// Gaussian affinity matrix P of a data set's rows as W Wᵀ, with each row of W
-// a probability vector, the point's soft membership in k clusters. P is
-// never stored; it is generated tile by tile in every pass, or read from a
-// tile file.
-//
-// Usage:
-//
-//	ssnmf solve [flags] [INPUT]
-//	ssnmf solve -resume DIR [flags]
-//	ssnmf gen -n N [flags] -o FILE
-//	ssnmf tiles [flags] -o FILE.arrow [INPUT]
-//	ssnmf bench [flags]
-//	ssnmf plot [flags] -o FILE.png TRACE.csv...
-//	ssnmf dump FILE
-//
-// Run "ssnmf solve -h" for the flags. With no INPUT, solve clusters the
-// yeast data set built into the binary.
 package main
 
 import (
@@ -25,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 )
@@ -68,19 +52,88 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `ssnmf clusters data by simplicial symmetric NMF (Frank-Wolfe).
+// headline is the first line of the usage text and of the package doc.
+const headline = "ssnmf clusters data by simplicial symmetric NMF of their affinity matrix, P ≈ W Wᵀ."
 
-Usage:
-  ssnmf solve [flags] [INPUT]   cluster the rows of a CSV file (built-in yeast data if none)
-  ssnmf solve -resume DIR       continue a run from its checkpoint
-  ssnmf gen -n N [flags] -o FILE  write a seeded Gaussian mixture (Parquet, Arrow or CSV)
-  ssnmf tiles [flags] -o FILE   write P of an input as an Arrow tile file (for solve -affinity)
-  ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
-  ssnmf plot [flags] -o FILE TRACE.csv...   plot traces (objective, gap against seconds, passes)
-  ssnmf dump FILE               print a work-directory matrix, checkpoint or tile file for debugging
+// about follows the headline in the package doc.
+const about = `P is the Gaussian affinity matrix of the rows of a data set, and each row
+of W (n×k, nonnegative, rows summing to 1) is a point's soft membership in
+k clusters. P is never stored; it is generated tile by tile in every pass,
+or read from a tile file. With no INPUT, solve clusters the yeast data set
+built into the binary.`
 
-Run "ssnmf solve -h" for the solver's flags.
-`
+// footer ends the usage text and the package doc.
+const footer = `Run "ssnmf solve -h" for the solver's flags.`
+
+// A subcommand is one of ssnmf's commands. The command table, commands, makes
+// the usage text, the dispatch of runStop and the package doc (doc.go,
+// which TestDocUpToDate checks and rewrites).
+type subcommand struct {
+	name  string
+	usage []usageLine // the ways to run it, each a line of the usage text
+	run   func(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error
+}
+
+// usageLine is a way to run a command: the arguments after "ssnmf NAME",
+// and what it does.
+type usageLine struct {
+	args, short string
+}
+
+// commands are the commands, in the order of the usage text.
+var commands = []subcommand{
+	{name: "solve", usage: []usageLine{
+		{"[flags] [INPUT]", "cluster the rows of a CSV file (built-in yeast data if none)"},
+		{"-resume DIR", "continue a run from its checkpoint"},
+	}, run: solve},
+	{name: "gen", usage: []usageLine{{"-n N [flags] -o FILE", "write a seeded Gaussian mixture (Parquet, Arrow or CSV)"}}, run: noStop(gen)},
+	{name: "tiles", usage: []usageLine{{"[flags] -o FILE", "write P of an input as an Arrow tile file (for solve -affinity)"}}, run: noStop(tiles)},
+	{name: "bench", usage: []usageLine{{"[flags]", "time the tile kernels against this machine's FMA peak"}}, run: noStop(bench)},
+	{name: "plot", usage: []usageLine{{"[flags] -o FILE TRACE.csv...", "plot traces (objective, gap against seconds, passes)"}}, run: noStop(plotCmd)},
+	{name: "dump", usage: []usageLine{{"FILE", "print a work-directory matrix, checkpoint or tile file for debugging"}},
+		run: func(_ context.Context, args []string, stdout, _ io.Writer, _ func() bool) error {
+			return dump(args, stdout)
+		}},
+}
+
+// noStop makes the run function of a command that is never asked to stop.
+func noStop(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer, func() bool) error {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer, _ func() bool) error {
+		return run(ctx, args, stdout, stderr)
+	}
+}
+
+// usageLines returns the lines of the usage text that list the commands,
+// the descriptions aligned.
+func usageLines() []string {
+	var lines []string
+	for _, c := range commands {
+		for _, u := range c.usage {
+			lines = append(lines, fmt.Sprintf("%-28s  %s", "ssnmf "+c.name+" "+u.args, u.short))
+		}
+	}
+	return lines
+}
+
+// usage returns the usage text of ssnmf.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(headline + "\n\nUsage:\n")
+	for _, l := range usageLines() {
+		b.WriteString("  " + l + "\n")
+	}
+	b.WriteString("\n" + footer + "\n")
+	return b.String()
+}
+
+// joinWords joins words as prose does, with conj ("and", "or") before the
+// last: "a", "a or b", "a, b or c".
+func joinWords(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}
 
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -90,28 +143,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runStop is run with a function that asks a solve to stop; nil never does.
 func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return exitUsage
 	}
 	var err error
-	switch args[0] {
-	case "solve":
-		err = solve(ctx, args[1:], stdout, stderr, stop)
-	case "gen":
-		err = gen(ctx, args[1:], stdout, stderr)
-	case "tiles":
-		err = tiles(ctx, args[1:], stdout, stderr)
-	case "plot":
-		err = plotCmd(ctx, args[1:], stdout, stderr)
-	case "bench":
-		err = bench(ctx, args[1:], stdout, stderr)
-	case "dump":
-		err = dump(args[1:], stdout)
+	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return exitOK
 	default:
-		err = usagef("unknown command %q (want solve, gen, tiles, bench, plot or dump)", args[0])
+		i := slices.IndexFunc(commands, func(c subcommand) bool { return c.name == name })
+		if i < 0 {
+			names := make([]string, len(commands))
+			for j, c := range commands {
+				names[j] = c.name
+			}
+			err = usagef("unknown command %q (want %s)", name, joinWords(names, "or"))
+			break
+		}
+		err = commands[i].run(ctx, args[1:], stdout, stderr, stop)
 	}
 	switch {
 	case err == nil:

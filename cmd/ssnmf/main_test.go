@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata and the package doc, doc.go")
 
 // ssnmf runs the command line in-process and returns the exit code and
 // what it printed.

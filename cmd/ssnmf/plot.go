@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ssnmf/ssnmf/figure"
+	"github.com/ssnmf/ssnmf/trace"
 )
 
 // plotCmd is the plot command: it draws one or more -trace files of solve
@@ -18,8 +19,8 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"file's name. On logarithmic axes (the default) points with a coordinate <= 0 are left\n"+
 		"out, such as iteration 0 or the last point of -y excess.")
 	out := fset.String("o", "", "output `FILE`, .png or .svg (required)")
-	xcol := fset.String("x", "seconds", "x axis: seconds, passes or iter")
-	ycol := fset.String("y", "objective", "y axis: objective, gap, excess (f minus the trace's smallest f) or step_size")
+	xcol := fset.String("x", trace.Seconds, "x axis: seconds, passes or iter")
+	ycol := fset.String("y", trace.Objective, "y axis: objective, gap, excess (f minus the trace's smallest f) or step_size")
 	linear := fset.Bool("linear", false, "linear axes instead of logarithmic")
 	title := fset.String("title", "", "title of the plot")
 	pos, err := parseFlags(fset, args, stdout)
@@ -31,23 +32,23 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("plot: -o FILE.png or FILE.svg is required")
 	case len(pos) == 0:
 		return usagef("plot: no TRACE.csv given")
-	case !slices.Contains([]string{"seconds", "passes", "iter"}, *xcol):
+	case !slices.Contains([]string{trace.Seconds, trace.Passes, trace.Iter}, *xcol):
 		return usagef("plot: -x %q: want seconds, passes or iter", *xcol)
-	case !slices.Contains([]string{"objective", "gap", figure.Excess, "step_size"}, *ycol):
+	case !slices.Contains([]string{trace.Objective, trace.Gap, trace.Excess, trace.StepSize}, *ycol):
 		return usagef("plot: -y %q: want objective, gap, excess or step_size", *ycol)
 	}
 	if _, err := figure.Format(*out); err != nil {
 		return usagef("plot: -o %v", err)
 	}
 	panel := figure.Panel{Title: *title, XLabel: *xcol, YLabel: *ycol, LogX: !*linear, LogY: !*linear}
-	if *ycol == figure.Excess {
+	if *ycol == trace.Excess {
 		panel.YLabel = "f - f* (f* = the trace's smallest f)"
 	}
 	for _, path := range pos {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tr, err := figure.ReadTraceFile(path)
+		tr, err := trace.ReadFile(path)
 		if err != nil {
 			return usageError{err} // as solve treats its input
 		}

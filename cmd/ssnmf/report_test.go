@@ -32,12 +32,12 @@ func TestPassProgress(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			now := time.Now()
-			r := &report{cfg: &config{kernelConfig: kernelConfig{quiet: tc.quiet}}, out: &out, n: 1000,
+			p := &progress{quiet: tc.quiet, out: &out, n: 1000,
 				passStart: now.Add(-tc.started), lastLine: now.Add(-tc.lastLine)}
 			if tc.sweep > 0 {
-				r.sweepProgress(tc.sweep)
+				p.sweep(tc.sweep)
 			} else {
-				r.passProgress("P·S", 5, 10)
+				p.pass("P·S", 5, 10)
 			}
 			got := strings.TrimSpace(out.String())
 			if got != tc.want {

@@ -8,14 +8,9 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
-
-// mutableFlags may differ between a run and its resumption: they change
-// neither the iterates nor the answer.
-var mutableFlags = []string{"workers", "max-iter", "checkpoint-every", "out", "summary", "trace", "q"}
 
 // savedRun is the settings part of a checkpoint, as JSON: the command line
 // of the run, and a fingerprint of the problem it was solving.
@@ -39,54 +34,26 @@ func (r *solveRun) savedSettings() ([]byte, error) {
 }
 
 // canonicalArgs returns the command line of c: every flag of solve but
-// -resume and -workdir, as -name=value, with paths made absolute, then the
-// input if any. A resumed run starts from it.
+// -resume and -workdir, as -name=value, then the input if any. A resumed
+// run starts from it. The values are those of c's flags, which hold c's
+// settings as resolved (k from the labels, the init used, the tile edge
+// cut to n, the features joined by commas); files are made absolute, and
+// the flags marked optional are left out when empty.
 func (c *config) canonicalArgs() ([]string, error) {
-	_, fs, err := parseSolve(nil, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	values := map[string]string{
-		"k": fmt.Sprint(c.k), "gamma": c.gamma.String(), "standardize": fmt.Sprint(c.standardize),
-		"precision": c.precision.String(), "tile": fmt.Sprint(c.block), "seed": fmt.Sprint(c.seed),
-		"label": c.label, "method": c.method, "step": c.step.String(), "init": c.init,
-		"tol": fmt.Sprint(c.tol), "ftol": fmt.Sprint(c.ftol), "refresh": fmt.Sprint(c.refresh),
-		"restarts": fmt.Sprint(c.restarts), "format": c.format,
-		"moves": fmt.Sprint(c.moves), "strip-memory": fmt.Sprint(c.stripMemory), "workers": fmt.Sprint(c.workers), "max-iter": fmt.Sprint(c.maxIter),
-		"checkpoint-every": fmt.Sprint(c.checkpointEvery), "q": fmt.Sprint(c.quiet),
-	}
-	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "affinity": c.affinity} {
-		if path == "" {
-			continue
-		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return nil, err
-		}
-		values[name] = abs
-	}
-	if len(c.features) > 0 {
-		values["features"] = strings.Join(c.features, ",")
-	}
 	var args []string
-	var missing []string
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == "resume" || f.Name == "workdir" {
+	var err error
+	c.flags.VisitAll(func(f *flag.Flag) {
+		v := f.Value.String()
+		switch {
+		case err != nil || f.Name == "resume" || f.Name == "workdir" || v == "" && slices.Contains(c.marks.optional, f.Name):
 			return
-		}
-		v, ok := values[f.Name]
-		if !ok {
-			switch f.Name {
-			case "features", "affinity", "out", "summary", "trace": // not given
-			default:
-				missing = append(missing, f.Name)
-			}
-			return
+		case slices.Contains(c.marks.files, f.Name):
+			v, err = filepath.Abs(v)
 		}
 		args = append(args, "-"+f.Name+"="+v)
 	})
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("checkpoint: flags %v are not recorded", missing)
+	if err != nil {
+		return nil, err
 	}
 	if c.input != "" {
 		abs, err := filepath.Abs(c.input)
@@ -101,7 +68,7 @@ func (c *config) canonicalArgs() ([]string, error) {
 // resumeConfig returns the configuration of the run checkpointed in
 // c.resume: its saved settings, with the mutable flags given now applied.
 // A result-shaping flag given now must agree with the checkpoint.
-func resumeConfig(c *config, fs *flag.FlagSet, stdout io.Writer) (*config, *savedRun, error) {
+func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	name := filepath.Join(c.resume, checkpointFile)
 	raw, err := checkpoint.ReadSettings(name)
 	if err != nil {
@@ -111,21 +78,22 @@ func resumeConfig(c *config, fs *flag.FlagSet, stdout io.Writer) (*config, *save
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, nil, usagef("-resume: checkpoint %s: settings: %v", name, err)
 	}
-	saved, sfs, err := parseSolve(s.Args, stdout)
+	saved, err := parseSolve(s.Args, stdout)
 	if err != nil {
 		return nil, nil, usagef("-resume: checkpoint %s: settings %q: %v", name, s.Args, err)
 	}
+	sfs, mutable := saved.flags, c.marks.mutables
 	var conflict error
-	fs.Visit(func(f *flag.Flag) {
+	c.flags.Visit(func(f *flag.Flag) {
 		switch {
 		case conflict != nil || f.Name == "resume":
 		case f.Name == "workdir":
 			conflict = usagef("-resume %s: the checkpoint's directory is the work directory; -workdir cannot be given", c.resume)
-		case slices.Contains(mutableFlags, f.Name):
+		case slices.Contains(mutable, f.Name):
 			sfs.Set(f.Name, f.Value.String())
 		case sfs.Lookup(f.Name).Value.String() != f.Value.String():
 			conflict = usagef("-%s %s differs from the checkpoint's -%s %s; a resumed run keeps the settings that shape its result (only %v may change)",
-				f.Name, f.Value, f.Name, sfs.Lookup(f.Name).Value, mutableFlags)
+				f.Name, f.Value, f.Name, sfs.Lookup(f.Name).Value, mutable)
 		}
 	})
 	if conflict != nil {
@@ -143,7 +111,7 @@ func resumeConfig(c *config, fs *flag.FlagSet, stdout io.Writer) (*config, *save
 	if saved.input != "" {
 		args = append(args, saved.input)
 	}
-	merged, _, err := parseSolve(args, stdout)
+	merged, err := parseSolve(args, stdout)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -86,7 +86,7 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	var best *fw.Result
 	for s := range c.restarts {
 		seed := kmeans.StartSeed(c.seed, s)
-		r.rep.start = s
+		r.rep.trace.Start = s
 		if err := r.initialize(ctx, seed); err != nil {
 			return nil, err
 		}
@@ -106,12 +106,12 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 				}
 			}
 			copy(ws.best, ws.w)
-			r.rep.bestStart = s
-			r.rep.bestPenalty = r.rep.penalty
+			r.rep.sum.bestStart = s
+			r.rep.sum.bestPenalty = r.rep.sum.penalty
 		}
 	}
 	copy(ws.w, ws.best)
-	r.rep.penalty = r.rep.bestPenalty
+	r.rep.sum.penalty = r.rep.sum.bestPenalty
 	return best, nil
 }
 
@@ -151,7 +151,7 @@ func (r *solveRun) kmeans(ctx context.Context) (*fw.Result, error) {
 	if err := km.OneHot(ws.w); err != nil {
 		return nil, err
 	}
-	r.rep.kmeans = km
+	r.rep.sum.kmeans = km
 	set := fw.Settings{MaxIter: 0, Workers: c.workers, PW: ws.pw, PS: ws.ps}
 	res, err := fw.Minimize(ctx, fw.Problem{P: r.rep.timer, K: c.k}, ws.w, &set)
 	if err != nil {
@@ -176,12 +176,12 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 	if err := r.rep.restoreTrace(ck.Trace); err != nil {
 		return nil, err
 	}
-	r.rep.resumedAt = ck.State.Iter
+	r.rep.sum.resumedAt = ck.State.Iter
 	r.rep.timer.recorded = ck.State.Passes
 	if !r.cfg.quiet {
-		fmt.Fprintf(r.rep.out, "ssnmf: resuming at iteration %d (%d passes, %.1fs so far)\n", ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
+		fmt.Fprintf(r.rep.progress.out, "ssnmf: resuming at iteration %d (%d passes, %.1fs so far)\n", ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
 	}
-	r.rep.starts = nil
+	r.rep.sum.starts = nil
 	res, err := r.method(ctx, &ck.State)
 	if err == nil && res.Status != fw.Stopped {
 		r.addStart(r.cfg.seed, res)
@@ -191,7 +191,7 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 
 // addStart records the outcome of a start, seeded by seed, for the summary.
 func (r *solveRun) addStart(seed uint64, res *fw.Result) {
-	r.rep.starts = append(r.rep.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
+	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
@@ -215,7 +215,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 			return nil, err
 		}
 		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
-		set.Progress = r.rep.sweepProgress
+		set.Progress = r.rep.progress.sweep
 		return fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set)
 	case methodPenalty:
 		set := fw.DefaultPenaltySettings()
@@ -226,7 +226,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		if err != nil {
 			return r.stopped(nil, err)
 		}
-		r.rep.penalty = res
+		r.rep.sum.penalty = res
 		return &res.Result, nil
 	}
 	set := base
@@ -252,12 +252,12 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	}
 	set.Checkpoint = func(st *fw.State) error {
 		start := time.Now()
-		if err := checkpoint.Save(ws.checkpointPath(), st, settings, r.rep.traceAll); err != nil {
+		if err := checkpoint.Save(ws.checkpointPath(), st, settings, r.rep.trace.Bytes()); err != nil {
 			return err
 		}
 		r.checkpointed = true
 		if !c.quiet {
-			fmt.Fprintf(r.rep.out, "ssnmf: checkpoint at iteration %d saved in %.2fs\n", st.Iter, time.Since(start).Seconds())
+			fmt.Fprintf(r.rep.progress.out, "ssnmf: checkpoint at iteration %d saved in %.2fs\n", st.Iter, time.Since(start).Seconds())
 		}
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
+	"github.com/ssnmf/ssnmf/trace"
 )
 
 // builtinCSV is the UCI yeast data set (Nakai; CC BY 4.0): 1,484 proteins,
@@ -150,21 +151,76 @@ type config struct {
 	out             string
 	summary         string
 	trace           string
+
+	// flags are the flags c was parsed from: their values are c's
+	// settings, as resolved (a checkpoint records them, canonicalArgs).
+	flags *flag.FlagSet
+	marks flagMarks
 }
 
-// kernelFlags defines the flags of kc on fs.
-func kernelFlags(fs *flag.FlagSet, kc *kernelConfig) (features, precision *string) {
+// flagMarks records what the definitions of solve's flags say about them
+// beyond the flag package. A definition marks its flag by passing the name
+// through a method:
+//
+//	fs.IntVar(&c.maxIter, marks.mutable("max-iter"), 1000, "stop after this many iterations")
+//
+// A nil *flagMarks marks nothing, for the tiles command, which shares
+// definitions with solve but never resumes.
+type flagMarks struct {
+	mutables []string // may change on resume, in the order defined
+	files    []string // name a file
+	optional []string // left out of a checkpoint when empty
+}
+
+// mutable marks the flag name as one that may differ between a run and its
+// resumption: it changes neither the iterates nor the answer.
+func (m *flagMarks) mutable(name string) string {
+	if m != nil {
+		m.mutables = append(m.mutables, name)
+	}
+	return name
+}
+
+// mutableList lists the mutable flags in prose: "-a, -b and -c".
+func (m *flagMarks) mutableList() string {
+	dashed := make([]string, len(m.mutables))
+	for i, name := range m.mutables {
+		dashed[i] = "-" + name
+	}
+	return joinWords(dashed, "and")
+}
+
+// file marks the flag name as naming a file: a checkpoint records it as an
+// absolute path, or leaves it out when it names no file.
+func (m *flagMarks) file(name string) string {
+	if m != nil {
+		m.files = append(m.files, name)
+	}
+	return m.optionalFlag(name)
+}
+
+// optionalFlag marks the flag name as one that a checkpoint leaves out when
+// it is empty: the run goes without what it names.
+func (m *flagMarks) optionalFlag(name string) string {
+	if m != nil {
+		m.optional = append(m.optional, name)
+	}
+	return name
+}
+
+// kernelFlags defines on fs the flags of kc that solve and tiles share,
+// marking them with marks.
+func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features, precision *string) {
 	kc.gamma = gammaFlag{auto: true}
 	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour (seeded sample, docs/bandwidth.md)")
 	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
 	precision = fs.String("precision", "float64", "kernel values: float64, or float32 (sums are accumulated in float64 either way)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
-	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
+	fs.IntVar(&kc.workers, marks.mutable("workers"), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
 	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
 	fs.StringVar(&kc.format, "format", formatAuto, "input format: "+inputFormats+" (auto: by the file's first bytes, then its extension)")
-	features = fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
+	features = fs.String(marks.optionalFlag("features"), "", "comma-separated feature columns (default: every column but the label)")
 	fs.StringVar(&kc.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
-	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
 	return features, precision
 }
 
@@ -191,17 +247,21 @@ func (kc *kernelConfig) check(features, precision string) error {
 	return nil
 }
 
-func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error) {
+// parseSolve parses the command line of solve. The flags that a resumed run
+// may change are marked mutable where they are defined.
+func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c := &config{}
+	m := &c.marks
 	fs := newFlagSet("ssnmf solve", "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
 		"       ssnmf solve -resume DIR [flags]\n\n"+
 		"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
 		"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
 		"descent unless -method says otherwise), where\n"+
 		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).")
-	features, precision := kernelFlags(fs, &c.kernelConfig)
+	c.flags = fs
+	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
-	fs.StringVar(&c.affinity, "affinity", "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
+	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
 	fs.StringVar(&c.method, "method", methodRowCD, "rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), fw (Frank-Wolfe, the paper's method), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
@@ -210,58 +270,63 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
-	fs.IntVar(&c.maxIter, "max-iter", 1000, "stop after this many iterations")
+	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
-	fs.IntVar(&c.checkpointEvery, "checkpoint-every", 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
-	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only -workers, -max-iter, -checkpoint-every, -out, -summary, -trace and -q may change")
-	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
-	fs.StringVar(&c.summary, "summary", "", "write the run summary to `FILE.json`")
-	fs.StringVar(&c.trace, "trace", "", "write one row per iteration to `FILE.csv`")
+	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
+	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
+	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
+	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
+	// Last: its usage lists the flags marked mutable, in the order defined.
+	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only "+
+		m.mutableList()+" may change")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := c.kernelConfig.check(*features, *precision); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if c.step, err = fw.ParseStepRule(*step); err != nil {
-		return nil, nil, usagef("-step: %v", err)
+		return nil, usagef("-step: %v", err)
 	}
+	// The flags hold the values as resolved, for a checkpoint to record.
+	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
 	switch c.init {
 	case initAuto, initKmeans:
 	default:
 		if c.start, err = fw.ParseStart(c.init); err != nil {
-			return nil, nil, usagef("-init: %v (or kmeans, auto)", err)
+			return nil, usagef("-init: %v (or kmeans, auto)", err)
 		}
 	}
 	switch {
 	case len(pos) > 1:
-		return nil, nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case !slices.Contains([]string{methodFW, methodRowCD, methodPGD, methodPenalty, methodKmeans}, c.method):
-		return nil, nil, usagef("-method %q: want rowcd, fw, pgd, penalty or kmeans", c.method)
+		return nil, usagef("-method %q: want rowcd, fw, pgd, penalty or kmeans", c.method)
 	case c.moves < 1:
-		return nil, nil, usagef("-moves must be >= 1, have %d", c.moves)
+		return nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:
-		return nil, nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
+		return nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
 	case !(c.tol >= 0):
-		return nil, nil, usagef("-tol must be >= 0, have %v", c.tol)
+		return nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):
-		return nil, nil, usagef("-ftol must be >= 0, have %v", c.ftol)
+		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
 	case c.maxIter < 0:
-		return nil, nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
+		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:
-		return nil, nil, usagef("-refresh must be >= 0, have %d", c.refresh)
+		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
 	case c.restarts < 1:
-		return nil, nil, usagef("-restarts must be >= 1, have %d", c.restarts)
+		return nil, usagef("-restarts must be >= 1, have %d", c.restarts)
 	case c.checkpointEvery < 0:
-		return nil, nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
+		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
 	case c.checkpointEvery > 0 && c.method != methodFW && c.method != methodRowCD:
-		return nil, nil, usagef("-checkpoint-every: -method %s saves no checkpoints (fw and rowcd do)", c.method)
+		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (fw and rowcd do)", c.method)
 	case c.checkpointEvery > 0 && c.restarts > 1:
-		return nil, nil, usagef("-checkpoint-every cannot be combined with -restarts")
+		return nil, usagef("-checkpoint-every cannot be combined with -restarts")
 	case c.out != "" && outFormat(c.out) == "":
-		return nil, nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
+		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
 	if len(pos) == 1 {
 		c.input = pos[0]
@@ -269,22 +334,22 @@ func parseSolve(args []string, stdout io.Writer) (*config, *flag.FlagSet, error)
 	kSet := false // -k 0 is an error; no -k means "the number of classes"
 	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })
 	if kSet && c.k < 1 {
-		return nil, nil, usagef("-k must be >= 1, have %d", c.k)
+		return nil, usagef("-k must be >= 1, have %d", c.k)
 	}
-	return c, fs, nil
+	return c, nil
 }
 
 // solve is the solve command. stop, if not nil, is polled between
 // iterations: once it returns true, the run saves a checkpoint and ends.
 func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error {
-	c, fs, err := parseSolve(args, stdout)
+	c, err := parseSolve(args, stdout)
 	if err != nil {
 		return err
 	}
 	begin := time.Now()
 	var saved *savedRun
 	if c.resume != "" {
-		if c, saved, err = resumeConfig(c, fs, stdout); err != nil {
+		if c, saved, err = resumeConfig(c, stdout); err != nil {
 			return err
 		}
 	}
@@ -328,9 +393,9 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	case tab == nil && (c.init == initKmeans || c.method == methodKmeans):
 		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
-	rep := &report{cfg: c, prob: prob, out: stderr, n: n}
-	eng := &tile.Engine{Source: prob.src, BlockSize: c.block, Workers: c.workers, Progress: rep.passProgress}
-	rep.kernel, rep.timer = eng.Kernel(), &passTimer{Engine: eng}
+	prog := &progress{out: stderr, quiet: c.quiet, n: n}
+	eng := &tile.Engine{Source: prob.src, BlockSize: c.block, Workers: c.workers, Progress: prog.pass}
+	kernel, timer := eng.Kernel(), &passTimer{Engine: eng}
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
@@ -339,9 +404,12 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		return usageError{err}
 	}
 	defer outs.abort()
+	var traceOut io.Writer // the trace is kept for checkpoints even without -trace
 	if outs.trace != nil {
-		rep.trace = outs.trace
+		traceOut = outs.trace
 	}
+	rep := &report{progress: prog, trace: trace.NewWriter(traceOut), tracePath: c.trace, timer: timer,
+		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, timer: timer, warn: stderr}}
 
 	ws, err := newWorkspace(dir, n, k)
 	if err != nil {
@@ -350,7 +418,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	defer ws.close()
 	if !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
-			c.inputName(), n, k, prob.describe(), c.block, c.workers, c.method, rep.kernel, dir)
+			c.inputName(), n, k, prob.describe(), c.block, c.workers, c.method, kernel, dir)
 	}
 	run := &solveRun{cfg: c, prob: prob, ws: ws, rep: rep, stop: stop, saved: saved}
 	res, err := run.solve(ctx)
@@ -367,16 +435,14 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		}
 		return fmt.Errorf("stopped by a signal after %d iterations (only -method fw or rowcd without -restarts saves a checkpoint to resume from)", res.Iterations)
 	}
-	rep.res = res
-	rep.seconds = time.Since(begin).Seconds()
-	rep.finish(ws.w)
-	if err := rep.write(outs, ws.w); err != nil {
+	rep.sum.finish(res, time.Since(begin).Seconds(), ws.w)
+	if err := rep.sum.write(outs, ws.w); err != nil {
 		return err
 	}
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	rep.table(stdout)
+	rep.sum.table(stdout)
 	return nil
 }
 

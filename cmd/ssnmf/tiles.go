@@ -20,7 +20,8 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"Writes the upper-triangular tiles of P_ij = exp(-gamma ||x_i - x_j||²) over the rows of INPUT\n"+
 		"(the built-in yeast data set if none) to an Arrow IPC tile file, which ssnmf solve -affinity\n"+
 		"reads instead of generating P. The file takes 4·n²/2 bytes in float32, 8·n²/2 in float64.")
-	features, precision := kernelFlags(fs, &kc)
+	features, precision := kernelFlags(fs, &kc, nil)
+	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
 	out := fs.String("o", "", "the tile file to write, `FILE.arrow`")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {

@@ -5,6 +5,7 @@
 // the best objective any run found, and prints the tile passes and seconds
 // each method needed to come within 0.1% and within 0.01% of it, and which
 // method was fastest to 0.01%; it writes the table, one trace CSV per run
+// (the format of "ssnmf solve -trace", package trace)
 // and a figure of the relative excess (f - best)/best against passes and
 // against seconds for the first seed (PNG).
 //
@@ -50,6 +51,7 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
+	"github.com/ssnmf/ssnmf/trace"
 )
 
 // dataSet is a data set and its number of clusters.
@@ -82,13 +84,6 @@ type config struct {
 	timeLimit   time.Duration
 }
 
-// point is one record of a run.
-type point struct {
-	passes    int
-	seconds   float64
-	objective float64
-}
-
 // run is one method's run on one data set.
 type run struct {
 	set     dataSet
@@ -97,8 +92,8 @@ type run struct {
 	gamma   float64
 	method  string
 	res     *fw.Result
-	trace   []point
-	stopped string // why the run ended
+	trace   []fw.Iteration // a record per iterate
+	stopped string         // why the run ended
 }
 
 func main() {
@@ -239,7 +234,7 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 		limit := time.Now().Add(c.timeLimit)
 		budget := map[string]int{"fw": c.fwPasses, "pgd": c.pgdPasses, "rowcd": c.rowcdPasses}[m]
 		rec := func(it fw.Iteration) error {
-			r.trace = append(r.trace, point{it.Passes, it.Elapsed.Seconds(), it.Objective})
+			r.trace = append(r.trace, it)
 			if it.Final {
 				return nil
 			}
@@ -281,14 +276,14 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 		if r.stopped != "time limit" && r.stopped != "pass budget" {
 			// The method's final record has the objective of a pass at the
 			// returned W; a run stopped by the recorder ends at its last record.
-			last := r.trace[len(r.trace)-1]
-			r.trace[len(r.trace)-1] = point{r.res.Passes, r.res.Runtime.Seconds(), last.objective}
+			last := &r.trace[len(r.trace)-1]
+			last.Passes, last.Elapsed = r.res.Passes, r.res.Runtime
 		}
 		if err := writeTrace(filepath.Join(c.out, fmt.Sprintf("%s-seed%d-%s.csv", ds.name, seed, m)), r.trace); err != nil {
 			return nil, err
 		}
 		last := r.trace[len(r.trace)-1]
-		fmt.Fprintf(os.Stderr, "%s seed %d %s: f %.10g after %d passes, %.1fs (%s)\n", ds.name, seed, m, last.objective, last.passes, last.seconds, r.stopped)
+		fmt.Fprintf(os.Stderr, "%s seed %d %s: f %.10g after %d passes, %.1fs (%s)\n", ds.name, seed, m, last.Objective, last.Passes, last.Elapsed.Seconds(), r.stopped)
 		runs = append(runs, r)
 	}
 	return runs, nil
@@ -318,20 +313,20 @@ func best(runs []*run) float64 {
 	b := math.Inf(1)
 	for _, r := range runs {
 		for _, pt := range r.trace {
-			b = min(b, pt.objective)
+			b = min(b, pt.Objective)
 		}
 	}
 	return b
 }
 
 // reach returns the first record within rel of the best objective.
-func reach(r *run, fbest, rel float64) (point, bool) {
+func reach(r *run, fbest, rel float64) (fw.Iteration, bool) {
 	for _, pt := range r.trace {
-		if pt.objective <= fbest*(1+rel) {
+		if pt.Objective <= fbest*(1+rel) {
 			return pt, true
 		}
 	}
-	return point{}, false
+	return fw.Iteration{}, false
 }
 
 func writeTable(w io.Writer, all [][]*run) {
@@ -342,8 +337,8 @@ func writeTable(w io.Writer, all [][]*run) {
 		fb := best(runs)
 		win, winT := "none", math.Inf(1)
 		for _, r := range runs {
-			if pt, ok := reach(r, fb, targets[len(targets)-1]); ok && pt.seconds < winT {
-				win, winT = r.method, pt.seconds
+			if pt, ok := reach(r, fb, targets[len(targets)-1]); ok && pt.Elapsed.Seconds() < winT {
+				win, winT = r.method, pt.Elapsed.Seconds()
 			}
 		}
 		wins = append(wins, fmt.Sprintf("%s/%d: %s", runs[0].set.name, runs[0].seed, win))
@@ -351,13 +346,13 @@ func writeTable(w io.Writer, all [][]*run) {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4g\t%d\t%s\t", r.set.name, r.n, r.set.k, r.gamma, r.seed, r.method)
 			for _, rel := range targets {
 				if pt, ok := reach(r, fb, rel); ok {
-					fmt.Fprintf(tw, "%d\t%.2f\t", pt.passes, pt.seconds)
+					fmt.Fprintf(tw, "%d\t%.2f\t", pt.Passes, pt.Elapsed.Seconds())
 				} else {
 					fmt.Fprint(tw, "-\t-\t")
 				}
 			}
 			last := r.trace[len(r.trace)-1]
-			fmt.Fprintf(tw, "%.10g\t%.2e\t%d\t%.1f\t%s\t\n", last.objective, (last.objective-fb)/fb, last.passes, last.seconds, r.stopped)
+			fmt.Fprintf(tw, "%.10g\t%.2e\t%d\t%.1f\t%s\t\n", last.Objective, (last.Objective-fb)/fb, last.Passes, last.Elapsed.Seconds(), r.stopped)
 		}
 	}
 	tw.Flush()
@@ -365,13 +360,14 @@ func writeTable(w io.Writer, all [][]*run) {
 	fmt.Fprintln(w, "fastest to 0.01% in seconds (set/seed):", strings.Join(wins, ", "))
 }
 
-func writeTrace(path string, trace []point) error {
-	var b strings.Builder
-	b.WriteString("passes,seconds,objective\n")
-	for _, pt := range trace {
-		fmt.Fprintf(&b, "%d,%g,%.17g\n", pt.passes, pt.seconds, pt.objective)
+// writeTrace writes the records of a run as a trace (package trace), which
+// "ssnmf plot" reads.
+func writeTrace(path string, its []fw.Iteration) error {
+	tw := trace.NewWriter(nil)
+	for _, it := range its {
+		tw.Record(it)
 	}
-	return writeString(path, b.String())
+	return writeString(path, string(tw.Bytes()))
 }
 
 // writeString writes s to path atomically.
@@ -395,9 +391,9 @@ func writeFigure(path string, all [][]*run) error {
 			sp := figure.Series{Label: r.method}
 			ss := figure.Series{Label: r.method}
 			for _, pt := range r.trace {
-				ex := (pt.objective - fb) / fb
-				sp.X, sp.Y = append(sp.X, float64(pt.passes)), append(sp.Y, ex)
-				ss.X, ss.Y = append(ss.X, pt.seconds), append(ss.Y, ex)
+				ex := (pt.Objective - fb) / fb
+				sp.X, sp.Y = append(sp.X, float64(pt.Passes)), append(sp.Y, ex)
+				ss.X, ss.Y = append(ss.X, pt.Elapsed.Seconds()), append(ss.Y, ex)
 			}
 			byPass.Series = append(byPass.Series, sp)
 			bySec.Series = append(bySec.Series, ss)

@@ -37,6 +37,7 @@ import (
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
+	"github.com/ssnmf/ssnmf/trace"
 )
 
 // dataSet is one data set of the paper's Table 1.
@@ -246,22 +247,16 @@ func (c *config) runSet(ctx context.Context, ds dataSet, scaling string, log io.
 	return runs, nil
 }
 
-// writeTrace writes a run's trace in the format of "ssnmf solve -trace".
+// writeTrace writes a run's trace in the format of "ssnmf solve -trace"
+// (package trace).
 func (c *config) writeTrace(r *run) error {
 	path := filepath.Join(c.out, "traces", fmt.Sprintf("%s-%s-%s.csv", r.set.name, r.scaling, r.method))
+	tw := trace.NewWriter(nil)
+	for _, it := range r.trace {
+		tw.Record(it)
+	}
 	return store.WriteFileAtomic(path, func(w io.Writer) error {
-		b := []byte("iter,seconds,objective,gap,step_size,passes\n")
-		for _, it := range r.trace {
-			b = strconv.AppendInt(b, int64(it.Iter), 10)
-			for _, v := range []float64{it.Elapsed.Seconds(), it.Objective, it.Gap, it.Step} {
-				b = append(b, ',')
-				b = strconv.AppendFloat(b, v, 'g', -1, 64)
-			}
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(it.Passes), 10)
-			b = append(b, '\n')
-		}
-		_, err := w.Write(b)
+		_, err := w.Write(tw.Bytes())
 		return err
 	})
 }

@@ -1,11 +1,4 @@
-// Package figure draws convergence figures from solver traces: it reads the
-// trace CSV files that "ssnmf solve -trace" writes (one row per iterate:
-// iter, seconds, objective, gap, step_size, passes) and plots any two of
-// their columns against each other, one curve per trace and one panel per
-// group of traces, on linear or logarithmic axes, as PNG or SVG with
-// gonum.org/v1/plot. The paper's Fig. 2 (log seconds against log objective)
-// and Fig. 3 (log seconds against log(f - f*)) are such figures.
-package figure
+package trace
 
 import (
 	"bytes"
@@ -21,27 +14,24 @@ import (
 	"strings"
 )
 
-// Columns are the columns of a trace file, in order.
-var Columns = []string{"iter", "seconds", "objective", "gap", "step_size", "passes"}
-
 // Excess is the name of a derived column: f - f*, the objective minus the
 // smallest objective of the trace (the paper's log(f - f*) plots).
 const Excess = "excess"
 
-// Trace is one run's trace: column name to values, one per iterate.
+// Trace is one run's trace as read: column name to values, one per row.
 type Trace struct {
 	Name string               // a label for the run, such as the file's base name
-	cols map[string][]float64 // the columns of the file
+	cols map[string][]float64 // every column of Columns
 }
 
-// Len returns the number of iterates.
-func (t *Trace) Len() int { return len(t.cols["iter"]) }
+// Len returns the number of rows.
+func (t *Trace) Len() int { return len(t.cols[Iter]) }
 
 // Column returns the values of the named column, one of Columns or Excess.
 // The slice must not be modified.
 func (t *Trace) Column(name string) ([]float64, error) {
 	if name == Excess {
-		f := t.cols["objective"]
+		f := t.cols[Objective]
 		if len(f) == 0 {
 			return nil, nil
 		}
@@ -59,30 +49,36 @@ func (t *Trace) Column(name string) ([]float64, error) {
 	return c, nil
 }
 
-// ReadTraceFile reads a trace CSV file, naming the trace by the file's base
-// name without its extension.
-func ReadTraceFile(path string) (*Trace, error) {
+// ReadFile reads a trace file, naming the trace by the file's base name
+// without its extension.
+func ReadFile(path string) (*Trace, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	t, err := ReadTrace(bytes.NewReader(b), path)
+	t, err := Read(bytes.NewReader(b), path)
 	if err != nil {
 		return nil, err
 	}
-	t.Name = name
+	t.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	return t, nil
 }
 
-// ReadTrace reads a trace in CSV from r; source names it in errors and
-// becomes its Name. The header must hold the columns of Columns, in any
-// order (other columns are ignored); every value must be a finite number,
-// iterations and passes whole numbers. Errors name the line and column.
-func ReadTrace(r io.Reader, source string) (*Trace, error) {
+// optional are the columns a trace may lack; they are then 0 in every row.
+var optional = []string{Start}
+
+// whole are the columns of whole numbers >= 0.
+var whole = []string{Iter, Passes, Start}
+
+// Read reads a trace in CSV from r; source names it in errors and becomes
+// its Name. The header must hold the columns of Columns (start may be
+// missing) in any order; other columns are ignored. Every value must be a
+// finite number, and iter, passes and start whole numbers >= 0. Errors
+// name the line and column.
+func Read(r io.Reader, source string) (*Trace, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
-	header, err := cr.Read()
+	head, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: empty file, want a header %s", source, strings.Join(Columns, ","))
 	}
@@ -90,7 +86,7 @@ func ReadTrace(r io.Reader, source string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	index := make(map[string]int)
-	for i, h := range header {
+	for i, h := range head {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if slices.Contains(Columns, h) {
 			if _, dup := index[h]; dup {
@@ -99,8 +95,13 @@ func ReadTrace(r io.Reader, source string) (*Trace, error) {
 			index[h] = i
 		}
 	}
+	var present []string // the columns of the file, in the order of Columns
 	for _, c := range Columns {
-		if _, ok := index[c]; !ok {
+		_, ok := index[c]
+		switch {
+		case ok:
+			present = append(present, c)
+		case !slices.Contains(optional, c):
 			return nil, fmt.Errorf("%s: line 1: no column %q (a trace has %s)", source, c, strings.Join(Columns, ","))
 		}
 	}
@@ -114,13 +115,13 @@ func ReadTrace(r io.Reader, source string) (*Trace, error) {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 		line, _ := cr.FieldPos(0)
-		for _, c := range Columns {
+		for _, c := range present {
 			s := strings.TrimSpace(rec[index[c]])
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%s: line %d, column %q: %q is not a finite number", source, line, c, s)
 			}
-			if (c == "iter" || c == "passes") && (v != math.Trunc(v) || v < 0) {
+			if slices.Contains(whole, c) && (v != math.Trunc(v) || v < 0) {
 				return nil, fmt.Errorf("%s: line %d, column %q: %q is not a whole number >= 0", source, line, c, s)
 			}
 			t.cols[c] = append(t.cols[c], v)
@@ -128,6 +129,11 @@ func ReadTrace(r io.Reader, source string) (*Trace, error) {
 	}
 	if t.Len() == 0 {
 		return nil, fmt.Errorf("%s: no rows after the header", source)
+	}
+	for _, c := range optional {
+		if _, ok := index[c]; !ok {
+			t.cols[c] = make([]float64, t.Len())
+		}
 	}
 	return t, nil
 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ssnmf/ssnmf/fw"
+)
+
+// Progress lines: at most one per progressEvery for iterations, and one per
+// passProgressEvery within a long tile pass.
+const (
+	progressEvery     = time.Second
+	passProgressEvery = 5 * time.Second
+)
+
+// progress prints the progress lines of a run: one per iteration at most
+// once a second, and within a long tile pass or row-CD sweep how far it
+// has come.
+type progress struct {
+	out       io.Writer
+	quiet     bool      // print nothing
+	n         int       // P is n×n
+	lastLine  time.Time // when the last progress line was printed
+	passStart time.Time // when the current tile pass began
+}
+
+// entriesPerSecond is the rate of a pass over all n² entries of P that took d.
+func entriesPerSecond(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) * float64(n) / d.Seconds()
+}
+
+// iteration prints the progress line of an iteration, at most once a
+// second, and always for the first and the last iteration.
+func (p *progress) iteration(it fw.Iteration) {
+	if p.quiet {
+		return
+	}
+	switch {
+	case it.Final:
+		fmt.Fprintf(p.out, "iter %6d  f %.10g  gap %.4g  stop  %.1fs\n", it.Iter, it.Objective, it.Gap, it.Elapsed.Seconds())
+	case it.Iter == 0 || time.Since(p.lastLine) >= progressEvery:
+		p.lastLine = time.Now()
+		fmt.Fprintf(p.out, "iter %6d  f %.10g  gap %.4g  step %.4g  pass %.3fs  %.3g entries/s  %.1fs\n",
+			it.Iter, it.Objective, it.Gap, it.Step, it.PassTime.Seconds(), entriesPerSecond(p.n, it.PassTime), it.Elapsed.Seconds())
+	}
+}
+
+// pass is the tile engine's Progress hook: within a pass that runs for
+// long, it prints how far the pass has come every few seconds.
+func (p *progress) pass(pass string, done, total int) {
+	if done == 1 {
+		p.passStart = time.Now()
+	}
+	p.line(fmt.Sprintf("%s pass", pass), fmt.Sprintf("of %d tiles", total), float64(done)/float64(total))
+}
+
+// sweep is the row-CD sweep's Progress hook, the pass of a sweep: rows is
+// the number of rows visited so far in the sweep, and the share of the
+// sweep done is the share of the upper triangle of P that their strips
+// cover.
+func (p *progress) sweep(rows int) {
+	if rows == 0 {
+		p.passStart = time.Now()
+		return
+	}
+	n, m := float64(p.n), float64(rows)
+	frac := (m*n - m*(m-1)/2) / (n * (n + 1) / 2)
+	p.line("sweep", fmt.Sprintf("(%d of %d rows)", rows, p.n), frac)
+}
+
+// line prints, at most every few seconds and not in the first few seconds
+// of a pass, the share frac of the pass done, the rate in kernel entries
+// per second (all n² entries of a pass counted) and the time to go.
+func (p *progress) line(what, count string, frac float64) {
+	now := time.Now()
+	if p.quiet || now.Sub(p.lastLine) < passProgressEvery || now.Sub(p.passStart) < passProgressEvery || frac <= 0 {
+		return
+	}
+	p.lastLine = now
+	secs := now.Sub(p.passStart).Seconds()
+	fmt.Fprintf(p.out, "  %s %5.1f%% %s  %.1fs  %.3g entries/s  about %.0fs to go\n",
+		what, 100*frac, count, secs, frac*float64(p.n)*float64(p.n)/secs, secs/frac-secs)
+}

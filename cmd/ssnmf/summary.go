@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/kmeans"
+	"github.com/ssnmf/ssnmf/score"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/parquetio"
+)
+
+// summaryBuilder gathers the outcome of a run, start by start, and makes of
+// it the summary, the result table and the -out and -summary files.
+type summaryBuilder struct {
+	cfg    *config
+	prob   *problem
+	kernel string     // the tile kernel's name
+	timer  *passTimer // times every tile pass of the run
+	warn   io.Writer  // warnings: a score that cannot be computed
+
+	starts      []startResult
+	bestStart   int
+	resumedAt   int               // the iteration a resumed run went on from
+	penalty     *fw.PenaltyResult // the penalty method's result of the current start
+	bestPenalty *fw.PenaltyResult // of the best start
+	kmeans      *kmeans.Result    // -method kmeans's clustering
+
+	sum   summary // made by finish
+	sizes []int   // rows per cluster of the final W, by largest membership; made by finish
+}
+
+// startResult is the outcome of one start of a run with -restarts.
+type startResult struct {
+	Seed       uint64  `json:"seed"`
+	Objective  float64 `json:"objective"`
+	Gap        float64 `json:"gap"`
+	Iterations int     `json:"iterations"`
+}
+
+// summary is the JSON document of -summary.
+type summary struct {
+	Input            string        `json:"input"`
+	N                int           `json:"n"`
+	P                int           `json:"p"`
+	K                int           `json:"k"`
+	Method           string        `json:"method"`
+	Step             string        `json:"step"`
+	Init             string        `json:"init"`
+	Gamma            float64       `json:"gamma"`
+	GammaRule        string        `json:"gamma_rule"`
+	Standardize      bool          `json:"standardize"`
+	Seed             uint64        `json:"seed"`
+	Workers          int           `json:"workers"`
+	Tile             int           `json:"tile"`
+	Kernel           string        `json:"kernel"`
+	Tol              float64       `json:"tol"`
+	Ftol             float64       `json:"ftol"`
+	MaxIter          int           `json:"max_iter"`
+	Refresh          int           `json:"refresh"`
+	Iterations       int           `json:"iterations"`
+	Passes           int           `json:"passes"`
+	Objective        float64       `json:"objective"`
+	Gap              float64       `json:"gap"`
+	Converged        bool          `json:"converged"`
+	StopReason       string        `json:"stop_reason"`
+	Seconds          float64       `json:"seconds"`
+	SolveSeconds     float64       `json:"solve_seconds"`
+	EntriesPerSecond float64       `json:"entries_per_second"`
+	PFrobeniusSq     float64       `json:"p_frobenius_sq"`
+	PMaxRowSum       float64       `json:"p_max_row_sum"`
+	Precision        string        `json:"precision"`
+	Affinity         string        `json:"affinity,omitempty"`
+	ResumedAt        int           `json:"resumed_at,omitempty"`
+	Starts           []startResult `json:"starts,omitempty"`
+	BestStart        int           `json:"best_start"`
+	KmeansInertias   []float64     `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
+	// The penalty method's final point is not feasible: how far it is, and
+	// the objective and gap of its projection onto the constraints.
+	RowSumViolation    *float64 `json:"row_sum_violation,omitempty"`
+	MinEntry           *float64 `json:"min_entry,omitempty"`
+	ProjectedObjective *float64 `json:"projected_objective,omitempty"`
+	ProjectedGap       *float64 `json:"projected_gap,omitempty"`
+	PeakRSSBytes       int64    `json:"peak_rss_bytes,omitempty"` // the process's peak resident set size
+	Classes            int      `json:"classes,omitempty"`
+	ARI                *float64 `json:"ari,omitempty"`
+	NMI                *float64 `json:"nmi,omitempty"`
+	Accuracy           *float64 `json:"accuracy,omitempty"`
+}
+
+// finish fills the summary and the cluster sizes of the run's result res,
+// which took seconds in all and ended at w, scoring the clusters against
+// the labels if any.
+// A measure that cannot be computed is left out of the summary, with a
+// warning.
+func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
+	c, pr := b.cfg, b.prob
+	b.sum = summary{
+		Input: c.inputName(), N: pr.n, K: c.k,
+		Method: c.method, Step: c.step.String(), Init: c.init,
+		Gamma: pr.gamma, GammaRule: pr.gammaRule, Standardize: c.standardize,
+		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
+		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
+		Tol: c.tol, Ftol: c.ftol, MaxIter: c.maxIter, Refresh: c.refresh,
+		Iterations: res.Iterations, Passes: res.Passes,
+		Objective: res.Objective, Gap: res.Gap,
+		Converged: res.Status.Converged(), StopReason: res.Status.String(),
+		Seconds: seconds, SolveSeconds: res.Runtime.Seconds(),
+		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
+	}
+	b.sum.PeakRSSBytes = peakRSS()
+	if km := b.kmeans; km != nil {
+		b.sum.StopReason, b.sum.Converged = "kmeans-max-iter", false
+		if km.Converged {
+			b.sum.StopReason = "kmeans-converged"
+		}
+		b.sum.KmeansInertias = km.Inertias
+	}
+	if pr.tab != nil {
+		b.sum.P = pr.tab.P
+	}
+	if len(b.starts) > 1 {
+		b.sum.Starts = b.starts
+	}
+	if p := b.penalty; p != nil {
+		b.sum.RowSumViolation, b.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
+		b.sum.ProjectedObjective, b.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
+	}
+	if t := b.timer; t != nil && t.passes > 0 {
+		b.sum.EntriesPerSecond = entriesPerSecond(pr.n, t.elapsed/time.Duration(t.passes))
+	}
+	pred := make([]int, pr.n)
+	b.sizes = make([]int, c.k)
+	for i := range pred {
+		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
+		b.sizes[pred[i]]++
+	}
+	if pr.tab == nil || pr.tab.Labels == nil {
+		return
+	}
+	b.sum.Classes = len(pr.tab.Classes)
+	for _, m := range []struct {
+		name string
+		fn   func(truth, pred []int) (float64, error)
+		dst  **float64
+	}{{"ARI", score.ARI, &b.sum.ARI}, {"NMI", score.NMI, &b.sum.NMI}, {"accuracy", score.Accuracy, &b.sum.Accuracy}} {
+		v, err := m.fn(pr.tab.Labels, pred)
+		if err != nil {
+			fmt.Fprintf(b.warn, "ssnmf: warning: %s not computed: %v\n", m.name, err)
+			continue
+		}
+		*m.dst = &v
+	}
+}
+
+// write writes -out and -summary into their temporary files; the trace has
+// been written as the run went.
+func (b *summaryBuilder) write(o *outputs, w []float64) error {
+	c := b.cfg
+	if o.out != nil {
+		write := store.WriteMembershipCSV
+		switch outFormat(c.out) {
+		case formatArrow:
+			write = store.WriteMembershipArrow
+		case formatParquet:
+			write = parquetio.WriteMembership
+		}
+		if err := write(o.out, w, b.prob.n, c.k); err != nil {
+			return fmt.Errorf("-out %s: %w", c.out, err)
+		}
+	}
+	if o.summary != nil {
+		enc := json.NewEncoder(o.summary)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(b.sum); err != nil {
+			return fmt.Errorf("-summary %s: %w", c.summary, err)
+		}
+	}
+	return nil
+}
+
+// table prints the human-readable result, after finish.
+func (b *summaryBuilder) table(out io.Writer) {
+	s := b.sum
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
+	if s.Affinity != "" {
+		row("input", "%s (n=%d)", s.Input, s.N)
+		row("affinity", "tile file %s", s.Affinity)
+	} else {
+		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
+		row("kernel", "gamma=%.6g (%s), standardize=%v, %s", s.Gamma, s.GammaRule, s.Standardize, s.Kernel)
+	}
+	row("clusters", "%d (method %s)", s.K, s.Method)
+	row("objective", "%.10g", s.Objective)
+	row("fw gap", "%.4g", s.Gap)
+	row("stopped", "%s after %d iterations, %d tile passes", s.StopReason, s.Iterations, s.Passes)
+	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
+	row("||P||_F^2", "%.8g (max row sum %.6g)", s.PFrobeniusSq, s.PMaxRowSum)
+	if s.ARI != nil && s.NMI != nil {
+		acc := "-"
+		if s.Accuracy != nil {
+			acc = fmt.Sprintf("%.4f", *s.Accuracy)
+		}
+		row("vs labels", "ARI %.4f  NMI %.4f  accuracy %s (%d classes)", *s.ARI, *s.NMI, acc, s.Classes)
+	}
+	sizes := make([]string, len(b.sizes))
+	for c, m := range b.sizes {
+		sizes[c] = strconv.Itoa(m)
+	}
+	row("cluster sizes", "%s", strings.Join(sizes, " "))
+	tw.Flush()
+}
