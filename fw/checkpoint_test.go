@@ -16,12 +16,47 @@ type saved struct {
 
 func save(st *State) saved {
 	c := *st
-	c.Gram = slices.Clone(st.Gram)
-	if p := st.Pending; p != nil {
-		c.Pending = &Pending{NZ: p.NZ, Count: slices.Clone(p.Count), Col: slices.Clone(p.Col), Val: slices.Clone(p.Val)}
-	}
+	c.Payload = clonePayload(st.Payload)
 	c.W, c.PW = nil, nil
 	return saved{st: c, w: slices.Clone(st.W), pw: slices.Clone(st.PW)}
+}
+
+// clonePayload returns a deep copy of a FrankWolfeState or RowCDState,
+// which share their slices with the run.
+func clonePayload(p Payload) Payload {
+	switch p := p.(type) {
+	case *FrankWolfeState:
+		c := *p
+		c.Gram = slices.Clone(p.Gram)
+		return &c
+	case *RowCDState:
+		c := *p
+		c.Gram = slices.Clone(p.Gram)
+		if q := p.Pending; q != nil {
+			c.Pending = &Pending{NZ: q.NZ, Count: slices.Clone(q.Count), Col: slices.Clone(q.Col), Val: slices.Clone(q.Val)}
+		}
+		return &c
+	}
+	return p
+}
+
+// fwState and rcdState return the payload of a Frank-Wolfe or a RowCD state.
+func fwState(t *testing.T, st *State) *FrankWolfeState {
+	t.Helper()
+	p, ok := st.Payload.(*FrankWolfeState)
+	if !ok {
+		t.Fatalf("payload %T, want *FrankWolfeState", st.Payload)
+	}
+	return p
+}
+
+func rcdState(t *testing.T, st *State) *RowCDState {
+	t.Helper()
+	p, ok := st.Payload.(*RowCDState)
+	if !ok {
+		t.Fatalf("payload %T, want *RowCDState", st.Payload)
+	}
+	return p
 }
 
 type run struct {
@@ -57,12 +92,12 @@ func TestResumeSameBits(t *testing.T) {
 	d, _ := NewDense(n, kernel(n, 21))
 	tests := []struct {
 		name string
-		set  func(*Settings)
+		set  func(*Settings, *FrankWolfe)
 	}{
-		{name: "exact", set: func(s *Settings) {}},
-		{name: "ftol", set: func(s *Settings) { s.FuncTol = 20; s.MaxIter = 60 }},
-		{name: "no refresh", set: func(s *Settings) { s.Refresh = 0 }},
-		{name: "open loop", set: func(s *Settings) { s.Step = StepOpenLoop }},
+		{name: "exact", set: func(s *Settings, m *FrankWolfe) {}},
+		{name: "ftol", set: func(s *Settings, m *FrankWolfe) { s.FuncTol = 20; s.MaxIter = 60 }},
+		{name: "no refresh", set: func(s *Settings, m *FrankWolfe) { s.Refresh = -1 }},
+		{name: "open loop", set: func(s *Settings, m *FrankWolfe) { m.Step = StepOpenLoop }},
 	}
 	var lastStatus Status
 	for _, tc := range tests {
@@ -73,16 +108,20 @@ func TestResumeSameBits(t *testing.T) {
 				}
 			}()
 			settings := func(workers int) Settings {
-				s := DefaultSettings()
-				s.MaxIter, s.GapTol, s.Refresh, s.Workers = 14, 0, 5, workers
-				tc.set(&s)
+				s := Settings{MaxIter: 14, GapTol: -1, Refresh: 5, Workers: workers}
+				tc.set(&s, &FrankWolfe{})
 				return s
+			}
+			method := func() *FrankWolfe {
+				m := &FrankWolfe{}
+				tc.set(&Settings{}, m)
+				return m
 			}
 			minimize := func(s Settings, w, pw []float64) run {
 				var r run
 				s.PW = pw
 				s.Recorder = func(it Iteration) error { r.trace = append(r.trace, it); return nil }
-				res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s)
+				res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s, method())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,11 +161,10 @@ func itoa(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10))
 func TestStopCheckpoints(t *testing.T) {
 	const n, k = 90, 3
 	d, _ := NewDense(n, kernel(n, 31))
-	base := DefaultSettings()
-	base.MaxIter, base.GapTol, base.Refresh = 17, 0, 4
+	base := Settings{MaxIter: 17, GapTol: -1, Refresh: 4}
 	whole := base
 	w := randomW(n, k, 32)
-	want, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &whole)
+	want, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &whole, &FrankWolfe{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,19 +176,19 @@ func TestStopCheckpoints(t *testing.T) {
 		var sv *saved
 		set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
 		w2 := randomW(n, k, 32)
-		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w2, &set)
+		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w2, &set, &FrankWolfe{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Status != Stopped || sv == nil || sv.st.Iter != at || res.Iterations != at {
 			t.Fatalf("stop at %d: status %v, %d iterations, checkpoint %v", at, res.Status, res.Iterations, sv != nil)
 		}
-		if at == 0 && (res.Passes != 1 || !sv.st.Fresh || !math.IsNaN(sv.st.Prev)) {
-			t.Fatalf("stop at 0: passes %d, fresh %v, prev %v", res.Passes, sv.st.Fresh, sv.st.Prev)
+		if at == 0 && (res.Passes != 1 || !fwState(t, &sv.st).Fresh || !math.IsNaN(sv.st.Prev)) {
+			t.Fatalf("stop at 0: passes %d, fresh %v, prev %v", res.Passes, fwState(t, &sv.st).Fresh, sv.st.Prev)
 		}
 		resume := base
 		resume.Resume, resume.PW = &sv.st, sv.pw
-		got, err := Minimize(context.Background(), Problem{P: d, K: k}, sv.w, &resume)
+		got, err := Minimize(context.Background(), Problem{P: d, K: k}, sv.w, &resume, &FrankWolfe{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,22 +203,21 @@ func TestResumeErrors(t *testing.T) {
 		name string
 		set  Settings
 	}{
-		{name: "gram size", set: Settings{MaxIter: 3, PW: make([]float64, n*k), Resume: &State{Gram: make([]float64, 4)}}},
-		{name: "no PW", set: Settings{MaxIter: 3, Resume: &State{Gram: make([]float64, k*k)}}},
-		{name: "negative iteration", set: Settings{MaxIter: 3, PW: make([]float64, n*k), Resume: &State{Iter: -1, Gram: make([]float64, k*k)}}},
+		{name: "gram size", set: Settings{MaxIter: 3, PW: make([]float64, n*k), Resume: &State{Payload: &FrankWolfeState{Gram: make([]float64, 4)}}}},
+		{name: "no PW", set: Settings{MaxIter: 3, Resume: &State{Payload: &FrankWolfeState{Gram: make([]float64, k*k)}}}},
+		{name: "negative iteration", set: Settings{MaxIter: 3, PW: make([]float64, n*k), Resume: &State{Iter: -1, Payload: &FrankWolfeState{Gram: make([]float64, k*k)}}}},
 		{name: "negative checkpoint interval", set: Settings{MaxIter: 3, CheckpointEvery: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 1), &tc.set); err == nil {
+			if _, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 1), &tc.set, &FrankWolfe{}); err == nil {
 				t.Fatal("no error")
 			}
 		})
 	}
-	set := DefaultSettings()
-	set.CheckpointEvery = 1
+	set := Settings{CheckpointEvery: 1}
 	set.Checkpoint = func(*State) error { return context.DeadlineExceeded }
-	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 1), &set); err == nil {
+	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 1), &set, &FrankWolfe{}); err == nil {
 		t.Fatal("failing checkpoint: no error")
 	}
 }
@@ -195,7 +232,7 @@ func TestRowCDResumeSameBits(t *testing.T) {
 	d, _ := rcdProblem(t, n, 51)
 	type variant struct {
 		name string
-		set  func(*RowCDSettings)
+		set  func(*Settings, *RowCD)
 	}
 	var tests []variant
 	for _, mem := range []int64{0, 1} {
@@ -206,31 +243,38 @@ func TestRowCDResumeSameBits(t *testing.T) {
 					name = "two-pass"
 				}
 				name += ", moves " + itoa(moves) + ", refresh " + itoa(refresh)
-				tests = append(tests, variant{name: name, set: func(s *RowCDSettings) {
-					s.StripMemory, s.Moves, s.Refresh = mem, moves, refresh
+				tests = append(tests, variant{name: name, set: func(s *Settings, m *RowCD) {
+					m.StripMemory, m.Moves, s.Refresh = mem, moves, refresh
+					if refresh == 0 {
+						s.Refresh = -1 // none
+					}
 				}})
 			}
 		}
 	}
 	tests = append(tests,
-		variant{name: "ftol", set: func(s *RowCDSettings) { s.FuncTol, s.MaxIter = 1e-3, 200 }},
-		variant{name: "gap", set: func(s *RowCDSettings) { s.GapTol, s.MaxIter, s.Refresh = 1e-7, 500, 0 }},
-		variant{name: "gap, two-pass, refresh 3", set: func(s *RowCDSettings) { s.GapTol, s.MaxIter, s.Refresh, s.StripMemory = 1e-7, 500, 3, 1 }},
+		variant{name: "ftol", set: func(s *Settings, m *RowCD) { s.FuncTol, s.MaxIter = 1e-3, 200 }},
+		variant{name: "gap", set: func(s *Settings, m *RowCD) { s.GapTol, s.MaxIter, s.Refresh = 1e-7, 500, -1 }},
+		variant{name: "gap, two-pass, refresh 3", set: func(s *Settings, m *RowCD) { s.GapTol, s.MaxIter, s.Refresh, m.StripMemory = 1e-7, 500, 3, 1 }},
 	)
 	wantStatus := map[string]Status{"ftol": FunctionConvergence, "gap": GapTolerance, "gap, two-pass, refresh 3": GapTolerance}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			settings := func(workers int) RowCDSettings {
-				s := DefaultRowCDSettings()
-				s.MaxIter, s.GapTol, s.Refresh, s.Workers, s.BlockSize = 9, 0, 5, workers, 40
-				tc.set(&s)
+			settings := func(workers int) Settings {
+				s := Settings{MaxIter: 9, GapTol: -1, Refresh: 5, Workers: workers}
+				tc.set(&s, &RowCD{})
 				return s
 			}
-			minimize := func(s RowCDSettings, w, pw []float64) run {
+			method := func() *RowCD {
+				m := &RowCD{BlockSize: 40}
+				tc.set(&Settings{}, m)
+				return m
+			}
+			minimize := func(s Settings, w, pw []float64) run {
 				var r run
 				s.PW = pw
 				s.Recorder = func(it Iteration) error { r.trace = append(r.trace, it); return nil }
-				res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &s)
+				res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s, method())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -255,10 +299,10 @@ func TestRowCDResumeSameBits(t *testing.T) {
 			moved := false
 			step := max(1, len(states)/12) // at most about a dozen resumptions
 			for i, sv := range states {
-				if sv.st.Iter != i+1 || sv.st.Pending == nil {
-					t.Fatalf("checkpoint %d at sweep %d, pending %v", i, sv.st.Iter, sv.st.Pending != nil)
+				if sv.st.Iter != i+1 || rcdState(t, &sv.st).Pending == nil {
+					t.Fatalf("checkpoint %d at sweep %d, pending %v", i, sv.st.Iter, rcdState(t, &sv.st).Pending != nil)
 				}
-				for _, c := range sv.st.Pending.Count {
+				for _, c := range rcdState(t, &sv.st).Pending.Count {
 					moved = moved || c > 0
 				}
 				if i%step != 0 && i != len(states)-1 {
@@ -283,8 +327,8 @@ func TestRowCDResumeSameBits(t *testing.T) {
 func TestRowCDStopCheckpoints(t *testing.T) {
 	const n, k = 90, 3
 	d, _ := rcdProblem(t, n, 53)
-	base := DefaultRowCDSettings()
-	base.MaxIter, base.GapTol, base.Refresh, base.BlockSize = 11, 0, 4, 32
+	base := Settings{MaxIter: 11, GapTol: -1, Refresh: 4}
+	method := func() *RowCD { return &RowCD{BlockSize: 32} }
 	start := func() []float64 {
 		w := make([]float64, n*k)
 		Initialize(w, k, StartRandom, 54)
@@ -292,7 +336,7 @@ func TestRowCDStopCheckpoints(t *testing.T) {
 	}
 	whole := base
 	w := start()
-	want, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &whole)
+	want, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &whole, method())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +354,7 @@ func TestRowCDStopCheckpoints(t *testing.T) {
 			return nil
 		}
 		w2 := start()
-		res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w2, &set)
+		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w2, &set, method())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,13 +364,13 @@ func TestRowCDStopCheckpoints(t *testing.T) {
 		if wantPasses := 1 + at + at/4; res.Passes != wantPasses || sv.st.Passes != wantPasses {
 			t.Fatalf("stop at %d: %d passes, checkpoint %d, want %d", at, res.Passes, sv.st.Passes, wantPasses)
 		}
-		if at == 0 && (!sv.st.Fresh || !math.IsNaN(sv.st.Prev) || !math.IsNaN(sv.st.SweepGap)) {
-			t.Fatalf("stop at 0: fresh %v, prev %v, sweep gap %v", sv.st.Fresh, sv.st.Prev, sv.st.SweepGap)
+		if p := rcdState(t, &sv.st); at == 0 && (!p.Fresh || !math.IsNaN(sv.st.Prev) || !math.IsNaN(p.SweepGap)) {
+			t.Fatalf("stop at 0: fresh %v, prev %v, sweep gap %v", p.Fresh, sv.st.Prev, p.SweepGap)
 		}
 		resume := base
 		resume.Workers = 2
 		resume.Resume, resume.PW = &sv.st, sv.pw
-		got, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, sv.w, &resume)
+		got, err := Minimize(context.Background(), Problem{P: d, K: k}, sv.w, &resume, method())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,32 +383,27 @@ func TestRowCDStopCheckpoints(t *testing.T) {
 func TestRowCDResumeErrors(t *testing.T) {
 	const n, k, moves = 20, 3, 2
 	d, _ := rcdProblem(t, n, 55)
-	set := DefaultRowCDSettings()
-	set.Moves, set.MaxIter, set.BlockSize, set.CheckpointEvery = moves, 4, 8, 2
+	set := Settings{MaxIter: 4, CheckpointEvery: 2}
 	var sv *saved
 	set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
 	w := make([]float64, n*k)
 	Initialize(w, k, StartRandom, 56)
-	if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set); err != nil || sv == nil {
+	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &RowCD{Moves: moves, BlockSize: 8}); err != nil || sv == nil {
 		t.Fatalf("error %v, checkpoint %v", err, sv != nil)
 	}
 	good := func() (*State, []float64, []float64) {
 		st := sv.st // a deep copy of the checkpoint
-		st.Gram = slices.Clone(st.Gram)
-		p := *st.Pending
-		p.Count, p.Col, p.Val = slices.Clone(p.Count), slices.Clone(p.Col), slices.Clone(p.Val)
-		st.Pending = &p
+		st.Payload = clonePayload(st.Payload)
 		return &st, slices.Clone(sv.w), slices.Clone(sv.pw)
 	}
 	// The saved state itself resumes.
 	st, w0, pw := good()
-	ok := DefaultRowCDSettings()
-	ok.Moves, ok.MaxIter, ok.BlockSize, ok.Resume, ok.PW = moves, 4, 8, st, pw
-	if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w0, &ok); err != nil {
+	ok := Settings{MaxIter: 4, Resume: st, PW: pw}
+	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w0, &ok, &RowCD{Moves: moves, BlockSize: 8}); err != nil {
 		t.Fatalf("the good state: %v", err)
 	}
 	row := -1
-	for i, c := range sv.st.Pending.Count {
+	for i, c := range rcdState(t, &sv.st).Pending.Count {
 		if c > 0 {
 			row = i
 			break
@@ -376,40 +415,42 @@ func TestRowCDResumeErrors(t *testing.T) {
 	nz := 2 * moves
 	for _, tc := range []struct {
 		name string
-		edit func(st *State, s *RowCDSettings)
+		edit func(st *State, p *RowCDState, s *Settings, m *RowCD)
 		want string
+		// driver is set for an error of the driver's own, worded without
+		// "resume state".
+		driver bool
 	}{
-		{name: "no pending", edit: func(st *State, s *RowCDSettings) { st.Pending = nil }, want: "no pending changes"},
-		{name: "no PW", edit: func(st *State, s *RowCDSettings) { s.PW = nil }, want: "saved P·W"},
-		{name: "other moves", edit: func(st *State, s *RowCDSettings) { s.Moves = 3 }, want: "4 slots a row, want 6"},
-		{name: "short counts", edit: func(st *State, s *RowCDSettings) { st.Pending.Count = st.Pending.Count[:n-1] }, want: "pending changes of 19"},
-		{name: "short columns", edit: func(st *State, s *RowCDSettings) { st.Pending.Col = st.Pending.Col[:n*nz-1] }, want: "want 20 counts"},
-		{name: "short values", edit: func(st *State, s *RowCDSettings) { st.Pending.Val = nil }, want: "want 20 counts"},
-		{name: "count", edit: func(st *State, s *RowCDSettings) { st.Pending.Count[3] = uint8(nz + 1) }, want: "row 3 has 5 pending changes"},
-		{name: "column", edit: func(st *State, s *RowCDSettings) { st.Pending.Col[row*nz] = k }, want: "in column 3"},
-		{name: "negative column", edit: func(st *State, s *RowCDSettings) { st.Pending.Col[row*nz] = -1 }, want: "in column -1"},
-		{name: "NaN change", edit: func(st *State, s *RowCDSettings) { st.Pending.Val[row*nz] = math.NaN() }, want: "is NaN"},
-		{name: "gram", edit: func(st *State, s *RowCDSettings) { st.Gram = st.Gram[:1] }, want: "Gram has 1 values"},
-		{name: "iteration", edit: func(st *State, s *RowCDSettings) { st.Iter = -1 }, want: "iteration -1"},
-		{name: "objective", edit: func(st *State, s *RowCDSettings) { st.Objective = math.Inf(1) }, want: "objective +Inf"},
+		{name: "no pending", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending = nil }, want: "no pending changes"},
+		{name: "no PW", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { s.PW = nil }, want: "saved P·W", driver: true},
+		{name: "other moves", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { m.Moves = 3 }, want: "4 slots a row, want 6"},
+		{name: "short counts", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Count = p.Pending.Count[:n-1] }, want: "pending changes of 19"},
+		{name: "short columns", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Col = p.Pending.Col[:n*nz-1] }, want: "want 20 counts"},
+		{name: "short values", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Val = nil }, want: "want 20 counts"},
+		{name: "count", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Count[3] = uint8(nz + 1) }, want: "row 3 has 5 pending changes"},
+		{name: "column", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Col[row*nz] = k }, want: "in column 3"},
+		{name: "negative column", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Col[row*nz] = -1 }, want: "in column -1"},
+		{name: "NaN change", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Val[row*nz] = math.NaN() }, want: "is NaN"},
+		{name: "gram", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Gram = p.Gram[:1] }, want: "Gram has 1 values"},
+		{name: "iteration", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { st.Iter = -1 }, want: "iteration -1"},
+		{name: "objective", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Objective = math.Inf(1) }, want: "objective +Inf"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, w, pw := good()
-			s := DefaultRowCDSettings()
-			s.Moves, s.MaxIter, s.BlockSize, s.Resume, s.PW = moves, 4, 8, st, pw
-			tc.edit(st, &s)
-			_, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &s)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "resume state") {
+			s := Settings{MaxIter: 4, Resume: st, PW: pw}
+			m := &RowCD{Moves: moves, BlockSize: 8}
+			tc.edit(st, rcdState(t, st), &s, m)
+			_, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s, m)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !tc.driver && !strings.Contains(err.Error(), "resume state") {
 				t.Fatalf("error %v, want a resume-state error containing %q", err, tc.want)
 			}
 		})
 	}
 	// A failing Checkpoint ends the run with its error.
-	fail := DefaultRowCDSettings()
-	fail.CheckpointEvery = 1
+	fail := Settings{CheckpointEvery: 1}
 	fail.Checkpoint = func(*State) error { return context.DeadlineExceeded }
 	Initialize(w, k, StartRandom, 56)
-	if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &fail); err == nil || !strings.Contains(err.Error(), "checkpoint at sweep 1") {
+	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &fail, &RowCD{}); err == nil || !strings.Contains(err.Error(), "checkpoint at iteration 1") {
 		t.Fatalf("failing checkpoint: error %v", err)
 	}
 }

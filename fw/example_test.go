@@ -29,9 +29,8 @@ func ExampleMinimize() {
 	if err := fw.Initialize(w, k, fw.StartRandom, 1); err != nil {
 		panic(err)
 	}
-	set := fw.DefaultSettings()
-	set.GapTol = 1e-9
-	res, err := fw.Minimize(context.Background(), fw.Problem{P: aff, K: k}, w, &set)
+	set := fw.Settings{GapTol: 1e-9}
+	res, err := fw.Minimize(context.Background(), fw.Problem{P: aff, K: k}, w, &set, &fw.FrankWolfe{})
 	if err != nil {
 		panic(err)
 	}

@@ -89,20 +89,22 @@ func relErr(got, want float64) float64 {
 	return math.Abs(got-want) / math.Max(math.Abs(want), 1e-300)
 }
 
-func newTestSolver(t *testing.T, P []float64, n int, w []float64, k, workers int) *solver {
+func newTestSolver(t *testing.T, P []float64, n int, w []float64, k, workers int) *FrankWolfe {
 	t.Helper()
 	d, err := NewDense(n, P)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := DefaultSettings()
-	set.Workers = workers
-	s := &solver{ctx: context.Background(), p: d, n: n, k: k, w: w,
-		pw: make([]float64, n*k), ps: make([]float64, n*k), sel: make([]int32, n), set: set}
-	if s.res.FrobSq, err = d.Mul(s.ctx, s.pw, w, k, make([]float64, n)); err != nil {
+	r := &Run{Problem: Problem{P: d, K: k}, N: n, W: w, PW: make([]float64, n*k), Workers: workers}
+	s := &FrankWolfe{}
+	if err := s.setup(r); err != nil {
 		t.Fatal(err)
 	}
-	if s.a, err = gram(s.ctx, workers, w, n, k); err != nil {
+	ctx := context.Background()
+	if r.FrobSq, err = d.Mul(ctx, r.PW, w, k, make([]float64, n)); err != nil {
+		t.Fatal(err)
+	}
+	if s.a, err = gram(ctx, workers, w, n, k); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -124,7 +126,7 @@ func TestObjectiveAndGapIdentities(t *testing.T) {
 			P := kernel(tc.n, 1)
 			w := randomW(tc.n, tc.k, 2)
 			s := newTestSolver(t, P, tc.n, w, tc.k, tc.workers)
-			acc, err := s.lmo()
+			acc, err := s.lmo(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,9 +176,8 @@ func TestGapZeroAtKKTPoint(t *testing.T) {
 		}
 	}
 	d, _ := NewDense(n, P)
-	set := DefaultSettings()
-	set.GapTol = 0
-	res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set)
+	set := Settings{GapTol: math.SmallestNonzeroFloat64} // stop at gap <= 0
+	res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +210,12 @@ func TestQuarticMatchesDirectEvaluation(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := newTestSolver(t, P, tc.n, w, tc.k, 2)
-			acc, _ := s.lmo()
-			if err := s.p.MulOneHot(s.ctx, s.ps, s.sel, tc.k); err != nil {
+			acc, _ := s.lmo(context.Background())
+			if err := s.run.P.MulOneHot(context.Background(), s.ps, s.sel, tc.k); err != nil {
 				t.Fatal(err)
 			}
 			gap := acc.gw - acc.gmin
-			q, err := s.quartic(acc, gap)
+			q, err := s.quartic(context.Background(), acc, gap)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,9 +351,8 @@ func TestMinimizeMatchesDenseReference(t *testing.T) {
 	d, _ := NewDense(n, P)
 	w := randomW(n, k, 6)
 	ref := append([]float64(nil), w...)
-	set := DefaultSettings()
-	set.MaxIter, set.GapTol, set.Refresh = iters, 0, 5
-	res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set)
+	set := Settings{MaxIter: iters, GapTol: -1, Refresh: 5}
+	res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,18 +387,20 @@ func TestCarriedPWMatchesFreshPass(t *testing.T) {
 	P := kernel(n, 7)
 	d, _ := NewDense(n, P)
 	w := randomW(n, k, 8)
-	set := DefaultSettings()
-	set.MaxIter, set.GapTol, set.Refresh = 40, 0, 0
+	set := Settings{MaxIter: 40, GapTol: -1, Refresh: -1}
 	set.PW = make([]float64, n*k)
 	var carried []float64
 	set.Recorder = func(it Iteration) error {
-		if it.Iter == set.MaxIter {
-			carried = append([]float64(nil), set.PW...)
+		// The record of an iteration follows its step: after the last
+		// step's, P·W is the carried one at the final W; the final record
+		// follows the final refresh.
+		if !it.Final {
+			carried = append(carried[:0], set.PW...)
 		}
 		return nil
 	}
 	// The recorder sees set.PW through the copy Minimize keeps: same slice.
-	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set); err != nil {
+	if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{}); err != nil {
 		t.Fatal(err)
 	}
 	fresh := make([]float64, n*k)
@@ -436,8 +438,7 @@ func TestRunInvariants(t *testing.T) {
 			d, _ := NewDense(tc.n, P)
 			w := make([]float64, tc.n*tc.k)
 			Initialize(w, tc.k, tc.start, 12)
-			set := DefaultSettings()
-			set.Step, set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.step, max(tc.iters, 60), 0, 7, 2
+			set := Settings{MaxIter: max(tc.iters, 60), GapTol: -1, Refresh: 7, Workers: 2}
 			prev := math.Inf(1)
 			set.Recorder = func(it Iteration) error {
 				if it.Gap < -1e-9*math.Abs(it.Objective) {
@@ -455,7 +456,7 @@ func TestRunInvariants(t *testing.T) {
 				prev = it.Objective
 				return nil
 			}
-			res, err := Minimize(context.Background(), Problem{P: d, K: tc.k}, w, &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: tc.k}, w, &set, &FrankWolfe{Step: tc.step})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -492,15 +493,14 @@ func TestStepRules(t *testing.T) {
 	} {
 		t.Run(tc.step.String(), func(t *testing.T) {
 			w := randomW(n, k, 14)
-			set := DefaultSettings()
-			set.Step, set.MaxIter, set.GapTol = tc.step, 10, 0
+			set := Settings{MaxIter: 10, GapTol: -1}
 			set.Recorder = func(it Iteration) error {
 				if it.Iter < set.MaxIter && relErr(it.Step, tc.want(it)) > 1e-12 {
 					t.Errorf("iteration %d: step %v, want %v", it.Iter, it.Step, tc.want(it))
 				}
 				return nil
 			}
-			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{Step: tc.step})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,18 +520,18 @@ func TestStopRules(t *testing.T) {
 		set    func(*Settings)
 		status Status
 	}{
-		{name: "max-iter", set: func(s *Settings) { s.MaxIter, s.GapTol = 7, 0 }, status: IterationLimit},
-		{name: "ftol", set: func(s *Settings) { s.MaxIter, s.GapTol, s.FuncTol = 10000, 0, 1e-3 }, status: FunctionConvergence},
+		{name: "max-iter", set: func(s *Settings) { s.MaxIter, s.GapTol = 7, -1 }, status: IterationLimit},
+		{name: "ftol", set: func(s *Settings) { s.MaxIter, s.GapTol, s.FuncTol = 10000, -1, 1e-3 }, status: FunctionConvergence},
 		{name: "gap", set: func(s *Settings) { s.MaxIter, s.GapTol = 10000, 1 }, status: GapTolerance},
-		{name: "zero iterations", set: func(s *Settings) { s.MaxIter, s.GapTol = 0, 0 }, status: IterationLimit},
+		{name: "zero iterations", set: func(s *Settings) { s.MaxIter, s.GapTol = -1, -1 }, status: IterationLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := randomW(n, k, 16)
-			set := DefaultSettings()
+			set := Settings{}
 			tc.set(&set)
 			var last []Iteration
 			set.Recorder = func(it Iteration) error { last = append(last, it); return nil }
-			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -541,8 +541,8 @@ func TestStopRules(t *testing.T) {
 			end := last[len(last)-1]
 			switch tc.status {
 			case IterationLimit:
-				if res.Iterations != set.MaxIter {
-					t.Errorf("%d iterations, want %d", res.Iterations, set.MaxIter)
+				if want := max(set.MaxIter, 0); res.Iterations != want { // MaxIter -1: none
+					t.Errorf("%d iterations, want %d", res.Iterations, want)
 				}
 			case FunctionConvergence:
 				if prev := last[len(last)-2]; math.Abs(end.Objective-prev.Objective) >= set.FuncTol {
@@ -568,9 +568,8 @@ func TestSameBitsAnyWorkers(t *testing.T) {
 	d, _ := NewDense(n, P)
 	run := func(workers int) ([]float64, *Result) {
 		w := randomW(n, k, 18)
-		set := DefaultSettings()
-		set.MaxIter, set.GapTol, set.Workers, set.Refresh = 6, 0, workers, 4
-		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set)
+		set := Settings{MaxIter: 6, GapTol: -1, Workers: workers, Refresh: 4}
+		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -609,11 +608,12 @@ func TestMinimizeErrors(t *testing.T) {
 		{name: "short W", p: Problem{P: d, K: 2}, w: good[:5]},
 		{name: "negative entry", p: Problem{P: d, K: 2}, w: neg},
 		{name: "row sum", p: Problem{P: d, K: 2}, w: off},
-		{name: "negative max-iter", p: Problem{P: d, K: 2}, w: good, set: &Settings{MaxIter: -1}},
+		{name: "negative ftol", p: Problem{P: d, K: 2}, w: good, set: &Settings{FuncTol: -1}},
+		{name: "negative workers", p: Problem{P: d, K: 2}, w: good, set: &Settings{Workers: -1}},
 		{name: "short PW", p: Problem{P: d, K: 2}, w: good, set: &Settings{MaxIter: 1, PW: make([]float64, 3)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := Minimize(context.Background(), tc.p, tc.w, tc.set); err == nil {
+			if _, err := Minimize(context.Background(), tc.p, tc.w, tc.set, &FrankWolfe{}); err == nil {
 				t.Fatal("no error")
 			}
 		})
@@ -671,14 +671,15 @@ func BenchmarkLMO(b *testing.B) {
 	for _, k := range []int{10, 100} {
 		b.Run(fmt.Sprintf("n=100000/k=%d", k), func(b *testing.B) {
 			const n = 100000
-			s := &solver{ctx: context.Background(), n: n, k: k, w: randomW(n, k, 1),
-				pw: randomW(n, k, 2), sel: make([]int32, n), set: Settings{Workers: 2}}
+			ctx := context.Background()
+			r := &Run{Problem: Problem{K: k}, N: n, W: randomW(n, k, 1), PW: randomW(n, k, 2), Workers: 2}
+			s := &FrankWolfe{run: r, sel: make([]int32, n)}
 			var err error
-			if s.a, err = gram(s.ctx, 2, s.w, n, k); err != nil {
+			if s.a, err = gram(ctx, 2, r.W, n, k); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if _, err := s.lmo(); err != nil {
+				if _, err := s.lmo(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -726,12 +727,11 @@ func TestPassFailures(t *testing.T) {
 	testPassFailures(t, 19, []passFailure{
 		{name: "first pass", failAt: 1, wantIterations: 0},
 		{name: "third P·S pass", failAt: 4, wantIterations: 2},
-		{name: "refresh pass", failAt: 7, wantIterations: 4}, // call 7 is the refresh that completes iteration 5
+		{name: "refresh pass", failAt: 7, wantIterations: 5}, // call 7 is the refresh after iteration 5, which is counted and recorded
 		{name: "canceled", failAt: 4, cancel: true, wantIterations: 2},
 	}, true, func(ctx context.Context, p Problem, w []float64) (*Result, error) {
-		set := DefaultSettings()
-		set.MaxIter, set.GapTol, set.Refresh = 20, 0, 5
-		return Minimize(ctx, p, w, &set)
+		set := Settings{MaxIter: 20, GapTol: -1, Refresh: 5}
+		return Minimize(ctx, p, w, &set, &FrankWolfe{})
 	})
 }
 
@@ -787,18 +787,19 @@ func TestGramUpdate(t *testing.T) {
 	for _, lam := range []float64{0, 0.3, 1} {
 		w := randomW(n, k, 22)
 		s := newTestSolver(t, P, n, w, k, 3)
-		acc, err := s.lmo()
+		acc, err := s.lmo(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.p.MulOneHot(s.ctx, s.ps, s.sel, k); err != nil {
+		ctx := context.Background()
+		if err := s.run.P.MulOneHot(ctx, s.ps, s.sel, k); err != nil {
 			t.Fatal(err)
 		}
 		s.updateGram(acc, lam)
-		if _, err := s.step(lam, true, false); err != nil {
+		if _, err := s.step(ctx, lam, true, false); err != nil {
 			t.Fatal(err)
 		}
-		want, _ := gram(s.ctx, 1, w, n, k)
+		want, _ := gram(ctx, 1, w, n, k)
 		for i := range want {
 			if math.Abs(s.a[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
 				t.Fatalf("λ=%v: updated WᵀW[%d] = %v, recomputed %v", lam, i, s.a[i], want[i])
@@ -806,10 +807,10 @@ func TestGramUpdate(t *testing.T) {
 		}
 		// The carried P·W must equal a fresh product too.
 		fresh := make([]float64, n*k)
-		s.p.Mul(s.ctx, fresh, w, k, nil)
+		s.run.P.Mul(ctx, fresh, w, k, nil)
 		for i := range fresh {
-			if math.Abs(s.pw[i]-fresh[i]) > 1e-12*math.Max(1, math.Abs(fresh[i])) {
-				t.Fatalf("λ=%v: carried P·W[%d] = %v, fresh %v", lam, i, s.pw[i], fresh[i])
+			if math.Abs(s.run.PW[i]-fresh[i]) > 1e-12*math.Max(1, math.Abs(fresh[i])) {
+				t.Fatalf("λ=%v: carried P·W[%d] = %v, fresh %v", lam, i, s.run.PW[i], fresh[i])
 			}
 		}
 	}

@@ -44,23 +44,23 @@ func TestPenalizedObjectiveAndGradient(t *testing.T) {
 	for i := range w {
 		w[i] = rng.NormFloat64() * 0.5
 	}
+	ctx := context.Background()
 	for _, mu := range []float64{0, 1, 1e3} {
-		r := &penalty{ctx: context.Background(), p: d, n: n, k: k, w: make([]float64, n*k),
-			pw: make([]float64, n*k), mu: mu, set: DefaultPenaltySettings()}
-		r.set.Workers = 2
+		run := &Run{Problem: Problem{P: d, K: k}, N: n, W: make([]float64, n*k), PW: make([]float64, n*k), Workers: 2}
+		r := &Penalty{run: run, mu: mu}
 		var err error
-		if r.res.FrobSq, err = d.Mul(r.ctx, r.pw, r.w, k, make([]float64, n)); err != nil {
+		if run.FrobSq, err = d.Mul(ctx, run.PW, run.W, k, make([]float64, n)); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.at(w); err != nil {
+		if err := r.at(ctx, w); err != nil {
 			t.Fatal(err)
 		}
 		F, grad := densePenalized(P, n, w, k, mu)
-		if e := relErr(r.penalized(), F); e > 1e-12 {
-			t.Errorf("μ = %v: F = %v, dense %v", mu, r.penalized(), F)
+		if e := relErr(r.penalized(ctx), F); e > 1e-12 {
+			t.Errorf("μ = %v: F = %v, dense %v", mu, r.penalized(ctx), F)
 		}
 		got := make([]float64, n*k)
-		r.gradient(got)
+		r.gradient(ctx, got)
 		for i := range got {
 			if math.Abs(got[i]-grad[i]) > 1e-10*(1+math.Abs(grad[i])) {
 				t.Fatalf("μ = %v: gradient[%d] = %v, dense %v", mu, i, got[i], grad[i])
@@ -115,25 +115,26 @@ func TestPenaltyReport(t *testing.T) {
 			d, _ := NewDense(n, P)
 			c := &countingAffinity{Dense: d}
 			w := randomW(n, k, 54)
-			set := DefaultPenaltySettings()
-			set.MaxIter, set.GapTol, set.Workers = tc.rounds, 0, 2
+			set := Settings{MaxIter: tc.rounds, GapTol: -1, Workers: 2}
 			var its []Iteration
 			set.Recorder = func(it Iteration) error { its = append(its, it); return nil }
-			res, err := MinimizePenalty(context.Background(), Problem{P: c, K: k}, w, &set)
+			pen := &Penalty{InnerIter: 50}
+			res, err := Minimize(context.Background(), Problem{P: c, K: k}, w, &set, pen)
 			if err != nil {
 				t.Fatal(err)
 			}
+			rep := pen.Report()
 			if res.Status != IterationLimit || res.Iterations != tc.rounds || len(its) != tc.rounds+1 {
 				t.Fatalf("status %v after %d rounds, %d records", res.Status, res.Iterations, len(its))
 			}
 			if res.Passes != c.mul || c.oneHot != 0 {
 				t.Errorf("%d passes reported, %d P·W and %d P·S made", res.Passes, c.mul, c.oneHot)
 			}
-			if res.InnerIterations < tc.rounds || res.InnerIterations > tc.rounds*set.InnerIter {
-				t.Errorf("%d inner iterations in %d rounds", res.InnerIterations, tc.rounds)
+			if rep.InnerIterations < tc.rounds || rep.InnerIterations > tc.rounds*pen.InnerIter {
+				t.Errorf("%d inner iterations in %d rounds", rep.InnerIterations, tc.rounds)
 			}
-			if want := math.Pow(2, float64(tc.rounds-1)); res.Coef != want {
-				t.Errorf("last μ = %v, want %v", res.Coef, want)
+			if want := math.Pow(2, float64(tc.rounds-1)); rep.Coef != want {
+				t.Errorf("last μ = %v, want %v", rep.Coef, want)
 			}
 			for i, it := range its[:tc.rounds] {
 				if it.Step != math.Pow(2, float64(i)) {
@@ -156,24 +157,24 @@ func TestPenaltyReport(t *testing.T) {
 				}
 				rowErr = math.Max(rowErr, math.Abs(sum-1))
 			}
-			if res.MaxRowSumError != rowErr || res.MinEntry != minEntry {
-				t.Errorf("violation %v, min entry %v; direct %v, %v", res.MaxRowSumError, res.MinEntry, rowErr, minEntry)
+			if rep.MaxRowSumError != rowErr || rep.MinEntry != minEntry {
+				t.Errorf("violation %v, min entry %v; direct %v, %v", rep.MaxRowSumError, rep.MinEntry, rowErr, minEntry)
 			}
 			if rowErr == 0 && minEntry == 0 {
 				t.Error("the penalty iterate is exactly feasible: the test shows nothing")
 			}
-			if !(rowErr < tc.wantMaxRowError) || res.Feasible(rowErr/2) || !res.Feasible(rowErr) {
+			if !(rowErr < tc.wantMaxRowError) || rep.Feasible(rowErr/2) || !rep.Feasible(rowErr) {
 				t.Errorf("max row error %v, want < %v; Feasible wrong", rowErr, tc.wantMaxRowError)
 			}
 			proj := slices.Clone(w)
 			for i := range n {
 				copy(proj[i*k:], bisectProjection(w[i*k:(i+1)*k]))
 			}
-			if e := relErr(res.ProjectedObjective, denseObjective(P, n, proj, k)); e > 1e-10 {
-				t.Errorf("projected f = %v, dense %v", res.ProjectedObjective, denseObjective(P, n, proj, k))
+			if e := relErr(rep.ProjectedObjective, denseObjective(P, n, proj, k)); e > 1e-10 {
+				t.Errorf("projected f = %v, dense %v", rep.ProjectedObjective, denseObjective(P, n, proj, k))
 			}
-			if gap, _ := denseGap(P, n, proj, k); relErr(res.ProjectedGap, gap) > 1e-7 {
-				t.Errorf("projected gap = %v, dense %v", res.ProjectedGap, gap)
+			if gap, _ := denseGap(P, n, proj, k); relErr(rep.ProjectedGap, gap) > 1e-7 {
+				t.Errorf("projected gap = %v, dense %v", rep.ProjectedGap, gap)
 			}
 		})
 	}
@@ -186,24 +187,24 @@ func TestPenaltyDescends(t *testing.T) {
 	const n, k = 60, 3
 	d, _ := NewDense(n, kernel(n, 55))
 	w := randomW(n, k, 56)
-	set := DefaultPenaltySettings()
-	set.MaxIter, set.GapTol = 25, 0
-	res, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, w, &set)
+	set := Settings{MaxIter: 25, GapTol: -1}
+	pen := &Penalty{}
+	res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, pen)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := pen.Report()
 	w0 := randomW(n, k, 56)
 	f0 := denseObjective(kernel(n, 55), n, w0, k)
-	pset := DefaultPGDSettings()
-	pset.MaxIter, pset.GapTol = 2000, 1e-9
-	pres, err := MinimizePGD(context.Background(), Problem{P: d, K: k}, w0, &pset)
+	pset := Settings{MaxIter: 2000, GapTol: 1e-9}
+	pres, err := Minimize(context.Background(), Problem{P: d, K: k}, w0, &pset, &PGD{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("start %v; penalty f %v (projected %v, row error %v, min entry %v); PGD %v",
-		f0, res.Objective, res.ProjectedObjective, res.MaxRowSumError, res.MinEntry, pres.Objective)
-	if !(res.ProjectedObjective < f0) || math.Abs(res.ProjectedObjective-pres.Objective) > 0.01*(f0-pres.Objective) {
-		t.Errorf("penalty's projected f = %v, PGD %v, start %v", res.ProjectedObjective, pres.Objective, f0)
+		f0, res.Objective, rep.ProjectedObjective, rep.MaxRowSumError, rep.MinEntry, pres.Objective)
+	if !(rep.ProjectedObjective < f0) || math.Abs(rep.ProjectedObjective-pres.Objective) > 0.01*(f0-pres.Objective) {
+		t.Errorf("penalty's projected f = %v, PGD %v, start %v", rep.ProjectedObjective, pres.Objective, f0)
 	}
 }
 
@@ -212,21 +213,20 @@ func TestPenaltyStopRules(t *testing.T) {
 	d, _ := NewDense(n, kernel(n, 57))
 	for _, tc := range []struct {
 		name       string
-		set        func(*PenaltySettings)
+		set        func(*Settings)
 		want       Status
 		wantRounds int
 		wantPasses int // 0: not checked
 	}{
-		{name: "max-iter 0", set: func(s *PenaltySettings) { s.MaxIter = 0 }, want: IterationLimit, wantPasses: 2},
-		{name: "gap at the feasible start", set: func(s *PenaltySettings) { s.GapTol = 1e9 }, want: GapTolerance, wantPasses: 2},
-		{name: "huge ftol", set: func(s *PenaltySettings) { s.FuncTol = 1e9 }, want: FunctionConvergence, wantRounds: 1},
-		{name: "pass budget", set: func(s *PenaltySettings) { s.MaxPasses = 7 }, want: IterationLimit, wantRounds: 1, wantPasses: 8},
+		{name: "max-iter 0", set: func(s *Settings) { s.MaxIter = -1 }, want: IterationLimit, wantPasses: 2},
+		{name: "gap at the feasible start", set: func(s *Settings) { s.GapTol = 1e9 }, want: GapTolerance, wantPasses: 2},
+		{name: "huge ftol", set: func(s *Settings) { s.FuncTol = 1e9 }, want: FunctionConvergence, wantRounds: 1},
+		{name: "pass budget", set: func(s *Settings) { s.MaxPasses = 7 }, want: IterationLimit, wantRounds: 1, wantPasses: 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			set := DefaultPenaltySettings()
-			set.MaxIter, set.GapTol = 10, 0
+			set := Settings{MaxIter: 10, GapTol: -1}
 			tc.set(&set)
-			res, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, randomW(n, k, 58), &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 58), &set, &Penalty{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,9 +244,8 @@ func TestPenaltySameBitsAnyWorkers(t *testing.T) {
 	var first []float64
 	for _, workers := range []int{1, 2} {
 		w := randomW(n, k, 60)
-		set := DefaultPenaltySettings()
-		set.MaxIter, set.InnerIter, set.Workers = 2, 5, workers
-		if _, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, w, &set); err != nil {
+		set := Settings{MaxIter: 2, Workers: workers}
+		if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &Penalty{InnerIter: 5}); err != nil {
 			t.Fatal(err)
 		}
 		if first == nil {
@@ -263,22 +262,23 @@ func TestPenaltyErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		w    []float64
-		set  func(*PenaltySettings)
+		set  func(*Settings, *Penalty)
 	}{
 		{name: "wrong size", w: randomW(n, k+1, 1)},
-		{name: "no inner iterations", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.InnerIter = 0 }},
-		{name: "zero coefficient", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.Coef = 0 }},
-		{name: "shrinking factor", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.Factor = 0.5 }},
-		{name: "no memory", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.Memory = 0 }},
-		{name: "negative budget", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.MaxPasses = -1 }},
-		{name: "negative max-iter", w: randomW(n, k, 1), set: func(s *PenaltySettings) { s.MaxIter = -1 }},
+		{name: "no inner iterations", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.InnerIter = -1 }},
+		{name: "negative coefficient", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Coef = -1 }},
+		{name: "shrinking factor", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Factor = 0.5 }},
+		{name: "no memory", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Memory = -1 }},
+		{name: "negative budget", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { s.MaxPasses = -1 }},
+		{name: "negative ftol", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { s.FuncTol = -1 }},
+		{name: "short projection storage", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Proj = make([]float64, 3) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			set := DefaultPenaltySettings()
+			set, m := Settings{}, &Penalty{}
 			if tc.set != nil {
-				tc.set(&set)
+				tc.set(&set, m)
 			}
-			if _, err := MinimizePenalty(context.Background(), Problem{P: d, K: k}, tc.w, &set); err == nil {
+			if _, err := Minimize(context.Background(), Problem{P: d, K: k}, tc.w, &set, m); err == nil {
 				t.Fatal("no error")
 			}
 		})
@@ -293,12 +293,7 @@ func TestPenaltyPassFailures(t *testing.T) {
 		{name: "inside a round", failAt: 5},
 		{name: "canceled inside a round", failAt: 5, cancel: true},
 	}, false, func(ctx context.Context, p Problem, w []float64) (*Result, error) {
-		set := DefaultPenaltySettings()
-		set.MaxIter, set.GapTol = 5, 0
-		res, err := MinimizePenalty(ctx, p, w, &set)
-		if res == nil {
-			return nil, err
-		}
-		return &res.Result, err
+		set := Settings{MaxIter: 5, GapTol: -1}
+		return Minimize(ctx, p, w, &set, &Penalty{})
 	})
 }

@@ -7,162 +7,137 @@ import (
 	"time"
 )
 
-// PGDSettings control a run of MinimizePGD, projected gradient descent with
-// a backtracking line search, the first baseline of the paper's experiments.
-// Start from DefaultPGDSettings.
-type PGDSettings struct {
-	// Settings holds the stopping rules (GapTol, FuncTol, MaxIter), Workers,
-	// the Recorder and the storage: PW for P·W and PS for P·W' at the trial
-	// point. Step and Refresh are not used: every iterate's P·W is computed
-	// by a full pass. The Recorder's Step is the step length η taken.
-	Settings
-
-	// InitialStep is the step length η of the first trial. If 0, it is 1/L
-	// for the bound L = c + 3 λ on the gradient's Lipschitz constant at the
-	// initial point, where c is the largest row sum of P and λ the largest
-	// row sum of WᵀW (>= its largest eigenvalue).
-	InitialStep float64
-	// Shrink multiplies η after a trial without sufficient decrease; in (0, 1).
-	Shrink float64
-	// Grow multiplies η after an accepted step, so that the next trial
-	// starts from a longer step; >= 1.
-	Grow float64
-	// Armijo is σ in the sufficient decrease test on the projected step,
-	// f(W') <= f(W) + σ <G, W' - W>; in (0, 1).
-	Armijo float64
-	// MaxBacktracks is the number of trials of an iteration. If none
-	// decreases the objective enough, W is stationary to working precision
-	// and the run stops with FunctionConvergence.
-	MaxBacktracks int
-	// Trial is storage for the n×k trial point; nil allocates it.
-	Trial []float64
-}
-
-// DefaultPGDSettings returns the stopping rules of DefaultSettings with the
-// automatic first step, Shrink 0.5, Grow 2, Armijo 1e-4 and 30 trials an
-// iteration.
-func DefaultPGDSettings() PGDSettings {
-	return PGDSettings{Settings: DefaultSettings(), Shrink: 0.5, Grow: 2, Armijo: 1e-4, MaxBacktracks: 30}
-}
-
-// MinimizePGD minimizes f(W) = 1/4 ||P - W Wᵀ||_F^2 over row-stochastic
-// W >= 0 by projected gradient descent from the feasible point w, which it
-// overwrites with the solution.
+// PGD is projected gradient descent with a backtracking line search, the
+// first baseline of the paper's experiments.
 //
 // An iteration tries W' = Proj(W - η G), G = W (WᵀW) - P W, with every row
 // projected onto the simplex, and accepts it if f(W') <= f(W) + σ <G, W' - W>;
 // otherwise it shrinks η and tries again. Every trial costs a full P·W' pass,
 // O(n^2 k), and Result.Passes counts them all; an accepted trial's pass gives
-// the next iterate's gradient, so nothing else is computed over P. After an
-// accepted step η grows again. The objective never increases.
+// the next iterate's gradient, so nothing else is computed over P, and the
+// Frank-Wolfe gap is exact at every iterate (an O(n k^2) row pass), so that
+// runs can be compared with FrankWolfe's iteration by iteration. After an
+// accepted step η grows again. The objective never increases. If no trial
+// decreases the objective enough, W is stationary to working precision and
+// the run stops with FunctionConvergence. The record's Step is the step
+// length η taken.
 //
-// The stopping rules are those of Minimize, tested in the same order on the
-// same quantities, and the Frank-Wolfe gap is computed at every iterate (an
-// O(n k^2) row pass), so the runs of the two methods can be compared
-// iteration by iteration. Errors are as for Minimize.
-func MinimizePGD(ctx context.Context, p Problem, w []float64, settings *PGDSettings) (*Result, error) {
-	const method = "pgd"
-	n, k, err := checkProblem(method, p, w)
-	if err != nil {
-		return nil, err
-	}
-	set := DefaultPGDSettings()
-	if settings != nil {
-		set = *settings
-	}
-	if err := checkStops(method, &set.Settings); err != nil {
-		return nil, err
-	}
-	if !(set.Shrink > 0 && set.Shrink < 1) || !(set.Grow >= 1) || math.IsInf(set.Grow, 0) ||
-		!(set.Armijo > 0 && set.Armijo < 1) || set.MaxBacktracks < 1 ||
-		!(set.InitialStep >= 0) || math.IsInf(set.InitialStep, 0) {
-		return nil, fmt.Errorf("%s: want 0 < Shrink < 1, Grow >= 1, 0 < Armijo < 1, MaxBacktracks >= 1 and a finite InitialStep >= 0", method)
-	}
-	r := &pgd{ctx: ctx, p: p.P, n: n, k: k, w: w, set: set, sel: make([]int32, n), start: time.Now()}
-	if r.pw, err = storage(set.PW, n*k, "pgd: P·W"); err != nil {
-		return nil, err
-	}
-	if r.pwt, err = storage(set.PS, n*k, "pgd: P·S"); err != nil {
-		return nil, err
-	}
-	if r.wt, err = storage(set.Trial, n*k, "pgd: trial"); err != nil {
-		return nil, err
-	}
-	return r.run()
-}
+// The zero value is the method with the automatic first step, Shrink 0.5,
+// Grow 2, Armijo 1e-4 and 30 trials an iteration.
+type PGD struct {
+	// InitialStep is the step length η of the first trial. If 0, it is 1/L
+	// for the bound L = c + 3 λ on the gradient's Lipschitz constant at the
+	// initial point, where c is the largest row sum of P and λ the largest
+	// row sum of WᵀW (>= its largest eigenvalue).
+	InitialStep float64
+	// Shrink multiplies η after a trial without sufficient decrease; in
+	// (0, 1); 0.5 if 0.
+	Shrink float64
+	// Grow multiplies η after an accepted step, so that the next trial
+	// starts from a longer step; >= 1; 2 if 0.
+	Grow float64
+	// Armijo is σ in the sufficient decrease test; in (0, 1); 1e-4 if 0.
+	Armijo float64
+	// MaxBacktracks is the number of trials of an iteration; 30 if 0.
+	MaxBacktracks int
+	// Trial and PTrial are storage for the n×k trial point and its P·W;
+	// nil allocates them.
+	Trial, PTrial []float64
 
-type pgd struct {
-	ctx     context.Context
-	p       Affinity
-	n, k    int
-	w, pw   []float64 // the iterate and its P·W
+	run     *Run
 	wt, pwt []float64 // the trial point and its P·W
 	sel     []int32
-	set     PGDSettings
-	start   time.Time
-	res     Result
+	cur     point // the iterate's evaluation
+	eta     float64
 }
 
-func (r *pgd) run() (*Result, error) {
-	res, set := &r.res, &r.set
-	if err := firstPass(r.ctx, r.p, r.pw, r.w, r.k, res); err != nil {
-		return r.fail(err)
+// params returns the parameters in force, with the defaults of the zero
+// fields.
+func (r *PGD) params() (shrink, grow, armijo float64, tries int, err error) {
+	shrink, grow, armijo, tries = or(r.Shrink, 0.5), or(r.Grow, 2), or(r.Armijo, 1e-4), r.MaxBacktracks
+	if tries == 0 {
+		tries = 30
 	}
-	cur, err := evaluate(r.ctx, set.Workers, r.w, r.pw, r.n, r.k, res.FrobSq, r.sel)
+	if !(shrink > 0 && shrink < 1) || !(grow >= 1) || math.IsInf(grow, 0) ||
+		!(armijo > 0 && armijo < 1) || tries < 1 ||
+		!(r.InitialStep >= 0) || math.IsInf(r.InitialStep, 0) {
+		return 0, 0, 0, 0, fmt.Errorf("pgd: want 0 < Shrink < 1, Grow >= 1, 0 < Armijo < 1, MaxBacktracks >= 1 and a finite InitialStep >= 0")
+	}
+	return shrink, grow, armijo, tries, nil
+}
+
+// or returns v, or def if v is 0.
+func or(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Init computes P·W at the starting point, evaluates it and sets the first
+// step length.
+func (r *PGD) Init(ctx context.Context, run *Run) error {
+	if _, _, _, _, err := r.params(); err != nil {
+		return err
+	}
+	var err error
+	nk := run.N * run.K
+	if r.wt, err = storage(r.Trial, nk, "pgd: trial"); err != nil {
+		return err
+	}
+	if r.pwt, err = storage(r.PTrial, nk, "pgd: trial P·W"); err != nil {
+		return err
+	}
+	r.run, r.sel = run, make([]int32, run.N)
+	if err := run.FirstPass(ctx); err != nil {
+		return err
+	}
+	if r.cur, err = evaluate(ctx, run.Workers, run.W, run.PW, run.N, run.K, run.FrobSq, r.sel); err != nil {
+		return err
+	}
+	r.eta = r.InitialStep
+	if r.eta == 0 {
+		r.eta = 1 / (run.MaxRowSum + 3*maxRowSum(r.cur.a, run.K))
+	}
+	return nil
+}
+
+// Estimate returns the objective and the exact gap at the iterate.
+func (r *PGD) Estimate() Estimate { return Estimate{Objective: r.cur.f, Gap: r.cur.gap, Exact: true} }
+
+// Refresh does nothing: P·W is computed by a pass at every iterate.
+func (r *PGD) Refresh(context.Context) error { return nil }
+
+// Iterate runs the line search and takes the step it accepts.
+func (r *PGD) Iterate(ctx context.Context, it *Iteration) (Status, error) {
+	_, grow, _, _, _ := r.params()
+	next, passTime, ok, err := r.search(ctx, r.cur, &r.eta)
+	it.PassTime = passTime
 	if err != nil {
-		return r.fail(err)
+		return NotTerminated, err
 	}
-	eta := set.InitialStep
-	if eta == 0 {
-		eta = 1 / (res.MaxRowSum + 3*maxRowSum(cur.a, r.k))
+	if !ok {
+		return FunctionConvergence, nil
 	}
-	fprev := math.NaN()
-	for t := 0; ; t++ {
-		if math.IsNaN(cur.f) || math.IsInf(cur.f, 0) {
-			return r.fail(fmt.Errorf("pgd: iteration %d: %w", t, errNonFinite))
-		}
-		res.Status = stopStatus(&set.Settings, t, cur.f, fprev, cur.gap)
-		var next point
-		var passTime time.Duration
-		if res.Status == NotTerminated {
-			var ok bool
-			next, passTime, ok, err = r.search(cur, &eta)
-			if err != nil {
-				return r.fail(err)
-			}
-			if !ok {
-				res.Status = FunctionConvergence
-			}
-		}
-		if res.Status != NotTerminated {
-			if err := r.record(Iteration{Iter: t, Objective: cur.f, Gap: cur.gap, Final: true, PassTime: passTime}); err != nil {
-				return r.fail(err)
-			}
-			break
-		}
-		if err := r.record(Iteration{Iter: t, Objective: cur.f, Gap: cur.gap, Step: eta, PassTime: passTime}); err != nil {
-			return r.fail(err)
-		}
-		copy(r.w, r.wt)
-		r.pw, r.pwt = r.pwt, r.pw
-		fprev, cur = cur.f, next
-		eta *= set.Grow
-		res.Iterations = t + 1
-	}
-	res.Objective, res.Gap = cur.f, cur.gap
-	res.Runtime = time.Since(r.start)
-	return res, nil
+	it.Step = r.eta
+	run := r.run
+	copy(run.W, r.wt)
+	run.PW, r.pwt = r.pwt, run.PW
+	r.cur = next
+	r.eta *= grow
+	return NotTerminated, nil
 }
 
 // search runs the backtracking line search from the iterate cur, starting
 // from the step *eta and leaving in it the step accepted. It returns the
 // trial point's evaluation (the point is in wt, its P·W in pwt), the time of
 // the passes, and false if no trial decreased the objective enough.
-func (r *pgd) search(cur point, eta *float64) (point, time.Duration, bool, error) {
-	set := &r.set
+func (r *PGD) search(ctx context.Context, cur point, eta *float64) (point, time.Duration, bool, error) {
+	shrink, _, armijo, tries, _ := r.params()
+	run := r.run
 	var passTime time.Duration
-	for range set.MaxBacktracks {
-		gd, dd, err := r.trial(cur.a, *eta)
+	for range tries {
+		gd, dd, err := r.trial(ctx, cur.a, *eta)
 		if err != nil {
 			return point{}, passTime, false, err
 		}
@@ -171,37 +146,37 @@ func (r *pgd) search(cur point, eta *float64) (point, time.Duration, bool, error
 			return point{}, passTime, false, nil
 		}
 		begin := time.Now()
-		if _, err := r.p.Mul(r.ctx, r.pwt, r.wt, r.k, nil); err != nil {
+		if err := run.Mul(ctx, r.pwt, r.wt); err != nil {
 			return point{}, passTime, false, err
 		}
-		r.res.Passes++
 		passTime += time.Since(begin)
-		next, err := evaluate(r.ctx, set.Workers, r.wt, r.pwt, r.n, r.k, r.res.FrobSq, r.sel)
+		next, err := evaluate(ctx, run.Workers, r.wt, r.pwt, run.N, run.K, run.FrobSq, r.sel)
 		if err != nil {
 			return point{}, passTime, false, err
 		}
-		if next.f <= cur.f+set.Armijo*gd {
+		if next.f <= cur.f+armijo*gd {
 			return next, passTime, true, nil
 		}
-		*eta *= set.Shrink
+		*eta *= shrink
 	}
 	return point{}, passTime, false, nil
 }
 
 // trial sets wt = Proj(W - η G) row by row and returns <G, wt - W> and
 // ||wt - W||_F^2; a is WᵀW.
-func (r *pgd) trial(a []float64, eta float64) (gd, dd float64, err error) {
-	k := r.k
+func (r *PGD) trial(ctx context.Context, a []float64, eta float64) (gd, dd float64, err error) {
+	run := r.run
+	k := run.K
 	type sums struct {
 		gd, dd float64
 		g, buf []float64
 	}
-	err = rowPass(r.ctx, r.set.Workers, r.n,
+	err = rowPass(ctx, run.Workers, run.N,
 		func() *sums { return &sums{g: make([]float64, k), buf: make([]float64, k)} },
 		func(lo, hi int, s *sums) {
 			s.gd, s.dd = 0, 0
 			for i := lo; i < hi; i++ {
-				wi, pwi, ti := r.w[i*k:(i+1)*k], r.pw[i*k:(i+1)*k], r.wt[i*k:(i+1)*k]
+				wi, pwi, ti := run.W[i*k:(i+1)*k], run.PW[i*k:(i+1)*k], r.wt[i*k:(i+1)*k]
 				gradRow(s.g, wi, pwi, a)
 				for j, v := range wi {
 					ti[j] = v - eta*s.g[j]
@@ -216,13 +191,4 @@ func (r *pgd) trial(a []float64, eta float64) (gd, dd float64, err error) {
 		},
 		func(s *sums) { gd += s.gd; dd += s.dd })
 	return gd, dd, err
-}
-
-func (r *pgd) fail(err error) (*Result, error) {
-	r.res.Runtime = time.Since(r.start)
-	return &r.res, err
-}
-
-func (r *pgd) record(it Iteration) error {
-	return emit(r.set.Recorder, it, r.res.Passes, r.start)
 }

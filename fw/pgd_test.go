@@ -45,7 +45,7 @@ func densePGD(P []float64, n int, w []float64, k, iters int, eta float64) (fs, s
 	return append(fs, f), steps
 }
 
-// TestPGDMatchesDenseReference runs MinimizePGD and the dense reference from
+// TestPGDMatchesDenseReference runs PGD and the dense reference from
 // the same start and compares their objectives, steps and final points, and
 // checks that the objective never increases, the rows stay on the simplex
 // and the passes are counted.
@@ -68,11 +68,10 @@ func TestPGDMatchesDenseReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := randomW(tc.n, tc.k, 32)
-			set := DefaultPGDSettings()
-			set.MaxIter, set.GapTol, set.Workers, set.InitialStep = iters, 0, tc.workers, tc.eta
+			set := Settings{MaxIter: iters, GapTol: -1, Workers: tc.workers}
 			var its []Iteration
 			set.Recorder = func(it Iteration) error { its = append(its, it); return nil }
-			res, err := MinimizePGD(context.Background(), Problem{P: d, K: tc.k}, w, &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: tc.k}, w, &set, &PGD{InitialStep: tc.eta})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,8 +155,7 @@ func TestPGDLongRun(t *testing.T) {
 	const n, k = 120, 4
 	d, _ := NewDense(n, kernel(n, 41))
 	w := randomW(n, k, 42)
-	set := DefaultPGDSettings()
-	set.MaxIter, set.GapTol = 1000, 1e-8
+	set := Settings{MaxIter: 1000, GapTol: 1e-8}
 	var first, prev float64
 	set.Recorder = func(it Iteration) error {
 		if it.Iter == 0 {
@@ -168,7 +166,7 @@ func TestPGDLongRun(t *testing.T) {
 		prev = it.Objective
 		return nil
 	}
-	res, err := MinimizePGD(context.Background(), Problem{P: d, K: k}, w, &set)
+	res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &PGD{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,25 +181,24 @@ func TestPGDStopRules(t *testing.T) {
 	d, _ := NewDense(n, kernel(n, 43))
 	for _, tc := range []struct {
 		name     string
-		set      func(*PGDSettings)
+		set      func(*Settings, *PGD)
 		want     Status
 		wantIter int
 	}{
-		{name: "max-iter 0", set: func(s *PGDSettings) { s.MaxIter = 0 }, want: IterationLimit, wantIter: 0},
-		{name: "max-iter 5", set: func(s *PGDSettings) { s.MaxIter = 5 }, want: IterationLimit, wantIter: 5},
-		{name: "gap tolerance at the start", set: func(s *PGDSettings) { s.GapTol = 1e9 }, want: GapTolerance, wantIter: 0},
-		{name: "huge ftol stops after one step", set: func(s *PGDSettings) { s.FuncTol = 1e9 }, want: FunctionConvergence, wantIter: 1},
-		{name: "one trial only, too long", set: func(s *PGDSettings) { s.InitialStep, s.MaxBacktracks = 1e6, 1 }, want: FunctionConvergence, wantIter: 0},
+		{name: "max-iter 0", set: func(s *Settings, m *PGD) { s.MaxIter = -1 }, want: IterationLimit, wantIter: 0},
+		{name: "max-iter 5", set: func(s *Settings, m *PGD) { s.MaxIter = 5 }, want: IterationLimit, wantIter: 5},
+		{name: "gap tolerance at the start", set: func(s *Settings, m *PGD) { s.GapTol = 1e9 }, want: GapTolerance, wantIter: 0},
+		{name: "huge ftol stops after one step", set: func(s *Settings, m *PGD) { s.FuncTol = 1e9 }, want: FunctionConvergence, wantIter: 1},
+		{name: "one trial only, too long", set: func(s *Settings, m *PGD) { m.InitialStep, m.MaxBacktracks = 1e6, 1 }, want: FunctionConvergence, wantIter: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			set := DefaultPGDSettings()
-			set.MaxIter, set.GapTol = 100, 0
-			tc.set(&set)
+			set, m := Settings{MaxIter: 100, GapTol: -1}, &PGD{}
+			tc.set(&set, m)
 			var last Iteration
 			set.Recorder = func(it Iteration) error { last = it; return nil }
 			w := randomW(n, k, 44)
 			w0 := slices.Clone(w)
-			res, err := MinimizePGD(context.Background(), Problem{P: d, K: k}, w, &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,9 +220,8 @@ func TestPGDSameBitsAnyWorkers(t *testing.T) {
 	var first []float64
 	for _, workers := range []int{1, 2, 3} {
 		w := randomW(n, k, 46)
-		set := DefaultPGDSettings()
-		set.MaxIter, set.Workers = 4, workers
-		if _, err := MinimizePGD(context.Background(), Problem{P: d, K: k}, w, &set); err != nil {
+		set := Settings{MaxIter: 4, Workers: workers}
+		if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &PGD{}); err != nil {
 			t.Fatal(err)
 		}
 		if first == nil {
@@ -245,26 +241,28 @@ func TestPGDErrors(t *testing.T) {
 		name string
 		p    Problem
 		w    []float64
-		set  func(*PGDSettings)
+		set  func(*Settings, *PGD)
 	}{
 		{name: "no affinity", p: Problem{K: k}, w: randomW(n, k, 1)},
 		{name: "k = 0", p: Problem{P: d}, w: randomW(n, k, 1)},
 		{name: "wrong size", p: Problem{P: d, K: k}, w: randomW(n+1, k, 1)},
 		{name: "infeasible start", p: Problem{P: d, K: k}, w: bad},
-		{name: "NaN ftol", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.FuncTol = math.NaN() }},
-		{name: "shrink 1", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.Shrink = 1 }},
-		{name: "grow 0.5", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.Grow = 0.5 }},
-		{name: "armijo 0", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.Armijo = 0 }},
-		{name: "no trials", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.MaxBacktracks = 0 }},
-		{name: "negative step", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.InitialStep = -1 }},
-		{name: "short storage", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *PGDSettings) { s.Trial = make([]float64, 3) }},
+		{name: "NaN ftol", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { s.FuncTol = math.NaN() }},
+		{name: "shrink 1", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.Shrink = 1 }},
+		{name: "grow 0.5", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.Grow = 0.5 }},
+		{name: "armijo 1", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.Armijo = 1 }},
+		{name: "negative armijo", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.Armijo = -1e-4 }},
+		{name: "no trials", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.MaxBacktracks = -1 }},
+		{name: "negative step", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.InitialStep = -1 }},
+		{name: "short storage", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.Trial = make([]float64, 3) }},
+		{name: "short trial P·W storage", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.PTrial = make([]float64, 3) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			set := DefaultPGDSettings()
+			set, m := Settings{}, &PGD{}
 			if tc.set != nil {
-				tc.set(&set)
+				tc.set(&set, m)
 			}
-			if _, err := MinimizePGD(context.Background(), tc.p, tc.w, &set); err == nil {
+			if _, err := Minimize(context.Background(), tc.p, tc.w, &set, m); err == nil {
 				t.Fatal("no error")
 			}
 		})
@@ -279,8 +277,7 @@ func TestPGDPassFailures(t *testing.T) {
 		{name: "a trial pass", failAt: 4},
 		{name: "canceled", failAt: 3, cancel: true},
 	}, false, func(ctx context.Context, p Problem, w []float64) (*Result, error) {
-		set := DefaultPGDSettings()
-		set.MaxIter, set.GapTol = 20, 0
-		return MinimizePGD(ctx, p, w, &set)
+		set := Settings{MaxIter: 20, GapTol: -1}
+		return Minimize(ctx, p, w, &set, &PGD{})
 	})
 }

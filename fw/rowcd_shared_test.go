@@ -12,9 +12,9 @@ import (
 	"github.com/ssnmf/ssnmf/tile"
 )
 
-// The same six points as ExampleMinimize, by row-wise coordinate descent:
-// a Dense affinity is its own tile source.
-func ExampleMinimizeRowCD() {
+// The same six points as ExampleMinimize, by row-wise coordinate descent,
+// the default method: a Dense affinity offers the sweeps it needs.
+func ExampleRowCD() {
 	const n, k = 6, 2
 	P := make([]float64, n*n)
 	for i := range n {
@@ -33,9 +33,8 @@ func ExampleMinimizeRowCD() {
 	if err := fw.Initialize(w, k, fw.StartRandom, 1); err != nil {
 		panic(err)
 	}
-	set := fw.DefaultRowCDSettings()
-	set.GapTol = 1e-9
-	res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: aff, K: k}, aff, w, &set)
+	set := fw.Settings{GapTol: 1e-9}
+	res, err := fw.Minimize(context.Background(), fw.Problem{P: aff, K: k}, w, &set, &fw.RowCD{})
 	if err != nil {
 		panic(err)
 	}
@@ -51,6 +50,17 @@ func ExampleMinimizeRowCD() {
 	// point 3: [0.01 0.99]
 	// point 4: [0.01 0.99]
 	// point 5: [0.01 0.99]
+}
+
+// engineTiles is the streaming engine's passes with the tiles of another
+// source (the Gaussian source itself), as a fw.TiledMatrix.
+type engineTiles struct {
+	*tile.Engine
+	tiles fw.TileSource
+}
+
+func (e engineTiles) Tile(dst []float64, r0, r1, c0, c1 int) error {
+	return e.tiles.Tile(dst, r0, r1, c0, c1)
 }
 
 // TestRowCDStreamingMatchesDenseOnSharedData runs row-CD on real data from
@@ -71,22 +81,21 @@ func TestRowCDStreamingMatchesDenseOnSharedData(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			src, dense := sharedProblem(t, tc.file)
 			n, k := src.N(), tc.k
-			solve := func(a fw.Affinity, tiles fw.TileSource, workers int) ([]float64, *fw.Result) {
+			solve := func(a fw.Affinity, workers int) ([]float64, *fw.Result) {
 				w := make([]float64, n*k)
 				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
 					t.Fatal(err)
 				}
-				set := fw.DefaultRowCDSettings()
-				set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.sweeps, 0, 3, workers
-				set.BlockSize, set.StripMemory = tc.block, tc.strip
-				res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: a, K: k}, tiles, w, &set)
+				set := fw.Settings{MaxIter: tc.sweeps, GapTol: -1, Refresh: 3, Workers: workers}
+				m := &fw.RowCD{BlockSize: tc.block, StripMemory: tc.strip}
+				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set, m)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return w, res
 			}
-			ws, rs := solve(&tile.Engine{Source: src, BlockSize: 128, Workers: 2}, src, 2)
-			wd, rd := solve(dense, dense, 1)
+			ws, rs := solve(fw.Tiled(engineTiles{&tile.Engine{Source: src, BlockSize: 128, Workers: 2}, src}), 2)
+			wd, rd := solve(dense, 1)
 			if d := math.Abs(rs.Objective-rd.Objective) / rd.Objective; d > 1e-10 {
 				t.Errorf("objective: streaming %v, dense %v (relative difference %g)", rs.Objective, rd.Objective, d)
 			}
@@ -121,7 +130,7 @@ func BenchmarkRowCDSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng := &tile.Engine{Source: src, Workers: 2}
+	eng := fw.Tiled(&tile.Engine{Source: src, Workers: 2})
 	w0 := make([]float64, n*k)
 	if err := fw.Initialize(w0, k, fw.StartRandom, 0); err != nil {
 		b.Fatal(err)
@@ -133,11 +142,9 @@ func BenchmarkRowCDSweep(b *testing.B) {
 	}{{"strip", 0}, {"two-pass", 1}} {
 		b.Run(bc.name, func(b *testing.B) {
 			w := slices.Clone(w0)
-			set := fw.DefaultRowCDSettings()
-			set.GapTol, set.Refresh, set.Workers, set.StripMemory = 0, 0, 2, bc.strip
-			set.MaxIter = b.N
+			set := fw.Settings{GapTol: -1, Refresh: -1, Workers: 2, MaxIter: b.N}
 			b.ResetTimer()
-			res, err := fw.MinimizeRowCD(context.Background(), fw.Problem{P: eng, K: k}, eng, w, &set)
+			res, err := fw.Minimize(context.Background(), fw.Problem{P: eng, K: k}, w, &set, &fw.RowCD{StripMemory: bc.strip})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -147,10 +154,9 @@ func BenchmarkRowCDSweep(b *testing.B) {
 	}
 	b.Run("fw-iteration", func(b *testing.B) {
 		w := slices.Clone(w0)
-		set := fw.DefaultSettings()
-		set.GapTol, set.Refresh, set.Workers, set.MaxIter = 0, 0, 2, b.N
+		set := fw.Settings{GapTol: -1, Refresh: -1, Workers: 2, MaxIter: b.N}
 		b.ResetTimer()
-		if _, err := fw.Minimize(context.Background(), fw.Problem{P: eng, K: k}, w, &set); err != nil {
+		if _, err := fw.Minimize(context.Background(), fw.Problem{P: eng, K: k}, w, &set, &fw.FrankWolfe{}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(entries*float64(b.N)/b.Elapsed().Seconds(), "entries/s")

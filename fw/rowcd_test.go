@@ -322,7 +322,7 @@ func denseSweep(p, w []float64, n, k, moves int) float64 {
 	return total
 }
 
-// TestRowCDMatchesDense runs sweeps of MinimizeRowCD (strip and two-pass
+// TestRowCDMatchesDense runs sweeps of RowCD (strip and two-pass
 // schedules, several block sizes and worker counts) against the dense
 // reference, comparing W, the objective the run tracks and the one it
 // reports, and the invariants: rows on the simplex, f non-increasing.
@@ -364,13 +364,12 @@ func TestRowCDMatchesDense(t *testing.T) {
 					denseSweep(p, ref, n, k, tc.moves)
 					refF = append(refF, denseF(p, ref, n, k))
 				}
-				set := DefaultRowCDSettings()
-				set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.sweeps, 0, 0, tc.workers
-				set.Moves, set.BlockSize, set.StripMemory = tc.moves, tc.block, tc.stripMemory
-				set.products = products
+				set := Settings{MaxIter: tc.sweeps, GapTol: -1, Refresh: -1, Workers: tc.workers}
+				m := &RowCD{Moves: tc.moves, BlockSize: tc.block, StripMemory: tc.stripMemory}
+				m.products = products
 				var recs []Iteration
 				set.Recorder = func(it Iteration) error { recs = append(recs, it); return nil }
-				res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set)
+				res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -434,15 +433,14 @@ func TestRowCDWorkersSameBits(t *testing.T) {
 		for _, workers := range []int{1, 2, 5} {
 			w := make([]float64, n*k)
 			Initialize(w, k, StartRandom, 1)
-			set := DefaultRowCDSettings()
-			set.MaxIter, set.Refresh, set.Workers, set.BlockSize, set.StripMemory = 6, 4, workers, 40, mem
+			set := Settings{MaxIter: 6, Refresh: 4, Workers: workers}
 			var recs []Iteration
 			set.Recorder = func(it Iteration) error {
 				it.PassTime, it.Elapsed = 0, 0
 				recs = append(recs, it)
 				return nil
 			}
-			if _, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set); err != nil {
+			if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &RowCD{BlockSize: 40, StripMemory: mem}); err != nil {
 				t.Fatal(err)
 			}
 			if first == nil {
@@ -462,31 +460,31 @@ func TestRowCDStops(t *testing.T) {
 	d, p := rcdProblem(t, n, 12)
 	for _, tc := range []struct {
 		name    string
-		set     func(*RowCDSettings)
+		set     func(*Settings)
 		status  Status
 		checkFn func(t *testing.T, res *Result, w []float64)
 	}{
-		{name: "gap", set: func(s *RowCDSettings) { s.GapTol, s.MaxIter = 1e-9, 100000 }, status: GapTolerance,
+		{name: "gap", set: func(s *Settings) { s.GapTol, s.MaxIter = 1e-9, 100000 }, status: GapTolerance,
 			checkFn: func(t *testing.T, res *Result, w []float64) {
 				if res.Gap > 1e-9 {
 					t.Errorf("gap %v > 1e-9", res.Gap)
 				}
 			}},
-		{name: "ftol", set: func(s *RowCDSettings) { s.FuncTol, s.GapTol, s.MaxIter = 1e-6, 0, 100000 }, status: FunctionConvergence},
-		{name: "max-iter with refreshes", set: func(s *RowCDSettings) { s.GapTol, s.MaxIter, s.Refresh = 0, 7, 3 }, status: IterationLimit,
+		{name: "ftol", set: func(s *Settings) { s.FuncTol, s.GapTol, s.MaxIter = 1e-6, -1, 100000 }, status: FunctionConvergence},
+		{name: "max-iter with refreshes", set: func(s *Settings) { s.GapTol, s.MaxIter, s.Refresh = -1, 7, 3 }, status: IterationLimit,
 			checkFn: func(t *testing.T, res *Result, w []float64) {
 				// first pass, 7 sweeps, refreshes after sweeps 3 and 6, final refresh
 				if res.Passes != 1+7+2+1 {
 					t.Errorf("%d passes, want 11", res.Passes)
 				}
 			}},
-		{name: "max-iter 0", set: func(s *RowCDSettings) { s.MaxIter = 0 }, status: IterationLimit,
+		{name: "max-iter 0", set: func(s *Settings) { s.MaxIter = -1 }, status: IterationLimit,
 			checkFn: func(t *testing.T, res *Result, w []float64) {
 				if res.Passes != 1 || res.Iterations != 0 {
 					t.Errorf("%d passes, %d sweeps, want 1 and 0", res.Passes, res.Iterations)
 				}
 			}},
-		{name: "stop", set: func(s *RowCDSettings) {
+		{name: "stop", set: func(s *Settings) {
 			calls := 0
 			s.Stop = func() bool { calls++; return calls > 2 }
 		}, status: Stopped,
@@ -499,10 +497,9 @@ func TestRowCDStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := make([]float64, n*k)
 			Initialize(w, k, StartRandom, 2)
-			set := DefaultRowCDSettings()
-			set.BlockSize = 16
+			set := Settings{}
 			tc.set(&set)
-			res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, w, &set)
+			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &RowCD{BlockSize: 16})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -527,16 +524,14 @@ func TestRowCDReachesFWOptimum(t *testing.T) {
 	w0 := make([]float64, n*k)
 	Initialize(w0, k, StartRandom, 4)
 	wf := slices.Clone(w0)
-	fs := DefaultSettings()
-	fs.MaxIter = 3000
-	rf, err := Minimize(context.Background(), Problem{P: d, K: k}, wf, &fs)
+	fs := Settings{MaxIter: 3000}
+	rf, err := Minimize(context.Background(), Problem{P: d, K: k}, wf, &fs, &FrankWolfe{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wr := slices.Clone(w0)
-	rs := DefaultRowCDSettings()
-	rs.GapTol, rs.MaxIter = 1e-9, 10000
-	rr, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, d, wr, &rs)
+	rs := Settings{GapTol: 1e-9, MaxIter: 10000}
+	rr, err := Minimize(context.Background(), Problem{P: d, K: k}, wr, &rs, &RowCD{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,30 +548,29 @@ func TestRowCDReachesFWOptimum(t *testing.T) {
 func TestRowCDErrors(t *testing.T) {
 	const n, k = 10, 2
 	d, _ := rcdProblem(t, n, 14)
-	small, _ := rcdProblem(t, n-1, 14)
 	good := func() []float64 { w := make([]float64, n*k); Initialize(w, k, StartRandom, 0); return w }
 	for _, tc := range []struct {
-		name  string
-		tiles TileSource
-		w     []float64
-		set   func(*RowCDSettings)
-		want  string
+		name string
+		p    Affinity
+		w    []float64
+		set  func(*Settings, *RowCD)
+		want string
 	}{
-		{name: "no tiles", w: good(), want: "no tile source"},
-		{name: "tiles of another n", tiles: small, w: good(), want: "tile source has n = 9"},
-		{name: "zero moves", tiles: d, w: good(), set: func(s *RowCDSettings) { s.Moves = 0 }, want: "Moves = 0"},
-		{name: "negative block", tiles: d, w: good(), set: func(s *RowCDSettings) { s.BlockSize = -1 }, want: "negative"},
-		{name: "negative checkpoint interval", tiles: d, w: good(), set: func(s *RowCDSettings) { s.CheckpointEvery = -1 }, want: "negative"},
-		{name: "infeasible start", tiles: d, w: make([]float64, n*k), want: "initial point"},
-		{name: "short PW", tiles: d, w: good(), set: func(s *RowCDSettings) { s.PW = make([]float64, 3) }, want: "P·W storage"},
-		{name: "NaN tolerance", tiles: d, w: good(), set: func(s *RowCDSettings) { s.GapTol = math.NaN() }, want: "NaN"},
+		{name: "no affinity", w: good(), want: "no affinity"},
+		{name: "negative moves", p: d, w: good(), set: func(s *Settings, m *RowCD) { m.Moves = -1 }, want: "Moves = -1"},
+		{name: "too many moves", p: d, w: good(), set: func(s *Settings, m *RowCD) { m.Moves = 101 }, want: "Moves = 101"},
+		{name: "negative block", p: d, w: good(), set: func(s *Settings, m *RowCD) { m.BlockSize = -1 }, want: "negative"},
+		{name: "negative checkpoint interval", p: d, w: good(), set: func(s *Settings, m *RowCD) { s.CheckpointEvery = -1 }, want: "negative"},
+		{name: "infeasible start", p: d, w: make([]float64, n*k), want: "initial point"},
+		{name: "short PW", p: d, w: good(), set: func(s *Settings, m *RowCD) { s.PW = make([]float64, 3) }, want: "P·W storage"},
+		{name: "NaN tolerance", p: d, w: good(), set: func(s *Settings, m *RowCD) { s.GapTol = math.NaN() }, want: "NaN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			set := DefaultRowCDSettings()
+			set, m := Settings{}, &RowCD{}
 			if tc.set != nil {
-				tc.set(&set)
+				tc.set(&set, m)
 			}
-			_, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, tc.tiles, tc.w, &set)
+			_, err := Minimize(context.Background(), Problem{P: tc.p, K: k}, tc.w, &set, m)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -584,7 +578,8 @@ func TestRowCDErrors(t *testing.T) {
 	}
 }
 
-// failingTiles fails on the tile that contains row 7.
+// failingTiles fails on the tile that contains row 7. Its passes are the
+// Dense's; Tiled makes an Affinity whose sweeps read its tiles.
 type failingTiles struct{ *Dense }
 
 func (f failingTiles) Tile(dst []float64, r0, r1, c0, c1 int) error {
@@ -601,15 +596,14 @@ func TestRowCDTileErrorAndCancel(t *testing.T) {
 	d, _ := rcdProblem(t, n, 15)
 	w := make([]float64, n*k)
 	Initialize(w, k, StartRandom, 0)
-	set := DefaultRowCDSettings()
-	set.BlockSize = 8
-	_, err := MinimizeRowCD(context.Background(), Problem{P: d, K: k}, failingTiles{d}, w, &set)
+	set := Settings{}
+	_, err := Minimize(context.Background(), Problem{P: Tiled(failingTiles{d}), K: k}, w, &set, &RowCD{BlockSize: 8})
 	if err == nil || !strings.Contains(err.Error(), "disk gone") || !strings.Contains(err.Error(), "rows 0:8") {
 		t.Errorf("error %v, want the tile's error with its rows", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	set.Recorder = func(Iteration) error { cancel(); return nil }
-	_, err = MinimizeRowCD(ctx, Problem{P: d, K: k}, d, w, &set)
+	_, err = Minimize(ctx, Problem{P: d, K: k}, w, &set, &RowCD{BlockSize: 8})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
@@ -648,9 +642,8 @@ func TestRowCDTiny(t *testing.T) {
 			d, p := rcdProblem(t, tc.n, 17)
 			w := make([]float64, tc.n*tc.k)
 			Initialize(w, tc.k, StartRandom, 0)
-			set := DefaultRowCDSettings()
-			set.GapTol, set.MaxIter = 1e-12, 1000
-			res, err := MinimizeRowCD(context.Background(), Problem{P: d, K: tc.k}, d, w, &set)
+			set := Settings{GapTol: 1e-12, MaxIter: 1000}
+			res, err := Minimize(context.Background(), Problem{P: d, K: tc.k}, w, &set, &RowCD{})
 			if err != nil {
 				t.Fatal(err)
 			}

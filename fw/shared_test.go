@@ -60,16 +60,15 @@ func TestStreamingMatchesDenseOnSharedData(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			src, dense := sharedProblem(t, tc.file)
 			n, k := src.N(), tc.k
-			stream := &tile.Engine{Source: src, BlockSize: tc.block, Workers: 2}
+			stream := fw.Tiled(&tile.Engine{Source: src, BlockSize: tc.block, Workers: 2})
 
 			solve := func(a fw.Affinity) ([]float64, *fw.Result) {
 				w := make([]float64, n*k)
 				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
 					t.Fatal(err)
 				}
-				set := fw.DefaultSettings()
-				set.MaxIter, set.GapTol, set.Refresh, set.Workers = 60, 0, 25, 2
-				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set)
+				set := fw.Settings{MaxIter: 60, GapTol: -1, Refresh: 25, Workers: 2}
+				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set, &fw.FrankWolfe{})
 				if err != nil {
 					t.Fatal(err)
 				}

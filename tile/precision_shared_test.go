@@ -63,10 +63,9 @@ func TestFloat32RunsMatchFloat64(t *testing.T) {
 				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
 					t.Fatal(err)
 				}
-				set := fw.DefaultSettings()
-				set.MaxIter, set.GapTol, set.Refresh, set.Workers = tc.iters, 0, 10, 2
+				set := fw.Settings{MaxIter: tc.iters, GapTol: -1, Refresh: 10, Workers: 2}
 				e := &tile.Engine{Source: src, Workers: 2}
-				res, err := fw.Minimize(context.Background(), fw.Problem{P: e, K: k}, w, &set)
+				res, err := fw.Minimize(context.Background(), fw.Problem{P: fw.Tiled(e), K: k}, w, &set, &fw.FrankWolfe{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,21 +8,17 @@ import (
 )
 
 // report is what a run reports: progress lines as it goes, the trace, and
-// the summary at the end. Its parts share the timer of the tile passes.
+// the summary at the end.
 type report struct {
 	progress  *progress
 	trace     *trace.Writer // -trace, written as the run goes; kept for checkpoints
 	tracePath string        // -trace, for errors
 	sum       *summaryBuilder
-	timer     *passTimer // times every tile pass of the run
 }
 
-// record is the solver's Recorder: it counts the iteration's passes, writes
-// its trace row and prints its progress line.
+// record is the solver's Recorder: it writes the iteration's trace row and
+// prints its progress line.
 func (r *report) record(it fw.Iteration) error {
-	if r.timer != nil {
-		r.timer.record(it)
-	}
 	if err := r.trace.Record(it); err != nil {
 		return fmt.Errorf("-trace %s: %w", r.tracePath, err)
 	}

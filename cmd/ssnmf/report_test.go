@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
 )
 
 // TestPassProgress checks the progress lines within long tile passes and
@@ -47,38 +50,42 @@ func TestPassProgress(t *testing.T) {
 	}
 }
 
-// TestPassTimerCountsSweeps checks that passes taken outside Mul and
-// MulOneHot (row-CD sweeps) are counted from the iteration records, once,
-// across refreshes, the final record, a second start and none for methods
-// whose passes all go through the timer.
-func TestPassTimerCountsSweeps(t *testing.T) {
-	var p passTimer
-	mul := func() { p.passes++; p.elapsed += time.Second }
-	rec := p.record
-	// rowcd: the first pass, a sweep, a refresh, a sweep, the final pass.
-	mul()
-	rec(fw.Iteration{Passes: 2, PassTime: 3 * time.Second})
-	mul()
-	rec(fw.Iteration{Passes: 4, PassTime: 3 * time.Second})
-	mul()
-	rec(fw.Iteration{Passes: 5, Final: true})
-	if p.passes != 5 || p.elapsed != 9*time.Second {
-		t.Fatalf("rowcd: %d passes in %v, want 5 in 9s", p.passes, p.elapsed)
+// TestMeterCountsPasses checks that the meter counts every pass over P of
+// a run, those of row-CD's sweeps included, for every method: its count
+// equals the Result's.
+func TestMeterCountsPasses(t *testing.T) {
+	const n, k = 40, 3
+	p := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			d := float64(i%4 - j%4)
+			p[i*n+j] = math.Exp(-d*d) + 0.01*float64((i+j)%3)
+		}
 	}
-	// A second start: its first pass and one sweep.
-	mul()
-	rec(fw.Iteration{Passes: 2, PassTime: 3 * time.Second})
-	if p.passes != 7 || p.elapsed != 13*time.Second {
-		t.Fatalf("second start: %d passes in %v, want 7 in 13s", p.passes, p.elapsed)
+	dense, err := fw.NewDense(n, p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// fw: every pass goes through the timer.
-	var q passTimer
-	q.passes = 1
-	for i := range 3 {
-		q.passes++
-		q.record(fw.Iteration{Passes: 2 + i, PassTime: time.Second})
-	}
-	if q.passes != 4 || q.elapsed != 0 {
-		t.Fatalf("fw: %d passes in %v, want the 4 the timer counted", q.passes, q.elapsed)
+	for _, m := range methods.All() {
+		if m.Features {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			for _, block := range []int{0, 8} { // one strip, or five
+				w := make([]float64, n*k)
+				if err := fw.Initialize(w, k, fw.StartRandom, 1); err != nil {
+					t.Fatal(err)
+				}
+				mt := &meter{Affinity: dense}
+				set := fw.Settings{MaxIter: 7, Refresh: 3, GapTol: -1}
+				res, err := fw.Minimize(context.Background(), fw.Problem{P: mt, K: k}, w, &set, m.New(methods.Params{BlockSize: block}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mt.passes != res.Passes || res.Passes < 2 {
+					t.Errorf("block %d: the meter counted %d passes, the result %d", block, mt.passes, res.Passes)
+				}
+			}
+		})
 	}
 }

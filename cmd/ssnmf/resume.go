@@ -25,7 +25,7 @@ type savedRun struct {
 // savedSettings returns the JSON of the run's savedRun.
 func (r *solveRun) savedSettings() ([]byte, error) {
 	c := r.cfg
-	s := savedRun{N: r.prob.n, K: c.k, Gamma: r.prob.gamma, Checksum: r.prob.checksum}
+	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum}
 	var err error
 	if s.Args, err = c.canonicalArgs(); err != nil {
 		return nil, err
@@ -126,12 +126,12 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 // checkpoint was made on.
 func (s *savedRun) matches(pr *problem) error {
 	switch {
-	case s.N != pr.n:
-		return fmt.Errorf("-resume: the input has %d rows, the checkpoint %d", pr.n, s.N)
-	case math.Float64bits(s.Gamma) != math.Float64bits(pr.gamma):
-		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.gamma, s.Gamma)
-	case s.Checksum != pr.checksum:
-		return fmt.Errorf("-resume: the input changed since the checkpoint (checksum %08x, the checkpoint's %08x)", pr.checksum, s.Checksum)
+	case s.N != pr.N():
+		return fmt.Errorf("-resume: the input has %d rows, the checkpoint %d", pr.N(), s.N)
+	case math.Float64bits(s.Gamma) != math.Float64bits(pr.Gamma):
+		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
+	case s.Checksum != pr.Checksum:
+		return fmt.Errorf("-resume: the input changed since the checkpoint (checksum %08x, the checkpoint's %08x)", pr.Checksum, s.Checksum)
 	}
 	return nil
 }

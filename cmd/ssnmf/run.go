@@ -8,9 +8,9 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/kmeans"
+	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
-	"github.com/ssnmf/ssnmf/tile"
 )
 
 // checkpointFile is the name of the checkpoint in a work directory.
@@ -60,7 +60,9 @@ func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, chec
 // solveRun is one solve: the method, its starts, checkpoints and resumption.
 type solveRun struct {
 	cfg          *config
+	info         methods.Method // the method of -method
 	prob         *problem
+	meter        *meter // P, metered
 	ws           *workspace
 	rep          *report
 	stop         func() bool
@@ -75,9 +77,13 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	if r.saved != nil {
 		return r.resume(ctx)
 	}
-	if c.method == methodKmeans {
-		// One run: k-means keeps the best of its own starts.
-		res, err := r.kmeans(ctx)
+	if r.info.Features {
+		// One run: a method in feature space keeps the best of its own
+		// starts, and replaces the feasible W it is given.
+		if err := fw.Initialize(ws.w, c.k, fw.StartCorners, c.seed); err != nil {
+			return nil, err
+		}
+		res, err := r.method(ctx, nil)
 		if err == nil && res.Status != fw.Stopped {
 			r.addStart(c.seed, res)
 		}
@@ -128,38 +134,12 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	if err != nil {
 		return fmt.Errorf("-init kmeans: %w", err)
 	}
-	return km.Soft(ws.w, tab.Features, r.prob.gamma)
+	return km.Soft(ws.w, tab.Features, r.prob.Gamma)
 }
 
 // kmeansStarts is the number of k-means starts of -method kmeans when
 // -restarts does not say.
 const kmeansStarts = 10
-
-// kmeans is -method kmeans: the best of several k-means starts, as one-hot
-// memberships, with the objective and gap of that W evaluated by one pass.
-func (r *solveRun) kmeans(ctx context.Context) (*fw.Result, error) {
-	c, ws, tab := r.cfg, r.ws, r.prob.tab
-	starts := c.restarts
-	if starts == 1 {
-		starts = kmeansStarts
-	}
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k,
-		kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter})
-	if err != nil {
-		return nil, err
-	}
-	if err := km.OneHot(ws.w); err != nil {
-		return nil, err
-	}
-	r.rep.sum.kmeans = km
-	set := fw.Settings{MaxIter: 0, Workers: c.workers, PW: ws.pw, PS: ws.ps}
-	res, err := fw.Minimize(ctx, fw.Problem{P: r.rep.timer, K: c.k}, ws.w, &set)
-	if err != nil {
-		return nil, err
-	}
-	res.Iterations = km.Iterations
-	return res, nil
-}
 
 // resume continues the run of the checkpoint in the work directory.
 func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
@@ -177,7 +157,6 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 		return nil, err
 	}
 	r.rep.sum.resumedAt = ck.State.Iter
-	r.rep.timer.recorded = ck.State.Passes
 	if !r.cfg.quiet {
 		fmt.Fprintf(r.rep.progress.out, "ssnmf: resuming at iteration %d (%d passes, %.1fs so far)\n", ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
 	}
@@ -195,45 +174,36 @@ func (r *solveRun) addStart(seed uint64, res *fw.Result) {
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
-// Frank-Wolfe and row-CD, from the checkpointed state resume.
+// a method that saves checkpoints, from the checkpointed state resume.
 func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
-	prob := fw.Problem{P: r.rep.timer, K: c.k}
-	base := fw.Settings{Step: c.step, GapTol: c.tol, FuncTol: c.ftol, MaxIter: c.maxIter,
-		Refresh: c.refresh, Workers: c.workers, Recorder: r.rep.record, PW: ws.pw, PS: ws.ps}
-	switch c.method {
-	case methodPGD:
-		set := fw.DefaultPGDSettings()
-		set.Settings = base
-		ctx, cancel := r.stopContext(ctx)
-		defer cancel()
-		return r.stopped(fw.MinimizePGD(ctx, prob, ws.w, &set))
-	case methodRowCD:
-		set := fw.DefaultRowCDSettings()
-		set.Settings = base
-		if err := r.checkpoints(&set.Settings, resume); err != nil {
-			return nil, err
+	set := methods.Settings(c.tol, c.ftol, c.maxIter, c.refresh)
+	set.Workers, set.Recorder, set.PW = c.workers, r.rep.record, ws.pw
+	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
+		Progress: r.rep.progress.sweep, Scratch: ws.ps}
+	if tab := r.prob.tab; tab != nil {
+		starts := c.restarts
+		if starts == 1 {
+			starts = kmeansStarts
 		}
-		set.Moves, set.BlockSize, set.StripMemory = c.moves, c.block, c.stripMemory
-		set.Progress = r.rep.progress.sweep
-		return fw.MinimizeRowCD(ctx, prob, r.rep.timer.Engine, ws.w, &set)
-	case methodPenalty:
-		set := fw.DefaultPenaltySettings()
-		set.Settings = base
-		ctx, cancel := r.stopContext(ctx)
-		defer cancel()
-		res, err := fw.MinimizePenalty(ctx, prob, ws.w, &set)
-		if err != nil {
-			return r.stopped(nil, err)
-		}
-		r.rep.sum.penalty = res
-		return &res.Result, nil
+		p.Features, p.Dim = tab.Features, tab.P
+		p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter}
 	}
-	set := base
+	m := r.info.New(p)
+	prob := fw.Problem{P: r.meter, K: c.k}
+	if !r.info.Checkpoints {
+		ctx, cancel := r.stopContext(ctx)
+		defer cancel()
+		res, err := r.stopped(fw.Minimize(ctx, prob, ws.w, &set, m))
+		if err == nil && res.Status != fw.Stopped {
+			r.rep.sum.report(m, res)
+		}
+		return res, err
+	}
 	if err := r.checkpoints(&set, resume); err != nil {
 		return nil, err
 	}
-	return fw.Minimize(ctx, prob, ws.w, &set)
+	return fw.Minimize(ctx, prob, ws.w, &set, m)
 }
 
 // checkpoints sets up Stop, Resume, CheckpointEvery and, for a single
@@ -301,43 +271,57 @@ func (r *solveRun) stopped(res *fw.Result, err error) (*fw.Result, error) {
 	return res, err
 }
 
-// passTimer is the affinity of a run: the tile engine, with the number and
-// duration of its passes counted for the summary's entries per second.
-// Passes that do not go through Mul or MulOneHot (a row-CD sweep reads its
-// tiles through Engine.Tile) are counted from the iteration records.
-type passTimer struct {
-	*tile.Engine
+// meter is the affinity of a run with its passes counted and timed, for
+// the summary's entries per second: the passes of Mul and MulOneHot, and
+// those of every complete sweep.
+type meter struct {
+	fw.Affinity
 	passes  int
 	elapsed time.Duration
-
-	recorded int // Iteration.Passes of the last record
-	counted  int // passes at the last record
 }
 
-// record counts the passes that the iteration record it reports beyond
-// those counted since the last record, with the record's PassTime.
-func (p *passTimer) record(it fw.Iteration) {
-	if it.Passes < p.recorded { // a new start
-		p.recorded = 0
+func (m *meter) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
+	defer m.count(time.Now(), 1)
+	return m.Affinity.Mul(ctx, dst, w, k, rowSums)
+}
+
+func (m *meter) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
+	defer m.count(time.Now(), 1)
+	return m.Affinity.MulOneHot(ctx, dst, s, k)
+}
+
+func (m *meter) Sweep(k int, opt fw.SweepOptions) (fw.Sweep, error) {
+	sw, err := m.Affinity.Sweep(k, opt)
+	if err != nil {
+		return nil, err
 	}
-	if n := it.Passes - p.recorded - (p.passes - p.counted); n > 0 && !it.Final {
-		p.passes += n
-		p.elapsed += it.PassTime
+	return &meteredSweep{Sweep: sw, m: m}, nil
+}
+
+func (m *meter) count(start time.Time, passes int) {
+	m.passes += passes
+	m.elapsed += time.Since(start)
+}
+
+// meteredSweep times a sweep from the pull of its first block to the push
+// of its last.
+type meteredSweep struct {
+	fw.Sweep
+	m     *meter
+	start time.Time
+}
+
+func (s *meteredSweep) Pull(ctx context.Context, r0, r1 int, pw []float64, d *fw.Pending) (fw.Block, error) {
+	if r0 == 0 {
+		s.start = time.Now()
 	}
-	p.recorded, p.counted = it.Passes, p.passes
+	return s.Sweep.Pull(ctx, r0, r1, pw, d)
 }
 
-func (p *passTimer) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
-	defer p.count(time.Now())
-	return p.Engine.Mul(ctx, dst, w, k, rowSums)
-}
-
-func (p *passTimer) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
-	defer p.count(time.Now())
-	return p.Engine.MulOneHot(ctx, dst, s, k)
-}
-
-func (p *passTimer) count(start time.Time) {
-	p.passes++
-	p.elapsed += time.Since(start)
+func (s *meteredSweep) Push(ctx context.Context, r0, r1 int, pw []float64, d *fw.Pending) error {
+	err := s.Sweep.Push(ctx, r0, r1, pw, d)
+	if b := s.Blocks(); err == nil && r1 == b[len(b)-1] {
+		s.m.count(s.start, s.Passes())
+	}
+	return err
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 	"github.com/ssnmf/ssnmf/trace"
@@ -98,15 +99,6 @@ func (g *gammaFlag) Set(s string) error {
 // strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
 // two passes a sweep beyond.
 const defaultStripMemory = 512 << 20
-
-// Methods of solve.
-const (
-	methodFW      = "fw"
-	methodPGD     = "pgd"
-	methodPenalty = "penalty"
-	methodKmeans  = "kmeans"
-	methodRowCD   = "rowcd"
-)
 
 // Initial points.
 const (
@@ -262,7 +254,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
-	fs.StringVar(&c.method, "method", methodRowCD, "rowcd (row-wise pairwise coordinate descent: an iteration is a sweep over the rows), fw (Frank-Wolfe, the paper's method), pgd (projected gradient, a baseline), penalty (the SOF penalty method, a baseline) or kmeans (k-means in feature space, a baseline)")
+	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
@@ -300,11 +292,12 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 			return nil, usagef("-init: %v (or kmeans, auto)", err)
 		}
 	}
+	info, _ := methods.Lookup(c.method)
 	switch {
 	case len(pos) > 1:
 		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case !slices.Contains([]string{methodFW, methodRowCD, methodPGD, methodPenalty, methodKmeans}, c.method):
-		return nil, usagef("-method %q: want rowcd, fw, pgd, penalty or kmeans", c.method)
+	case info.Name == "":
+		return nil, usagef("-method %q: want %s", c.method, methods.List())
 	case c.moves < 1:
 		return nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:
@@ -321,8 +314,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-restarts must be >= 1, have %d", c.restarts)
 	case c.checkpointEvery < 0:
 		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
-	case c.checkpointEvery > 0 && c.method != methodFW && c.method != methodRowCD:
-		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (fw and rowcd do)", c.method)
+	case c.checkpointEvery > 0 && !info.Checkpoints:
+		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
 	case c.checkpointEvery > 0 && c.restarts > 1:
 		return nil, usagef("-checkpoint-every cannot be combined with -restarts")
 	case c.out != "" && outFormat(c.out) == "":
@@ -364,12 +357,15 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		}
 	}()
 
-	prob, err := c.problem(dir)
+	prog := &progress{out: stderr, quiet: c.quiet}
+	prob, err := c.problem(dir, prog.pass)
 	if err != nil {
 		return err
 	}
 	defer prob.close()
-	n, tab := prob.n, prob.tab
+	n, tab := prob.N(), prob.tab
+	prog.n = n
+	info, _ := methods.Lookup(c.method)
 	if c.k == 0 {
 		if tab == nil || tab.Labels == nil {
 			return usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
@@ -390,12 +386,10 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		c.init = initKmeans
 	case c.init == initAuto:
 		c.init = c.start.String()
-	case tab == nil && (c.init == initKmeans || c.method == methodKmeans):
+	case tab == nil && (c.init == initKmeans || info.Features):
 		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
-	prog := &progress{out: stderr, quiet: c.quiet, n: n}
-	eng := &tile.Engine{Source: prob.src, BlockSize: c.block, Workers: c.workers, Progress: prog.pass}
-	kernel, timer := eng.Kernel(), &passTimer{Engine: eng}
+	kernel, m := prob.Engine.Kernel(), &meter{Affinity: prob.Affinity}
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
@@ -408,8 +402,8 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	if outs.trace != nil {
 		traceOut = outs.trace
 	}
-	rep := &report{progress: prog, trace: trace.NewWriter(traceOut), tracePath: c.trace, timer: timer,
-		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, timer: timer, warn: stderr}}
+	rep := &report{progress: prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
+		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, meter: m, warn: stderr}}
 
 	ws, err := newWorkspace(dir, n, k)
 	if err != nil {
@@ -418,9 +412,9 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	defer ws.close()
 	if !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
-			c.inputName(), n, k, prob.describe(), c.block, c.workers, c.method, kernel, dir)
+			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, dir)
 	}
-	run := &solveRun{cfg: c, prob: prob, ws: ws, rep: rep, stop: stop, saved: saved}
+	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved}
 	res, err := run.solve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -433,7 +427,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		if run.checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
-		return fmt.Errorf("stopped by a signal after %d iterations (only -method fw or rowcd without -restarts saves a checkpoint to resume from)", res.Iterations)
+		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s without -restarts saves a checkpoint to resume from)", res.Iterations, checkpointers())
 	}
 	rep.sum.finish(res, time.Since(begin).Seconds(), ws.w)
 	if err := rep.sum.write(outs, ws.w); err != nil {
@@ -444,6 +438,34 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	}
 	rep.sum.table(stdout)
 	return nil
+}
+
+// methodUsage returns the usage of -method, from the table of methods.
+func methodUsage() string {
+	var b strings.Builder
+	for i, m := range methods.All() {
+		switch {
+		case i == len(methods.All())-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", m.Name, m.Doc)
+	}
+	return b.String()
+}
+
+// checkpointers returns the names of the methods that save checkpoints,
+// as "fw and rowcd".
+func checkpointers() string {
+	var names []string
+	for _, m := range methods.All() {
+		if m.Checkpoints {
+			names = append(names, m.Name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, " and ")
 }
 
 // outputs are the files a run writes; nil fields were not asked for.

@@ -21,15 +21,15 @@ import (
 type summaryBuilder struct {
 	cfg    *config
 	prob   *problem
-	kernel string     // the tile kernel's name
-	timer  *passTimer // times every tile pass of the run
-	warn   io.Writer  // warnings: a score that cannot be computed
+	kernel string    // the tile kernel's name
+	meter  *meter    // counts and times every pass of the run
+	warn   io.Writer // warnings: a score that cannot be computed
 
 	starts      []startResult
 	bestStart   int
 	resumedAt   int               // the iteration a resumed run went on from
-	penalty     *fw.PenaltyResult // the penalty method's result of the current start
-	bestPenalty *fw.PenaltyResult // of the best start
+	penalty     *fw.PenaltyReport // the penalty method's report of the current start
+	bestPenalty *fw.PenaltyReport // of the best start
 	kmeans      *kmeans.Result    // -method kmeans's clustering
 
 	sum   summary // made by finish
@@ -94,6 +94,20 @@ type summary struct {
 	Accuracy           *float64 `json:"accuracy,omitempty"`
 }
 
+// report takes up what the method m adds to its result res: the penalty
+// method's report, and the k-means run (whose Lloyd iterations are the
+// run's iterations).
+func (b *summaryBuilder) report(m fw.Method, res *fw.Result) {
+	switch m := m.(type) {
+	case *fw.Penalty:
+		rep := m.Report()
+		b.penalty = &rep
+	case *fw.KMeans:
+		b.kmeans = m.Result()
+		res.Iterations = b.kmeans.Iterations
+	}
+}
+
 // finish fills the summary and the cluster sizes of the run's result res,
 // which took seconds in all and ended at w, scoring the clusters against
 // the labels if any.
@@ -102,9 +116,9 @@ type summary struct {
 func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	c, pr := b.cfg, b.prob
 	b.sum = summary{
-		Input: c.inputName(), N: pr.n, K: c.k,
+		Input: c.inputName(), N: pr.N(), K: c.k,
 		Method: c.method, Step: c.step.String(), Init: c.init,
-		Gamma: pr.gamma, GammaRule: pr.gammaRule, Standardize: c.standardize,
+		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
 		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
 		Tol: c.tol, Ftol: c.ftol, MaxIter: c.maxIter, Refresh: c.refresh,
@@ -132,10 +146,10 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		b.sum.RowSumViolation, b.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
 		b.sum.ProjectedObjective, b.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
 	}
-	if t := b.timer; t != nil && t.passes > 0 {
-		b.sum.EntriesPerSecond = entriesPerSecond(pr.n, t.elapsed/time.Duration(t.passes))
+	if t := b.meter; t != nil && t.passes > 0 {
+		b.sum.EntriesPerSecond = entriesPerSecond(pr.N(), t.elapsed/time.Duration(t.passes))
 	}
-	pred := make([]int, pr.n)
+	pred := make([]int, pr.N())
 	b.sizes = make([]int, c.k)
 	for i := range pred {
 		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
@@ -171,7 +185,7 @@ func (b *summaryBuilder) write(o *outputs, w []float64) error {
 		case formatParquet:
 			write = parquetio.WriteMembership
 		}
-		if err := write(o.out, w, b.prob.n, c.k); err != nil {
+		if err := write(o.out, w, b.prob.N(), c.k); err != nil {
 			return fmt.Errorf("-out %s: %w", c.out, err)
 		}
 	}

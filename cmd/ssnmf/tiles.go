@@ -48,16 +48,16 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usagef("-o: %v", err)
 	}
 	defer f.Abort()
-	prob, err := kc.problem(dir)
+	prob, err := kc.problem(dir, nil)
 	if err != nil {
 		return err
 	}
 	defer prob.close()
 	opt := tilefile.Options{Block: kc.block, Float32: kc.precision == tile.Float32, Workers: kc.workers,
-		Meta: map[string]string{"kernel": "gaussian", "gamma": fmt.Sprint(prob.gamma), "gamma_rule": prob.gammaRule,
+		Meta: map[string]string{"kernel": "gaussian", "gamma": fmt.Sprint(prob.Gamma), "gamma_rule": prob.GammaRule,
 			"standardize": fmt.Sprint(kc.standardize), "input": kc.inputName()}}
 	if !kc.quiet {
-		fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s tile=%d -> %s\n", kc.inputName(), prob.n, prob.describe(), kc.block, *out)
+		fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s tile=%d -> %s\n", kc.inputName(), prob.N(), prob.Describe(), kc.block, *out)
 		begin, last := time.Now(), time.Now()
 		opt.Progress = func(done, total int) {
 			if time.Since(last) >= passProgressEvery || done == total {
@@ -66,7 +66,7 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if err := tilefile.Write(ctx, f, prob.src, opt); err != nil {
+	if err := tilefile.Write(ctx, f, prob.Engine.Source, opt); err != nil {
 		return err
 	}
 	return f.Commit()

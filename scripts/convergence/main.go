@@ -47,8 +47,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/figure"
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 	"github.com/ssnmf/ssnmf/trace"
@@ -62,7 +64,7 @@ type dataSet struct {
 
 var defaultSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 10}}
 
-var methods = []string{"fw", "pgd", "rowcd"}
+var compared = []string{"fw", "pgd", "rowcd"}
 
 // targets are the relative distances to the best objective that the table
 // reports.
@@ -212,23 +214,19 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 		return nil, err
 	}
 	defer tab.Close()
-	n, p := tab.N, tab.P
-	tile.Standardize(tab.Features, n, p)
-	gamma, err := c.bandwidth(tab.Features, n, p)
+	n := tab.N
+	aff, err := c.affinity(tab, ds.name)
 	if err != nil {
 		return nil, err
 	}
-	src, err := tile.NewGaussianPrecision(tab.Features, n, p, gamma, c.precision)
-	if err != nil {
-		return nil, err
-	}
-	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
+	defer aff.Close()
+	gamma := aff.Gamma
 	w0 := make([]float64, n*ds.k)
 	if err := fw.Initialize(w0, ds.k, fw.StartRandom, seed); err != nil {
 		return nil, err
 	}
 	var runs []*run
-	for _, m := range methods {
+	for _, m := range compared {
 		r := &run{set: ds, seed: seed, n: n, gamma: gamma, method: m}
 		w := append([]float64(nil), w0...)
 		limit := time.Now().Add(c.timeLimit)
@@ -246,22 +244,18 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 			}
 			return nil
 		}
-		prob := fw.Problem{P: eng, K: ds.k}
-		switch m {
-		case "fw":
-			set := fw.DefaultSettings()
-			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 0, math.MaxInt32, c.workers, rec
-			r.res, err = fw.Minimize(ctx, prob, w, &set)
-		case "pgd":
-			set := fw.DefaultPGDSettings()
-			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 0, math.MaxInt32, c.workers, rec
-			r.res, err = fw.MinimizePGD(ctx, prob, w, &set)
-		case "rowcd":
-			set := fw.DefaultRowCDSettings()
-			set.GapTol, set.MaxIter, set.Workers, set.Recorder = 1e-9, math.MaxInt32, c.workers, rec
-			set.Moves, set.BlockSize = c.moves, c.block
-			r.res, err = fw.MinimizeRowCD(ctx, prob, eng, w, &set)
+		info, err := methods.Lookup(m)
+		if err != nil {
+			return nil, err
 		}
+		tol := 0.0 // run to the budget
+		if m == "rowcd" {
+			tol = 1e-9
+		}
+		set := methods.Settings(tol, 0, math.MaxInt32, fw.DefaultRefresh)
+		set.Workers, set.Recorder = c.workers, rec
+		r.res, err = fw.Minimize(ctx, fw.Problem{P: aff, K: ds.k}, w, &set,
+			info.New(methods.Params{Moves: c.moves, BlockSize: c.block}))
 		switch {
 		case errors.Is(err, errTime):
 			r.stopped, err = "time limit", nil
@@ -289,23 +283,30 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 	return runs, nil
 }
 
-func (c *config) bandwidth(x []float64, n, p int) (float64, error) {
+// affinity builds the Gaussian kernel of tab's standardized features with
+// the bandwidth of -gamma.
+func (c *config) affinity(tab *store.Table, name string) (*affinity.Built, error) {
+	spec := affinity.Spec{Standardize: true, Precision: c.precision, BlockSize: c.block, Workers: c.workers, Seed: c.seed, Name: name}
 	switch c.gamma {
 	case "auto":
-		b, err := tile.AutoBandwidth(x, n, p, c.seed)
-		return b.Gamma, err
 	case "median":
-		g, err := tile.MedianGamma(x, n, p, tile.DefaultGammaPairs, c.seed)
+		tile.Standardize(tab.Features, tab.N, tab.P)
+		g, err := tile.MedianGamma(tab.Features, tab.N, tab.P, tile.DefaultGammaPairs, c.seed)
+		if err != nil {
+			return nil, err
+		}
 		if g == 0 {
 			g = 1
 		}
-		return g, err
+		spec.Gamma, spec.Standardize = g, false
+	default:
+		g, err := strconv.ParseFloat(c.gamma, 64)
+		if err != nil || !(g > 0) || math.IsInf(g, 0) {
+			return nil, fmt.Errorf("-gamma %q: want auto, median or a positive number", c.gamma)
+		}
+		spec.Gamma = g
 	}
-	g, err := strconv.ParseFloat(c.gamma, 64)
-	if err != nil || !(g > 0) || math.IsInf(g, 0) {
-		return 0, fmt.Errorf("-gamma %q: want auto, median or a positive number", c.gamma)
-	}
-	return g, nil
+	return affinity.Build(tab, spec)
 }
 
 // best returns the smallest objective any run of a data set recorded.
@@ -420,19 +421,14 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 			x[i*p+q] = centers[c*p+q] + rng.NormFloat64()
 		}
 	}
-	tile.Standardize(x, n, p)
-	gamma, err := c.bandwidth(x, n, p)
+	aff, err := c.affinity(&store.Table{Features: x, N: n, P: p}, "mixture")
 	if err != nil {
 		return err
 	}
-	src, err := tile.NewGaussianPrecision(x, n, p, gamma, c.precision)
-	if err != nil {
-		return err
-	}
-	eng := &tile.Engine{Source: src, BlockSize: c.block, Workers: c.workers}
+	defer aff.Close()
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(stdout, "# n = %d, p = %d, k = %d, gamma = %.4g, kernel %s, workers %d, load average %s\n",
-		n, p, k, gamma, eng.Kernel(), c.workers, strings.TrimSpace(string(load)))
+		n, p, k, aff.Gamma, aff.Engine.Kernel(), c.workers, strings.TrimSpace(string(load)))
 	w0 := make([]float64, n*k)
 	if err := fw.Initialize(w0, k, fw.StartRandom, c.seed); err != nil {
 		return err
@@ -446,8 +442,8 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 	}
 	var times []time.Duration
 	w := append([]float64(nil), w0...)
-	set := fw.DefaultSettings()
-	set.GapTol, set.MaxIter, set.Refresh, set.Workers = 0, iters, 0, c.workers
+	set := methods.Settings(0, 0, iters, 0)
+	set.Workers = c.workers
 	last := time.Duration(0)
 	set.Recorder = func(it fw.Iteration) error {
 		if !it.Final {
@@ -456,7 +452,7 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 		last = it.Elapsed
 		return nil
 	}
-	res, err := fw.Minimize(ctx, fw.Problem{P: eng, K: k}, w, &set)
+	res, err := fw.Minimize(ctx, fw.Problem{P: aff, K: k}, w, &set, &fw.FrankWolfe{})
 	if err != nil {
 		return err
 	}
@@ -473,10 +469,9 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 	}{{"rowcd sweep (strip)", 0}, {"rowcd sweep (two-pass)", 1}} {
 		times, last = nil, 0
 		w := append([]float64(nil), w0...)
-		rs := fw.DefaultRowCDSettings()
-		rs.GapTol, rs.MaxIter, rs.Refresh, rs.Workers, rs.BlockSize, rs.StripMemory = 0, iters, 0, c.workers, c.block, mode.mem
-		rs.Recorder = passTimes
-		res, err := fw.MinimizeRowCD(ctx, fw.Problem{P: eng, K: k}, eng, w, &rs)
+		rs := methods.Settings(0, 0, iters, 0)
+		rs.Workers, rs.Recorder = c.workers, passTimes
+		res, err := fw.Minimize(ctx, fw.Problem{P: aff, K: k}, w, &rs, &fw.RowCD{BlockSize: c.block, StripMemory: mode.mem})
 		if err != nil {
 			return err
 		}

@@ -12,9 +12,9 @@
 //
 //	go run ./scripts/paper [-data ../shared/data] [-o paper-out] [-sets blood,yeast,satimage,pendigits] [-scalings standardized,raw]
 //
-// The data are loaded as "ssnmf solve" loads them (store.ReadCSV,
-// tile.Standardize, tile.NewGaussian, tile.Engine) and every method starts
-// from fw.Initialize with the same seed.
+// The data are loaded as "ssnmf solve" loads them (store.ReadCSV and
+// affinity.Build), every method comes from the table of package methods,
+// and every method starts from fw.Initialize with the same seed.
 package main
 
 import (
@@ -32,8 +32,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/figure"
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
@@ -48,8 +50,18 @@ type dataSet struct {
 
 var paperSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 100}}
 
-// methods in the order of the table; the figures show fw, pgd and penalty.
-var methods = []string{"fw", "fw-curvature", "pgd", "penalty"}
+// variants are the runs of a data set in the order of the table, each a
+// method of the table of methods with its parameters; the figures show fw,
+// pgd and penalty.
+var variants = []struct {
+	name, method string
+	params       methods.Params
+}{
+	{name: "fw", method: "fw", params: methods.Params{Step: fw.StepExact}},
+	{name: "fw-curvature", method: "fw", params: methods.Params{Step: fw.StepCurvature}},
+	{name: "pgd", method: "pgd"},
+	{name: "penalty", method: "penalty"},
+}
 
 type config struct {
 	data, out         string
@@ -70,7 +82,7 @@ type run struct {
 	n        int
 	method   string
 	res      *fw.Result
-	pen      *fw.PenaltyResult // penalty only
+	pen      *fw.PenaltyReport // penalty only
 	trace    []fw.Iteration
 	ari, nmi float64
 	acc      float64
@@ -177,49 +189,39 @@ func (c *config) runSet(ctx context.Context, ds dataSet, scaling string, log io.
 		return nil, fmt.Errorf("%s: no label column", path)
 	}
 	n, k := tab.N, ds.k
-	if scaling == "standardized" {
-		tile.Standardize(tab.Features, n, tab.P)
-	}
-	src, err := tile.NewGaussian(tab.Features, n, tab.P, 1)
+	aff, err := affinity.Build(tab, affinity.Spec{Gamma: 1, Standardize: scaling == "standardized",
+		BlockSize: c.block, Workers: c.workers, Name: path})
 	if err != nil {
 		return nil, err
 	}
-	eng := &tile.Engine{Source: src, BlockSize: min(c.block, n), Workers: c.workers}
-	prob := fw.Problem{P: eng, K: k}
+	defer aff.Close()
+	prob := fw.Problem{P: aff, K: k}
 	w0 := make([]float64, n*k)
 	if err := fw.Initialize(w0, k, fw.StartRandom, c.seed); err != nil {
 		return nil, err
 	}
 	var runs []*run
-	for _, m := range methods {
+	for _, v := range variants {
+		m := v.name
 		r := &run{set: ds, scaling: scaling, n: n, method: m}
 		w := make([]float64, n*k)
 		copy(w, w0)
-		rec := func(it fw.Iteration) error { r.trace = append(r.trace, it); return nil }
-		base := fw.Settings{GapTol: c.tol, FuncTol: c.ftol, MaxIter: c.maxIter, Refresh: 100, Workers: c.workers, Recorder: rec}
+		set := methods.Settings(c.tol, c.ftol, c.maxIter, 100)
+		set.Workers = c.workers
+		set.Recorder = func(it fw.Iteration) error { r.trace = append(r.trace, it); return nil }
+		if v.method == "penalty" && n >= c.penaltyMaxPassesN {
+			set.MaxPasses = c.penaltyMaxPasses
+		}
 		fmt.Fprintf(log, "paper: %s %s (n=%d, k=%d): %s ...\n", ds.name, scaling, n, k, m)
-		switch m {
-		case "fw", "fw-curvature":
-			set := base
-			set.Step = fw.StepExact
-			if m == "fw-curvature" {
-				set.Step = fw.StepCurvature
-			}
-			r.res, err = fw.Minimize(ctx, prob, w, &set)
-		case "pgd":
-			set := fw.DefaultPGDSettings()
-			set.Settings = base
-			r.res, err = fw.MinimizePGD(ctx, prob, w, &set)
-		case "penalty":
-			set := fw.DefaultPenaltySettings()
-			set.Settings = base
-			if n >= c.penaltyMaxPassesN {
-				set.MaxPasses = c.penaltyMaxPasses
-			}
-			r.pen, err = fw.MinimizePenalty(ctx, prob, w, &set)
-			if r.pen != nil {
-				r.res = &r.pen.Result
-			}
+		info, err := methods.Lookup(v.method)
+		if err != nil {
+			return nil, err
+		}
+		meth := info.New(v.params)
+		r.res, err = fw.Minimize(ctx, prob, w, &set, meth)
+		if pen, ok := meth.(*fw.Penalty); ok && err == nil {
+			rep := pen.Report()
+			r.pen = &rep
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %s: %w", ds.name, scaling, m, err)

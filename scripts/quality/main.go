@@ -35,8 +35,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/kmeans"
+	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
@@ -62,7 +64,7 @@ func main() {
 	o := options{}
 	flag.StringVar(&o.data, "data", "../shared/data", "directory of the shared data sets")
 	sets := flag.String("sets", "blood,yeast,satimage,pendigits", "comma-separated data sets (NAME.csv in -data)")
-	flag.StringVar(&o.method, "method", "rowcd", "solver of the ssnmf runs: rowcd or fw")
+	flag.StringVar(&o.method, "method", methods.Default, "method of the ssnmf runs: "+methods.List()+" but kmeans")
 	flag.IntVar(&o.maxIter, "max-iter", 300, "iterations (rowcd: sweeps) of each ssnmf run")
 	flag.StringVar(&o.init, "init", "kmeans", "start of the ssnmf runs: kmeans (soft k-means memberships, beta = gamma) or random")
 	flag.IntVar(&o.restarts, "restarts", 1, "seeded starts of each ssnmf run; the lowest objective is kept")
@@ -90,8 +92,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.maxIter < 1 || o.restarts < 1 || o.workers < 1 {
 		return fmt.Errorf("-max-iter, -restarts and -workers must be >= 1")
 	}
-	if o.method != "rowcd" && o.method != "fw" {
-		return fmt.Errorf("-method must be rowcd or fw, have %q", o.method)
+	if m, err := methods.Lookup(o.method); err != nil || m.Features {
+		return fmt.Errorf("-method %q: want a method of symmetric NMF (%s but kmeans)", o.method, methods.List())
 	}
 	if o.init != "kmeans" && o.init != "random" {
 		return fmt.Errorf("-init must be kmeans or random, have %q", o.init)
@@ -134,19 +136,12 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 	var rows []row
 
 	// Each method standardizes its own copy, so its time includes it.
-	features := func() []float64 {
-		x := slices.Clone(tab.Features)
-		tile.Standardize(x, n, p)
-		return x
+	features := func() *store.Table {
+		return &store.Table{Features: slices.Clone(tab.Features), N: n, P: p}
 	}
 
 	begin := time.Now()
-	x := features()
-	bw, err := tile.AutoBandwidth(x, n, p, o.seed)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	r, err := solve(ctx, o, x, n, p, k, bw.Gamma, tab.Labels)
+	r, err := solve(ctx, o, features(), path, 0, k, tab.Labels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: default settings: %w", path, err)
 	}
@@ -154,8 +149,7 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 	rows = append(rows, r)
 
 	begin = time.Now()
-	x = features()
-	r, err = solve(ctx, o, x, n, p, k, 1, tab.Labels)
+	r, err = solve(ctx, o, features(), path, 1, k, tab.Labels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: gamma = 1: %w", path, err)
 	}
@@ -163,8 +157,9 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 	rows = append(rows, r)
 
 	begin = time.Now()
-	x = features()
-	km, err := kmeans.Cluster(ctx, x, n, p, k, kmeans.Settings{Starts: kmeansStarts, Seed: o.seed, Workers: o.workers})
+	x := features()
+	tile.Standardize(x.Features, n, p)
+	km, err := kmeans.Cluster(ctx, x.Features, n, p, k, kmeans.Settings{Starts: kmeansStarts, Seed: o.seed, Workers: o.workers})
 	if err != nil {
 		return nil, fmt.Errorf("%s: k-means: %w", path, err)
 	}
@@ -185,15 +180,24 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 	return rows, nil
 }
 
-// solve runs o.restarts Frank-Wolfe runs over the streaming Gaussian kernel
-// and scores the one with the lowest objective. Start r draws its k-means++
-// seeding (or its random W) with kmeans.StartSeed(o.seed, r).
-func solve(ctx context.Context, o options, x []float64, n, p, k int, gamma float64, labels []int) (row, error) {
-	src, err := tile.NewGaussian(x, n, p, gamma)
+// solve runs o.restarts runs of the method of o over the streaming
+// Gaussian kernel of the standardized features of tab (gamma by the
+// automatic rule if 0) and scores the one with the lowest objective. Start
+// r draws its k-means++ seeding (or its random W) with
+// kmeans.StartSeed(o.seed, r).
+func solve(ctx context.Context, o options, tab *store.Table, name string, gamma float64, k int, labels []int) (row, error) {
+	aff, err := affinity.Build(tab, affinity.Spec{Gamma: gamma, Standardize: true, BlockSize: tile.DefaultBlockSize,
+		Workers: o.workers, Seed: o.seed, Name: name})
 	if err != nil {
 		return row{}, err
 	}
-	eng := &tile.Engine{Source: src, BlockSize: min(tile.DefaultBlockSize, n), Workers: o.workers}
+	defer aff.Close()
+	method, err := methods.Lookup(o.method)
+	if err != nil {
+		return row{}, err
+	}
+	x, n, p := tab.Features, tab.N, tab.P
+	gamma = aff.Gamma
 	var best []float64
 	bestF := 0.0
 	w := make([]float64, n*k)
@@ -212,17 +216,8 @@ func solve(ctx context.Context, o options, x []float64, n, p, k int, gamma float
 				return row{}, err
 			}
 		}
-		prob := fw.Problem{P: eng, K: k}
-		var res *fw.Result
-		if o.method == "rowcd" {
-			set := fw.DefaultRowCDSettings()
-			set.MaxIter, set.Workers = o.maxIter, o.workers
-			res, err = fw.MinimizeRowCD(ctx, prob, eng, w, &set)
-		} else {
-			set := fw.DefaultSettings()
-			set.MaxIter, set.Workers = o.maxIter, o.workers
-			res, err = fw.Minimize(ctx, prob, w, &set)
-		}
+		res, err := fw.Minimize(ctx, fw.Problem{P: aff, K: k}, w, &fw.Settings{MaxIter: o.maxIter, Workers: o.workers},
+			method.New(methods.Params{}))
 		if err != nil {
 			return row{}, err
 		}

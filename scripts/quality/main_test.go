@@ -81,7 +81,8 @@ func TestRunErrors(t *testing.T) {
 		{name: "no label", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "no label column"},
 		{name: "init", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 1, init: "corners", workers: 1}, want: "-init"},
 		{name: "restarts", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 0, init: "kmeans", workers: 1}, want: "-restarts"},
-		{name: "method", o: options{data: dir, sets: []string{"nolabel"}, method: "pgd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "-method"},
+		{name: "method", o: options{data: dir, sets: []string{"nolabel"}, method: "newton", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "-method"},
+		{name: "kmeans method", o: options{data: dir, sets: []string{"nolabel"}, method: "kmeans", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "-method"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), tc.o, &bytes.Buffer{})

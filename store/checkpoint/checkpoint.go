@@ -1,17 +1,48 @@
-// Package checkpoint saves and loads the state of a Frank-Wolfe or row-wise
-// coordinate descent run, so that a long job killed at any moment can go on
-// from its last checkpoint and end with the same bits as a run never
-// interrupted.
+// Package checkpoint saves and loads the state of a run of a method of
+// package fw (Frank-Wolfe, row-wise coordinate descent), so that a long job
+// killed at any moment can go on from its last checkpoint and end with the
+// same bits as a run never interrupted.
 //
 // A checkpoint is one file, replaced atomically (written under a temporary
 // name, synced, renamed), so that a crash leaves either the previous
-// checkpoint or the new one, never a mixture. It holds the fw.State, the
-// matrices W and P·W that the solver keeps in its work directory, the
-// settings of the run as opaque bytes (the caller's, JSON by convention), and
-// the trace written so far. Integers and floats are little-endian; floats are
-// stored as their IEEE 754 bits, so the state round-trips exactly.
+// checkpoint or the new one, never a mixture. It holds the fw.State: the
+// driver's counts, and the method's own state, its payload, in the binary
+// form the method gives it (fw.Payload); the matrices W and P·W that the
+// solver keeps in its work directory; the settings of the run as opaque
+// bytes (the caller's, JSON by convention); and the trace written so far.
+// Integers and floats are little-endian; floats are stored as their IEEE 754
+// bits, so the state round-trips exactly.
 //
-// [Save] writes format version 2:
+// [Save] writes format version 3:
+//
+//	offset    size      field
+//	     0       8      magic "SSNMFCKP"
+//	     8       4      format version, uint32 = 3
+//	    12       4      reserved, zero
+//	    16       8      n (rows of W), uint64 >= 1
+//	    24       8      k (columns of W), uint64 >= 1
+//	    32       8      iterations taken, uint64
+//	    40       8      passes over P taken, uint64
+//	    48       8      ||P||_F^2, float64
+//	    56       8      largest row sum of P, float64
+//	    64       8      objective before the last iteration (NaN before the first), float64
+//	    72       8      elapsed time, int64 nanoseconds
+//	    80       8      length M of the method's name, uint64 in [1, 255]
+//	    88       8      length S of the payload, uint64
+//	    96       8      length C of the settings, uint64
+//	   104       8      length T of the trace, uint64
+//	   112       M      the method's name, fw.Payload.Method: "fw" or "rowcd"
+//	 112+M       S      the payload, the method's binary form (fw.Payload.WriteTo, fw.ReadPayload)
+//	     .       C      settings
+//	     .       T      trace
+//	     .    8·n·k     W, float64, row-major
+//	     .    8·n·k     P·W, float64, row-major
+//	   end-4     4      CRC-32C (Castagnoli) of every byte before it
+//
+// Versions 1 and 2, written by earlier releases, had no payload: the state of
+// the two methods they knew was part of the layout. [Load] still reads them,
+// into an fw.FrankWolfeState, or an fw.RowCDState for a version-2 file with
+// pending changes. Version 2:
 //
 //	offset    size      field
 //	     0       8      magic "SSNMFCKP"
@@ -43,14 +74,14 @@
 //	     .    8·n·NZ    if flags bit 1: their values, float64; unused slots 0
 //	   end-4     4      CRC-32C (Castagnoli) of every byte before it
 //
-// Version 1, written by the previous release for Frank-Wolfe runs, is the
-// same up to offset 104 (bytes 12 to 16 reserved, flags bit 0 only), with no
+// Version 1, for Frank-Wolfe runs only, is version 2 up to offset 104 (bytes
+// 12 to 16 reserved, flags bit 0 only; the other bits were ignored), with no
 // row-CD fields: the settings follow the header at offset 104, then the
-// trace, WᵀW, W and P·W. [Load] reads both versions.
+// trace, WᵀW, W and P·W and the checksum.
 //
-// [Load] checks the magic, version, sizes, checksum and pending changes
-// before it returns anything, and [Dump] prints a checkpoint's header for
-// debugging.
+// [Load] checks the magic, version, sizes, checksum and payload (the pending
+// changes of a row-CD state) before it returns anything, and [Dump] prints a
+// checkpoint's header for debugging.
 package checkpoint
 
 import (
@@ -72,14 +103,18 @@ import (
 
 const (
 	magic       = "SSNMFCKP"
-	version     = 2       // the version Save writes
-	headerSize1 = 104     // the header of version 1
-	headerSize  = 128     // the header of version 2
+	version     = 3   // the version Save writes
+	headerSize1 = 104 // the header of version 1
+	headerSize2 = 128 // the header of version 2
+	headerSize3 = 112 // the header of version 3
+	maxHeader   = headerSize2
 	maxMeta     = 1 << 30 // settings and trace are at most 1 GiB each
+	maxMethod   = 255     // bytes of a method's name
+	maxPayload  = 1 << 62 // bytes of a payload, so that offsets fit in an int64
 	maxNZ       = math.MaxUint8
 
-	flagFresh   = 1 << 0
-	flagPending = 1 << 1
+	flagFresh   = 1 << 0 // versions 1 and 2
+	flagPending = 1 << 1 // version 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -87,30 +122,77 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Checkpoint is a saved run: its state, settings and trace. W and P·W are
 // read into storage the caller gives to Load.
 type Checkpoint struct {
-	Version  int // format version of the file
-	N, K     int
-	State    fw.State // W and PW are not set by Load; Pending is set for a row-CD state
+	Version  int    // format version of the file
+	N, K     int    // the shape of W
+	Method   string // the method that saved the state, State.Payload.Method()
+	State    fw.State
 	Settings []byte
 	Trace    []byte
 }
 
-// Save writes st (with its W and PW, and its pending changes if any), the
-// run's settings and trace so far to the file name, replacing it
-// atomically, in format version 2.
+// Save writes st, with its W and PW and its payload, the run's settings and
+// trace so far to the file name, replacing it atomically, in format
+// version 3. The payload is an *fw.FrankWolfeState or an *fw.RowCDState,
+// whose WᵀW gives k.
 func Save(name string, st *fw.State, settings, trace []byte) error {
-	k := int(math.Sqrt(float64(len(st.Gram))))
-	if k < 1 || k*k != len(st.Gram) || len(st.W) != len(st.PW) || len(st.W)%k != 0 || len(st.W) == 0 {
-		return fmt.Errorf("checkpoint %s: inconsistent state: Gram %d, W %d, P·W %d values", name, len(st.Gram), len(st.W), len(st.PW))
+	n, k, err := shape(st)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
-	n := len(st.W) / k
-	p := st.Pending
-	if p != nil {
-		if p.NZ < 1 || p.NZ > maxNZ {
-			return fmt.Errorf("checkpoint %s: pending changes with %d slots a row, want 1 to %d", name, p.NZ, maxNZ)
+	return write(name, st, n, k, settings, trace)
+}
+
+// shape returns the rows and columns of the W of st, k from the WᵀW of its
+// payload, after checking that W, P·W and the payload agree with them.
+func shape(st *fw.State) (n, k int, err error) {
+	var gram []float64
+	var pending *fw.Pending
+	switch p := st.Payload.(type) {
+	case nil:
+		return 0, 0, errors.New("the state has no payload")
+	case *fw.FrankWolfeState:
+		if p == nil {
+			return 0, 0, errors.New("the state has a nil payload")
 		}
-		if err := p.Check(n, k, p.NZ); err != nil {
-			return fmt.Errorf("checkpoint %s: %w", name, err)
+		gram = p.Gram
+	case *fw.RowCDState:
+		if p == nil {
+			return 0, 0, errors.New("the state has a nil payload")
 		}
+		if p.Pending == nil {
+			return 0, 0, errors.New("row-CD state without pending changes")
+		}
+		gram, pending = p.Gram, p.Pending
+	default:
+		return 0, 0, fmt.Errorf("payload %T of method %q: its k is unknown here", p, p.Method())
+	}
+	k = int(math.Sqrt(float64(len(gram))))
+	if k < 1 || k*k != len(gram) || len(st.W) != len(st.PW) || len(st.W)%k != 0 || len(st.W) == 0 {
+		return 0, 0, fmt.Errorf("inconsistent state: Gram %d, W %d, P·W %d values", len(gram), len(st.W), len(st.PW))
+	}
+	n = len(st.W) / k
+	if pending != nil {
+		if pending.NZ < 1 || pending.NZ > maxNZ {
+			return 0, 0, fmt.Errorf("pending changes with %d slots a row, want 1 to %d", pending.NZ, maxNZ)
+		}
+		if err := pending.Check(n, k, pending.NZ); err != nil {
+			return 0, 0, err
+		}
+	}
+	return n, k, nil
+}
+
+// write writes st for an n×k W; its payload may be of any method.
+func write(name string, st *fw.State, n, k int, settings, trace []byte) error {
+	p := st.Payload
+	method, size := p.Method(), p.Size()
+	switch {
+	case len(method) < 1 || len(method) > maxMethod:
+		return fmt.Errorf("checkpoint %s: method name %q, want 1 to %d bytes", name, method, maxMethod)
+	case size < 0 || size > maxPayload:
+		return fmt.Errorf("checkpoint %s: %s payload of %d bytes", name, method, size)
+	case n < 1 || k < 1 || len(st.W) != n*k || len(st.PW) != n*k:
+		return fmt.Errorf("checkpoint %s: W and P·W of %d and %d values, want %d×%d", name, len(st.W), len(st.PW), n, k)
 	}
 	f, err := store.CreateAtomic(name)
 	if err != nil {
@@ -119,7 +201,7 @@ func Save(name string, st *fw.State, settings, trace []byte) error {
 	defer f.Abort()
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	var h [headerSize]byte
+	var h [headerSize3]byte
 	copy(h[:], magic)
 	le := binary.LittleEndian
 	le.PutUint32(h[8:], version)
@@ -131,75 +213,54 @@ func Save(name string, st *fw.State, settings, trace []byte) error {
 	le.PutUint64(h[56:], math.Float64bits(st.MaxRowSum))
 	le.PutUint64(h[64:], math.Float64bits(st.Prev))
 	le.PutUint64(h[72:], uint64(st.Elapsed))
-	var flags uint32
-	if st.Fresh {
-		flags |= flagFresh
-	}
-	if p != nil {
-		flags |= flagPending
-		le.PutUint32(h[12:], uint32(p.NZ))
-	}
-	le.PutUint32(h[80:], flags)
-	le.PutUint64(h[88:], uint64(len(settings)))
-	le.PutUint64(h[96:], uint64(len(trace)))
-	le.PutUint64(h[104:], math.Float64bits(st.Objective))
-	le.PutUint64(h[112:], math.Float64bits(st.Gap))
-	le.PutUint64(h[120:], math.Float64bits(st.SweepGap))
+	le.PutUint64(h[80:], uint64(len(method)))
+	le.PutUint64(h[88:], uint64(size))
+	le.PutUint64(h[96:], uint64(len(settings)))
+	le.PutUint64(h[104:], uint64(len(trace)))
 	bw.Write(h[:])
+	bw.WriteString(method)
+	// The payload is streamed; the count of the bytes that reach the file,
+	// not only the one WriteTo reports, must be its Size.
+	cw := &countingWriter{w: bw}
+	wrote, err := p.WriteTo(cw)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %s payload: %w", name, method, err)
+	}
+	if wrote != size || cw.n != size {
+		return fmt.Errorf("checkpoint %s: %s payload of %d bytes (%d reported), its Size is %d", name, method, cw.n, wrote, size)
+	}
 	bw.Write(settings)
 	bw.Write(trace)
-	for _, m := range [][]float64{st.Gram, st.W, st.PW} {
-		bw.Write(store.AsBytes(m))
-	}
-	if p != nil {
-		writePending(bw, p, n)
-	}
+	bw.Write(store.AsBytes(st.W))
+	bw.Write(store.AsBytes(st.PW))
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
+	le.PutUint32(sum[:], crc.Sum32())
 	if _, err := f.Write(sum[:]); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	return f.Commit()
 }
 
-// writePending writes the counts, columns and values of p, the unused slots
-// as zeros, so that the file does not depend on what they held. Errors are
-// left to the writer's Flush.
-func writePending(bw *bufio.Writer, p *fw.Pending, n int) {
-	bw.Write(p.Count)
-	var b [8]byte
-	for i := range n {
-		c := int(p.Count[i])
-		for e := range p.NZ {
-			var v uint32
-			if e < c {
-				v = uint32(p.Col[i*p.NZ+e])
-			}
-			binary.LittleEndian.PutUint32(b[:4], v)
-			bw.Write(b[:4])
-		}
-	}
-	for i := range n {
-		c := int(p.Count[i])
-		for e := range p.NZ {
-			var v uint64
-			if e < c {
-				v = math.Float64bits(p.Val[i*p.NZ+e])
-			}
-			binary.LittleEndian.PutUint64(b[:], v)
-			bw.Write(b[:])
-		}
-	}
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
 }
 
-// Load reads the checkpoint name, of format version 1 or 2. Once the header
-// is read, it calls storage with n and k for the n×k slices to read W and
-// P·W into (for example memory-mapped matrices), and fills them. It returns
-// an error, and the contents of w and pw are undefined, if the file is
-// damaged.
+func (c *countingWriter) Write(p []byte) (int, error) {
+	m, err := c.w.Write(p)
+	c.n += int64(m)
+	return m, err
+}
+
+// Load reads the checkpoint name, of format version 1, 2 or 3. Once the
+// header and the payload are read, it calls storage with n and k for the n×k
+// slices to read W and P·W into (for example memory-mapped matrices), and
+// fills them. It returns an error, and the contents of w and pw are
+// undefined, if the file is damaged.
 func Load(name string, storage func(n, k int) (w, pw []float64, err error)) (*Checkpoint, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -221,16 +282,18 @@ func Load(name string, storage func(n, k int) (w, pw []float64, err error)) (*Ch
 type header struct {
 	version    int
 	size       int // bytes of the header
-	n, k, nz   uint64
-	clen, tlen uint64
-	flags      uint32
+	n, k       uint64
+	clen, tlen uint64 // settings and trace
+	nz         uint64 // version 2: pending slots a row
+	flags      uint32 // versions 1 and 2
+	mlen, plen uint64 // version 3: method name and payload
 	raw        []byte
 }
 
-// readHeader reads and checks the header of either version from r, and
-// returns it with the bytes read.
+// readHeader reads and checks the header of any version from r, and returns
+// it with the bytes read.
 func readHeader(r io.Reader) (*header, error) {
-	raw := make([]byte, headerSize)
+	raw := make([]byte, maxHeader)
 	if _, err := io.ReadFull(r, raw[:headerSize1]); err != nil {
 		return nil, fmt.Errorf("header: %w", unexpected(err))
 	}
@@ -238,17 +301,28 @@ func readHeader(r io.Reader) (*header, error) {
 	if string(raw[:8]) != magic {
 		return nil, errors.New("not a ssnmf checkpoint (bad magic)")
 	}
-	h := &header{version: int(le.Uint32(raw[8:])), n: le.Uint64(raw[16:]), k: le.Uint64(raw[24:]),
-		clen: le.Uint64(raw[88:]), tlen: le.Uint64(raw[96:]), flags: le.Uint32(raw[80:])}
+	h := &header{version: int(le.Uint32(raw[8:])), n: le.Uint64(raw[16:]), k: le.Uint64(raw[24:])}
 	switch h.version {
 	case 1:
-		h.size, h.flags = headerSize1, h.flags&flagFresh // version 1 readers ignored the other bits
+		h.size = headerSize1
 	case 2:
-		h.size = headerSize
-		if _, err := io.ReadFull(r, raw[headerSize1:]); err != nil {
-			return nil, fmt.Errorf("header: %w", unexpected(err))
-		}
-		h.nz = uint64(le.Uint32(raw[12:]))
+		h.size = headerSize2
+	case 3:
+		h.size = headerSize3
+	default:
+		return nil, fmt.Errorf("format version %d, want 1 to %d", h.version, version)
+	}
+	if _, err := io.ReadFull(r, raw[headerSize1:h.size]); err != nil {
+		return nil, fmt.Errorf("header: %w", unexpected(err))
+	}
+	h.raw = raw[:h.size]
+	switch h.version {
+	case 1:
+		h.flags = le.Uint32(raw[80:]) & flagFresh // version 1 readers ignored the other bits
+		h.clen, h.tlen = le.Uint64(raw[88:]), le.Uint64(raw[96:])
+	case 2:
+		h.flags, h.nz = le.Uint32(raw[80:]), uint64(le.Uint32(raw[12:]))
+		h.clen, h.tlen = le.Uint64(raw[88:]), le.Uint64(raw[96:])
 		switch {
 		case h.flags&^(flagFresh|flagPending) != 0:
 			return nil, fmt.Errorf("unknown flags %#x", h.flags)
@@ -257,10 +331,18 @@ func readHeader(r io.Reader) (*header, error) {
 		case h.flags&flagPending == 0 && h.nz != 0:
 			return nil, fmt.Errorf("%d pending slots a row but no pending changes", h.nz)
 		}
-	default:
-		return nil, fmt.Errorf("format version %d, want 1 or %d", h.version, version)
+	case 3:
+		h.mlen, h.plen = le.Uint64(raw[80:]), le.Uint64(raw[88:])
+		h.clen, h.tlen = le.Uint64(raw[96:]), le.Uint64(raw[104:])
+		switch {
+		case le.Uint32(raw[12:]) != 0:
+			return nil, fmt.Errorf("reserved header bytes %#x, want 0", le.Uint32(raw[12:]))
+		case h.mlen < 1 || h.mlen > maxMethod:
+			return nil, fmt.Errorf("method name of %d bytes, want 1 to %d", h.mlen, maxMethod)
+		case h.plen > maxPayload:
+			return nil, fmt.Errorf("bad sizes: payload %d bytes", h.plen)
+		}
 	}
-	h.raw = raw[:h.size]
 	if h.n < 1 || h.k < 1 || h.n > math.MaxInt32 || h.k > math.MaxInt32 || h.clen > maxMeta || h.tlen > maxMeta {
 		return nil, fmt.Errorf("bad sizes: n %d, k %d, settings %d bytes, trace %d bytes", h.n, h.k, h.clen, h.tlen)
 	}
@@ -285,11 +367,17 @@ func (h *header) fileSize() (uint64, bool) {
 	add(uint64(h.size))
 	add(h.clen)
 	add(h.tlen)
-	add(mul(8, mul(h.k, h.k)))
 	add(mul(16, mul(h.n, h.k)))
-	if h.flags&flagPending != 0 {
-		add(h.n)
-		add(mul(12, mul(h.n, h.nz)))
+	switch h.version {
+	case 1, 2:
+		add(mul(8, mul(h.k, h.k)))
+		if h.flags&flagPending != 0 {
+			add(h.n)
+			add(mul(12, mul(h.n, h.nz)))
+		}
+	case 3:
+		add(h.mlen)
+		add(h.plen)
 	}
 	add(4)
 	return total, ok && total <= math.MaxInt64
@@ -306,8 +394,7 @@ func load(r io.Reader, size int64, storage func(n, k int) (w, pw []float64, err 
 		return nil, fmt.Errorf("%d bytes, want %d for n = %d, k = %d (truncated or extended)", size, want, h.n, h.k)
 	}
 	le := binary.LittleEndian
-	n, k := int(h.n), int(h.k)
-	c := &Checkpoint{Version: h.version, N: n, K: k}
+	c := &Checkpoint{Version: h.version, N: int(h.n), K: int(h.k)}
 	c.State = fw.State{
 		Iter:      int(le.Uint64(h.raw[32:])),
 		Passes:    int(le.Uint64(h.raw[40:])),
@@ -315,24 +402,35 @@ func load(r io.Reader, size int64, storage func(n, k int) (w, pw []float64, err 
 		MaxRowSum: math.Float64frombits(le.Uint64(h.raw[56:])),
 		Prev:      math.Float64frombits(le.Uint64(h.raw[64:])),
 		Elapsed:   time.Duration(le.Uint64(h.raw[72:])),
-		Fresh:     h.flags&flagFresh != 0,
-		Gram:      make([]float64, k*k),
 	}
-	if h.version >= 2 {
-		c.State.Objective = math.Float64frombits(le.Uint64(h.raw[104:]))
-		c.State.Gap = math.Float64frombits(le.Uint64(h.raw[112:]))
-		c.State.SweepGap = math.Float64frombits(le.Uint64(h.raw[120:]))
+	if h.version < 3 {
+		err = c.readV2(h, r, tr, crc, storage)
+	} else {
+		err = c.readV3(h, r, tr, crc, storage)
 	}
-	c.Settings = make([]byte, h.clen)
-	c.Trace = make([]byte, h.tlen)
-	w, pw, err := storage(n, k)
 	if err != nil {
 		return nil, err
 	}
-	if len(w) != n*k || len(pw) != n*k {
-		return nil, fmt.Errorf("storage for W and P·W has %d and %d values, want %d", len(w), len(pw), n*k)
+	c.Method = c.State.Payload.Method()
+	return c, nil
+}
+
+// readV2 reads the rest of a file of version 1 or 2 after its header, h,
+// from tr, r through crc, and makes the payload of its state.
+func (c *Checkpoint) readV2(h *header, r, tr io.Reader, crc hash.Hash32, storage func(n, k int) ([]float64, []float64, error)) error {
+	le := binary.LittleEndian
+	n, k := c.N, c.K
+	c.Settings = make([]byte, h.clen)
+	c.Trace = make([]byte, h.tlen)
+	gram := make([]float64, k*k)
+	w, pw, err := storage(n, k)
+	if err != nil {
+		return err
 	}
-	parts := [][]byte{c.Settings, c.Trace, store.AsBytes(c.State.Gram), store.AsBytes(w), store.AsBytes(pw)}
+	if len(w) != n*k || len(pw) != n*k {
+		return fmt.Errorf("storage for W and P·W has %d and %d values, want %d", len(w), len(pw), n*k)
+	}
+	parts := [][]byte{c.Settings, c.Trace, store.AsBytes(gram), store.AsBytes(w), store.AsBytes(pw)}
 	var p *fw.Pending
 	if h.flags&flagPending != 0 {
 		nz := int(h.nz)
@@ -341,19 +439,79 @@ func load(r io.Reader, size int64, storage func(n, k int) (w, pw []float64, err 
 	}
 	for _, b := range parts {
 		if _, err := io.ReadFull(tr, b); err != nil {
-			return nil, unexpected(err)
+			return unexpected(err)
 		}
 	}
 	if err := checkSum(r, crc); err != nil {
-		return nil, err
+		return err
 	}
-	if p != nil {
-		if err := p.Check(n, k, p.NZ); err != nil {
-			return nil, err
+	fresh := h.flags&flagFresh != 0
+	if p == nil {
+		c.State.Payload = &fw.FrankWolfeState{Fresh: fresh, Gram: gram}
+		return nil
+	}
+	if err := p.Check(n, k, p.NZ); err != nil {
+		return err
+	}
+	c.State.Payload = &fw.RowCDState{Fresh: fresh, Gram: gram,
+		Objective: math.Float64frombits(le.Uint64(h.raw[104:])),
+		Gap:       math.Float64frombits(le.Uint64(h.raw[112:])),
+		SweepGap:  math.Float64frombits(le.Uint64(h.raw[120:])),
+		Pending:   p}
+	return nil
+}
+
+// readV3 reads the rest of a file of version 3 after its header, h, from
+// tr, r through crc.
+func (c *Checkpoint) readV3(h *header, r, tr io.Reader, crc hash.Hash32, storage func(n, k int) ([]float64, []float64, error)) error {
+	n, k := c.N, c.K
+	name := make([]byte, h.mlen)
+	if _, err := io.ReadFull(tr, name); err != nil {
+		return unexpected(err)
+	}
+	method := string(name)
+	pr := &io.LimitedReader{R: tr, N: int64(h.plen)}
+	payload, perr := fw.ReadPayload(method, pr, int64(h.plen), n, k)
+	if perr == nil && pr.N != 0 {
+		perr = fmt.Errorf("%s payload: %d of its %d bytes not read", method, pr.N, h.plen)
+	}
+	if perr == nil && payload.Method() != method {
+		perr = fmt.Errorf("%s payload read as one of %s", method, payload.Method())
+	}
+	if perr != nil {
+		// A damaged file is reported as such, not by what the damage did to
+		// the payload: read on to the checksum first. The file has the size
+		// of its header, so the rest fits in an int64.
+		rest := pr.N + int64(h.clen) + int64(h.tlen) + 16*int64(n)*int64(k)
+		if _, err := io.CopyN(io.Discard, tr, rest); err != nil {
+			return unexpected(err)
 		}
-		c.State.Pending = p
+		if err := checkSum(r, crc); err != nil {
+			return err
+		}
+		return perr
 	}
-	return c, nil
+	c.State.Payload = payload
+	c.Settings = make([]byte, h.clen)
+	c.Trace = make([]byte, h.tlen)
+	for _, b := range [][]byte{c.Settings, c.Trace} {
+		if _, err := io.ReadFull(tr, b); err != nil {
+			return unexpected(err)
+		}
+	}
+	w, pw, err := storage(n, k)
+	if err != nil {
+		return err
+	}
+	if len(w) != n*k || len(pw) != n*k {
+		return fmt.Errorf("storage for W and P·W has %d and %d values, want %d", len(w), len(pw), n*k)
+	}
+	for _, b := range [][]byte{store.AsBytes(w), store.AsBytes(pw)} {
+		if _, err := io.ReadFull(tr, b); err != nil {
+			return unexpected(err)
+		}
+	}
+	return checkSum(r, crc)
 }
 
 func checkSum(r io.Reader, crc hash.Hash32) error {
@@ -374,9 +532,10 @@ func unexpected(err error) error {
 	return err
 }
 
-// Dump writes the header of the checkpoint name, its settings and the size
-// of its trace to w, after checking the whole file; for a row-CD state also
-// the tracked objective, the gaps and a summary of the pending changes.
+// Dump writes the header of the checkpoint name, its method and the size of
+// its payload, its settings and the size of its trace to w, after checking
+// the whole file; for a row-CD state also the tracked objective, the gaps
+// and a summary of the pending changes.
 func Dump(w io.Writer, name string) error {
 	c, err := Load(name, func(n, k int) ([]float64, []float64, error) {
 		return make([]float64, n*k), make([]float64, n*k), nil
@@ -385,18 +544,24 @@ func Dump(w io.Writer, name string) error {
 		return err
 	}
 	s := c.State
-	fmt.Fprintf(w, "checkpoint %s (format version %d)\n  n %d, k %d\n  iteration %d, passes %d, elapsed %v\n  ||P||² %v, max row sum %v, previous objective %v, P·W fresh %v\n",
-		name, c.Version, c.N, c.K, s.Iter, s.Passes, s.Elapsed, s.FrobSq, s.MaxRowSum, s.Prev, s.Fresh)
-	if p := s.Pending; p != nil {
+	fmt.Fprintf(w, "checkpoint %s (format version %d)\n  n %d, k %d\n  iteration %d, passes %d, elapsed %v\n  ||P||² %v, max row sum %v, previous objective %v\n",
+		name, c.Version, c.N, c.K, s.Iter, s.Passes, s.Elapsed, s.FrobSq, s.MaxRowSum, s.Prev)
+	fmt.Fprintf(w, "  method %s, payload %d bytes", c.Method, s.Payload.Size())
+	switch p := s.Payload.(type) {
+	case *fw.FrankWolfeState:
+		fmt.Fprintf(w, ", P·W fresh %v\n", p.Fresh)
+	case *fw.RowCDState:
 		rows, changes := 0, 0
-		for _, cnt := range p.Count {
+		for _, cnt := range p.Pending.Count {
 			if cnt > 0 {
 				rows++
 				changes += int(cnt)
 			}
 		}
-		fmt.Fprintf(w, "  row-CD: objective %v, gap of the last pass %v, gap of the last sweep %v\n  pending changes: %d slots a row, %d rows, %d changes\n",
-			s.Objective, s.Gap, s.SweepGap, p.NZ, rows, changes)
+		fmt.Fprintf(w, ", P·W fresh %v\n  row-CD: objective %v, gap of the last pass %v, gap of the last sweep %v\n  pending changes: %d slots a row, %d rows, %d changes\n",
+			p.Fresh, p.Objective, p.Gap, p.SweepGap, p.Pending.NZ, rows, changes)
+	default:
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  settings %s\n  trace %d bytes\n", c.Settings, len(c.Trace))
 	return nil
@@ -413,6 +578,13 @@ func ReadSettings(name string) ([]byte, error) {
 	h, err := readHeader(f)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	if h.version >= 3 {
+		// The settings follow the method's name and the payload
+		// (mlen <= 255, plen <= 2^62).
+		if _, err := f.Seek(int64(h.mlen+h.plen), io.SeekCurrent); err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", name, err)
+		}
 	}
 	b := make([]byte, h.clen)
 	if _, err := io.ReadFull(f, b); err != nil {

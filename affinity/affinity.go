@@ -1,0 +1,168 @@
+// Package affinity builds the affinity matrix P of a run from what the user
+// gives: the Gaussian kernel of a table's feature rows, generated tile by
+// tile (standardized features, a bandwidth given or chosen by
+// tile.AutoBandwidth), or a tile file written by "ssnmf tiles". It is the
+// one place where a kind of affinity is set up; the command and every
+// script build P through Build, and every method consumes the result as
+// an fw.Affinity.
+package affinity
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strconv"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/tilefile"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// Spec says what P is and how its passes run.
+type Spec struct {
+	// File, if not empty, is a tile file holding P; otherwise P is the
+	// Gaussian kernel of the features.
+	File string
+	// Gamma is the kernel bandwidth, > 0; 0 chooses it by
+	// tile.AutoBandwidth. With a File it is read from the file's metadata,
+	// and Gamma (or the automatic rule, given the features) only serves a
+	// k-means start.
+	Gamma float64
+	// Standardize z-scores every feature in place before anything else.
+	Standardize bool
+	// Precision of the kernel values.
+	Precision tile.Precision
+	// BlockSize is the tile edge of the passes (cut to n; a File's own
+	// block size overrides it); Workers the goroutines of the passes.
+	BlockSize, Workers int
+	// Seed seeds the bandwidth's sample.
+	Seed uint64
+	// Progress, if not nil, is the tile engine's progress hook.
+	Progress func(pass string, done, total int)
+	// Name names the features' input in error messages.
+	Name string
+}
+
+// Built is an affinity matrix with what a run reports about it.
+type Built struct {
+	fw.Affinity              // P, for the methods
+	Engine      *tile.Engine // the engine of the tile passes
+	BlockSize   int          // the tile edge in force
+	Gamma       float64      // the bandwidth of the kernel, or for a k-means start
+	GammaRule   string       // "given", how the automatic rule went, or "tile file"
+	// Checksum is a CRC-32C of the features as the kernel uses them, or
+	// of a tile file's header: a resumed run checks that P is the same.
+	Checksum uint32
+	file     *tilefile.File
+	p        int
+}
+
+// Build sets up P for spec. tab holds the features; it may be nil when
+// spec.File is given. The features are standardized in place if
+// spec.Standardize is set. The result must be closed.
+func Build(tab *store.Table, spec Spec) (*Built, error) {
+	if tab == nil && spec.File == "" {
+		return nil, errors.New("affinity: no features and no tile file")
+	}
+	if !(spec.Gamma >= 0) || math.IsInf(spec.Gamma, 0) {
+		return nil, fmt.Errorf("affinity: gamma %v, want a finite value >= 0", spec.Gamma)
+	}
+	b := &Built{BlockSize: spec.BlockSize}
+	if tab != nil {
+		b.p = tab.P
+		if spec.Standardize {
+			tile.Standardize(tab.Features, tab.N, tab.P)
+		}
+	}
+	var src tile.Source
+	if spec.File != "" {
+		f, err := tilefile.Open(spec.File, spec.Workers)
+		if err != nil {
+			return nil, err
+		}
+		if tab != nil && tab.N != f.N() {
+			f.Close()
+			return nil, fmt.Errorf("%s holds P for n = %d, but %s has %d rows", spec.File, f.N(), spec.Name, tab.N)
+		}
+		b.file, src, b.BlockSize = f, f, f.Block()
+		b.Checksum = crc32.Checksum(fmt.Appendf(nil, "%d %d %v %v", f.N(), f.Block(), f.Float32(), f.Meta()), castagnoli)
+		// The bandwidth the file was written with, for a k-means start.
+		b.GammaRule = "tile file"
+		if g, err := strconv.ParseFloat(f.Meta()["gamma"], 64); err == nil && g > 0 && !math.IsInf(g, 0) {
+			b.Gamma = g
+		} else if tab != nil {
+			if err := b.bandwidth(tab, spec); err != nil {
+				f.Close()
+				return nil, err
+			}
+			b.GammaRule = "tile file; for the k-means start " + b.GammaRule
+		}
+	} else {
+		if err := b.bandwidth(tab, spec); err != nil {
+			return nil, err
+		}
+		g, err := tile.NewGaussianPrecision(tab.Features, tab.N, tab.P, b.Gamma, spec.Precision)
+		if err != nil {
+			return nil, err
+		}
+		src = g
+		b.BlockSize = min(b.BlockSize, tab.N)
+		b.Checksum = crc32.Checksum(store.AsBytes(tab.Features), castagnoli)
+	}
+	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress}
+	b.Affinity = fw.Tiled(b.Engine)
+	return b, nil
+}
+
+// bandwidth sets the Gaussian bandwidth: the one given, or the automatic
+// rule's.
+func (b *Built) bandwidth(tab *store.Table, spec Spec) error {
+	if spec.Gamma > 0 {
+		b.Gamma, b.GammaRule = spec.Gamma, "given"
+		return nil
+	}
+	bw, err := tile.AutoBandwidth(tab.Features, tab.N, tab.P, spec.Seed)
+	if err != nil {
+		return &BandwidthError{Name: spec.Name, Err: err}
+	}
+	b.Gamma, b.GammaRule = bw.Gamma, bw.Rule
+	return nil
+}
+
+// BandwidthError reports that the automatic bandwidth rule failed on the
+// features of the input Name (for example, features so spread out that no
+// distance is finite).
+type BandwidthError struct {
+	Name string
+	Err  error
+}
+
+func (e *BandwidthError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *BandwidthError) Unwrap() error { return e.Err }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Describe says what P is, for a progress line.
+func (b *Built) Describe() string {
+	if f := b.file; f != nil {
+		prec := "float64"
+		if f.Float32() {
+			prec = "float32"
+		}
+		return fmt.Sprintf("P from tile file (block %d, %s)", f.Block(), prec)
+	}
+	return fmt.Sprintf("p=%d gamma=%.6g (%s)", b.p, b.Gamma, b.GammaRule)
+}
+
+// FromFile reports whether P is read from a tile file.
+func (b *Built) FromFile() bool { return b.file != nil }
+
+// Close releases a tile file.
+func (b *Built) Close() error {
+	if b.file != nil {
+		return b.file.Close()
+	}
+	return nil
+}

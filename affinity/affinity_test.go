@@ -1,0 +1,174 @@
+package affinity
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/tilefile"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+func readSmall(t *testing.T) *store.Table {
+	t.Helper()
+	tab, err := store.ReadCSV(filepath.Join("testdata", "small.csv"), store.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// denseP returns P of a built affinity by P·I, and checks it against the
+// Gaussian kernel of x.
+func denseP(t *testing.T, a fw.Affinity) []float64 {
+	t.Helper()
+	n := a.N()
+	eye := make([]float64, n*n)
+	for i := range n {
+		eye[i*n+i] = 1
+	}
+	p := make([]float64, n*n)
+	if _, err := a.Mul(context.Background(), p, eye, n, nil); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBuildGaussian(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		gamma       float64
+		standardize bool
+		wantRule    string
+	}{
+		{name: "given", gamma: 0.5, wantRule: "given"},
+		{name: "given standardized", gamma: 2, standardize: true, wantRule: "given"},
+		{name: "auto", standardize: true, wantRule: "median"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := readSmall(t)
+			raw := append([]float64(nil), tab.Features...)
+			b, err := Build(tab, Spec{Gamma: tc.gamma, Standardize: tc.standardize, BlockSize: 5, Workers: 2, Name: "small.csv"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if b.N() != tab.N || b.BlockSize != 5 || b.FromFile() {
+				t.Errorf("N %d, block %d, from file %v", b.N(), b.BlockSize, b.FromFile())
+			}
+			if tc.gamma > 0 && b.Gamma != tc.gamma {
+				t.Errorf("gamma %v, want %v", b.Gamma, tc.gamma)
+			}
+			if !(b.Gamma > 0) || !strings.Contains(b.GammaRule, tc.wantRule) {
+				t.Errorf("gamma %v by rule %q, want one with %q", b.Gamma, b.GammaRule, tc.wantRule)
+			}
+			x := raw
+			if tc.standardize {
+				x = append([]float64(nil), raw...)
+				tile.Standardize(x, tab.N, tab.P)
+			}
+			for i, v := range tab.Features {
+				if v != x[i] {
+					t.Fatalf("feature %d is %v, want %v (standardize=%v)", i, v, x[i], tc.standardize)
+				}
+			}
+			n, p := tab.N, tab.P
+			got := denseP(t, b)
+			for i := range n {
+				for j := range n {
+					var d float64
+					for c := range p {
+						d += (x[i*p+c] - x[j*p+c]) * (x[i*p+c] - x[j*p+c])
+					}
+					if want := math.Exp(-b.Gamma * d); math.Abs(got[i*n+j]-want) > 1e-12 {
+						t.Fatalf("P[%d][%d] = %v, want %v", i, j, got[i*n+j], want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestBuildTileFile(t *testing.T) {
+	tab := readSmall(t)
+	g, err := tile.NewGaussian(tab.Features, tab.N, tab.P, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "p.arrow")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tilefile.Write(context.Background(), f, g, tilefile.Options{Block: 4, Meta: map[string]string{"gamma": "0.7"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gen, err := Build(readSmall(t), Spec{Gamma: 0.7, BlockSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		tab  *store.Table
+	}{{name: "alone"}, {name: "with features", tab: readSmall(t)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Build(tc.tab, Spec{File: name, BlockSize: 99, Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if !b.FromFile() || b.BlockSize != 4 || b.Gamma != 0.7 || b.GammaRule != "tile file" {
+				t.Errorf("from file %v, block %d, gamma %v (%s)", b.FromFile(), b.BlockSize, b.Gamma, b.GammaRule)
+			}
+			got, want := denseP(t, b), denseP(t, gen)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("entry %d: file %v, generated %v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	huge, err := store.ParseCSV(strings.NewReader("x,y\n1e300,0\n-1e300,1\n0,2\n"), "huge.csv", store.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		tab  *store.Table
+		spec Spec
+		want string
+	}{
+		{name: "nothing", spec: Spec{}, want: "no features"},
+		{name: "negative gamma", tab: readSmall(t), spec: Spec{Gamma: -1}, want: "gamma"},
+		{name: "missing file", tab: readSmall(t), spec: Spec{File: filepath.Join(t.TempDir(), "none.arrow")}, want: "none.arrow"},
+		{name: "no bandwidth", tab: huge, spec: Spec{Name: "huge.csv"}, want: "huge.csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Build(tc.tab, tc.spec)
+			if err == nil {
+				b.Close()
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to name %q", err, tc.want)
+			}
+		})
+	}
+	_, err = Build(huge, Spec{Name: "huge.csv"})
+	var bwErr *BandwidthError
+	if !errors.As(err, &bwErr) || bwErr.Name != "huge.csv" {
+		t.Errorf("error %v is not a BandwidthError naming huge.csv", err)
+	}
+}

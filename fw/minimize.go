@@ -1,0 +1,334 @@
+package fw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Method is an iterative method for the problem. Minimize drives it: the
+// driver owns the loop, the stopping rules, Stop, the checkpoints, the
+// records and the final exact report; a method holds its iterate's
+// products and takes its steps.
+type Method interface {
+	// Init starts the method at the point r.W, for which it computes
+	// r.PW = P·W by r.FirstPass.
+	Init(ctx context.Context, r *Run) error
+	// Estimate returns the objective and the gap at the current iterate.
+	Estimate() Estimate
+	// Iterate takes iteration it.Iter from the current iterate. it holds
+	// the iteration number and the estimate before the step; Iterate sets
+	// it.Step and it.PassTime and may replace it.Gap by an estimate made
+	// during the iteration. If it returns a status other than
+	// NotTerminated, it took no step and the run stops at the iterate with
+	// that status.
+	Iterate(ctx context.Context, it *Iteration) (Status, error)
+	// Refresh recomputes P·W at the current iterate by a pass, free of the
+	// rounding of carried updates, so that the estimate is exact (unless
+	// the iterate is infeasible). A method whose P·W always comes from a
+	// pass at its iterate does nothing.
+	Refresh(ctx context.Context) error
+}
+
+// Estimate is a method's account of its current iterate.
+type Estimate struct {
+	Objective float64
+	Gap       float64
+	// Exact reports whether Gap is the Frank-Wolfe gap at a feasible
+	// iterate computed from a P·W pass there, which alone may stop a run
+	// on Settings.GapTol.
+	Exact bool
+}
+
+// Checkpointer is a Method whose runs can be saved and resumed with the
+// same bits as a run never interrupted.
+type Checkpointer interface {
+	Method
+	// Save returns the method's state at the current iterate. It may
+	// share memory with the method and is valid until the method next
+	// changes.
+	Save() Payload
+	// Resume restores the method, instead of Init, at the point r.W with
+	// r.PW the saved P·W and the driver's counts in r, from a payload that
+	// Save returned.
+	Resume(ctx context.Context, r *Run, p Payload) error
+}
+
+// Finisher is a Method with work to do after the final record, such as
+// Penalty's evaluation of its final point's projection.
+type Finisher interface {
+	Finish(ctx context.Context, r *Run) error
+}
+
+// Run is a run of Minimize as its method sees it: the problem, the point
+// and its P·W, and the counts the method keeps up to date.
+type Run struct {
+	Problem
+	N         int       // the order of P
+	W         []float64 // the iterate, n×k, which the method overwrites
+	PW        []float64 // storage for P·W, n×k
+	Workers   int       // goroutines for the row passes
+	MaxPasses int       // Settings.MaxPasses
+	FrobSq    float64   // ||P||_F^2, set by FirstPass
+	MaxRowSum float64   // the largest row sum of P, set by FirstPass
+	Passes    int       // passes over P so far; the method counts its own
+}
+
+// FirstPass computes r.PW = P·W at r.W by the pass that also gives P's row
+// sums and ||P||_F^2, the first pass of every method, and records the pass,
+// ||P||_F^2 and the largest row sum.
+func (r *Run) FirstPass(ctx context.Context) error {
+	rows := make([]float64, r.N)
+	frob, err := r.P.Mul(ctx, r.PW, r.W, r.K, rows)
+	if err != nil {
+		return err
+	}
+	r.FrobSq = frob
+	r.Passes++
+	for _, v := range rows {
+		r.MaxRowSum = max(r.MaxRowSum, v)
+	}
+	return nil
+}
+
+// Mul sets dst = P·W for the n×k matrix w by a pass, and counts it.
+func (r *Run) Mul(ctx context.Context, dst, w []float64) error {
+	_, err := r.P.Mul(ctx, dst, w, r.K, nil)
+	if err == nil {
+		r.Passes++
+	}
+	return err
+}
+
+// Minimize minimizes f(W) = 1/4 ||P - W Wᵀ||_F^2 over W >= 0 (n×k) with
+// every row summing to 1, by the method m (RowCD with its defaults if nil)
+// from the feasible point w, which it overwrites with the solution.
+//
+// At the start of every iteration it tests the stopping rules of Settings,
+// then Stop and the checkpoint, then lets the method take the iteration,
+// records it and, every Settings.Refresh iterations, refreshes the
+// method's P·W. At the end it makes the estimate exact by a refresh if it is
+// not, and records the final iterate with the objective and gap of the
+// Result. It returns an error if the inputs are inconsistent, if a pass over
+// P fails, if the objective is no longer finite or if ctx is canceled; the
+// Result then counts the iterations and passes completed, and w may be
+// caught between two iterates.
+func Minimize(ctx context.Context, p Problem, w []float64, settings *Settings, m Method) (*Result, error) {
+	if m == nil {
+		m = &RowCD{}
+	}
+	n, k, err := checkProblem(p, w)
+	if err != nil {
+		return nil, err
+	}
+	var set Settings
+	if settings != nil {
+		set = *settings
+	}
+	if err := set.check(); err != nil {
+		return nil, fmt.Errorf("fw: %w", err)
+	}
+	pw, err := storage(set.PW, n*k, "P·W")
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{set: &set, m: m, start: time.Now(),
+		run: &Run{Problem: p, N: n, W: w, PW: pw, Workers: set.workers(), MaxPasses: set.MaxPasses}}
+	d.cp, _ = m.(Checkpointer)
+	return d.minimize(ctx)
+}
+
+// driver is the state of a Minimize call.
+type driver struct {
+	set   *Settings
+	m     Method
+	cp    Checkpointer // m, if it saves checkpoints
+	run   *Run
+	start time.Time
+	res   Result
+}
+
+func (d *driver) minimize(ctx context.Context) (*Result, error) {
+	set, r, res := d.set, d.run, &d.res
+	t0, fprev := 0, math.NaN()
+	if st := set.Resume; st != nil {
+		if err := d.resume(ctx, st); err != nil {
+			return nil, err
+		}
+		t0, fprev = st.Iter, st.Prev
+	} else if err := d.m.Init(ctx, r); err != nil {
+		return d.fail(err)
+	}
+	res.Iterations = t0
+	tol, maxIter, every := set.gapTol(), set.maxIter(), set.refresh()
+	var last Iteration // the final record's pass time, if the method stops the run
+	t := t0
+	for ; ; t++ {
+		e := d.m.Estimate()
+		if math.IsNaN(e.Objective) || math.IsInf(e.Objective, 0) {
+			return d.fail(fmt.Errorf("fw: iteration %d: %w", t, errNonFinite))
+		}
+		if !e.Exact && e.Gap <= tol {
+			// Confirm the estimate on the exact gap.
+			if err := d.m.Refresh(ctx); err != nil {
+				return d.fail(err)
+			}
+			e = d.m.Estimate()
+		}
+		switch {
+		case e.Exact && e.Gap <= tol:
+			res.Status = GapTolerance
+		case t > 0 && math.Abs(e.Objective-fprev) < set.FuncTol:
+			res.Status = FunctionConvergence
+		case t >= maxIter:
+			res.Status = IterationLimit
+		case set.MaxPasses > 0 && r.Passes >= set.MaxPasses:
+			res.Status = IterationLimit
+		}
+		if res.Status != NotTerminated {
+			break
+		}
+		stop := set.Stop != nil && set.Stop()
+		ck := set.CheckpointEvery
+		if d.cp != nil && set.Checkpoint != nil && (stop || ck > 0 && t > t0 && t%ck == 0) {
+			st := &State{Iter: t, Passes: r.Passes, FrobSq: r.FrobSq, MaxRowSum: r.MaxRowSum, Prev: fprev,
+				Elapsed: time.Since(d.start), Payload: d.cp.Save(), W: r.W, PW: r.PW}
+			if err := set.Checkpoint(st); err != nil {
+				return d.fail(fmt.Errorf("checkpoint at iteration %d: %w", t, err))
+			}
+		}
+		if stop {
+			res.Status = Stopped
+			res.Objective, res.Gap = e.Objective, e.Gap
+			return d.fail(nil)
+		}
+		it := Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap}
+		status, err := d.m.Iterate(ctx, &it)
+		if err != nil {
+			return d.fail(err)
+		}
+		if status != NotTerminated {
+			res.Status, last = status, it
+			break
+		}
+		if err := d.record(it); err != nil {
+			return d.fail(err)
+		}
+		fprev = e.Objective
+		res.Iterations = t + 1
+		if every > 0 && (t+1)%every == 0 {
+			if err := d.m.Refresh(ctx); err != nil {
+				return d.fail(err)
+			}
+		}
+	}
+	e := d.m.Estimate()
+	if !e.Exact {
+		if err := d.m.Refresh(ctx); err != nil {
+			return d.fail(err)
+		}
+		e = d.m.Estimate()
+	}
+	res.Objective, res.Gap = e.Objective, e.Gap
+	if err := d.record(Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap, Final: true, PassTime: last.PassTime}); err != nil {
+		return d.fail(err)
+	}
+	if f, ok := d.m.(Finisher); ok {
+		if err := f.Finish(ctx, r); err != nil {
+			return d.fail(err)
+		}
+	}
+	return d.fail(nil)
+}
+
+// resume restores the run from st.
+func (d *driver) resume(ctx context.Context, st *State) error {
+	r := d.run
+	switch {
+	case d.cp == nil:
+		return fmt.Errorf("fw: the method %T cannot resume a run", d.m)
+	case d.set.PW == nil:
+		return errors.New("fw: resuming needs the saved P·W in Settings.PW")
+	case st.Iter < 0 || st.Passes < 0:
+		return fmt.Errorf("fw: resume state: iteration %d, %d passes", st.Iter, st.Passes)
+	case st.Payload == nil:
+		return errors.New("fw: resume state without the method's payload")
+	}
+	r.Passes, r.FrobSq, r.MaxRowSum = st.Passes, st.FrobSq, st.MaxRowSum
+	d.start = d.start.Add(-st.Elapsed)
+	if err := d.cp.Resume(ctx, r, st.Payload); err != nil {
+		return fmt.Errorf("fw: resume state: %w", err)
+	}
+	return nil
+}
+
+// record passes it to the Recorder, if any, with the passes so far and the
+// time since the start.
+func (d *driver) record(it Iteration) error {
+	if d.set.Recorder == nil {
+		return nil
+	}
+	it.Passes = d.run.Passes
+	it.Elapsed = time.Since(d.start)
+	return d.set.Recorder(it)
+}
+
+// fail returns the result so far, with err.
+func (d *driver) fail(err error) (*Result, error) {
+	d.res.Passes, d.res.FrobSq, d.res.MaxRowSum = d.run.Passes, d.run.FrobSq, d.run.MaxRowSum
+	d.res.Runtime = time.Since(d.start)
+	return &d.res, err
+}
+
+// checkProblem validates a problem and a starting point.
+func checkProblem(p Problem, w []float64) (n, k int, err error) {
+	if p.P == nil {
+		return 0, 0, errors.New("fw: no affinity")
+	}
+	n, k = p.P.N(), p.K
+	if k < 1 {
+		return 0, 0, fmt.Errorf("fw: k = %d, want k >= 1", k)
+	}
+	if len(w) != n*k {
+		return 0, 0, fmt.Errorf("fw: W has %d values, want n×k = %d×%d", len(w), n, k)
+	}
+	if err := checkSimplex(w, k, 1e-9); err != nil {
+		return 0, 0, fmt.Errorf("fw: initial point: %w", err)
+	}
+	return n, k, nil
+}
+
+// checkSimplex reports the first row of w (k columns) that has a negative
+// entry or does not sum to 1 within tol.
+func checkSimplex(w []float64, k int, tol float64) error {
+	for i := 0; i*k < len(w); i++ {
+		var sum float64
+		for j, v := range w[i*k : (i+1)*k] {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("row %d, column %d is %v, want a finite value >= 0", i, j, v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > tol {
+			return fmt.Errorf("row %d sums to %v, want 1", i, sum)
+		}
+	}
+	return nil
+}
+
+// storage returns buf if it is not nil, else a new slice of n values; it is
+// an error for buf to have another length.
+func storage(buf []float64, n int, what string) ([]float64, error) {
+	if buf == nil {
+		return make([]float64, n), nil
+	}
+	if len(buf) != n {
+		return nil, fmt.Errorf("fw: %s storage has %d values, want %d", what, len(buf), n)
+	}
+	return buf, nil
+}
+
+// errNonFinite reports an objective that is no longer a finite number.
+var errNonFinite = errors.New("the objective is not finite")

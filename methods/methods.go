@@ -1,0 +1,110 @@
+// Package methods is the table of the solver's methods by name. The
+// command line and the scripts turn a name into an fw.Method here, so that
+// a new method is added in one place: a row of the table.
+package methods
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/kmeans"
+)
+
+// Params are the parameters a method may take from the command line; each
+// method reads those that apply to it and ignores the rest.
+type Params struct {
+	Step        fw.StepRule    // fw: the step rule
+	Moves       int            // rowcd: pairwise moves a row visit
+	BlockSize   int            // rowcd: rows of a strip
+	StripMemory int64          // rowcd: bytes of a strip; 0 no bound
+	Progress    func(rows int) // rowcd: progress within a sweep
+	// Scratch is storage for the method's second n×k matrix (fw's P·S,
+	// pgd's trial P·W, penalty's projection); nil allocates it.
+	Scratch []float64
+
+	// Features are the n×Dim feature rows, for kmeans.
+	Features []float64
+	Dim      int
+	KMeans   kmeans.Settings // kmeans: its starts, seed, iterations and workers
+}
+
+// Method is a row of the table.
+type Method struct {
+	Name string
+	// Doc is a short description, for usage texts.
+	Doc string
+	// Checkpoints reports whether the method saves checkpoints and
+	// resumes (an fw.Checkpointer).
+	Checkpoints bool
+	// Features reports whether the method needs the feature rows.
+	Features bool
+	// New returns the method with the parameters p.
+	New func(p Params) fw.Method
+}
+
+// Default is the name of the default method.
+const Default = "rowcd"
+
+var table = [...]Method{
+	{Name: "rowcd", Doc: "row-wise pairwise coordinate descent: an iteration is a sweep over the rows", Checkpoints: true,
+		New: func(p Params) fw.Method {
+			return &fw.RowCD{Moves: p.Moves, BlockSize: p.BlockSize, StripMemory: p.StripMemory, Progress: p.Progress}
+		}},
+	{Name: "fw", Doc: "Frank-Wolfe, the paper's method", Checkpoints: true,
+		New: func(p Params) fw.Method { return &fw.FrankWolfe{Step: p.Step, PS: p.Scratch} }},
+	{Name: "pgd", Doc: "projected gradient, a baseline",
+		New: func(p Params) fw.Method { return &fw.PGD{PTrial: p.Scratch} }},
+	{Name: "penalty", Doc: "the SOF penalty method, a baseline",
+		New: func(p Params) fw.Method { return &fw.Penalty{Proj: p.Scratch} }},
+	{Name: "kmeans", Doc: "k-means in feature space, a baseline", Features: true,
+		New: func(p Params) fw.Method { return &fw.KMeans{X: p.Features, Dim: p.Dim, Settings: p.KMeans} }},
+}
+
+// All returns the methods, the default first.
+func All() []Method { return table[:] }
+
+// Names returns the methods' names, the default first.
+func Names() []string {
+	names := make([]string, len(table))
+	for i, m := range table {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// Lookup returns the method called name.
+func Lookup(name string) (Method, error) {
+	for _, m := range table {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Method{}, fmt.Errorf("unknown method %q: want %s", name, List())
+}
+
+// Settings returns the fw.Settings of stopping rules given as a command
+// line gives them, where 0 means what it says rather than a default: tol 0
+// stops only at a zero gap, maxIter 0 takes no iteration (the start is only
+// evaluated) and refresh 0 refreshes P·W only to confirm a stop and at the
+// end.
+func Settings(tol, ftol float64, maxIter, refresh int) fw.Settings {
+	set := fw.Settings{GapTol: tol, FuncTol: ftol, MaxIter: maxIter, Refresh: refresh}
+	if tol == 0 {
+		set.GapTol = math.SmallestNonzeroFloat64
+	}
+	if maxIter == 0 {
+		set.MaxIter = -1
+	}
+	if refresh == 0 {
+		set.Refresh = -1
+	}
+	return set
+}
+
+// List returns the names as "rowcd, fw, pgd, penalty or kmeans".
+func List() string {
+	n := Names()
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
