@@ -40,21 +40,13 @@ func clonePayload(p Payload) Payload {
 	return p
 }
 
-// fwState and rcdState return the payload of a Frank-Wolfe or a RowCD state.
-func fwState(t *testing.T, st *State) *FrankWolfeState {
+// payloadOf returns the payload of st, which must be a P: a
+// *FrankWolfeState or a *RowCDState.
+func payloadOf[P Payload](t *testing.T, st *State) P {
 	t.Helper()
-	p, ok := st.Payload.(*FrankWolfeState)
+	p, ok := st.Payload.(P)
 	if !ok {
-		t.Fatalf("payload %T, want *FrankWolfeState", st.Payload)
-	}
-	return p
-}
-
-func rcdState(t *testing.T, st *State) *RowCDState {
-	t.Helper()
-	p, ok := st.Payload.(*RowCDState)
-	if !ok {
-		t.Fatalf("payload %T, want *RowCDState", st.Payload)
+		t.Fatalf("payload %T, want %T", st.Payload, p)
 	}
 	return p
 }
@@ -85,6 +77,142 @@ func (r run) same(t *testing.T, what string, o run) {
 	}
 }
 
+// resumeTest is a run with a checkpoint after every iteration, resumed
+// from its checkpoints.
+type resumeTest[M Method] struct {
+	p    Problem
+	w    []float64 // the start
+	base Settings  // the settings of the runs but for the workers
+	// method returns a fresh method, to which, and to the settings, set
+	// makes the case's edits.
+	method func() M
+	set    func(*Settings, M)
+	// step: the run resumes from every step-th of its checkpoints and from
+	// the last.
+	step func(checkpoints int) int
+	// whole, if not nil, checks the uninterrupted run; each, if not nil,
+	// checks checkpoint i before any resumption from it.
+	whole func(r run)
+	each  func(i int, sv saved)
+}
+
+// check runs rt.method from rt.w with a checkpoint after every iteration,
+// then resumes from the checkpoints with 1, 2 or 3 workers and checks that
+// every resumed run ends with the same bits as the uninterrupted one: W,
+// the result and the tail of the trace.
+func (rt resumeTest[M]) check(t *testing.T) {
+	t.Helper()
+	settings := func(workers int) Settings {
+		s := rt.base
+		s.Workers = workers
+		rt.set(&s, rt.method())
+		return s
+	}
+	minimize := func(s Settings, w, pw []float64) run {
+		var r run
+		s.PW = pw
+		s.Recorder = func(it Iteration) error { r.trace = append(r.trace, it); return nil }
+		m := rt.method()
+		rt.set(&Settings{}, m)
+		res, err := Minimize(context.Background(), rt.p, w, &s, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.w, r.res = w, res
+		return r
+	}
+	var states []saved
+	s := settings(1)
+	s.CheckpointEvery = 1
+	s.Checkpoint = func(st *State) error { states = append(states, save(st)); return nil }
+	whole := minimize(s, rt.w, nil)
+	if rt.whole != nil {
+		rt.whole(whole)
+	}
+	if whole.res.Iterations < 3 || len(states) != whole.res.Iterations-1 {
+		t.Fatalf("%d iterations, %d checkpoints", whole.res.Iterations, len(states))
+	}
+	step := rt.step(len(states))
+	for i, sv := range states {
+		if sv.st.Iter != i+1 {
+			t.Fatalf("checkpoint %d at iteration %d", i, sv.st.Iter)
+		}
+		if rt.each != nil {
+			rt.each(i, sv)
+		}
+		if i%step != 0 && i != len(states)-1 {
+			continue
+		}
+		s := settings(1 + i%3)
+		st := sv.st
+		s.Resume = &st
+		r := minimize(s, slices.Clone(sv.w), slices.Clone(sv.pw))
+		r.same(t, "resumed at "+itoa(sv.st.Iter), whole)
+	}
+}
+
+// stopTest is a run stopped at the start of an iteration, with a
+// checkpoint, and resumed from it.
+type stopTest struct {
+	p      Problem
+	base   Settings
+	seed   uint64        // of the random start
+	method func() Method // a fresh method
+	at     []int         // the iterations to stop at
+	// resumeWorkers are the workers of the resumed runs.
+	resumeWorkers int
+	// noFinal: the stopped run must make no final record.
+	noFinal bool
+	// stopped checks the run stopped at iteration at and its checkpoint.
+	stopped func(at int, res *Result, sv *saved)
+}
+
+// check stops a run with Settings.Stop at each iteration of sc.at and checks
+// the run stopped, its checkpoint and that the run resumed from it ends as
+// the uninterrupted one.
+func (sc stopTest) check(t *testing.T) {
+	t.Helper()
+	n, k := sc.p.P.N(), sc.p.K
+	whole := sc.base
+	w := randomW(n, k, sc.seed)
+	want, err := Minimize(context.Background(), sc.p, w, &whole, sc.method())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range sc.at {
+		set := sc.base
+		set.PW = make([]float64, n*k)
+		calls := 0
+		set.Stop = func() bool { calls++; return calls > at }
+		var sv *saved
+		set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
+		if sc.noFinal {
+			set.Recorder = func(it Iteration) error {
+				if it.Final {
+					t.Errorf("stop at %d: a final record", at)
+				}
+				return nil
+			}
+		}
+		res, err := Minimize(context.Background(), sc.p, randomW(n, k, sc.seed), &set, sc.method())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != Stopped || sv == nil || sv.st.Iter != at || res.Iterations != at {
+			t.Fatalf("stop at %d: status %v, %d iterations, checkpoint %v", at, res.Status, res.Iterations, sv != nil)
+		}
+		sc.stopped(at, res, sv)
+		resume := sc.base
+		resume.Workers = sc.resumeWorkers
+		resume.Resume, resume.PW = &sv.st, sv.pw
+		got, err := Minimize(context.Background(), sc.p, sv.w, &resume, sc.method())
+		if err != nil {
+			t.Fatal(err)
+		}
+		run{w: sv.w, res: got}.same(t, "stopped at "+itoa(at), run{w: w, res: want})
+	}
+}
+
 // A run resumed from any checkpoint, with any worker count, ends with the
 // same bits as the run that was never interrupted.
 func TestResumeSameBits(t *testing.T) {
@@ -99,57 +227,21 @@ func TestResumeSameBits(t *testing.T) {
 		{name: "no refresh", set: func(s *Settings, m *FrankWolfe) { s.Refresh = -1 }},
 		{name: "open loop", set: func(s *Settings, m *FrankWolfe) { m.Step = StepOpenLoop }},
 	}
-	var lastStatus Status
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				if tc.name == "ftol" && !t.Failed() && lastStatus != FunctionConvergence {
-					t.Errorf("ftol case ended on %v; the test wants a function-tolerance stop", lastStatus)
-				}
-			}()
-			settings := func(workers int) Settings {
-				s := Settings{MaxIter: 14, GapTol: -1, Refresh: 5, Workers: workers}
-				tc.set(&s, &FrankWolfe{})
-				return s
-			}
-			method := func() *FrankWolfe {
-				m := &FrankWolfe{}
-				tc.set(&Settings{}, m)
-				return m
-			}
-			minimize := func(s Settings, w, pw []float64) run {
-				var r run
-				s.PW = pw
-				s.Recorder = func(it Iteration) error { r.trace = append(r.trace, it); return nil }
-				res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s, method())
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.w, r.res = w, res
-				return r
-			}
-			var states []saved
-			s := settings(1)
-			s.CheckpointEvery = 1
-			s.Checkpoint = func(st *State) error { states = append(states, save(st)); return nil }
-			whole := minimize(s, randomW(n, k, 22), nil)
-			lastStatus = whole.res.Status
-			if whole.res.Iterations < 3 || len(states) != whole.res.Iterations-1 {
-				t.Fatalf("%d iterations, %d checkpoints", whole.res.Iterations, len(states))
-			}
-			for i, sv := range states {
-				if sv.st.Iter != i+1 {
-					t.Fatalf("checkpoint %d at iteration %d", i, sv.st.Iter)
-				}
-				if i%3 != 0 && i != len(states)-1 {
-					continue // every third, to keep the test short
-				}
-				s := settings(1 + i%3)
-				st := sv.st
-				s.Resume = &st
-				r := minimize(s, slices.Clone(sv.w), slices.Clone(sv.pw))
-				r.same(t, "resumed at "+itoa(sv.st.Iter), whole)
-			}
+			resumeTest[*FrankWolfe]{
+				p:      Problem{P: d, K: k},
+				w:      randomW(n, k, 22),
+				base:   Settings{MaxIter: 14, GapTol: -1, Refresh: 5},
+				method: func() *FrankWolfe { return &FrankWolfe{} },
+				set:    tc.set,
+				step:   func(int) int { return 3 }, // every third, to keep the test short
+				whole: func(whole run) {
+					if tc.name == "ftol" && whole.res.Status != FunctionConvergence {
+						t.Errorf("ftol case ended on %v; the test wants a function-tolerance stop", whole.res.Status)
+					}
+				},
+			}.check(t)
 		})
 	}
 }
@@ -161,39 +253,18 @@ func itoa(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10))
 func TestStopCheckpoints(t *testing.T) {
 	const n, k = 90, 3
 	d, _ := NewDense(n, kernel(n, 31))
-	base := Settings{MaxIter: 17, GapTol: -1, Refresh: 4}
-	whole := base
-	w := randomW(n, k, 32)
-	want, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &whole, &FrankWolfe{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, at := range []int{0, 1, 8, 16} {
-		set := base
-		set.PW = make([]float64, n*k)
-		calls := 0
-		set.Stop = func() bool { calls++; return calls > at }
-		var sv *saved
-		set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
-		w2 := randomW(n, k, 32)
-		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w2, &set, &FrankWolfe{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Status != Stopped || sv == nil || sv.st.Iter != at || res.Iterations != at {
-			t.Fatalf("stop at %d: status %v, %d iterations, checkpoint %v", at, res.Status, res.Iterations, sv != nil)
-		}
-		if at == 0 && (res.Passes != 1 || !fwState(t, &sv.st).Fresh || !math.IsNaN(sv.st.Prev)) {
-			t.Fatalf("stop at 0: passes %d, fresh %v, prev %v", res.Passes, fwState(t, &sv.st).Fresh, sv.st.Prev)
-		}
-		resume := base
-		resume.Resume, resume.PW = &sv.st, sv.pw
-		got, err := Minimize(context.Background(), Problem{P: d, K: k}, sv.w, &resume, &FrankWolfe{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		run{w: sv.w, res: got}.same(t, "stopped at "+itoa(at), run{w: w, res: want})
-	}
+	stopTest{
+		p:      Problem{P: d, K: k},
+		base:   Settings{MaxIter: 17, GapTol: -1, Refresh: 4},
+		seed:   32,
+		method: func() Method { return &FrankWolfe{} },
+		at:     []int{0, 1, 8, 16},
+		stopped: func(at int, res *Result, sv *saved) {
+			if at == 0 && (res.Passes != 1 || !payloadOf[*FrankWolfeState](t, &sv.st).Fresh || !math.IsNaN(sv.st.Prev)) {
+				t.Fatalf("stop at 0: passes %d, fresh %v, prev %v", res.Passes, payloadOf[*FrankWolfeState](t, &sv.st).Fresh, sv.st.Prev)
+			}
+		},
+	}.check(t)
 }
 
 func TestResumeErrors(t *testing.T) {
@@ -260,60 +331,29 @@ func TestRowCDResumeSameBits(t *testing.T) {
 	wantStatus := map[string]Status{"ftol": FunctionConvergence, "gap": GapTolerance, "gap, two-pass, refresh 3": GapTolerance}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			settings := func(workers int) Settings {
-				s := Settings{MaxIter: 9, GapTol: -1, Refresh: 5, Workers: workers}
-				tc.set(&s, &RowCD{})
-				return s
-			}
-			method := func() *RowCD {
-				m := &RowCD{BlockSize: 40}
-				tc.set(&Settings{}, m)
-				return m
-			}
-			minimize := func(s Settings, w, pw []float64) run {
-				var r run
-				s.PW = pw
-				s.Recorder = func(it Iteration) error { r.trace = append(r.trace, it); return nil }
-				res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s, method())
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.w, r.res = w, res
-				return r
-			}
-			var states []saved
-			s := settings(1)
-			s.CheckpointEvery = 1
-			s.Checkpoint = func(st *State) error { states = append(states, save(st)); return nil }
-			w := make([]float64, n*k)
-			if err := Initialize(w, k, StartRandom, 52); err != nil {
-				t.Fatal(err)
-			}
-			whole := minimize(s, w, nil)
-			if want, ok := wantStatus[tc.name]; ok && whole.res.Status != want {
-				t.Fatalf("ended on %v after %d sweeps; the test wants %v", whole.res.Status, whole.res.Iterations, want)
-			}
-			if whole.res.Iterations < 3 || len(states) != whole.res.Iterations-1 {
-				t.Fatalf("%d sweeps, %d checkpoints", whole.res.Iterations, len(states))
-			}
 			moved := false
-			step := max(1, len(states)/12) // at most about a dozen resumptions
-			for i, sv := range states {
-				if sv.st.Iter != i+1 || rcdState(t, &sv.st).Pending == nil {
-					t.Fatalf("checkpoint %d at sweep %d, pending %v", i, sv.st.Iter, rcdState(t, &sv.st).Pending != nil)
-				}
-				for _, c := range rcdState(t, &sv.st).Pending.Count {
-					moved = moved || c > 0
-				}
-				if i%step != 0 && i != len(states)-1 {
-					continue
-				}
-				s := settings(1 + i%3)
-				st := sv.st
-				s.Resume = &st
-				r := minimize(s, slices.Clone(sv.w), slices.Clone(sv.pw))
-				r.same(t, "resumed at "+itoa(sv.st.Iter), whole)
-			}
+			resumeTest[*RowCD]{
+				p:      Problem{P: d, K: k},
+				w:      randomW(n, k, 52),
+				base:   Settings{MaxIter: 9, GapTol: -1, Refresh: 5},
+				method: func() *RowCD { return &RowCD{BlockSize: 40} },
+				set:    tc.set,
+				step:   func(checkpoints int) int { return max(1, checkpoints/12) }, // at most about a dozen resumptions
+				whole: func(whole run) {
+					if want, ok := wantStatus[tc.name]; ok && whole.res.Status != want {
+						t.Fatalf("ended on %v after %d sweeps; the test wants %v", whole.res.Status, whole.res.Iterations, want)
+					}
+				},
+				each: func(i int, sv saved) {
+					p := payloadOf[*RowCDState](t, &sv.st)
+					if p.Pending == nil {
+						t.Fatalf("checkpoint %d at sweep %d has no pending changes", i, sv.st.Iter)
+					}
+					for _, c := range p.Pending.Count {
+						moved = moved || c > 0
+					}
+				},
+			}.check(t)
 			if !moved {
 				t.Fatal("no checkpoint has pending changes: the test does not test them")
 			}
@@ -327,55 +367,23 @@ func TestRowCDResumeSameBits(t *testing.T) {
 func TestRowCDStopCheckpoints(t *testing.T) {
 	const n, k = 90, 3
 	d, _ := rcdProblem(t, n, 53)
-	base := Settings{MaxIter: 11, GapTol: -1, Refresh: 4}
-	method := func() *RowCD { return &RowCD{BlockSize: 32} }
-	start := func() []float64 {
-		w := make([]float64, n*k)
-		Initialize(w, k, StartRandom, 54)
-		return w
-	}
-	whole := base
-	w := start()
-	want, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &whole, method())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, at := range []int{0, 1, 4, 6, 10} {
-		set := base
-		set.PW = make([]float64, n*k)
-		calls := 0
-		set.Stop = func() bool { calls++; return calls > at }
-		var sv *saved
-		set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
-		set.Recorder = func(it Iteration) error {
-			if it.Final {
-				t.Errorf("stop at %d: a final record", at)
+	stopTest{
+		p:             Problem{P: d, K: k},
+		base:          Settings{MaxIter: 11, GapTol: -1, Refresh: 4},
+		seed:          54,
+		method:        func() Method { return &RowCD{BlockSize: 32} },
+		at:            []int{0, 1, 4, 6, 10},
+		resumeWorkers: 2,
+		noFinal:       true,
+		stopped: func(at int, res *Result, sv *saved) {
+			if wantPasses := 1 + at + at/4; res.Passes != wantPasses || sv.st.Passes != wantPasses {
+				t.Fatalf("stop at %d: %d passes, checkpoint %d, want %d", at, res.Passes, sv.st.Passes, wantPasses)
 			}
-			return nil
-		}
-		w2 := start()
-		res, err := Minimize(context.Background(), Problem{P: d, K: k}, w2, &set, method())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Status != Stopped || sv == nil || sv.st.Iter != at || res.Iterations != at {
-			t.Fatalf("stop at %d: status %v, %d sweeps, checkpoint %v", at, res.Status, res.Iterations, sv != nil)
-		}
-		if wantPasses := 1 + at + at/4; res.Passes != wantPasses || sv.st.Passes != wantPasses {
-			t.Fatalf("stop at %d: %d passes, checkpoint %d, want %d", at, res.Passes, sv.st.Passes, wantPasses)
-		}
-		if p := rcdState(t, &sv.st); at == 0 && (!p.Fresh || !math.IsNaN(sv.st.Prev) || !math.IsNaN(p.SweepGap)) {
-			t.Fatalf("stop at 0: fresh %v, prev %v, sweep gap %v", p.Fresh, sv.st.Prev, p.SweepGap)
-		}
-		resume := base
-		resume.Workers = 2
-		resume.Resume, resume.PW = &sv.st, sv.pw
-		got, err := Minimize(context.Background(), Problem{P: d, K: k}, sv.w, &resume, method())
-		if err != nil {
-			t.Fatal(err)
-		}
-		run{w: sv.w, res: got}.same(t, "stopped at "+itoa(at), run{w: w, res: want})
-	}
+			if p := payloadOf[*RowCDState](t, &sv.st); at == 0 && (!p.Fresh || !math.IsNaN(sv.st.Prev) || !math.IsNaN(p.SweepGap)) {
+				t.Fatalf("stop at 0: fresh %v, prev %v, sweep gap %v", p.Fresh, sv.st.Prev, p.SweepGap)
+			}
+		},
+	}.check(t)
 }
 
 // A row-CD resume state that does not fit the problem is an error, never a
@@ -403,7 +411,7 @@ func TestRowCDResumeErrors(t *testing.T) {
 		t.Fatalf("the good state: %v", err)
 	}
 	row := -1
-	for i, c := range rcdState(t, &sv.st).Pending.Count {
+	for i, c := range payloadOf[*RowCDState](t, &sv.st).Pending.Count {
 		if c > 0 {
 			row = i
 			break
@@ -439,7 +447,7 @@ func TestRowCDResumeErrors(t *testing.T) {
 			st, w, pw := good()
 			s := Settings{MaxIter: 4, Resume: st, PW: pw}
 			m := &RowCD{Moves: moves, BlockSize: 8}
-			tc.edit(st, rcdState(t, st), &s, m)
+			tc.edit(st, payloadOf[*RowCDState](t, st), &s, m)
 			_, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &s, m)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !tc.driver && !strings.Contains(err.Error(), "resume state") {
 				t.Fatalf("error %v, want a resume-state error containing %q", err, tc.want)

@@ -55,13 +55,7 @@ func (s *FrankWolfe) Init(ctx context.Context, r *Run) error {
 	if err := r.FirstPass(ctx); err != nil {
 		return err
 	}
-	var err error
-	if s.a, err = gram(ctx, r.Workers, r.W, r.N, r.K); err != nil {
-		return err
-	}
-	s.fresh = true
-	s.acc, err = s.lmo(ctx)
-	return err
+	return s.fromPass(ctx)
 }
 
 // Resume restores a run from a *FrankWolfeState.
@@ -116,13 +110,15 @@ func (s *FrankWolfe) Iterate(ctx context.Context, it *Iteration) (Status, error)
 // and WᵀW from W, discarding the rounding errors the incremental updates
 // have gathered, and runs the oracle.
 func (s *FrankWolfe) Refresh(ctx context.Context) error {
+	if err := s.run.repass(ctx); err != nil {
+		return err
+	}
+	return s.fromPass(ctx)
+}
+
+// fromPass sets WᵀW from W and runs the oracle, with P·W fresh from a pass.
+func (s *FrankWolfe) fromPass(ctx context.Context) error {
 	r := s.run
-	if err := normalizeRows(ctx, r.Workers, r.W, r.N, r.K); err != nil {
-		return err
-	}
-	if err := r.Mul(ctx, r.PW, r.W); err != nil {
-		return err
-	}
 	var err error
 	if s.a, err = gram(ctx, r.Workers, r.W, r.N, r.K); err != nil {
 		return err

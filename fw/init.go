@@ -20,22 +20,10 @@ const (
 var startNames = [...]string{StartRandom: "random", StartCorners: "corners"}
 
 // String returns the start's name as the command line spells it.
-func (s Start) String() string {
-	if s >= 0 && int(s) < len(startNames) {
-		return startNames[s]
-	}
-	return fmt.Sprintf("Start(%d)", int(s))
-}
+func (s Start) String() string { return enumString(startNames[:], s, "Start") }
 
 // ParseStart returns the start named s ("random" or "corners").
-func ParseStart(s string) (Start, error) {
-	for i, name := range startNames {
-		if s == name {
-			return Start(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown init %q (want random or corners)", s)
-}
+func ParseStart(s string) (Start, error) { return parseEnum[Start](startNames[:], s, "init") }
 
 // Initialize fills w (n×k, row-major) with a feasible starting point drawn
 // from the seeded generator: the same seed gives the same bits.

@@ -102,6 +102,16 @@ func (r *Run) Mul(ctx context.Context, dst, w []float64) error {
 	return err
 }
 
+// repass rescales every row of W to sum 1, removing the drift of carried
+// updates, and recomputes P·W by a pass: the refresh of a method that
+// carries its products.
+func (r *Run) repass(ctx context.Context) error {
+	if err := normalizeRows(ctx, r.Workers, r.W, r.N, r.K); err != nil {
+		return err
+	}
+	return r.Mul(ctx, r.PW, r.W)
+}
+
 // Minimize minimizes f(W) = 1/4 ||P - W Wᵀ||_F^2 over W >= 0 (n×k) with
 // every row summing to 1, by the method m (RowCD with its defaults if nil)
 // from the feasible point w, which it overwrites with the solution.

@@ -80,6 +80,56 @@ func (r driverRun) sameBits(o driverRun) string {
 	return ""
 }
 
+// refusal is a run that Minimize must refuse: the problem, the start, and
+// set's edits (if set is not nil) of zero Settings and of a fresh method;
+// want is a part of the error, "" for any.
+type refusal[M Method] struct {
+	name string
+	p    Problem
+	w    []float64
+	set  func(*Settings, M)
+	want string
+}
+
+// testRefusals checks that Minimize refuses each run of cases with an
+// error, each by a method that method makes afresh.
+func testRefusals[M Method](t *testing.T, method func() M, cases []refusal[M]) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			set, m := Settings{}, method()
+			if tc.set != nil {
+				tc.set(&set, m)
+			}
+			_, err := Minimize(context.Background(), tc.p, tc.w, &set, m)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// testWorkersSameW checks that runs of fresh methods from the random start
+// seed, with set and each of the worker counts, end at W equal to the
+// first's.
+func testWorkersSameW(t *testing.T, p Problem, seed uint64, set Settings, method func() Method, workers ...int) {
+	t.Helper()
+	var first []float64
+	for _, wk := range workers {
+		w := randomW(p.P.N(), p.K, seed)
+		s := set
+		s.Workers = wk
+		if _, err := Minimize(context.Background(), p, w, &s, method()); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = w
+		} else if !slices.Equal(w, first) {
+			t.Fatalf("%d workers give other bits than %d", wk, workers[0])
+		}
+	}
+}
+
 // The zero value of Settings is the documented defaults: a run with
 // Settings{} (or nil settings) gives the same bits as one with GapTol 1e-6,
 // MaxIter 1000, Refresh 100 and one worker, for every method; and a nil

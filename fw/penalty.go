@@ -91,14 +91,8 @@ func (r *Penalty) Report() PenaltyReport { return r.report }
 
 // Init computes P·W and WᵀW at the starting point and evaluates it.
 func (r *Penalty) Init(ctx context.Context, run *Run) error {
-	r.inner, r.factor, r.mu = r.InnerIter, or(r.Factor, 2), or(r.Coef, 1)
-	memory := r.Memory
-	if r.inner == 0 {
-		r.inner = 50
-	}
-	if memory == 0 {
-		memory = 10
-	}
+	r.inner, r.factor, r.mu = or(r.InnerIter, 50), or(r.Factor, 2), or(r.Coef, 1)
+	memory := or(r.Memory, 10)
 	if r.inner < 1 || !(r.mu > 0) || math.IsInf(r.mu, 0) || !(r.factor >= 1) || math.IsInf(r.factor, 0) || memory < 1 {
 		return fmt.Errorf("penalty: want InnerIter >= 1, a finite Coef > 0, a finite Factor >= 1 and Memory >= 1")
 	}

@@ -241,48 +241,23 @@ func TestPenaltyStopRules(t *testing.T) {
 func TestPenaltySameBitsAnyWorkers(t *testing.T) {
 	const n, k = chunkRows + 100, 3
 	d, _ := NewDense(n, kernel(n, 59))
-	var first []float64
-	for _, workers := range []int{1, 2} {
-		w := randomW(n, k, 60)
-		set := Settings{MaxIter: 2, Workers: workers}
-		if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &Penalty{InnerIter: 5}); err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = w
-		} else if !slices.Equal(w, first) {
-			t.Fatalf("%d workers give other bits than 1", workers)
-		}
-	}
+	testWorkersSameW(t, Problem{P: d, K: k}, 60, Settings{MaxIter: 2}, func() Method { return &Penalty{InnerIter: 5} }, 1, 2)
 }
 
 func TestPenaltyErrors(t *testing.T) {
 	const n, k = 20, 3
 	d, _ := NewDense(n, kernel(n, 61))
-	for _, tc := range []struct {
-		name string
-		w    []float64
-		set  func(*Settings, *Penalty)
-	}{
-		{name: "wrong size", w: randomW(n, k+1, 1)},
-		{name: "no inner iterations", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.InnerIter = -1 }},
-		{name: "negative coefficient", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Coef = -1 }},
-		{name: "shrinking factor", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Factor = 0.5 }},
-		{name: "no memory", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Memory = -1 }},
-		{name: "negative budget", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { s.MaxPasses = -1 }},
-		{name: "negative ftol", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { s.FuncTol = -1 }},
-		{name: "short projection storage", w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Proj = make([]float64, 3) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			set, m := Settings{}, &Penalty{}
-			if tc.set != nil {
-				tc.set(&set, m)
-			}
-			if _, err := Minimize(context.Background(), Problem{P: d, K: k}, tc.w, &set, m); err == nil {
-				t.Fatal("no error")
-			}
-		})
-	}
+	p := Problem{P: d, K: k}
+	testRefusals(t, func() *Penalty { return &Penalty{} }, []refusal[*Penalty]{
+		{name: "wrong size", p: p, w: randomW(n, k+1, 1)},
+		{name: "no inner iterations", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.InnerIter = -1 }},
+		{name: "negative coefficient", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Coef = -1 }},
+		{name: "shrinking factor", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Factor = 0.5 }},
+		{name: "no memory", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Memory = -1 }},
+		{name: "negative budget", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { s.MaxPasses = -1 }},
+		{name: "negative ftol", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { s.FuncTol = -1 }},
+		{name: "short projection storage", p: p, w: randomW(n, k, 1), set: func(s *Settings, m *Penalty) { m.Proj = make([]float64, 3) }},
+	})
 }
 
 // TestPenaltyPassFailures checks that a failing or canceled pass inside an

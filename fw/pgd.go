@@ -54,10 +54,7 @@ type PGD struct {
 // params returns the parameters in force, with the defaults of the zero
 // fields.
 func (r *PGD) params() (shrink, grow, armijo float64, tries int, err error) {
-	shrink, grow, armijo, tries = or(r.Shrink, 0.5), or(r.Grow, 2), or(r.Armijo, 1e-4), r.MaxBacktracks
-	if tries == 0 {
-		tries = 30
-	}
+	shrink, grow, armijo, tries = or(r.Shrink, 0.5), or(r.Grow, 2), or(r.Armijo, 1e-4), or(r.MaxBacktracks, 30)
 	if !(shrink > 0 && shrink < 1) || !(grow >= 1) || math.IsInf(grow, 0) ||
 		!(armijo > 0 && armijo < 1) || tries < 1 ||
 		!(r.InitialStep >= 0) || math.IsInf(r.InitialStep, 0) {
@@ -67,7 +64,7 @@ func (r *PGD) params() (shrink, grow, armijo float64, tries int, err error) {
 }
 
 // or returns v, or def if v is 0.
-func or(v, def float64) float64 {
+func or[T int | float64](v, def T) T {
 	if v == 0 {
 		return def
 	}

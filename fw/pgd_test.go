@@ -217,19 +217,7 @@ func TestPGDStopRules(t *testing.T) {
 func TestPGDSameBitsAnyWorkers(t *testing.T) {
 	const n, k = chunkRows + 300, 4
 	d, _ := NewDense(n, kernel(n, 45))
-	var first []float64
-	for _, workers := range []int{1, 2, 3} {
-		w := randomW(n, k, 46)
-		set := Settings{MaxIter: 4, Workers: workers}
-		if _, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &PGD{}); err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = w
-		} else if !slices.Equal(w, first) {
-			t.Fatalf("%d workers give other bits than 1", workers)
-		}
-	}
+	testWorkersSameW(t, Problem{P: d, K: k}, 46, Settings{MaxIter: 4}, func() Method { return &PGD{} }, 1, 2, 3)
 }
 
 func TestPGDErrors(t *testing.T) {
@@ -237,12 +225,7 @@ func TestPGDErrors(t *testing.T) {
 	d, _ := NewDense(n, kernel(n, 47))
 	bad := randomW(n, k, 48)
 	bad[4] = -0.1
-	for _, tc := range []struct {
-		name string
-		p    Problem
-		w    []float64
-		set  func(*Settings, *PGD)
-	}{
+	testRefusals(t, func() *PGD { return &PGD{} }, []refusal[*PGD]{
 		{name: "no affinity", p: Problem{K: k}, w: randomW(n, k, 1)},
 		{name: "k = 0", p: Problem{P: d}, w: randomW(n, k, 1)},
 		{name: "wrong size", p: Problem{P: d, K: k}, w: randomW(n+1, k, 1)},
@@ -256,17 +239,7 @@ func TestPGDErrors(t *testing.T) {
 		{name: "negative step", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.InitialStep = -1 }},
 		{name: "short storage", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.Trial = make([]float64, 3) }},
 		{name: "short trial P·W storage", p: Problem{P: d, K: k}, w: randomW(n, k, 1), set: func(s *Settings, m *PGD) { m.PTrial = make([]float64, 3) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			set, m := Settings{}, &PGD{}
-			if tc.set != nil {
-				tc.set(&set, m)
-			}
-			if _, err := Minimize(context.Background(), tc.p, tc.w, &set, m); err == nil {
-				t.Fatal("no error")
-			}
-		})
-	}
+	})
 }
 
 // TestPGDPassFailures checks that a failing or canceled pass ends the run

@@ -159,11 +159,7 @@ func (c *RowCD) Iterate(ctx context.Context, it *Iteration) (Status, error) {
 // (which takes in every pending change) and evaluates the objective, WᵀW
 // and the exact Frank-Wolfe gap.
 func (c *RowCD) Refresh(ctx context.Context) error {
-	r := c.run
-	if err := normalizeRows(ctx, r.Workers, r.W, r.N, r.K); err != nil {
-		return err
-	}
-	if err := r.Mul(ctx, r.PW, r.W); err != nil {
+	if err := c.run.repass(ctx); err != nil {
 		return err
 	}
 	clear(c.ch.Count)

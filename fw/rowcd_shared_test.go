@@ -2,8 +2,6 @@ package fw_test
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,46 +9,6 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/tile"
 )
-
-// The same six points as ExampleMinimize, by row-wise coordinate descent,
-// the default method: a Dense affinity offers the sweeps it needs.
-func ExampleRowCD() {
-	const n, k = 6, 2
-	P := make([]float64, n*n)
-	for i := range n {
-		for j := range n {
-			P[i*n+j] = 0.05
-			if i/3 == j/3 {
-				P[i*n+j] = 1
-			}
-		}
-	}
-	aff, err := fw.NewDense(n, P)
-	if err != nil {
-		panic(err)
-	}
-	w := make([]float64, n*k)
-	if err := fw.Initialize(w, k, fw.StartRandom, 1); err != nil {
-		panic(err)
-	}
-	set := fw.Settings{GapTol: 1e-9}
-	res, err := fw.Minimize(context.Background(), fw.Problem{P: aff, K: k}, w, &set, &fw.RowCD{})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("stopped on:", res.Status)
-	for i := range n {
-		fmt.Printf("point %d: %.2f\n", i, w[i*k:(i+1)*k])
-	}
-	// Output:
-	// stopped on: gap
-	// point 0: [0.99 0.01]
-	// point 1: [0.99 0.01]
-	// point 2: [0.99 0.01]
-	// point 3: [0.01 0.99]
-	// point 4: [0.01 0.99]
-	// point 5: [0.01 0.99]
-}
 
 // engineTiles is the streaming engine's passes with the tiles of another
 // source (the Gaussian source itself), as a fw.TiledMatrix.
@@ -80,38 +38,10 @@ func TestRowCDStreamingMatchesDenseOnSharedData(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			src, dense := sharedProblem(t, tc.file)
-			n, k := src.N(), tc.k
-			solve := func(a fw.Affinity, workers int) ([]float64, *fw.Result) {
-				w := make([]float64, n*k)
-				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
-					t.Fatal(err)
-				}
-				set := fw.Settings{MaxIter: tc.sweeps, GapTol: -1, Refresh: 3, Workers: workers}
-				m := &fw.RowCD{BlockSize: tc.block, StripMemory: tc.strip}
-				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set, m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return w, res
-			}
-			ws, rs := solve(fw.Tiled(engineTiles{&tile.Engine{Source: src, BlockSize: 128, Workers: 2}, src}), 2)
-			wd, rd := solve(dense, 1)
-			if d := math.Abs(rs.Objective-rd.Objective) / rd.Objective; d > 1e-10 {
-				t.Errorf("objective: streaming %v, dense %v (relative difference %g)", rs.Objective, rd.Objective, d)
-			}
-			if d := math.Abs(rs.Gap-rd.Gap) / rd.Gap; d > 1e-6 {
-				t.Errorf("gap: streaming %v, dense %v", rs.Gap, rd.Gap)
-			}
-			var diff float64
-			for i := range ws {
-				diff = math.Max(diff, math.Abs(ws[i]-wd[i]))
-			}
-			if diff > 1e-8 {
-				t.Errorf("W: streaming and dense runs differ by up to %g", diff)
-			}
-			if rs.Passes != rd.Passes || rs.Iterations != rd.Iterations {
-				t.Errorf("passes/sweeps: streaming %d/%d, dense %d/%d", rs.Passes, rs.Iterations, rd.Passes, rd.Iterations)
-			}
+			stream := fw.Tiled(engineTiles{&tile.Engine{Source: src, BlockSize: 128, Workers: 2}, src})
+			set := fw.Settings{MaxIter: tc.sweeps, GapTol: -1, Refresh: 3}
+			method := func() fw.Method { return &fw.RowCD{BlockSize: tc.block, StripMemory: tc.strip} }
+			streamingMatchesDense(t, tc.k, set, method, stream, 2, dense, 1)
 		})
 	}
 }

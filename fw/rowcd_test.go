@@ -64,15 +64,22 @@ func denseRowGrad(p, w []float64, n, k, i int) []float64 {
 	return g
 }
 
-func randomSimplexRow(rng *rand.Rand, v []float64, zeros int) {
-	var s float64
+// simplexPoint sets v to a point of the simplex: values of draw, which must
+// be non-negative and not all 0, divided by their sum.
+func simplexPoint(v []float64, draw func() float64) {
 	for j := range v {
-		v[j] = rng.Float64()
-		s += v[j]
+		v[j] = draw()
 	}
+	s := sum(v)
 	for j := range v {
 		v[j] /= s
 	}
+}
+
+// randomSimplexRow sets v to a random point of the simplex with about zeros
+// entries moved to 0.
+func randomSimplexRow(rng *rand.Rand, v []float64, zeros int) {
+	simplexPoint(v, rng.Float64)
 	for z := 0; z < zeros; z++ {
 		j := rng.IntN(len(v))
 		v[0] += v[j]
@@ -549,33 +556,17 @@ func TestRowCDErrors(t *testing.T) {
 	const n, k = 10, 2
 	d, _ := rcdProblem(t, n, 14)
 	good := func() []float64 { w := make([]float64, n*k); Initialize(w, k, StartRandom, 0); return w }
-	for _, tc := range []struct {
-		name string
-		p    Affinity
-		w    []float64
-		set  func(*Settings, *RowCD)
-		want string
-	}{
-		{name: "no affinity", w: good(), want: "no affinity"},
-		{name: "negative moves", p: d, w: good(), set: func(s *Settings, m *RowCD) { m.Moves = -1 }, want: "Moves = -1"},
-		{name: "too many moves", p: d, w: good(), set: func(s *Settings, m *RowCD) { m.Moves = 101 }, want: "Moves = 101"},
-		{name: "negative block", p: d, w: good(), set: func(s *Settings, m *RowCD) { m.BlockSize = -1 }, want: "negative"},
-		{name: "negative checkpoint interval", p: d, w: good(), set: func(s *Settings, m *RowCD) { s.CheckpointEvery = -1 }, want: "negative"},
-		{name: "infeasible start", p: d, w: make([]float64, n*k), want: "initial point"},
-		{name: "short PW", p: d, w: good(), set: func(s *Settings, m *RowCD) { s.PW = make([]float64, 3) }, want: "P·W storage"},
-		{name: "NaN tolerance", p: d, w: good(), set: func(s *Settings, m *RowCD) { s.GapTol = math.NaN() }, want: "NaN"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			set, m := Settings{}, &RowCD{}
-			if tc.set != nil {
-				tc.set(&set, m)
-			}
-			_, err := Minimize(context.Background(), Problem{P: tc.p, K: k}, tc.w, &set, m)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want one containing %q", err, tc.want)
-			}
-		})
-	}
+	p := Problem{P: d, K: k}
+	testRefusals(t, func() *RowCD { return &RowCD{} }, []refusal[*RowCD]{
+		{name: "no affinity", p: Problem{K: k}, w: good(), want: "no affinity"},
+		{name: "negative moves", p: p, w: good(), set: func(s *Settings, m *RowCD) { m.Moves = -1 }, want: "Moves = -1"},
+		{name: "too many moves", p: p, w: good(), set: func(s *Settings, m *RowCD) { m.Moves = 101 }, want: "Moves = 101"},
+		{name: "negative block", p: p, w: good(), set: func(s *Settings, m *RowCD) { m.BlockSize = -1 }, want: "negative"},
+		{name: "negative checkpoint interval", p: p, w: good(), set: func(s *Settings, m *RowCD) { s.CheckpointEvery = -1 }, want: "negative"},
+		{name: "infeasible start", p: p, w: make([]float64, n*k), want: "initial point"},
+		{name: "short PW", p: p, w: good(), set: func(s *Settings, m *RowCD) { s.PW = make([]float64, 3) }, want: "P·W storage"},
+		{name: "NaN tolerance", p: p, w: good(), set: func(s *Settings, m *RowCD) { s.GapTol = math.NaN() }, want: "NaN"},
+	})
 }
 
 // failingTiles fails on the tile that contains row 7. Its passes are the

@@ -45,6 +45,48 @@ func sharedProblem(t *testing.T, file string) (*tile.Gaussian, *fw.Dense) {
 	return src, dense
 }
 
+// streamingMatchesDense solves the problem of k clusters from the same
+// random start over stream and over dense, with set but for the workers
+// given and a fresh method each, and checks that the runs agree: the
+// objective, the gap, W, the passes and the iterations. It returns the
+// results of the streaming and the dense run.
+func streamingMatchesDense(t *testing.T, k int, set fw.Settings, method func() fw.Method,
+	stream fw.Affinity, streamWorkers int, dense fw.Affinity, denseWorkers int) (rs, rd *fw.Result) {
+	t.Helper()
+	solve := func(a fw.Affinity, workers int) ([]float64, *fw.Result) {
+		w := make([]float64, a.N()*k)
+		if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
+			t.Fatal(err)
+		}
+		s := set
+		s.Workers = workers
+		res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &s, method())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, res
+	}
+	ws, rs := solve(stream, streamWorkers)
+	wd, rd := solve(dense, denseWorkers)
+	if d := math.Abs(rs.Objective-rd.Objective) / rd.Objective; d > 1e-10 {
+		t.Errorf("objective: streaming %v, dense %v (relative difference %g)", rs.Objective, rd.Objective, d)
+	}
+	if d := math.Abs(rs.Gap-rd.Gap) / rd.Gap; d > 1e-6 {
+		t.Errorf("gap: streaming %v, dense %v", rs.Gap, rd.Gap)
+	}
+	var diff float64
+	for i := range ws {
+		diff = math.Max(diff, math.Abs(ws[i]-wd[i]))
+	}
+	if diff > 1e-8 {
+		t.Errorf("W: streaming and dense runs differ by up to %g", diff)
+	}
+	if rs.Passes != rd.Passes || rs.Iterations != rd.Iterations {
+		t.Errorf("passes/iterations: streaming %d/%d, dense %d/%d", rs.Passes, rs.Iterations, rd.Passes, rd.Iterations)
+	}
+	return rs, rd
+}
+
 // TestStreamingMatchesDenseOnSharedData runs the solver on real data twice
 // from the same start, once over the streaming tile engine and once over the
 // materialized P, and compares the runs.
@@ -59,41 +101,11 @@ func TestStreamingMatchesDenseOnSharedData(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			src, dense := sharedProblem(t, tc.file)
-			n, k := src.N(), tc.k
 			stream := fw.Tiled(&tile.Engine{Source: src, BlockSize: tc.block, Workers: 2})
-
-			solve := func(a fw.Affinity) ([]float64, *fw.Result) {
-				w := make([]float64, n*k)
-				if err := fw.Initialize(w, k, fw.StartRandom, 0); err != nil {
-					t.Fatal(err)
-				}
-				set := fw.Settings{MaxIter: 60, GapTol: -1, Refresh: 25, Workers: 2}
-				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set, &fw.FrankWolfe{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return w, res
-			}
-			ws, rs := solve(stream)
-			wd, rd := solve(dense)
-			if d := math.Abs(rs.Objective-rd.Objective) / rd.Objective; d > 1e-10 {
-				t.Errorf("objective: streaming %v, dense %v (relative difference %g)", rs.Objective, rd.Objective, d)
-			}
-			if d := math.Abs(rs.Gap-rd.Gap) / rd.Gap; d > 1e-6 {
-				t.Errorf("gap: streaming %v, dense %v", rs.Gap, rd.Gap)
-			}
+			set := fw.Settings{MaxIter: 60, GapTol: -1, Refresh: 25}
+			rs, rd := streamingMatchesDense(t, tc.k, set, func() fw.Method { return &fw.FrankWolfe{} }, stream, 2, dense, 2)
 			if d := math.Abs(rs.FrobSq-rd.FrobSq) / rd.FrobSq; d > 1e-11 { // 2.2e6 terms summed in another order
 				t.Errorf("||P||_F^2: streaming %v, dense %v", rs.FrobSq, rd.FrobSq)
-			}
-			var diff float64
-			for i := range ws {
-				diff = math.Max(diff, math.Abs(ws[i]-wd[i]))
-			}
-			if diff > 1e-8 {
-				t.Errorf("W: streaming and dense runs differ by up to %g", diff)
-			}
-			if rs.Passes != rd.Passes || rs.Iterations != rd.Iterations {
-				t.Errorf("passes/iterations: streaming %d/%d, dense %d/%d", rs.Passes, rs.Iterations, rd.Passes, rd.Iterations)
 			}
 		})
 	}

@@ -92,14 +92,7 @@ func TestProjectSimplexAgainstReference(t *testing.T) {
 		d := sqDist(got, v)
 		for range 20 {
 			y := make([]float64, k)
-			var s float64
-			for j := range y {
-				y[j] = rng.ExpFloat64()
-				s += y[j]
-			}
-			for j := range y {
-				y[j] /= s
-			}
+			simplexPoint(y, rng.ExpFloat64) // uniform on the simplex
 			if sqDist(y, v) < d-1e-12 {
 				t.Fatalf("trial %d: %v is nearer to %v than the projection %v", trial, y, v, got)
 			}

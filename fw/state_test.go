@@ -56,6 +56,21 @@ func samePayload(a, b Payload) bool {
 	return false
 }
 
+// roundTrip writes p and reads it back for an n×k W, checking that it reads
+// to the same values, and returns the payload read and the bytes written.
+func roundTrip(t *testing.T, p Payload, n, k int) (Payload, []byte) {
+	t.Helper()
+	enc := encodePayload(t, p)
+	q, err := ReadPayload(p.Method(), bytes.NewReader(enc), int64(len(enc)), n, k)
+	if err != nil {
+		t.Fatalf("%s payload of %d bytes written does not read back: %v", p.Method(), len(enc), err)
+	}
+	if !samePayload(p, q) {
+		t.Fatalf("%s payload of %d bytes does not round-trip", p.Method(), len(enc))
+	}
+	return q, enc
+}
+
 // fuzzBytes hands out the fuzzer's bytes in turn, cyclically, and zeros if
 // there are none.
 type fuzzBytes struct {
@@ -148,13 +163,9 @@ func FuzzReadPayload(f *testing.F) {
 			if p.Method() != method || p.Size() != size {
 				t.Fatalf("read a %s payload of %d bytes from %d bytes of %s", p.Method(), p.Size(), size, method)
 			}
-			enc := encodePayload(t, p)
-			q, err := ReadPayload(method, bytes.NewReader(enc), int64(len(enc)), n, k)
-			if err != nil {
-				t.Fatalf("the payload read written back does not read: %v", err)
-			}
-			if !samePayload(p, q) || !bytes.Equal(encodePayload(t, q), enc) {
-				t.Fatal("the payload read, written back and read again differs")
+			q, enc := roundTrip(t, p, n, k)
+			if !bytes.Equal(encodePayload(t, q), enc) {
+				t.Fatal("the payload read, written back and read again writes other bytes")
 			}
 			// Bytes cut short of the size.
 			if len(data) > 0 {
@@ -170,14 +181,7 @@ func FuzzReadPayload(f *testing.F) {
 		// States built from the bytes.
 		fws, rs := statesFrom(data, n, k)
 		for _, p := range []Payload{fws, rs} {
-			enc := encodePayload(t, p)
-			q, err := ReadPayload(p.Method(), bytes.NewReader(enc), int64(len(enc)), n, k)
-			if err != nil {
-				t.Fatalf("%s state written does not read back: %v", p.Method(), err)
-			}
-			if !samePayload(p, q) {
-				t.Fatalf("%s state does not round-trip: wrote %+v, read %+v", p.Method(), p, q)
-			}
+			roundTrip(t, p, n, k)
 		}
 	})
 }
@@ -219,14 +223,7 @@ func TestPayloadRoundTripLarge(t *testing.T) {
 	}
 	fws, rs := statesFrom(data, n, k)
 	for _, p := range []Payload{fws, rs} {
-		enc := encodePayload(t, p)
-		q, err := ReadPayload(p.Method(), bytes.NewReader(enc), int64(len(enc)), n, k)
-		if err != nil {
-			t.Fatalf("%s: %v", p.Method(), err)
-		}
-		if !samePayload(p, q) {
-			t.Fatalf("%s payload of %d bytes does not round-trip", p.Method(), len(enc))
-		}
+		roundTrip(t, p, n, k)
 	}
 }
 
@@ -249,14 +246,7 @@ func TestPayloadRoundTripResumes(t *testing.T) {
 		if want.res, err = Minimize(context.Background(), Problem{P: d, K: k}, want.w, &set, m()); err != nil || sv == nil {
 			t.Fatalf("error %v, checkpoint %v", err, sv != nil)
 		}
-		enc := encodePayload(t, sv.st.Payload)
-		p, err := ReadPayload(sv.st.Payload.Method(), bytes.NewReader(enc), int64(len(enc)), n, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !samePayload(p, sv.st.Payload) {
-			t.Fatalf("%s payload does not round-trip", p.Method())
-		}
+		p, _ := roundTrip(t, sv.st.Payload, n, k)
 		st := sv.st
 		st.Payload = p
 		resume := base

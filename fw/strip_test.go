@@ -1,6 +1,7 @@
 package fw
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -31,29 +32,27 @@ func TestStripProducts(t *testing.T) {
 		rowsMulAddGo(accGo, tl, tc.h, tc.wd, drow, tc.kp)
 		colsMulAdd(y, tl, tc.h, tc.wd, dcol, tc.kp)
 		colsMulAddGo(yGo, tl, tc.h, tc.wd, dcol, tc.kp)
-		for i := range tc.h {
-			for c := range tc.kp {
-				want := acc0[i*tc.kp+c]
-				for l := range tc.wd {
-					want += tl[i*tc.wd+l] * drow[l*tc.kp+c]
-				}
-				for _, got := range []float64{acc[i*tc.kp+c], accGo[i*tc.kp+c]} {
-					if math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
-						t.Fatalf("%+v rows: (%d,%d) = %v, want %v", tc, i, c, got, want)
-					}
-				}
+		checkMulAdd(t, fmt.Sprintf("%+v rows", tc), [][]float64{acc, accGo}, acc0, tc.h, tc.wd, tc.kp,
+			func(i, l int) float64 { return tl[i*tc.wd+l] }, drow)
+		checkMulAdd(t, fmt.Sprintf("%+v cols", tc), [][]float64{y, yGo}, y0, tc.wd, tc.h, tc.kp,
+			func(j, i int) float64 { return tl[i*tc.wd+j] }, dcol)
+	}
+}
+
+// checkMulAdd checks each of gots, rows×kp, against base + A·B by a direct
+// triple loop, with A the rows×inner matrix of the entries a(r, l) and B the
+// inner×kp matrix b.
+func checkMulAdd(t *testing.T, what string, gots [][]float64, base []float64, rows, inner, kp int, a func(r, l int) float64, b []float64) {
+	t.Helper()
+	for r := range rows {
+		for c := range kp {
+			want := base[r*kp+c]
+			for l := range inner {
+				want += a(r, l) * b[l*kp+c]
 			}
-		}
-		for j := range tc.wd {
-			for c := range tc.kp {
-				want := y0[j*tc.kp+c]
-				for i := range tc.h {
-					want += tl[i*tc.wd+j] * dcol[i*tc.kp+c]
-				}
-				for _, got := range []float64{y[j*tc.kp+c], yGo[j*tc.kp+c]} {
-					if math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
-						t.Fatalf("%+v cols: (%d,%d) = %v, want %v", tc, j, c, got, want)
-					}
+			for _, got := range gots {
+				if math.Abs(got[r*kp+c]-want) > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("%s: (%d,%d) = %v, want %v", what, r, c, got[r*kp+c], want)
 				}
 			}
 		}

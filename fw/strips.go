@@ -143,14 +143,32 @@ func (s *strips) tile(r0, r1, q int, own []float64, gen bool) ([]float64, error)
 	return tl, nil
 }
 
-// pullBuf is one task's memory in a pull: the tile, when it is not kept in
-// the strip, and the contributions to the block's rows of P·W.
-type pullBuf struct {
-	tile []float64
-	acc  []float64      // h×k, or h×kp for dense products
-	ents []pendingEntry // the tile's pending changes, entry by entry
-	dpk  []float64      // the tile's pending changes as dense rows, wd×kp
-	any  bool
+// stripBuf is one task's memory in a pull or a push: the tile, when it is
+// not kept in the strip, and the products.
+type stripBuf struct {
+	tile  []float64
+	acc   []float64      // pull: the contributions to the block's rows of P·W, h×k (h×kp for dense products)
+	ents  []pendingEntry // pull: the tile's pending changes, entry by entry
+	dense []float64      // dense products: the tile's pending changes (pull) or its columns' products (push), wd×kp
+	any   bool           // pull: the tile adds anything
+}
+
+// newBuf returns a function that makes the memory of a task, with room for
+// the contributions of a pull if acc is set.
+func (s *strips) newBuf(acc bool) func() *stripBuf {
+	return func() *stripBuf {
+		p := &stripBuf{}
+		if acc {
+			p.acc = make([]float64, s.b*max(s.k, s.kp))
+		}
+		if !s.strip {
+			p.tile = make([]float64, s.b*s.cw)
+		}
+		if s.dense {
+			p.dense = make([]float64, s.cw*s.kp)
+		}
+		return p
+	}
 }
 
 // pendingEntry is a pending change d in class c of the row in column off
@@ -163,20 +181,9 @@ type pendingEntry struct {
 // Pull generates the tiles of the strip of rows r0:r1 and adds the pending
 // changes of the later rows to the block's rows of P·W.
 func (s *strips) Pull(ctx context.Context, r0, r1 int, pw []float64, d *Pending) (Block, error) {
-	k, b := s.k, s.b
-	h := r1 - r0
-	err := ordered.Run(ctx, s.workers, s.chunks(r1),
-		func() *pullBuf {
-			p := &pullBuf{acc: make([]float64, b*max(k, s.kp))}
-			if !s.strip {
-				p.tile = make([]float64, b*s.cw)
-			}
-			if s.dense {
-				p.dpk = make([]float64, s.cw*s.kp)
-			}
-			return p
-		},
-		func(_ context.Context, q int, p *pullBuf) error {
+	k, h := s.k, r1-r0
+	err := ordered.Run(ctx, s.workers, s.chunks(r1), s.newBuf(true),
+		func(_ context.Context, q int, p *stripBuf) error {
 			tl, err := s.tile(r0, r1, q, p.tile, true)
 			p.any = false
 			if err != nil || q == 0 {
@@ -185,11 +192,11 @@ func (s *strips) Pull(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 			c0, c1, _ := s.chunk(r0, r1, q)
 			wd := c1 - c0
 			if s.dense {
-				p.any = packChanges(p.dpk, d, c0, c1, s.kp)
+				p.any = packChanges(p.dense, d, c0, c1, s.kp)
 				if p.any {
 					acc := p.acc[:h*s.kp]
 					clear(acc)
-					rowsMulAdd(acc, tl, h, wd, p.dpk[:wd*s.kp], s.kp)
+					rowsMulAdd(acc, tl, h, wd, p.dense[:wd*s.kp], s.kp)
 				}
 				return nil
 			}
@@ -215,7 +222,7 @@ func (s *strips) Pull(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 			}
 			return nil
 		},
-		func(_ int, p *pullBuf) error {
+		func(_ int, p *stripBuf) error {
 			switch {
 			case p.any && s.dense:
 				for i := range h {
@@ -250,19 +257,11 @@ func packChanges(dst []float64, d *Pending, c0, c1, kp int) bool {
 	return any
 }
 
-// pushBuf is one task's memory in a push: the tile, when it is not kept in
-// the strip, and the dense products.
-type pushBuf struct {
-	tile []float64
-	y    []float64 // wd×kp
-}
-
 // Push adds the changes of the rows r0:r1, just visited, to the later rows
 // of P·W. Each task owns a range of rows of P·W and adds the block's rows in
 // order, so the sums do not depend on the number of workers.
 func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending) error {
-	k, b := s.k, s.b
-	h := r1 - r0
+	k, h := s.k, r1-r0
 	tasks := s.chunks(r1) - 1
 	moved := false
 	for i := r0; i < r1; i++ {
@@ -279,18 +278,8 @@ func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 		dj = s.dblock[:h*s.kp]
 		packChanges(dj, d, r0, r1, s.kp)
 	}
-	return ordered.Run(ctx, s.workers, tasks,
-		func() *pushBuf {
-			p := &pushBuf{}
-			if !s.strip {
-				p.tile = make([]float64, b*s.cw)
-			}
-			if s.dense {
-				p.y = make([]float64, s.cw*s.kp)
-			}
-			return p
-		},
-		func(_ context.Context, t int, p *pushBuf) error {
+	return ordered.Run(ctx, s.workers, tasks, s.newBuf(false),
+		func(_ context.Context, t int, p *stripBuf) error {
 			tl, err := s.tile(r0, r1, t+1, p.tile, false)
 			if err != nil {
 				return err
@@ -299,7 +288,7 @@ func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 			wd := c1 - c0
 			pwc := pw[c0*k : c1*k]
 			if s.dense {
-				y := p.y[:wd*s.kp]
+				y := p.dense[:wd*s.kp]
 				clear(y)
 				colsMulAdd(y, tl, h, wd, dj, s.kp)
 				for j := range wd {
@@ -319,7 +308,7 @@ func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 			}
 			return nil
 		},
-		func(int, *pushBuf) error { return nil })
+		func(int, *stripBuf) error { return nil })
 }
 
 // stripBlock is the Block of a strip: its diagonal tile, h×h.

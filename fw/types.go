@@ -2,7 +2,6 @@ package fw
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"time"
 )
@@ -31,21 +30,11 @@ const (
 var stepNames = [...]string{StepExact: "exact", StepCurvature: "curvature", StepOpenLoop: "open-loop"}
 
 // String returns the rule's name as the command line spells it.
-func (s StepRule) String() string {
-	if s >= 0 && int(s) < len(stepNames) {
-		return stepNames[s]
-	}
-	return fmt.Sprintf("StepRule(%d)", int(s))
-}
+func (s StepRule) String() string { return enumString(stepNames[:], s, "StepRule") }
 
 // ParseStepRule returns the rule named s ("exact", "curvature" or "open-loop").
 func ParseStepRule(s string) (StepRule, error) {
-	for i, name := range stepNames {
-		if s == name {
-			return StepRule(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown step rule %q (want exact, curvature or open-loop)", s)
+	return parseEnum[StepRule](stepNames[:], s, "step rule")
 }
 
 // Status says why a run stopped.
@@ -72,12 +61,7 @@ const (
 var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter", Stopped: "stopped"}
 
 // String returns a short name of the status, as the summary reports it.
-func (s Status) String() string {
-	if s >= 0 && int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
+func (s Status) String() string { return enumString(statusNames[:], s, "Status") }
 
 // Converged reports whether the status certifies an approximate KKT point.
 func (s Status) Converged() bool { return s == GapTolerance }
@@ -155,39 +139,26 @@ type Settings struct {
 	Resume *State
 }
 
-// gapTol returns the gap tolerance in force: DefaultGapTol for 0, -Inf
-// (no test) for a negative value.
-func (s *Settings) gapTol() float64 {
+// setting returns the value in force of a field v whose zero value means
+// def and whose negative values mean off.
+func setting[T int | float64](v, def, off T) T {
 	switch {
-	case s.GapTol == 0:
-		return DefaultGapTol
-	case s.GapTol < 0:
-		return math.Inf(-1)
+	case v == 0:
+		return def
+	case v < 0:
+		return off
 	}
-	return s.GapTol
+	return v
 }
+
+// gapTol returns the gap tolerance in force; -Inf for no test.
+func (s *Settings) gapTol() float64 { return setting(s.GapTol, DefaultGapTol, math.Inf(-1)) }
 
 // refresh returns the period of the P·W refreshes in force; 0 for none.
-func (s *Settings) refresh() int {
-	switch {
-	case s.Refresh == 0:
-		return DefaultRefresh
-	case s.Refresh < 0:
-		return 0
-	}
-	return s.Refresh
-}
+func (s *Settings) refresh() int { return setting(s.Refresh, DefaultRefresh, 0) }
 
 // maxIter returns the iteration limit in force.
-func (s *Settings) maxIter() int {
-	switch {
-	case s.MaxIter == 0:
-		return DefaultMaxIter
-	case s.MaxIter < 0:
-		return 0
-	}
-	return s.MaxIter
-}
+func (s *Settings) maxIter() int { return setting(s.MaxIter, DefaultMaxIter, 0) }
 
 func (s *Settings) workers() int { return max(1, s.Workers) }
 

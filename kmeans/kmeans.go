@@ -199,23 +199,34 @@ func (m *model) seed(ctx context.Context, seed uint64) ([]float64, error) {
 // updateD2 lowers d2 to the squared distances to center where they are
 // larger (sets them if init), records the chunk sums and returns the total.
 func (m *model) updateD2(ctx context.Context, d2, center []float64, init bool) (float64, error) {
+	return m.sumRows(ctx, func(i int) float64 {
+		if d := sqDist(m.row(i), center); init || d < d2[i] {
+			d2[i] = d
+		}
+		return d2[i]
+	}, func(t int, s float64) { m.chunkTotal[t] = s })
+}
+
+// sumRows returns the sum of f(i) over the rows, added in row order within
+// each chunk and the chunks' sums in chunk order, whatever the number of
+// workers. f runs on the workers, once per row; chunk, if not nil, is
+// given each chunk's sum in order.
+func (m *model) sumRows(ctx context.Context, f func(i int) float64, chunk func(t int, s float64)) (float64, error) {
 	var total float64
 	err := ordered.Run(ctx, m.workers, m.tasks(), func() *float64 { return new(float64) },
 		func(_ context.Context, t int, sum *float64) error {
 			lo, hi := m.bounds(t)
 			var s float64
 			for i := lo; i < hi; i++ {
-				d := sqDist(m.row(i), center)
-				if init || d < d2[i] {
-					d2[i] = d
-				}
-				s += d2[i]
+				s += f(i)
 			}
 			*sum = s
 			return nil
 		},
 		func(t int, sum *float64) error {
-			m.chunkTotal[t] = *sum
+			if chunk != nil {
+				chunk(t, *sum)
+			}
 			total += *sum
 			return nil
 		})
@@ -441,21 +452,8 @@ func (m *model) means(centers []float64, s *lloydSums) {
 // cluster's center.
 func (m *model) inertia(ctx context.Context, centers []float64, labels []int32) (float64, error) {
 	p := m.p
-	var total float64
-	err := ordered.Run(ctx, m.workers, m.tasks(), func() *float64 { return new(float64) },
-		func(_ context.Context, t int, sum *float64) error {
-			lo, hi := m.bounds(t)
-			var s float64
-			for i := lo; i < hi; i++ {
-				c := int(labels[i])
-				s += sqDist(m.row(i), centers[c*p:(c+1)*p])
-			}
-			*sum = s
-			return nil
-		},
-		func(_ int, sum *float64) error {
-			total += *sum
-			return nil
-		})
-	return total, err
+	return m.sumRows(ctx, func(i int) float64 {
+		c := int(labels[i])
+		return sqDist(m.row(i), centers[c*p:(c+1)*p])
+	}, nil)
 }

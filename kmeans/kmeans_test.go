@@ -28,6 +28,17 @@ func blobs(n, p, k int, seed uint64) ([]float64, []int32) {
 	return x, truth
 }
 
+// normals returns m standard normal values drawn from the PCG stream
+// seeded with seed1 and seed2.
+func normals(m int, seed1, seed2 uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	x := make([]float64, m)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return x
+}
+
 // checkFixedPoint verifies a converged result by brute force: every row's
 // label is its nearest center (lowest index on ties), every nonempty center
 // is the mean of its rows, and Sizes and Inertia match.
@@ -127,11 +138,7 @@ func TestSameBitsAnyWorkers(t *testing.T) {
 	// Overlapping clusters, so Lloyd takes many iterations, and n spans
 	// several chunks.
 	const n, p, k = 2600, 5, 6
-	rng := rand.New(rand.NewPCG(9, 9))
-	x := make([]float64, n*p)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
+	x := normals(n*p, 9, 9)
 	ctx := context.Background()
 	ref, err := Cluster(ctx, x, n, p, k, Settings{Seed: 11, Workers: 1, Starts: 2})
 	if err != nil {
@@ -413,11 +420,7 @@ func TestSoftSkipsEmptyClusters(t *testing.T) {
 
 func BenchmarkCluster(b *testing.B) {
 	const n, p, k = 20000, 16, 10
-	rng := rand.New(rand.NewPCG(1, 2))
-	x := make([]float64, n*p)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
+	x := normals(n*p, 1, 2)
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			var iters int

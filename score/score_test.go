@@ -196,6 +196,49 @@ func randomLabels(rng *rand.Rand, n, c int) []int {
 	return out
 }
 
+// scores lists the package's scores, for the tests that treat them alike.
+var scores = []struct {
+	name      string
+	fn        func(truth, pred []int) (float64, error)
+	symmetric bool // the same score with truth and pred swapped
+}{
+	{"ARI", ARI, true},
+	{"NMI", NMI, true},
+	{"Accuracy", Accuracy, false},
+}
+
+// bothTables returns the dense and the sparse contingency tables of truth
+// and pred.
+func bothTables(t *testing.T, truth, pred []int) (dense, sparse *contingency) {
+	t.Helper()
+	dense, err := newContingency(truth, pred, math.MaxInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse, err = newContingency(truth, pred, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dense.dense == nil || sparse.sparse == nil {
+		t.Fatal("wrong table representation")
+	}
+	return dense, sparse
+}
+
+// randomPairs calls f with trials random pairs of labelings of the same
+// points, drawn from the PCG stream seeded with seed1 and seed2: for each,
+// 1 to maxN points, truth from 1 to maxClasses values and pred from 1 to
+// maxClusters (see randomLabels).
+func randomPairs(seed1, seed2 uint64, trials, maxN, maxClasses, maxClusters int, f func(trial int, truth, pred []int)) {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	for trial := range trials {
+		n := 1 + rng.IntN(maxN)
+		truth := randomLabels(rng, n, 1+rng.IntN(maxClasses))
+		pred := randomLabels(rng, n, 1+rng.IntN(maxClusters))
+		f(trial, truth, pred)
+	}
+}
+
 // ---------------------------------------------------------------------------
 // Hand-verified values.
 
@@ -414,11 +457,7 @@ func TestAgainstReferences(t *testing.T) {
 }
 
 func TestAgainstReferencesManyLabels(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 200 {
-		n := 1 + rng.IntN(400)
-		truth := randomLabels(rng, n, 1+rng.IntN(30))
-		pred := randomLabels(rng, n, 1+rng.IntN(60))
+	randomPairs(3, 4, 200, 400, 30, 60, func(trial int, truth, pred []int) {
 		ari, _ := ARI(truth, pred)
 		if want := naiveARI(truth, pred); math.Abs(ari-want) > tol {
 			t.Fatalf("trial %d: ARI = %.17g, naive = %.17g", trial, ari, want)
@@ -427,17 +466,13 @@ func TestAgainstReferencesManyLabels(t *testing.T) {
 		if want := directNMI(truth, pred); math.Abs(nmi-want) > tol {
 			t.Fatalf("trial %d: NMI = %.17g, direct = %.17g", trial, nmi, want)
 		}
-	}
+	})
 }
 
 // TestInvariance checks that the scores ignore the names of the labels and,
 // for ARI and NMI, which partition is called the truth.
 func TestInvariance(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 200 {
-		n := 1 + rng.IntN(200)
-		truth := randomLabels(rng, n, 1+rng.IntN(8))
-		pred := randomLabels(rng, n, 1+rng.IntN(8))
+	randomPairs(5, 6, 200, 200, 8, 8, func(_ int, truth, pred []int) {
 		// Rename through an injective map onto huge values, which also
 		// exercises the map-based relabeling.
 		rename := func(ls []int) []int {
@@ -448,15 +483,7 @@ func TestInvariance(t *testing.T) {
 			return out
 		}
 		rt, rp := rename(truth), rename(pred)
-		for _, f := range []struct {
-			name      string
-			fn        func(a, b []int) (float64, error)
-			symmetric bool
-		}{
-			{"ARI", ARI, true},
-			{"NMI", NMI, true},
-			{"Accuracy", Accuracy, false},
-		} {
+		for _, f := range scores {
 			a, _ := f.fn(truth, pred)
 			b, _ := f.fn(rt, rp)
 			if math.Abs(a-b) > tol {
@@ -469,28 +496,14 @@ func TestInvariance(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestSparseTable checks that the sparse contingency table, used when the
 // dense one would be too large, gives the same scores as the dense one.
 func TestSparseTable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for range 300 {
-		n := 1 + rng.IntN(300)
-		truth := randomLabels(rng, n, 1+rng.IntN(20))
-		pred := randomLabels(rng, n, 1+rng.IntN(20))
-		dense, err := newContingency(truth, pred, math.MaxInt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sparse, err := newContingency(truth, pred, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if dense.dense == nil || sparse.sparse == nil {
-			t.Fatal("wrong table representation")
-		}
+	randomPairs(7, 8, 300, 300, 20, 20, func(_ int, truth, pred []int) {
+		dense, sparse := bothTables(t, truth, pred)
 		if a, b := dense.ari(), sparse.ari(); math.Abs(a-b) > tol {
 			t.Fatalf("ARI dense %v, sparse %v", a, b)
 		}
@@ -502,7 +515,7 @@ func TestSparseTable(t *testing.T) {
 		if a != b {
 			t.Fatalf("Accuracy dense %v, sparse %v", a, b)
 		}
-	}
+	})
 }
 
 // TestSparseTableSameBits checks that scores from the sparse table do not
@@ -512,14 +525,7 @@ func TestSparseTableSameBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	truth := randomLabels(rng, 3000, 300)
 	pred := randomLabels(rng, 3000, 300)
-	dense, err := newContingency(truth, pred, math.MaxInt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sparse, err := newContingency(truth, pred, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dense, sparse := bothTables(t, truth, pred)
 	for range 10 {
 		if a, b := dense.nmi(), sparse.nmi(); a != b {
 			t.Fatalf("NMI dense %v, sparse %v", a, b)
@@ -579,16 +585,8 @@ func TestErrors(t *testing.T) {
 		{"negative pred", []int{0, 1, 2}, []int{0, 1, -7}, "negative label -7 at pred[2]"},
 		{"min int", []int{math.MinInt}, []int{0}, "negative label"},
 	}
-	funcs := []struct {
-		name string
-		fn   func(a, b []int) (float64, error)
-	}{
-		{"ARI", ARI},
-		{"NMI", NMI},
-		{"Accuracy", Accuracy},
-	}
 	for _, tc := range tests {
-		for _, f := range funcs {
+		for _, f := range scores {
 			t.Run(tc.name+"/"+f.name, func(t *testing.T) {
 				got, err := f.fn(tc.truth, tc.pred)
 				if err == nil {
@@ -725,14 +723,7 @@ func BenchmarkScores(b *testing.B) {
 			pred[i] = truth[i]*(clusters/classes) + rng.IntN(clusters/classes)
 		}
 	}
-	for _, f := range []struct {
-		name string
-		fn   func(a, b []int) (float64, error)
-	}{
-		{"ARI", ARI},
-		{"NMI", NMI},
-		{"Accuracy", Accuracy},
-	} {
+	for _, f := range scores {
 		b.Run(f.name, func(b *testing.B) {
 			iters := 0
 			for b.Loop() {

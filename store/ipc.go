@@ -198,6 +198,7 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 	}
 
 	p := len(features)
+	cols := make([]numericColumn, p)
 	var buf []float64
 	var text []byte
 	for src.Next() {
@@ -210,8 +211,9 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 			continue
 		}
 		// Check the lengths before allocating: they come from the file.
-		for _, j := range features {
-			if l := numericLen(rec.Column(j)); l != m {
+		for i, j := range features {
+			cols[i] = asNumeric(rec.Column(j))
+			if l := cols[i].len(); l != m {
 				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, columns[j], l, m, b.t.N)
 			}
 		}
@@ -219,10 +221,9 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 			buf = make([]float64, m*p)
 		}
 		buf = buf[:m*p]
-		for i, j := range features {
-			col := rec.Column(j)
-			if r, what := numericColumn(col, buf, i, p); r >= 0 {
-				return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, columns[j], what)
+		for i, col := range cols {
+			if r, what := col.fill(buf, i, p); r >= 0 {
+				return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, names[i], what)
 			}
 		}
 		if label >= 0 {
@@ -230,9 +231,10 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 			if col.Len() != m {
 				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, labelName, col.Len(), m, b.t.N)
 			}
+			labelOf := labelTexts(col)
 			for r := range m {
 				var what string
-				text, what = labelText(col, r, text)
+				text, what = labelOf(text, r)
 				if what != "" {
 					return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, labelName, what)
 				}
@@ -274,71 +276,19 @@ func isLabelType(t arrow.DataType) bool {
 	return isNumeric(t)
 }
 
-// numericColumn stores the values of col into column i of the row-major
-// batch dst of width p. It returns -1, or the first row whose value is
-// null or not finite and what is wrong with it.
-func numericColumn(col arrow.Array, dst []float64, i, p int) (int, string) {
-	switch a := col.(type) {
-	case *array.Int8:
-		return fill(a, a.Int8Values(), dst, i, p)
-	case *array.Int16:
-		return fill(a, a.Int16Values(), dst, i, p)
-	case *array.Int32:
-		return fill(a, a.Int32Values(), dst, i, p)
-	case *array.Int64:
-		return fill(a, a.Int64Values(), dst, i, p)
-	case *array.Uint8:
-		return fill(a, a.Uint8Values(), dst, i, p)
-	case *array.Uint16:
-		return fill(a, a.Uint16Values(), dst, i, p)
-	case *array.Uint32:
-		return fill(a, a.Uint32Values(), dst, i, p)
-	case *array.Uint64:
-		return fill(a, a.Uint64Values(), dst, i, p)
-	case *array.Float32:
-		return fill(a, a.Float32Values(), dst, i, p)
-	case *array.Float64:
-		return fill(a, a.Float64Values(), dst, i, p)
-	case *array.Float16:
-		vals := a.Values()
-		f32 := make([]float32, len(vals))
-		for r, v := range vals {
-			f32[r] = v.Float32()
-		}
-		return fill(a, f32, dst, i, p)
-	}
-	// The schema was checked; a batch of another type is malformed.
-	return 0, fmt.Sprintf("type %s is not numeric", col.DataType())
-}
-
-// numericLen returns the number of values the buffers of a numeric column
-// hold, -1 for a column of another type.
-func numericLen(col arrow.Array) int {
-	switch a := col.(type) {
-	case *array.Int8:
-		return len(a.Int8Values())
-	case *array.Int16:
-		return len(a.Int16Values())
-	case *array.Int32:
-		return len(a.Int32Values())
-	case *array.Int64:
-		return len(a.Int64Values())
-	case *array.Uint8:
-		return len(a.Uint8Values())
-	case *array.Uint16:
-		return len(a.Uint16Values())
-	case *array.Uint32:
-		return len(a.Uint32Values())
-	case *array.Uint64:
-		return len(a.Uint64Values())
-	case *array.Float16:
-		return len(a.Values())
-	case *array.Float32:
-		return len(a.Float32Values())
-	case *array.Float64:
-		return len(a.Float64Values())
-	}
-	return -1
+// numericColumn is a column of a batch seen through the Go type of its
+// values, which asNumeric chooses.
+type numericColumn interface {
+	// len returns the number of values the column's buffers hold, -1 for a
+	// column that is not numeric.
+	len() int
+	// fill stores the values into column i of the row-major batch dst of
+	// width p. It returns -1, or the first row whose value is null or not
+	// finite and what is wrong with it.
+	fill(dst []float64, i, p int) (int, string)
+	// appendLabel appends the label text of row r, which is not null, to
+	// buf[:0]. The text is empty and what says why if it is not a label.
+	appendLabel(buf []byte, r int) (text []byte, what string)
 }
 
 // number is the element type of a numeric Arrow array.
@@ -346,11 +296,64 @@ type number interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
 }
 
-// fill is numericColumn for one element type.
-func fill[T number](a arrow.Array, vals []T, dst []float64, i, p int) (int, string) {
-	nulls := a.NullN() > 0
+// numbers is a numeric Arrow array with its values as a slice of T.
+type numbers[T number] struct {
+	a    arrow.Array
+	vals []T
+}
+
+// numericTypes are the views of the numeric Arrow types, which asNumeric
+// tries in turn.
+var numericTypes = [...]func(arrow.Array) (numericColumn, bool){
+	numbersOf[int8], numbersOf[int16], numbersOf[int32], numbersOf[int64],
+	numbersOf[uint8], numbersOf[uint16], numbersOf[uint32], numbersOf[uint64],
+	numbersOf[float32], numbersOf[float64], float16s,
+}
+
+// asNumeric returns col as a numericColumn, an otherType if its type is not
+// numeric.
+func asNumeric(col arrow.Array) numericColumn {
+	for _, as := range numericTypes {
+		if c, ok := as(col); ok {
+			return c
+		}
+	}
+	return otherType{col}
+}
+
+// numbersOf returns col as numbers[T] if its values are of type T: each of
+// Arrow's integer and floating-point arrays other than float16
+// ([array.Int8] … [array.Float64]) has a method Values() []T, and no other
+// array has one for these T.
+func numbersOf[T number](col arrow.Array) (numericColumn, bool) {
+	a, ok := col.(interface{ Values() []T })
+	if !ok {
+		return nil, false
+	}
+	return numbers[T]{col, a.Values()}, true
+}
+
+// float16s returns a float16 array as numbers[float32], which hold its
+// values exactly.
+func float16s(col arrow.Array) (numericColumn, bool) {
+	a, ok := col.(*array.Float16)
+	if !ok {
+		return nil, false
+	}
+	vals := a.Values()
+	f32 := make([]float32, len(vals))
 	for r, v := range vals {
-		if nulls && a.IsNull(r) {
+		f32[r] = v.Float32()
+	}
+	return numbers[float32]{col, f32}, true
+}
+
+func (c numbers[T]) len() int { return len(c.vals) }
+
+func (c numbers[T]) fill(dst []float64, i, p int) (int, string) {
+	nulls := c.a.NullN() > 0
+	for r, v := range c.vals {
+		if nulls && c.a.IsNull(r) {
 			return r, "null value, want a number"
 		}
 		x := float64(v)
@@ -362,51 +365,71 @@ func fill[T number](a arrow.Array, vals []T, dst []float64, i, p int) (int, stri
 	return -1, ""
 }
 
-// labelText appends the label text of row r of col to buf[:0]. The string
-// is empty and what says why if the label is missing.
-func labelText(col arrow.Array, r int, buf []byte) (text []byte, what string) {
-	if col.IsNull(r) {
-		return buf[:0], "null label"
+func (c numbers[T]) appendLabel(buf []byte, r int) ([]byte, string) {
+	v := c.vals[r]
+	switch f := any(v).(type) {
+	case float32:
+		return floatLabel(buf, float64(f))
+	case float64:
+		return floatLabel(buf, f)
 	}
-	buf = buf[:0]
+	if v < 0 {
+		return strconv.AppendInt(buf[:0], int64(v), 10), ""
+	}
+	return strconv.AppendUint(buf[:0], uint64(v), 10), ""
+}
+
+// otherType is a column whose type is not numeric. The schema was checked;
+// a feature column of another type is malformed.
+type otherType struct{ a arrow.Array }
+
+func (c otherType) len() int { return -1 }
+
+func (c otherType) fill([]float64, int, int) (int, string) {
+	return 0, fmt.Sprintf("type %s is not numeric", c.a.DataType())
+}
+
+func (c otherType) appendLabel(buf []byte, _ int) ([]byte, string) {
+	return buf[:0], fmt.Sprintf("type %s is not supported for labels", c.a.DataType())
+}
+
+// labelFunc appends the label text of row r of a column to buf[:0]. The
+// text is empty and what says why if the label is missing.
+type labelFunc func(buf []byte, r int) (text []byte, what string)
+
+// labelTexts returns the labelFunc of a label column of any type that
+// isLabelType accepts.
+func labelTexts(col arrow.Array) labelFunc {
+	present := presentLabels(col)
+	return func(buf []byte, r int) ([]byte, string) {
+		if col.IsNull(r) {
+			return buf[:0], "null label"
+		}
+		return present(buf, r)
+	}
+}
+
+// presentLabels is labelTexts for rows that are not null.
+func presentLabels(col arrow.Array) labelFunc {
 	switch a := col.(type) {
 	case *array.Dictionary:
-		return labelText(a.Dictionary(), a.GetValueIndex(r), buf)
-	case *array.String:
-		buf = append(buf, a.Value(r)...)
-	case *array.LargeString:
-		buf = append(buf, a.Value(r)...)
-	case *array.StringView:
-		buf = append(buf, a.Value(r)...)
-	case *array.Int8:
-		buf = strconv.AppendInt(buf, int64(a.Value(r)), 10)
-	case *array.Int16:
-		buf = strconv.AppendInt(buf, int64(a.Value(r)), 10)
-	case *array.Int32:
-		buf = strconv.AppendInt(buf, int64(a.Value(r)), 10)
-	case *array.Int64:
-		buf = strconv.AppendInt(buf, a.Value(r), 10)
-	case *array.Uint8:
-		buf = strconv.AppendUint(buf, uint64(a.Value(r)), 10)
-	case *array.Uint16:
-		buf = strconv.AppendUint(buf, uint64(a.Value(r)), 10)
-	case *array.Uint32:
-		buf = strconv.AppendUint(buf, uint64(a.Value(r)), 10)
-	case *array.Uint64:
-		buf = strconv.AppendUint(buf, a.Value(r), 10)
-	case *array.Float16:
-		return floatLabel(buf, float64(a.Value(r).Float32()))
-	case *array.Float32:
-		return floatLabel(buf, float64(a.Value(r)))
-	case *array.Float64:
-		return floatLabel(buf, a.Value(r))
-	default:
-		return buf, fmt.Sprintf("type %s is not supported for labels", col.DataType())
+		var values labelFunc // made at first use, as the rows may all be null
+		return func(buf []byte, r int) ([]byte, string) {
+			if values == nil {
+				values = labelTexts(a.Dictionary())
+			}
+			return values(buf, a.GetValueIndex(r))
+		}
+	case interface{ Value(int) string }: // utf8, large_utf8 and utf8_view
+		return func(buf []byte, r int) ([]byte, string) {
+			buf = append(buf[:0], a.Value(r)...)
+			if len(bytes.TrimSpace(buf)) == 0 {
+				return buf, "empty label"
+			}
+			return buf, ""
+		}
 	}
-	if len(bytes.TrimSpace(buf)) == 0 {
-		return buf, "empty label"
-	}
-	return buf, ""
+	return asNumeric(col).appendLabel
 }
 
 // floatLabel appends the text of a floating-point label to buf: the

@@ -149,11 +149,7 @@ func TestAutoBandwidthMatchesBruteForce(t *testing.T) {
 
 func TestAutoBandwidthRobust(t *testing.T) {
 	const n, p = 5000, 3 // more rows than BandwidthReference: a sample
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := make([]float64, n*p)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
+	x := randomSlice(n*p, rand.New(rand.NewPCG(1, 1)).NormFloat64)
 	ref, err := AutoBandwidth(x, n, p, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +245,8 @@ func TestAutoBandwidthRobust(t *testing.T) {
 	})
 }
 
+// TestAutoBandwidthTiny runs AutoBandwidth on small hand-made inputs: the
+// gamma and rule it gives, or the error it reports.
 func TestAutoBandwidthTiny(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -256,6 +254,7 @@ func TestAutoBandwidthTiny(t *testing.T) {
 		n, p      int
 		wantGamma float64
 		wantRule  string
+		wantErr   string // if set, the error must contain it
 	}{
 		{name: "n=0", x: nil, n: 0, p: 2, wantGamma: 1, wantRule: "no two distinct rows"},
 		{name: "n=1", x: []float64{1, 2}, n: 1, p: 2, wantGamma: 1, wantRule: "no two distinct rows"},
@@ -264,9 +263,20 @@ func TestAutoBandwidthTiny(t *testing.T) {
 		{name: "all rows equal", x: []float64{1, 1, 1, 1, 1, 1}, n: 3, p: 2, wantGamma: 1, wantRule: "no two distinct rows"},
 		// Each row's farthest distinct row (fewer than m): 9, 4, 9; median 9.
 		{name: "n=3", x: []float64{0, 1, 3}, n: 3, p: 1, wantGamma: 1.0 / (BandwidthFactor * 9), wantRule: "nearest neighbour"},
+		{name: "sizes", x: []float64{1, 2, 3}, n: 2, p: 2, wantErr: "features have 3 values"},
+		{name: "p=0", x: nil, n: 2, p: 0, wantErr: "features have 0 values"},
+		{name: "NaN", x: []float64{0, math.NaN()}, n: 2, p: 1, wantErr: "is NaN"},
+		{name: "overflow", x: []float64{-1e300, 1e300}, n: 2, p: 1, wantErr: "is +Inf"},
+		{name: "too close", x: []float64{0, 1e-160}, n: 2, p: 1, wantErr: "out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := AutoBandwidth(tc.x, tc.n, tc.p, 0)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -275,28 +285,6 @@ func TestAutoBandwidthTiny(t *testing.T) {
 			}
 			if !strings.Contains(b.Rule, tc.wantRule) {
 				t.Fatalf("rule %q, want it to mention %q", b.Rule, tc.wantRule)
-			}
-		})
-	}
-}
-
-func TestAutoBandwidthErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		x    []float64
-		n, p int
-		want string
-	}{
-		{name: "sizes", x: []float64{1, 2, 3}, n: 2, p: 2, want: "features have 3 values"},
-		{name: "p=0", x: nil, n: 2, p: 0, want: "features have 0 values"},
-		{name: "NaN", x: []float64{0, math.NaN()}, n: 2, p: 1, want: "is NaN"},
-		{name: "overflow", x: []float64{-1e300, 1e300}, n: 2, p: 1, want: "is +Inf"},
-		{name: "too close", x: []float64{0, 1e-160}, n: 2, p: 1, want: "out of range"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := AutoBandwidth(tc.x, tc.n, tc.p, 0)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
 		})
 	}

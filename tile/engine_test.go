@@ -27,6 +27,15 @@ func randomFeatures(n, p int, seed uint64) []float64 {
 	return x
 }
 
+// randomSlice returns n values of draw, drawn in order.
+func randomSlice[T any](n int, draw func() T) []T {
+	s := make([]T, n)
+	for i := range s {
+		s[i] = draw()
+	}
+	return s
+}
+
 // denseP materializes the Gaussian kernel directly from its definition.
 func denseP(x []float64, n, p int, gamma float64) *mat.Dense {
 	P := mat.NewDense(n, n, nil)

@@ -618,12 +618,23 @@ func xtAt(xt []float32, j int) *float32 {
 	return &xt[j]
 }
 
-// gemmTile32 sets y (m×kp, stride kp) to the product of the m×inner matrix
+// gemmKernel is an assembly P·W micro-kernel (see gemm8x1 and gemm64x8x1).
+type gemmKernel[F float32 | float64] func(y *float64, ldy int, a *F, rs, is int, b *F, ldb, inner int, add bool)
+
+// The micro-kernels of gemmTile32 and gemmTile64, by the number of vectors
+// of columns they cover. They are read-only.
+var (
+	gemm32Kernels = [3]gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3}
+	gemm64Kernels = [3]gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3}
+)
+
+// gemmTile sets y (m×kp, stride kp) to the product of the m×inner matrix
 // a[r*rs+s*is] with the inner×kp matrix b (stride kp), or adds the product
-// to y if add is set; m is a multiple of 8, kp of 16. It runs the assembly
-// micro-kernels on 8-row blocks, 48 columns at a time, and checks the
-// bounds they rely on.
-func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int, add bool) {
+// to y if add is set; m is a multiple of 8, kp of lanes, the number of
+// values of b in a vector. It runs the micro-kernels kernels[nv-1], which
+// cover nv vectors of columns, on 8-row blocks, three vectors at a time,
+// and checks the bounds they rely on.
+func gemmTile[F float32 | float64](kernels *[3]gemmKernel[F], lanes int, y []float64, kp int, a []F, rs, is int, b []F, m, inner int, add bool) {
 	if m == 0 {
 		return
 	}
@@ -633,24 +644,23 @@ func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, in
 		}
 		return
 	}
-	if m%8 != 0 || kp%16 != 0 || len(y) < m*kp || len(b) < inner*kp ||
+	if m%8 != 0 || kp%lanes != 0 || len(y) < m*kp || len(b) < inner*kp ||
 		len(a) <= (m-1)*rs+(inner-1)*is {
-		panic("tile: gemmTile32 called with inconsistent sizes") // a bug in this file, not bad input
+		panic("tile: gemmTile called with inconsistent sizes") // a bug in this file, not bad input
 	}
-	nv := kp / 16
+	nv := kp / lanes
 	for r0 := 0; r0 < m; r0 += 8 {
 		yr, ar := &y[r0*kp], &a[r0*rs]
-		v := 0
-		for ; v+3 <= nv; v += 3 {
-			gemm8x3((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner, add)
-		}
-		switch nv - v {
-		case 2:
-			gemm8x2((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner, add)
-		case 1:
-			gemm8x1((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*16*v)), kp, ar, rs, is, &b[16*v], kp, inner, add)
+		for v := 0; v < nv; v += 3 {
+			kernels[min(nv-v, 3)-1]((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*lanes*v)), kp, ar, rs, is, &b[lanes*v], kp, inner, add)
 		}
 	}
+}
+
+// gemmTile32 is gemmTile with the float32 micro-kernels (48 columns at a
+// time; kp a multiple of 16).
+func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int, add bool) {
+	gemmTile(&gemm32Kernels, 16, y, kp, a, rs, is, b, m, inner, add)
 }
 
 // kernel64 is the vectorized kernel of a float64 Gaussian for one pass:
@@ -767,37 +777,11 @@ func packW64(dst, w []float64, k, kp int) {
 	clear(dst[rows*kp:])
 }
 
-// gemmTile64 sets y (m×kp, stride kp) to the product of the m×inner matrix
-// a[r*rs+s*is] with the inner×kp matrix b (stride kp), in float64 with
-// the portable consumer's arithmetic (see gemm64x8x1); m and kp
-// are multiples of 8. It runs the assembly micro-kernels on 8-row blocks,
-// 24 columns at a time, and checks the bounds they rely on.
+// gemmTile64 sets y to the product as gemmTile does, in float64 with the
+// portable consumer's arithmetic (see gemm64x8x1), 24 columns at a time;
+// kp is a multiple of 8.
 func gemmTile64(y []float64, kp int, a []float64, rs, is int, b []float64, m, inner int) {
-	if m == 0 {
-		return
-	}
-	if inner == 0 {
-		clear(y[:m*kp])
-		return
-	}
-	if m%8 != 0 || kp%8 != 0 || len(y) < m*kp || len(b) < inner*kp ||
-		len(a) <= (m-1)*rs+(inner-1)*is {
-		panic("tile: gemmTile64 called with inconsistent sizes") // a bug in this file, not bad input
-	}
-	nv := kp / 8
-	for r0 := 0; r0 < m; r0 += 8 {
-		yr, ar := &y[r0*kp], &a[r0*rs]
-		v := 0
-		for ; v+3 <= nv; v += 3 {
-			gemm64x8x3((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*8*v)), kp, ar, rs, is, &b[8*v], kp, inner, false)
-		}
-		switch nv - v {
-		case 2:
-			gemm64x8x2((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*8*v)), kp, ar, rs, is, &b[8*v], kp, inner, false)
-		case 1:
-			gemm64x8x1((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*8*v)), kp, ar, rs, is, &b[8*v], kp, inner, false)
-		}
-	}
+	gemmTile(&gemm64Kernels, 8, y, kp, a, rs, is, b, m, inner, false)
 }
 
 // packTile copies what the generation micro-kernels read of the tile with

@@ -6,18 +6,26 @@ import (
 	"math"
 	"math/rand/v2"
 	"simd/archsimd"
+	"slices"
 	"testing"
 	"time"
 )
+
+// skipWithoutAVX512 skips tb on CPUs without AVX-512, where the vectorized
+// kernels are not used.
+func skipWithoutAVX512(tb testing.TB) {
+	tb.Helper()
+	if !simdUsable() {
+		tb.Skip("this CPU has no AVX-512")
+	}
+}
 
 // TestVectorExpError measures the vectorized exp's largest relative error
 // against math.Exp over the range the kernel uses, where the result is a
 // normal number: [-87, 0] in float32, [-708, 0] in float64 (below, results
 // fade through the subnormals to 0, as math.Exp's do).
 func TestVectorExpError(t *testing.T) {
-	if !simdUsable() {
-		t.Skip("this CPU has no AVX-512")
-	}
+	skipWithoutAVX512(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	const m = 1 << 18
 	t.Run("float32", func(t *testing.T) {
@@ -101,20 +109,34 @@ func gemmRef32(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, 
 	archsimd.ClearAVXUpperBits()
 }
 
+// gemmCase is a test case of the P·W micro-kernels: an m×inner matrix a
+// times an inner×kp matrix b, with a read as the tile's rows (rs = inner,
+// is = 1) or, if transposed, as its columns (rs = 1, is = m).
+type gemmCase struct {
+	name         string
+	m, kp, inner int
+	transposed   bool
+}
+
+// operands returns random a and b of the case's sizes, of the given
+// draws, and a's strides.
+func operands[F float32 | float64](tc gemmCase, draw func() F) (a, b []F, rs, is int) {
+	a = randomSlice(tc.m*tc.inner, draw)
+	b = randomSlice(tc.inner*tc.kp, func() F { return draw() - 0.25 })
+	if tc.transposed {
+		return a, b, 1, tc.m
+	}
+	return a, b, tc.inner, 1
+}
+
 // TestGemmMicroKernels checks the assembly P·W micro-kernels bit for bit
 // against gemmRef32, for every column count they are combined into, inner
 // lengths around the flush interval, and both access patterns of the tile
 // (rows: rs = stride, is = 1; columns: rs = 1, is = stride).
 func TestGemmMicroKernels(t *testing.T) {
-	if !simdUsable() {
-		t.Skip("this CPU has no AVX-512")
-	}
+	skipWithoutAVX512(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, tc := range []struct {
-		name         string
-		m, kp, inner int
-		transposed   bool
-	}{
+	for _, tc := range []gemmCase{
 		{name: "kp=16", m: 8, kp: 16, inner: 5},
 		{name: "kp=32", m: 16, kp: 32, inner: 64},
 		{name: "kp=48", m: 8, kp: 48, inner: 65},
@@ -124,30 +146,13 @@ func TestGemmMicroKernels(t *testing.T) {
 		{name: "inner=1", m: 8, kp: 64, inner: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := make([]float32, tc.m*tc.inner)
-			for i := range a {
-				a[i] = rng.Float32()
-			}
-			b := make([]float32, tc.inner*tc.kp)
-			for i := range b {
-				b[i] = rng.Float32() - 0.25
-			}
-			rs, is := tc.inner, 1
-			if tc.transposed {
-				rs, is = 1, tc.m
-			}
-			got := make([]float64, tc.m*tc.kp)
-			for i := range got {
-				got[i] = rng.Float64()
-			}
+			a, b, rs, is := operands(tc, rng.Float32)
+			got := randomSlice(tc.m*tc.kp, rng.Float64)
 			want := append([]float64(nil), got...)
 			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
 			gemmRef32(want, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
 			// Without add, the product overwrites y.
-			set := make([]float64, len(got))
-			for i := range set {
-				set[i] = math.NaN()
-			}
+			set := slices.Repeat([]float64{math.NaN()}, len(got))
 			gemmTile32(set, tc.kp, a, rs, is, b, tc.m, tc.inner, false)
 			zero := make([]float64, len(got))
 			gemmRef32(zero, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
@@ -187,9 +192,7 @@ func genRef32(t []float32, hp, wp int, x, xt []float32, p int, gr, gc []float32,
 // genTile32, bit for bit against genRef32, for tile shapes that use both
 // kernels and feature counts from 1 to 37.
 func TestGenMicroKernels(t *testing.T) {
-	if !simdUsable() {
-		t.Skip("this CPU has no AVX-512")
-	}
+	skipWithoutAVX512(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tc := range []struct {
 		name      string
@@ -201,22 +204,11 @@ func TestGenMicroKernels(t *testing.T) {
 		{name: "48x80/p=37", hp: 48, wp: 80, p: 37},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := make([]float32, tc.hp*tc.p)
-			for i := range x {
-				x[i] = float32(rng.NormFloat64())
-			}
-			xt := make([]float32, tc.p*tc.wp)
-			for i := range xt {
-				xt[i] = float32(rng.NormFloat64())
-			}
+			normal := func() float32 { return float32(rng.NormFloat64()) }
+			x, xt := randomSlice(tc.hp*tc.p, normal), randomSlice(tc.p*tc.wp, normal)
 			const gamma = 0.1
-			gr, gc := make([]float32, tc.hp), make([]float32, tc.wp)
-			for i := range gr {
-				gr[i] = float32(-gamma * 3 * rng.Float64())
-			}
-			for i := range gc {
-				gc[i] = float32(-gamma * 3 * rng.Float64())
-			}
+			g := func() float32 { return float32(-gamma * 3 * rng.Float64()) }
+			gr, gc := randomSlice(tc.hp, g), randomSlice(tc.wp, g)
 			xr := make([]float32, tc.hp*tc.p)
 			packRows(xr, x, tc.p, 8)
 			got := make([]float32, tc.hp*tc.wp)
@@ -237,19 +229,10 @@ func TestGenMicroKernels(t *testing.T) {
 // per multiply-add; the Gaussian kernel at p = 16, the gemm at kp = 112 as
 // for k = 100), for comparison with FMAPeak.
 func BenchmarkMicroKernels(b *testing.B) {
-	if !simdUsable() {
-		b.Skip("this CPU has no AVX-512")
-	}
+	skipWithoutAVX512(b)
 	const m, p, kp = 256, 16, 112
 	rng := rand.New(rand.NewPCG(7, 8))
-	t := make([]float32, m*m)
-	for i := range t {
-		t[i] = rng.Float32()
-	}
-	w := make([]float32, m*kp)
-	for i := range w {
-		w[i] = rng.Float32()
-	}
+	t, w := randomSlice(m*m, rng.Float32), randomSlice(m*kp, rng.Float32)
 	y := make([]float64, m*kp)
 	xr, xt := make([]float32, m*p), make([]float32, p*m)
 	g := make([]float32, m)
@@ -294,15 +277,9 @@ func BenchmarkMicroKernels(b *testing.B) {
 // then added in order), in both modes (store and add) and both access
 // patterns of the tile.
 func TestGemm64MicroKernels(t *testing.T) {
-	if !simdUsable() {
-		t.Skip("this CPU has no AVX-512")
-	}
+	skipWithoutAVX512(t)
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, tc := range []struct {
-		name         string
-		m, kp, inner int
-		transposed   bool
-	}{
+	for _, tc := range []gemmCase{
 		{name: "kp=8", m: 8, kp: 8, inner: 3},
 		{name: "kp=16", m: 16, kp: 16, inner: 70},
 		{name: "kp=24", m: 8, kp: 24, inner: 1},
@@ -310,18 +287,7 @@ func TestGemm64MicroKernels(t *testing.T) {
 		{name: "kp=40/transposed", m: 16, kp: 40, inner: 33, transposed: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := make([]float64, tc.m*tc.inner)
-			for i := range a {
-				a[i] = rng.Float64()
-			}
-			b := make([]float64, tc.inner*tc.kp)
-			for i := range b {
-				b[i] = rng.Float64() - 0.25
-			}
-			rs, is := tc.inner, 1
-			if tc.transposed {
-				rs, is = 1, tc.m
-			}
+			a, b, rs, is := operands(tc, rng.Float64)
 			want := make([]float64, tc.m*tc.kp)
 			for r := range tc.m {
 				for c := range tc.kp {
@@ -332,10 +298,7 @@ func TestGemm64MicroKernels(t *testing.T) {
 					want[r*tc.kp+c] = acc
 				}
 			}
-			set := make([]float64, len(want))
-			for i := range set {
-				set[i] = math.NaN()
-			}
+			set := slices.Repeat([]float64{math.NaN()}, len(want))
 			gemmTile64(set, tc.kp, a, rs, is, b, tc.m, tc.inner)
 			// The add mode, on the 8×8 block at the top left.
 			add := make([]float64, len(want))

@@ -70,23 +70,12 @@ func TestTilesAndAffinity(t *testing.T) {
 
 	bad := filepath.Join(dir, "bad.arrow")
 	os.WriteFile(bad, []byte("not a tile file"), 0o644)
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	testUsage(t, []string{"solve", "-q"}, []usageCase{
 		{name: "n mismatch", args: []string{"-affinity", p, "-k", "2", "testdata/nolabel.csv"}, want: "holds P for n = 12, but testdata/nolabel.csv has"},
 		{name: "not a tile file", args: []string{"-affinity", bad, "-k", "2", "testdata/small.csv"}, want: "bad.arrow: not an Arrow IPC file"},
 		{name: "no k", args: []string{"-affinity", p}, want: "-k is required"},
 		{name: "absent", args: []string{"-affinity", filepath.Join(dir, "absent.arrow"), "-k", "2"}, want: "absent.arrow: no such file"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := ssnmf(t, append([]string{"solve", "-q"}, tc.args...)...)
-			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
-				t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tc.want)
-			}
-		})
-	}
+	})
 	if code, _, stderr := ssnmf(t, "tiles", "-q", "testdata/small.csv"); code != exitUsage || !strings.Contains(stderr, "-o FILE.arrow is required") {
 		t.Errorf("tiles without -o: exit %d: %s", code, stderr)
 	}

@@ -26,11 +26,7 @@ func TestBenchQuick(t *testing.T) {
 }
 
 func TestBenchFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	testCmdUsage(t, bench, []usageCase{
 		{name: "bad n", args: []string{"-n", "1"}, want: "-n 1"},
 		{name: "bad p list", args: []string{"-p", "4,x"}, want: "-p:"},
 		{name: "bad k", args: []string{"-k", "0"}, want: "-k:"},
@@ -38,16 +34,7 @@ func TestBenchFlags(t *testing.T) {
 		{name: "bad reps", args: []string{"-reps", "0"}, want: "-reps 0"},
 		{name: "argument", args: []string{"data.csv"}, want: "takes no arguments"},
 		{name: "unknown flag", args: []string{"-zap"}, want: "zap"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			err := bench(context.Background(), tc.args, &out, &errOut)
-			var ue usageError
-			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want a usage error containing %q", err, tc.want)
-			}
-		})
-	}
+	}, false)
 	var out bytes.Buffer
 	if err := bench(context.Background(), []string{"-h"}, &out, &out); !errors.Is(err, errHelp) || !strings.Contains(out.String(), "Usage: ssnmf bench") {
 		t.Fatalf("-h: err = %v, output %q", err, out.String())

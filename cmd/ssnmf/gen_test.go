@@ -115,11 +115,7 @@ func TestGenDeterministic(t *testing.T) {
 func TestGenErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "o.parquet")
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	testCmdUsage(t, gen, []usageCase{
 		{name: "no -n", args: []string{"-o", out}, want: "-n must be >= 1, have 0"},
 		{name: "no -o", args: []string{"-n", "5"}, want: "-o FILE is required"},
 		{name: "bad extension", args: []string{"-n", "5", "-o", filepath.Join(dir, "o.txt")}, want: "unknown extension"},
@@ -129,16 +125,7 @@ func TestGenErrors(t *testing.T) {
 		{name: "argument", args: []string{"-n", "5", "-o", out, "extra"}, want: "gen takes no arguments"},
 		{name: "unknown flag", args: []string{"-x"}, want: "flag provided but not defined: -x"},
 		{name: "missing directory", args: []string{"-n", "5", "-o", filepath.Join(dir, "no", "o.csv")}, want: "-o: writing"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			err := gen(context.Background(), tc.args, &stdout, &stderr)
-			var ue usageError
-			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("error %v, want a one-line usage error containing %q", err, tc.want)
-			}
-		})
-	}
+	}, true)
 	if names, _ := os.ReadDir(dir); len(names) != 0 {
 		t.Errorf("failed runs left %v behind", names)
 	}

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,6 +29,46 @@ func ssnmf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// usageCase is a command line, or a subcommand's arguments, that must be
+// refused with a usage error whose message contains want.
+type usageCase struct {
+	name string
+	args []string
+	want string
+}
+
+// testUsage runs ssnmf with prefix and each case's arguments and checks
+// that it exits with a usage error printed as one line containing the
+// case's want.
+func testUsage(t *testing.T, prefix []string, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := ssnmf(t, slices.Concat(prefix, tc.args)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+}
+
+// testCmdUsage calls the subcommand cmd with each case's arguments and
+// checks that it returns a usageError containing the case's want, and of one
+// line if oneLine.
+func testCmdUsage(t *testing.T, cmd func(ctx context.Context, args []string, stdout, stderr io.Writer) error, cases []usageCase, oneLine bool) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := cmd(context.Background(), tc.args, &stdout, &stderr)
+			var ue usageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) || oneLine && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %v, want a usage error (of one line: %v) containing %q", err, oneLine, tc.want)
+			}
+		})
+	}
 }
 
 func TestSolveBadInput(t *testing.T) {

@@ -220,25 +220,14 @@ func TestResumeRefusesChanges(t *testing.T) {
 	if err := os.WriteFile(other, []byte("a,b\n1,2\n3,4\n5,6\n7,8\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	testUsage(t, []string{"solve", "-resume", work, "-q"}, []usageCase{
 		{name: "k", args: []string{"-k", "5"}, want: "-k 5 differs from the checkpoint's -k 4"},
 		{name: "gamma", args: []string{"-gamma", "2"}, want: "-gamma 2 differs from the checkpoint's -gamma 1"},
 		{name: "seed", args: []string{"-seed", "3"}, want: "-seed 3 differs"},
 		{name: "workdir", args: []string{"-workdir", dir}, want: "-workdir cannot be given"},
 		{name: "input", args: []string{other}, want: "differs from the checkpoint's"},
 		{name: "no checkpoint", args: []string{"-resume", dir}, want: "no such file"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := ssnmf(t, append([]string{"solve", "-resume", work, "-q"}, tc.args...)...)
-			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
-				t.Fatalf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tc.want)
-			}
-		})
-	}
+	})
 	// Mutable settings may change: a higher -max-iter goes on.
 	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-max-iter", "8", "-workers", "1", "-q")
 	if code != exitOK || !strings.Contains(stdout, "max-iter after 8 iterations") {
