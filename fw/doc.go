@@ -20,9 +20,9 @@
 // report from a P·W pass. What differs between methods is behind the small
 // Method interface: RowCD (the default: cyclic row-wise pairwise coordinate
 // descent, an iteration a sweep over the rows, converging in tens of
-// passes), FrankWolfe (the paper's method), and the paper's baselines PGD
+// passes), FrankWolfe (the paper's method), the paper's baselines PGD
 // (projected gradient with backtracking) and Penalty (the SOF penalty
-// method). A method's parameters are fields of its own type; Settings
+// method), and KMeans (k-means in feature space, evaluated as a W). A method's parameters are fields of its own type; Settings
 // holds what applies to every method. RowCD and FrankWolfe are
 // Checkpointers: a run can save its State (Settings.Checkpoint), stop
 // between iterations (Settings.Stop) and be resumed from the saved state

@@ -169,7 +169,7 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		}
 		t0, fprev = st.Iter, st.Prev
 	} else if err := d.m.Init(ctx, r); err != nil {
-		return d.fail(err)
+		return d.end(err)
 	}
 	res.Iterations = t0
 	tol, maxIter, every := set.gapTol(), set.maxIter(), set.refresh()
@@ -178,12 +178,12 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 	for ; ; t++ {
 		e := d.m.Estimate()
 		if math.IsNaN(e.Objective) || math.IsInf(e.Objective, 0) {
-			return d.fail(fmt.Errorf("fw: iteration %d: %w", t, errNonFinite))
+			return d.end(fmt.Errorf("fw: iteration %d: %w", t, errNonFinite))
 		}
 		if !e.Exact && e.Gap <= tol {
 			// Confirm the estimate on the exact gap.
 			if err := d.m.Refresh(ctx); err != nil {
-				return d.fail(err)
+				return d.end(err)
 			}
 			e = d.m.Estimate()
 		}
@@ -206,51 +206,51 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 			st := &State{Iter: t, Passes: r.Passes, FrobSq: r.FrobSq, MaxRowSum: r.MaxRowSum, Prev: fprev,
 				Elapsed: time.Since(d.start), Payload: d.cp.Save(), W: r.W, PW: r.PW}
 			if err := set.Checkpoint(st); err != nil {
-				return d.fail(fmt.Errorf("checkpoint at iteration %d: %w", t, err))
+				return d.end(fmt.Errorf("checkpoint at iteration %d: %w", t, err))
 			}
 		}
 		if stop {
 			res.Status = Stopped
 			res.Objective, res.Gap = e.Objective, e.Gap
-			return d.fail(nil)
+			return d.end(nil)
 		}
 		it := Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap}
 		status, err := d.m.Iterate(ctx, &it)
 		if err != nil {
-			return d.fail(err)
+			return d.end(err)
 		}
 		if status != NotTerminated {
 			res.Status, last = status, it
 			break
 		}
 		if err := d.record(it); err != nil {
-			return d.fail(err)
+			return d.end(err)
 		}
 		fprev = e.Objective
 		res.Iterations = t + 1
 		if every > 0 && (t+1)%every == 0 {
 			if err := d.m.Refresh(ctx); err != nil {
-				return d.fail(err)
+				return d.end(err)
 			}
 		}
 	}
 	e := d.m.Estimate()
 	if !e.Exact {
 		if err := d.m.Refresh(ctx); err != nil {
-			return d.fail(err)
+			return d.end(err)
 		}
 		e = d.m.Estimate()
 	}
 	res.Objective, res.Gap = e.Objective, e.Gap
 	if err := d.record(Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap, Final: true, PassTime: last.PassTime}); err != nil {
-		return d.fail(err)
+		return d.end(err)
 	}
 	if f, ok := d.m.(Finisher); ok {
 		if err := f.Finish(ctx, r); err != nil {
-			return d.fail(err)
+			return d.end(err)
 		}
 	}
-	return d.fail(nil)
+	return d.end(nil)
 }
 
 // resume restores the run from st.
@@ -285,8 +285,8 @@ func (d *driver) record(it Iteration) error {
 	return d.set.Recorder(it)
 }
 
-// fail returns the result so far, with err.
-func (d *driver) fail(err error) (*Result, error) {
+// end returns the result so far, with err.
+func (d *driver) end(err error) (*Result, error) {
 	d.res.Passes, d.res.FrobSq, d.res.MaxRowSum = d.run.Passes, d.run.FrobSq, d.run.MaxRowSum
 	d.res.Runtime = time.Since(d.start)
 	return &d.res, err

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// defaultStripMemory bounds the strip of a rowcd sweep, 512 MiB: full
+// strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
+// two passes a sweep beyond.
+const defaultStripMemory = 512 << 20
+
+// Initial points.
+const (
+	initAuto   = "auto"
+	initKmeans = "kmeans"
+)
+
+// kernelConfig is what defines P: the input's features and the Gaussian
+// kernel over them, or a tile file. The tiles command shares it with solve.
+type kernelConfig struct {
+	input       string // "" for the built-in data set
+	format      string // input format: a value of -format
+	features    []string
+	label       string
+	gamma       gammaFlag
+	standardize bool
+	precision   tile.Precision
+	affinity    string // tile file of P; "" to generate P from the features
+	block       int
+	workers     int
+	seed        uint64
+	quiet       bool
+}
+
+// config is the parsed command line of solve.
+type config struct {
+	kernelConfig
+	k               int
+	method          string
+	workdir         string
+	step            fw.StepRule
+	init            string   // auto, kmeans, random or corners; auto is resolved by problem
+	start           fw.Start // the start of the random or corners init
+	tol, ftol       float64
+	maxIter         int
+	refresh         int
+	restarts        int
+	moves           int   // rowcd: pairwise moves per row visit
+	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
+	checkpointEvery int
+	resume          string
+	out             string
+	summary         string
+	trace           string
+
+	// flags are the flags c was parsed from: their values are c's
+	// settings, as resolved (a checkpoint records them, canonicalArgs).
+	flags *flag.FlagSet
+	marks flagMarks
+}
+
+// kernelFlags defines on fs the flags of kc that solve and tiles share,
+// marking them with marks.
+func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features, precision *string) {
+	kc.gamma = gammaFlag{auto: true}
+	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour (seeded sample, docs/bandwidth.md)")
+	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
+	precision = fs.String("precision", "float64", "kernel values: float64, or float32 (sums are accumulated in float64 either way)")
+	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
+	fs.IntVar(&kc.workers, marks.mutable("workers"), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
+	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
+	fs.StringVar(&kc.format, "format", formatAuto, "input format: "+inputFormats+" (auto: by the file's first bytes, then its extension)")
+	features = fs.String(marks.optionalFlag("features"), "", "comma-separated feature columns (default: every column but the label)")
+	fs.StringVar(&kc.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
+	return features, precision
+}
+
+// check validates the kernel flags after parsing.
+func (kc *kernelConfig) check(features, precision string) error {
+	if features != "" {
+		for f := range strings.SplitSeq(features, ",") {
+			kc.features = append(kc.features, strings.TrimSpace(f))
+		}
+	}
+	var err error
+	if kc.precision, err = tile.ParsePrecision(precision); err != nil {
+		return usagef("-precision: %v", err)
+	}
+	if kc.format, err = parseInputFormat(kc.format); err != nil {
+		return usagef("-format: %v", err)
+	}
+	switch {
+	case kc.block < 1:
+		return usagef("-tile must be >= 1, have %d", kc.block)
+	case kc.workers < 1:
+		return usagef("-workers must be >= 1, have %d", kc.workers)
+	}
+	return nil
+}
+
+// parseSolve parses the command line of solve. The flags that a resumed run
+// may change are marked mutable where they are defined.
+func parseSolve(args []string, stdout io.Writer) (*config, error) {
+	c := &config{}
+	m := &c.marks
+	fs := newFlagSet("ssnmf solve", "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
+		"       ssnmf solve -resume DIR [flags]\n\n"+
+		"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
+		"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
+		"descent unless -method says otherwise), where\n"+
+		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).")
+	c.flags = fs
+	features, precision := kernelFlags(fs, &c.kernelConfig, m)
+	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
+	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
+	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
+	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
+	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
+	step := fs.String("step", "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
+	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
+	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
+	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
+	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
+	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
+	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
+	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
+	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
+	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
+	// Last: its usage lists the flags marked mutable, in the order defined.
+	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only "+
+		m.mutableList()+" may change")
+	pos, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.kernelConfig.check(*features, *precision); err != nil {
+		return nil, err
+	}
+	if c.step, err = fw.ParseStepRule(*step); err != nil {
+		return nil, usagef("-step: %v", err)
+	}
+	// The flags hold the values as resolved, for a checkpoint to record.
+	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
+	switch c.init {
+	case initAuto, initKmeans:
+	default:
+		if c.start, err = fw.ParseStart(c.init); err != nil {
+			return nil, usagef("-init: %v (or kmeans, auto)", err)
+		}
+	}
+	info, _ := methods.Lookup(c.method)
+	switch {
+	case len(pos) > 1:
+		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+	case info.Name == "":
+		return nil, usagef("-method %q: want %s", c.method, methods.List())
+	case c.moves < 1:
+		return nil, usagef("-moves must be >= 1, have %d", c.moves)
+	case c.stripMemory < 0:
+		return nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
+	case !(c.tol >= 0):
+		return nil, usagef("-tol must be >= 0, have %v", c.tol)
+	case !(c.ftol >= 0):
+		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
+	case c.maxIter < 0:
+		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
+	case c.refresh < 0:
+		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
+	case c.restarts < 1:
+		return nil, usagef("-restarts must be >= 1, have %d", c.restarts)
+	case c.checkpointEvery < 0:
+		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
+	case c.checkpointEvery > 0 && !info.Checkpoints:
+		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
+	case c.checkpointEvery > 0 && c.restarts > 1:
+		return nil, usagef("-checkpoint-every cannot be combined with -restarts")
+	case c.out != "" && outFormat(c.out) == "":
+		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
+	}
+	if len(pos) == 1 {
+		c.input = pos[0]
+	}
+	kSet := false // -k 0 is an error; no -k means "the number of classes"
+	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })
+	if kSet && c.k < 1 {
+		return nil, usagef("-k must be >= 1, have %d", c.k)
+	}
+	return c, nil
+}
+
+// methodUsage returns the usage of -method, from the table of methods.
+func methodUsage() string {
+	var b strings.Builder
+	for i, m := range methods.All() {
+		switch {
+		case i == len(methods.All())-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", m.Name, m.Doc)
+	}
+	return b.String()
+}
+
+// checkpointers returns the names of the methods that save checkpoints,
+// as "fw and rowcd".
+func checkpointers() string {
+	var names []string
+	for _, m := range methods.All() {
+		if m.Checkpoints {
+			names = append(names, m.Name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, " and ")
+}

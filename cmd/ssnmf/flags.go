@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// errHelp reports that -h was given and the usage printed.
+var errHelp = errors.New("help requested")
+
+// newFlagSet returns the flag set of the command name, whose usage (-h)
+// prints head, then the flags.
+func newFlagSet(name, head string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		io.WriteString(fs.Output(), head+"\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments (as in
+// "ssnmf solve data.csv -k 10"), and returns the positional arguments. A bad
+// flag is a one-line usage error; -h prints the usage on stdout and returns
+// errHelp.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return nil, errHelp
+			}
+			return nil, usagef("%v (run \"%s -h\" for the flags)", err, fs.Name())
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// gammaFlag is -gamma: a positive number, or "auto" for the median heuristic.
+type gammaFlag struct {
+	auto  bool
+	value float64
+}
+
+func (g *gammaFlag) String() string {
+	if g.auto {
+		return "auto"
+	}
+	return strconv.FormatFloat(g.value, 'g', -1, 64)
+}
+
+func (g *gammaFlag) Set(s string) error {
+	if s == "auto" {
+		g.auto = true
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("want a positive number or auto, have %q", s)
+	}
+	g.auto, g.value = false, v
+	return nil
+}
+
+// flagMarks records what the definitions of solve's flags say about them
+// beyond the flag package. A definition marks its flag by passing the name
+// through a method:
+//
+//	fs.IntVar(&c.maxIter, marks.mutable("max-iter"), 1000, "stop after this many iterations")
+//
+// A nil *flagMarks marks nothing, for the tiles command, which shares
+// definitions with solve but never resumes.
+type flagMarks struct {
+	mutables []string // may change on resume, in the order defined
+	files    []string // name a file
+	optional []string // left out of a checkpoint when empty
+}
+
+// mutable marks the flag name as one that may differ between a run and its
+// resumption: it changes neither the iterates nor the answer.
+func (m *flagMarks) mutable(name string) string {
+	if m != nil {
+		m.mutables = append(m.mutables, name)
+	}
+	return name
+}
+
+// mutableList lists the mutable flags in prose: "-a, -b and -c".
+func (m *flagMarks) mutableList() string {
+	dashed := make([]string, len(m.mutables))
+	for i, name := range m.mutables {
+		dashed[i] = "-" + name
+	}
+	return joinWords(dashed, "and")
+}
+
+// file marks the flag name as naming a file: a checkpoint records it as an
+// absolute path, or leaves it out when it names no file.
+func (m *flagMarks) file(name string) string {
+	if m != nil {
+		m.files = append(m.files, name)
+	}
+	return m.optionalFlag(name)
+}
+
+// optionalFlag marks the flag name as one that a checkpoint leaves out when
+// it is empty: the run goes without what it names.
+func (m *flagMarks) optionalFlag(name string) string {
+	if m != nil {
+		m.optional = append(m.optional, name)
+	}
+	return name
+}

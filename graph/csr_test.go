@@ -1,0 +1,315 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
+)
+
+// randomGraph returns a symmetric sparse P with about deg neighbours a row,
+// a positive diagonal on every other row, and its dense form.
+func randomGraph(t testing.TB, n, deg int, seed uint64) (*CSR, []float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	dense := make([]float64, n*n)
+	for i := range n {
+		if i%2 == 0 {
+			dense[i*n+i] = 1
+		}
+		for range deg / 2 {
+			j := rng.IntN(n)
+			v := 0.1 + rng.Float64()
+			dense[i*n+j], dense[j*n+i] = v, v
+		}
+	}
+	rowPtr := []int64{0}
+	var col []int32
+	var val []float64
+	for i := range n {
+		for j, v := range dense[i*n : (i+1)*n] {
+			if v != 0 {
+				col, val = append(col, int32(j)), append(val, v)
+			}
+		}
+		rowPtr = append(rowPtr, int64(len(col)))
+	}
+	m, err := NewCSR(rowPtr, col, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, dense
+}
+
+func TestNewCSRErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rowPtr []int64
+		col    []int32
+		val    []float64
+		want   string
+	}{
+		{name: "no rows", rowPtr: []int64{0}, want: "do not form"},
+		{name: "offsets", rowPtr: []int64{0, 2}, col: []int32{0}, val: []float64{1}, want: "do not form"},
+		{name: "decreasing offsets", rowPtr: []int64{0, 2, 1, 2}, col: []int32{0, 1}, val: []float64{1, 1}, want: "row 1: offsets"},
+		{name: "column out of range", rowPtr: []int64{0, 1, 1}, col: []int32{2}, val: []float64{1}, want: "column 2 out of range"},
+		{name: "columns not increasing", rowPtr: []int64{0, 2, 3}, col: []int32{1, 0, 0}, val: []float64{1, 1, 1}, want: "not increasing"},
+		{name: "negative", rowPtr: []int64{0, 1}, col: []int32{0}, val: []float64{-1}, want: "value -1"},
+		{name: "NaN", rowPtr: []int64{0, 1}, col: []int32{0}, val: []float64{math.NaN()}, want: "value NaN"},
+		{name: "infinite", rowPtr: []int64{0, 1}, col: []int32{0}, val: []float64{math.Inf(1)}, want: "value +Inf"},
+		{name: "missing mirror", rowPtr: []int64{0, 1, 1}, col: []int32{1}, val: []float64{1}, want: "not symmetric"},
+		{name: "other mirror", rowPtr: []int64{0, 1, 2}, col: []int32{1, 0}, val: []float64{1, 2}, want: "not symmetric"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewCSR(tc.rowPtr, tc.col, tc.val)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestProductsMatchDense checks P·W, the row sums and P·S against the dense
+// reference to the bit (both add the nonzero products of a row in column
+// order), and ||P||_F^2 to rounding (the graph adds it row by row).
+func TestProductsMatchDense(t *testing.T) {
+	const n, k = 150, 4
+	m, p := randomGraph(t, n, 8, 1)
+	d, err := fw.NewDense(n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(2, 3))
+	w := make([]float64, n*k)
+	for i := range w {
+		w[i] = rng.Float64()
+	}
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = int32(rng.IntN(k))
+	}
+	ctx := context.Background()
+	for _, workers := range []int{1, 3} {
+		m.Workers = workers
+		got, want := make([]float64, n*k), make([]float64, n*k)
+		gotRows, wantRows := make([]float64, n), make([]float64, n)
+		gf, err := m.Mul(ctx, got, w, k, gotRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wf, _ := d.Mul(ctx, want, w, k, wantRows)
+		if !slices.Equal(got, want) || !slices.Equal(gotRows, wantRows) {
+			t.Errorf("%d workers: P·W or the row sums differ from the dense reference", workers)
+		}
+		if math.Abs(gf-wf) > 1e-14*wf {
+			t.Errorf("%d workers: ||P||² = %v, dense %v", workers, gf, wf)
+		}
+		if err := m.MulOneHot(ctx, got, s, k); err != nil {
+			t.Fatal(err)
+		}
+		d.MulOneHot(ctx, want, s, k)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: P·S differs from the dense reference", workers)
+		}
+	}
+	if err := m.MulOneHot(ctx, make([]float64, n*k), make([]int32, n-1), k); err == nil {
+		t.Error("P·S with n-1 labels: no error")
+	}
+	if _, err := m.Mul(ctx, make([]float64, n), make([]float64, n*k), k, nil); err == nil {
+		t.Error("P·W into a short matrix: no error")
+	}
+}
+
+// start returns a random feasible W.
+func start(t testing.TB, n, k int) []float64 {
+	w := make([]float64, n*k)
+	if err := fw.Initialize(w, k, fw.StartRandom, 5); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestMethodsMatchDense runs every method on the graph and on its dense
+// form from the same start. The methods whose passes are products agree to
+// the rounding of ||P||_F^2; row-wise CD, which updates P·W neighbour by
+// neighbour instead of through strips of tiles, reaches the same point to
+// the rounding of its carried sums.
+func TestMethodsMatchDense(t *testing.T) {
+	const n, k = 120, 3
+	m, p := randomGraph(t, n, 10, 4)
+	d, err := fw.NewDense(n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, meth := range methods.All() {
+		if meth.Features {
+			continue
+		}
+		t.Run(meth.Name, func(t *testing.T) {
+			run := func(a fw.Affinity) ([]float64, *fw.Result, []float64) {
+				w := start(t, n, k)
+				var fs []float64
+				set := fw.Settings{MaxIter: 40, Refresh: 7, Workers: 2, Recorder: func(it fw.Iteration) error {
+					fs = append(fs, it.Objective)
+					return nil
+				}}
+				res, err := fw.Minimize(context.Background(), fw.Problem{P: a, K: k}, w, &set, meth.New(methods.Params{BlockSize: 16}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w, res, fs
+			}
+			gw, gres, gfs := run(m)
+			dw, dres, _ := run(d)
+			if math.Abs(gres.FrobSq-dres.FrobSq) > 1e-14*dres.FrobSq || gres.MaxRowSum != dres.MaxRowSum {
+				t.Errorf("||P||² %v and max row sum %v, dense %v and %v", gres.FrobSq, gres.MaxRowSum, dres.FrobSq, dres.MaxRowSum)
+			}
+			ftol, wtol := 1e-12, 1e-9
+			if meth.Name == "rowcd" {
+				ftol, wtol = 1e-9, 1e-6
+			}
+			if math.Abs(gres.Objective-dres.Objective) > ftol*dres.Objective || gres.Iterations != dres.Iterations {
+				t.Errorf("objective %v after %d iterations, dense %v after %d", gres.Objective, gres.Iterations, dres.Objective, dres.Iterations)
+			}
+			for i := range gw {
+				if math.Abs(gw[i]-dw[i]) > wtol {
+					t.Fatalf("W[%d] = %v, dense %v", i, gw[i], dw[i])
+				}
+			}
+			if meth.Name == "rowcd" || meth.Name == "fw" || meth.Name == "pgd" {
+				for i := 1; i < len(gfs); i++ {
+					if gfs[i] > gfs[i-1]*(1+1e-12) {
+						t.Errorf("objective rose at iteration %d: %v -> %v", i, gfs[i-1], gfs[i])
+					}
+				}
+				if err := simplexRows(gw, k); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// simplexRows reports the first row of w off the simplex.
+func simplexRows(w []float64, k int) error {
+	for i := 0; i < len(w); i += k {
+		var s float64
+		for _, v := range w[i : i+k] {
+			s += v
+		}
+		if slices.Min(w[i:i+k]) < 0 || math.Abs(s-1) > 1e-9 {
+			return fmt.Errorf("row %d is off the simplex: %v", i/k, w[i:i+k])
+		}
+	}
+	return nil
+}
+
+// TestRowCDSameBitsAnyWorkersAndResume checks that a row-wise run on the
+// graph gives the same bits for 1 and 3 workers, and that a run stopped at
+// a checkpoint and resumed from it ends with the same bits.
+func TestRowCDSameBitsAnyWorkersAndResume(t *testing.T) {
+	const n, k = 300, 4
+	m, _ := randomGraph(t, n, 12, 9)
+	ctx := context.Background()
+	solve := func(workers int, stopAt int, resume *fw.State) ([]float64, []float64, *fw.State) {
+		m.Workers = workers
+		w, pw := start(t, n, k), make([]float64, n*k)
+		if resume != nil {
+			copy(w, resume.W)
+			copy(pw, resume.PW)
+		}
+		var saved *fw.State
+		set := fw.Settings{MaxIter: 30, GapTol: -1, Workers: workers, PW: pw, Resume: resume,
+			Stop: func() bool { stopAt--; return stopAt == 0 },
+			Checkpoint: func(st *fw.State) error {
+				p := st.Payload.(*fw.RowCDState)
+				cp := *st
+				cp.W, cp.PW = slices.Clone(st.W), slices.Clone(st.PW)
+				pending := *p.Pending
+				pending.Count, pending.Col, pending.Val = slices.Clone(pending.Count), slices.Clone(pending.Col), slices.Clone(pending.Val)
+				cp.Payload = &fw.RowCDState{Fresh: p.Fresh, Gram: slices.Clone(p.Gram), Objective: p.Objective, Gap: p.Gap, SweepGap: p.SweepGap, Pending: &pending}
+				saved = &cp
+				return nil
+			}}
+		if _, err := fw.Minimize(ctx, fw.Problem{P: m, K: k}, w, &set, &fw.RowCD{}); err != nil {
+			t.Fatal(err)
+		}
+		return w, pw, saved
+	}
+	w1, pw1, _ := solve(1, -1, nil)
+	w3, pw3, _ := solve(3, -1, nil)
+	if !slices.Equal(w1, w3) || !slices.Equal(pw1, pw3) {
+		t.Error("1 and 3 workers give different bits")
+	}
+	_, _, st := solve(2, 12, nil)
+	if st == nil || st.Iter != 11 {
+		t.Fatalf("stopped at %v, want a checkpoint at iteration 11", st)
+	}
+	wr, pwr, _ := solve(1, -1, st)
+	if !slices.Equal(w1, wr) || !slices.Equal(pw1, pwr) {
+		t.Error("the resumed run ends with other bits than the run never interrupted")
+	}
+}
+
+// BenchmarkCSR times a P·W pass and a row-wise sweep on a graph of
+// n = 100,000 rows and about 30 neighbours a row, in stored entries a
+// second.
+func BenchmarkCSR(b *testing.B) {
+	const n, k = 100_000, 10
+	rng := rand.New(rand.NewPCG(1, 1))
+	rowPtr := make([]int64, n+1)
+	var col []int32
+	var val []float64
+	// A ring lattice: row i's neighbours are i±1..i±15 (mod n), and itself.
+	for i := range n {
+		for dj := -15; dj <= 15; dj++ {
+			col = append(col, int32((i+dj+n)%n))
+		}
+		slices.Sort(col[len(col)-31:])
+		for range 31 {
+			val = append(val, 1)
+		}
+		rowPtr[i+1] = int64(len(col))
+	}
+	m, err := NewCSR(rowPtr, col, val)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := make([]float64, n*k)
+	for i := range w {
+		w[i] = rng.Float64()
+	}
+	ctx := context.Background()
+	b.Run("Mul", func(b *testing.B) {
+		dst := make([]float64, n*k)
+		for b.Loop() {
+			if _, err := m.Mul(ctx, dst, w, k, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	})
+	b.Run("RowCDSweep", func(b *testing.B) {
+		w0 := start(b, n, k)
+		var iters int
+		set := fw.Settings{MaxIter: 5, GapTol: -1, Refresh: -1, Recorder: func(it fw.Iteration) error {
+			if !it.Final {
+				iters++
+			}
+			return nil
+		}}
+		for b.Loop() {
+			w := slices.Clone(w0)
+			if _, err := fw.Minimize(ctx, fw.Problem{P: m, K: k}, w, &set, &fw.RowCD{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(m.NNZ())*float64(iters)/b.Elapsed().Seconds(), "entries/s")
+	})
+}
