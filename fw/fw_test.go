@@ -9,11 +9,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ssnmf/ssnmf/tile"
 	"gonum.org/v1/gonum/mat"
 )
 
-// kernel returns a Gaussian kernel of random clustered points as a dense
-// n×n matrix.
+// kernel returns a Gaussian kernel (gamma = 0.5) of random clustered points
+// as a dense n×n matrix, materialized by tile's Gaussian source (which
+// package tile tests against the kernel's definition).
 func kernel(n int, seed uint64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, 9))
 	const p = 3
@@ -24,16 +26,13 @@ func kernel(n int, seed uint64) []float64 {
 			x[i*p+q] = 1.5*c + rng.NormFloat64()
 		}
 	}
+	g, err := tile.NewGaussian(x, n, p, 0.5)
+	if err != nil {
+		panic(err)
+	}
 	P := make([]float64, n*n)
-	for i := range n {
-		for j := range n {
-			var d float64
-			for q := range p {
-				t := x[i*p+q] - x[j*p+q]
-				d += t * t
-			}
-			P[i*n+j] = math.Exp(-0.5 * d)
-		}
+	if err := g.Tile(P, 0, n, 0, n); err != nil {
+		panic(err)
 	}
 	return P
 }

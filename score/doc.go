@@ -25,6 +25,8 @@
 //     number of correctly placed points (the Hungarian algorithm) and reports
 //     that number as a fraction of n.
 //
+// [Compare] returns all three at once, from a single contingency table.
+//
 // Degenerate inputs, such as partitions with a single cluster, follow the
 // conventions of scikit-learn; each function documents the cases it treats
 // specially.

@@ -60,3 +60,14 @@ func ExampleAccuracy() {
 	// accuracy = 0.6667
 	// score: length mismatch: truth has 6 labels, pred has 5
 }
+
+func ExampleCompare() {
+	s, err := score.Compare(truth, pred)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("ARI = %.4f, NMI = %.4f, accuracy = %.4f\n", s.ARI, s.NMI, s.Accuracy)
+	// Output:
+	// ARI = 0.2424, NMI = 0.5158, accuracy = 0.6667
+}

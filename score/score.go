@@ -160,3 +160,29 @@ func (t *contingency) accuracy() (float64, error) {
 	matched, _ := maxMatch(w, t.rows, t.cols)
 	return float64(matched) / float64(t.n), nil
 }
+
+// Scores are the three measures of one clustering against the classes.
+type Scores struct {
+	ARI      float64 // adjusted Rand index, as returned by [ARI]
+	NMI      float64 // normalized mutual information, as returned by [NMI]
+	Accuracy float64 // best one-to-one matching accuracy, as returned by [Accuracy]
+}
+
+// Compare returns the adjusted Rand index, the normalized mutual information
+// and the accuracy of pred against truth, each exactly as [ARI], [NMI] and
+// [Accuracy] return it, from a single contingency table.
+//
+// Compare returns an error, and zero Scores, in the cases where [Accuracy]
+// does: the slices differ in length, are empty or contain a negative label,
+// or there are more than 4096 classes or clusters.
+func Compare(truth, pred []int) (Scores, error) {
+	t, err := newContingency(truth, pred, defaultMaxDense(len(truth)))
+	if err != nil {
+		return Scores{}, err
+	}
+	acc, err := t.accuracy()
+	if err != nil {
+		return Scores{}, err
+	}
+	return Scores{ARI: t.ari(), NMI: t.nmi(), Accuracy: acc}, nil
+}

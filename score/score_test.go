@@ -603,6 +603,60 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestCompare checks that Compare gives the bits of ARI, NMI and Accuracy,
+// dense and sparse tables alike, and fails where Accuracy fails.
+func TestCompare(t *testing.T) {
+	check := func(truth, pred []int) {
+		t.Helper()
+		got, err := Compare(truth, pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ari, _ := ARI(truth, pred)
+		nmi, _ := NMI(truth, pred)
+		acc, _ := Accuracy(truth, pred)
+		if want := (Scores{ARI: ari, NMI: nmi, Accuracy: acc}); got != want {
+			t.Fatalf("Compare = %+v, want %+v", got, want)
+		}
+	}
+	randomPairs(17, 18, 300, 300, 12, 12, func(_ int, truth, pred []int) { check(truth, pred) })
+	// 1200 classes and 1200 clusters: a sparse table.
+	const n = 2400
+	truth, pred := make([]int, n), make([]int, n)
+	for i := range n {
+		truth[i], pred[i] = i/2, (i+1)%n/2
+	}
+	if tab, _ := newContingency(truth, pred, defaultMaxDense(n)); tab.sparse == nil {
+		t.Fatal("want a sparse table")
+	}
+	check(truth, pred)
+
+	many := make([]int, maxAssign+1)
+	for i := range many {
+		many[i] = i
+	}
+	for _, tc := range []struct {
+		name        string
+		truth, pred []int
+	}{
+		{"length mismatch", []int{0, 1, 2}, []int{0, 1}},
+		{"empty", nil, nil},
+		{"negative", []int{0, -1}, []int{0, 1}},
+		{"too many classes", many, make([]int, maxAssign+1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Compare(tc.truth, tc.pred)
+			_, want := Accuracy(tc.truth, tc.pred)
+			if err == nil || want == nil || err.Error() != want.Error() {
+				t.Fatalf("Compare error %v, want Accuracy's %v", err, want)
+			}
+			if got != (Scores{}) {
+				t.Errorf("Compare = %+v alongside an error, want zero", got)
+			}
+		})
+	}
+}
+
 // ---------------------------------------------------------------------------
 // The assignment solver.
 

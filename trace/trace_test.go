@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,12 +13,16 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 )
 
-// oldTrace is a trace from before the start column.
-const oldTrace = `iter,seconds,objective,gap,step_size,passes
-0,0.01,100,10,0.5,2
-1,0.02,50,5,0.25,3
-2,0.04,40,1,0,3
-`
+// oldTrace reads a trace from before the start column: testdata/six-columns.csv,
+// which cmd/ssnmf's plot tests read too.
+func oldTrace(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("testdata/six-columns.csv")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
 
 // twoStarts is a trace of a run from two starts.
 const twoStarts = `iter,seconds,objective,gap,step_size,passes,start
@@ -32,7 +37,7 @@ func TestRead(t *testing.T) {
 		name, in string
 		want     map[string][]float64
 	}{
-		{name: "without start", in: oldTrace, want: map[string][]float64{
+		{name: "without start", in: oldTrace(t), want: map[string][]float64{
 			Iter: {0, 1, 2}, Seconds: {0.01, 0.02, 0.04}, Objective: {100, 50, 40}, Gap: {10, 5, 1},
 			StepSize: {0.5, 0.25, 0}, Passes: {2, 3, 3}, Start: {0, 0, 0}, Excess: {60, 10, 0},
 		}},
@@ -239,7 +244,7 @@ func FuzzRead(f *testing.F) {
 		}
 		f.Add(string(w.Bytes()))
 	}
-	f.Add(oldTrace)
+	f.Add(oldTrace(f))
 	f.Add(twoStarts)
 	f.Add("iter,seconds,objective,gap,step_size,passes\n0,1e308,-1,0,0,0\n")
 	f.Add("passes,gap\n\"1\n")

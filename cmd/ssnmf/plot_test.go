@@ -11,11 +11,16 @@ import (
 	"testing"
 )
 
-const testTrace = `iter,seconds,objective,gap,step_size,passes
-0,0.01,100,10,0.5,2
-1,0.02,50,5,0.25,3
-2,0.04,40,1,0,3
-`
+// testTrace reads the trace package's sample trace (six columns, three
+// rows, objective 100, 50, 40).
+func testTrace(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "trace", "testdata", "six-columns.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func writeTestTrace(t *testing.T, dir, name, body string) string {
 	t.Helper()
@@ -28,8 +33,9 @@ func writeTestTrace(t *testing.T, dir, name, body string) string {
 
 func TestPlot(t *testing.T) {
 	dir := t.TempDir()
-	a := writeTestTrace(t, dir, "fw.csv", testTrace)
-	b := writeTestTrace(t, dir, "pgd.csv", strings.ReplaceAll(testTrace, ",40,", ",45,"))
+	sample := testTrace(t)
+	a := writeTestTrace(t, dir, "fw.csv", sample)
+	b := writeTestTrace(t, dir, "pgd.csv", strings.ReplaceAll(sample, ",40,", ",45,"))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -66,7 +72,7 @@ func TestPlot(t *testing.T) {
 
 func TestPlotBadInput(t *testing.T) {
 	dir := t.TempDir()
-	good := writeTestTrace(t, dir, "good.csv", testTrace)
+	good := writeTestTrace(t, dir, "good.csv", testTrace(t))
 	bad := writeTestTrace(t, dir, "bad.csv", "iter,seconds,objective,gap,step_size,passes\n0,0.1,x,1,0,1\n")
 	for _, tc := range []struct {
 		name string

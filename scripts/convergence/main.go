@@ -51,18 +51,14 @@ import (
 	"github.com/ssnmf/ssnmf/figure"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/scripts/internal/experiment"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
-	"github.com/ssnmf/ssnmf/trace"
 )
 
-// dataSet is a data set and its number of clusters.
-type dataSet struct {
-	name string
-	k    int
-}
-
-var defaultSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 10}}
+// defaultSets are the data sets of the study and their k, the number of
+// classes.
+var defaultSets = []experiment.Set{{Name: "blood", K: 10}, {Name: "yeast", K: 10}, {Name: "satimage", K: 6}, {Name: "pendigits", K: 10}}
 
 var compared = []string{"fw", "pgd", "rowcd"}
 
@@ -72,7 +68,7 @@ var targets = []float64{1e-3, 1e-4}
 
 type config struct {
 	data, out   string
-	sets        []dataSet
+	sets        []experiment.Set
 	gamma       string
 	seed        uint64 // of the bandwidth sample: the first of seeds
 	seeds       []uint64
@@ -88,7 +84,7 @@ type config struct {
 
 // run is one method's run on one data set.
 type run struct {
-	set     dataSet
+	set     experiment.Set
 	seed    uint64
 	n       int
 	gamma   float64
@@ -142,12 +138,8 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 	if *perPass > 0 {
 		return c.timePasses(ctx, *perPass, stdout)
 	}
-	for _, s := range strings.Split(*sets, ",") {
-		ds, err := parseSet(s)
-		if err != nil {
-			return err
-		}
-		c.sets = append(c.sets, ds)
+	if c.sets, err = experiment.ParseSets(*sets, defaultSets); err != nil {
+		return fmt.Errorf("-sets: %w", err)
 	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
@@ -161,7 +153,7 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 		for si, seed := range c.seeds {
 			runs, err := c.runSet(ctx, ds, seed)
 			if err != nil {
-				return fmt.Errorf("%s: %w", ds.name, err)
+				return fmt.Errorf("%s: %w", ds.Name, err)
 			}
 			all = append(all, runs)
 			if si == 0 {
@@ -185,44 +177,27 @@ func mainErr(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-func parseSet(s string) (dataSet, error) {
-	name, ks, ok := strings.Cut(strings.TrimSpace(s), ":")
-	if !ok {
-		for _, d := range defaultSets {
-			if d.name == name {
-				return d, nil
-			}
-		}
-		return dataSet{}, fmt.Errorf("data set %q: give its k as %s:K", name, name)
-	}
-	k, err := strconv.Atoi(ks)
-	if err != nil || k < 1 {
-		return dataSet{}, fmt.Errorf("data set %q: k = %q, want a positive integer", name, ks)
-	}
-	return dataSet{name, k}, nil
-}
-
 // errTime and errPasses end a run at its time limit or its pass budget.
 var (
 	errTime   = errors.New("time limit")
 	errPasses = errors.New("pass budget")
 )
 
-func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, error) {
-	tab, err := store.ReadCSV(filepath.Join(c.data, ds.name+".csv"), store.CSVOptions{})
+func (c *config) runSet(ctx context.Context, ds experiment.Set, seed uint64) ([]*run, error) {
+	tab, err := store.ReadCSV(experiment.Path(c.data, ds.Name), store.CSVOptions{})
 	if err != nil {
 		return nil, err
 	}
 	defer tab.Close()
 	n := tab.N
-	aff, err := c.affinity(tab, ds.name)
+	aff, err := c.affinity(tab, ds.Name)
 	if err != nil {
 		return nil, err
 	}
 	defer aff.Close()
 	gamma := aff.Gamma
-	w0 := make([]float64, n*ds.k)
-	if err := fw.Initialize(w0, ds.k, fw.StartRandom, seed); err != nil {
+	w0 := make([]float64, n*ds.K)
+	if err := fw.Initialize(w0, ds.K, fw.StartRandom, seed); err != nil {
 		return nil, err
 	}
 	var runs []*run
@@ -254,7 +229,7 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 		}
 		set := methods.Settings(tol, 0, math.MaxInt32, fw.DefaultRefresh)
 		set.Workers, set.Recorder = c.workers, rec
-		r.res, err = fw.Minimize(ctx, fw.Problem{P: aff, K: ds.k}, w, &set,
+		r.res, err = fw.Minimize(ctx, fw.Problem{P: aff, K: ds.K}, w, &set,
 			info.New(methods.Params{Moves: c.moves, BlockSize: c.block}))
 		switch {
 		case errors.Is(err, errTime):
@@ -273,11 +248,11 @@ func (c *config) runSet(ctx context.Context, ds dataSet, seed uint64) ([]*run, e
 			last := &r.trace[len(r.trace)-1]
 			last.Passes, last.Elapsed = r.res.Passes, r.res.Runtime
 		}
-		if err := writeTrace(filepath.Join(c.out, fmt.Sprintf("%s-seed%d-%s.csv", ds.name, seed, m)), r.trace); err != nil {
+		if err := experiment.WriteTrace(filepath.Join(c.out, fmt.Sprintf("%s-seed%d-%s.csv", ds.Name, seed, m)), r.trace); err != nil {
 			return nil, err
 		}
 		last := r.trace[len(r.trace)-1]
-		fmt.Fprintf(os.Stderr, "%s seed %d %s: f %.10g after %d passes, %.1fs (%s)\n", ds.name, seed, m, last.Objective, last.Passes, last.Elapsed.Seconds(), r.stopped)
+		fmt.Fprintf(os.Stderr, "%s seed %d %s: f %.10g after %d passes, %.1fs (%s)\n", ds.Name, seed, m, last.Objective, last.Passes, last.Elapsed.Seconds(), r.stopped)
 		runs = append(runs, r)
 	}
 	return runs, nil
@@ -342,9 +317,9 @@ func writeTable(w io.Writer, all [][]*run) {
 				win, winT = r.method, pt.Elapsed.Seconds()
 			}
 		}
-		wins = append(wins, fmt.Sprintf("%s/%d: %s", runs[0].set.name, runs[0].seed, win))
+		wins = append(wins, fmt.Sprintf("%s/%d: %s", runs[0].set.Name, runs[0].seed, win))
 		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4g\t%d\t%s\t", r.set.name, r.n, r.set.k, r.gamma, r.seed, r.method)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4g\t%d\t%s\t", r.set.Name, r.n, r.set.K, r.gamma, r.seed, r.method)
 			for _, rel := range targets {
 				if pt, ok := reach(r, fb, rel); ok {
 					fmt.Fprintf(tw, "%d\t%.2f\t", pt.Passes, pt.Elapsed.Seconds())
@@ -361,16 +336,6 @@ func writeTable(w io.Writer, all [][]*run) {
 	fmt.Fprintln(w, "fastest to 0.01% in seconds (set/seed):", strings.Join(wins, ", "))
 }
 
-// writeTrace writes the records of a run as a trace (package trace), which
-// "ssnmf plot" reads.
-func writeTrace(path string, its []fw.Iteration) error {
-	tw := trace.NewWriter(nil)
-	for _, it := range its {
-		tw.Record(it)
-	}
-	return writeString(path, string(tw.Bytes()))
-}
-
 // writeString writes s to path atomically.
 func writeString(path, s string) error {
 	return store.WriteFileAtomic(path, func(w io.Writer) error {
@@ -385,7 +350,7 @@ func writeFigure(path string, all [][]*run) error {
 	fig := figure.Figure{Cols: 2}
 	for _, runs := range all {
 		fb := best(runs)
-		title := fmt.Sprintf("%s (n = %d, k = %d)", runs[0].set.name, runs[0].n, runs[0].set.k)
+		title := fmt.Sprintf("%s (n = %d, k = %d)", runs[0].set.Name, runs[0].n, runs[0].set.K)
 		byPass := figure.Panel{Title: title, XLabel: "tile passes", YLabel: "(f - best)/best", LogX: true, LogY: true}
 		bySec := figure.Panel{Title: title, XLabel: "seconds", YLabel: "(f - best)/best", LogX: true, LogY: true}
 		for _, r := range runs {

@@ -27,7 +27,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -37,18 +36,13 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/score"
+	"github.com/ssnmf/ssnmf/scripts/internal/experiment"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
-	"github.com/ssnmf/ssnmf/trace"
 )
 
-// dataSet is one data set of the paper's Table 1.
-type dataSet struct {
-	name string
-	k    int
-}
-
-var paperSets = []dataSet{{"blood", 10}, {"yeast", 10}, {"satimage", 6}, {"pendigits", 100}}
+// paperSets are the data sets of the paper's Table 1 and their k.
+var paperSets = []experiment.Set{{Name: "blood", K: 10}, {Name: "yeast", K: 10}, {Name: "satimage", K: 6}, {Name: "pendigits", K: 100}}
 
 // variants are the runs of a data set in the order of the table, each a
 // method of the table of methods with its parameters; the figures show fw,
@@ -65,7 +59,7 @@ var variants = []struct {
 
 type config struct {
 	data, out         string
-	sets              []dataSet
+	sets              []experiment.Set
 	scalings          []string
 	seed              uint64
 	workers, block    int
@@ -77,15 +71,14 @@ type config struct {
 
 // run is one method's run on one data set.
 type run struct {
-	set      dataSet
-	scaling  string
-	n        int
-	method   string
-	res      *fw.Result
-	pen      *fw.PenaltyReport // penalty only
-	trace    []fw.Iteration
-	ari, nmi float64
-	acc      float64
+	set     experiment.Set
+	scaling string
+	n       int
+	method  string
+	res     *fw.Result
+	pen     *fw.PenaltyReport // penalty only
+	trace   []fw.Iteration
+	scores  score.Scores
 }
 
 func main() {
@@ -119,25 +112,9 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	for s := range strings.SplitSeq(*sets, ",") {
-		name, kText, hasK := strings.Cut(strings.TrimSpace(s), ":")
-		ds := dataSet{name: name}
-		for _, p := range paperSets {
-			if p.name == name {
-				ds.k = p.k
-			}
-		}
-		if hasK {
-			k, err := strconv.Atoi(kText)
-			if err != nil || k < 1 {
-				return fmt.Errorf("-sets: %q: k must be a whole number >= 1", s)
-			}
-			ds.k = k
-		}
-		if ds.k == 0 {
-			return fmt.Errorf("-sets: %q is not one of the paper's data sets; give its k as name:k", s)
-		}
-		c.sets = append(c.sets, ds)
+	var err error
+	if c.sets, err = experiment.ParseSets(*sets, paperSets); err != nil {
+		return fmt.Errorf("-sets: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(c.out, "traces"), 0o755); err != nil {
 		return err
@@ -179,16 +156,13 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // runSet loads one data set and runs every method on it from the same start.
-func (c *config) runSet(ctx context.Context, ds dataSet, scaling string, log io.Writer) ([]*run, error) {
-	path := filepath.Join(c.data, ds.name+".csv")
-	tab, err := store.ReadCSV(path, store.CSVOptions{})
+func (c *config) runSet(ctx context.Context, ds experiment.Set, scaling string, log io.Writer) ([]*run, error) {
+	path := experiment.Path(c.data, ds.Name)
+	tab, err := experiment.ReadLabeled(path)
 	if err != nil {
 		return nil, err
 	}
-	if tab.Labels == nil {
-		return nil, fmt.Errorf("%s: no label column", path)
-	}
-	n, k := tab.N, ds.k
+	n, k := tab.N, ds.K
 	aff, err := affinity.Build(tab, affinity.Spec{Gamma: 1, Standardize: scaling == "standardized",
 		BlockSize: c.block, Workers: c.workers, Name: path})
 	if err != nil {
@@ -212,7 +186,7 @@ func (c *config) runSet(ctx context.Context, ds dataSet, scaling string, log io.
 		if v.method == "penalty" && n >= c.penaltyMaxPassesN {
 			set.MaxPasses = c.penaltyMaxPasses
 		}
-		fmt.Fprintf(log, "paper: %s %s (n=%d, k=%d): %s ...\n", ds.name, scaling, n, k, m)
+		fmt.Fprintf(log, "paper: %s %s (n=%d, k=%d): %s ...\n", ds.Name, scaling, n, k, m)
 		info, err := methods.Lookup(v.method)
 		if err != nil {
 			return nil, err
@@ -224,43 +198,20 @@ func (c *config) runSet(ctx context.Context, ds dataSet, scaling string, log io.
 			r.pen = &rep
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s %s %s: %w", ds.name, scaling, m, err)
+			return nil, fmt.Errorf("%s %s %s: %w", ds.Name, scaling, m, err)
 		}
-		pred := make([]int, n)
-		for i := range pred {
-			pred[i] = store.Argmax(w[i*k : (i+1)*k])
-		}
-		if r.ari, err = score.ARI(tab.Labels, pred); err != nil {
-			return nil, err
-		}
-		if r.nmi, err = score.NMI(tab.Labels, pred); err != nil {
-			return nil, err
-		}
-		if r.acc, err = score.Accuracy(tab.Labels, pred); err != nil {
+		if r.scores, err = score.Compare(tab.Labels, experiment.Clusters(w, k)); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(log, "paper:   %s: %d iterations, %d passes, %.1fs, f %.8g, gap %.4g (%v)\n",
 			m, r.res.Iterations, r.res.Passes, r.res.Runtime.Seconds(), r.res.Objective, r.res.Gap, r.res.Status)
-		if err := c.writeTrace(r); err != nil {
+		tracePath := filepath.Join(c.out, "traces", fmt.Sprintf("%s-%s-%s.csv", ds.Name, scaling, m))
+		if err := experiment.WriteTrace(tracePath, r.trace); err != nil {
 			return nil, err
 		}
 		runs = append(runs, r)
 	}
 	return runs, nil
-}
-
-// writeTrace writes a run's trace in the format of "ssnmf solve -trace"
-// (package trace).
-func (c *config) writeTrace(r *run) error {
-	path := filepath.Join(c.out, "traces", fmt.Sprintf("%s-%s-%s.csv", r.set.name, r.scaling, r.method))
-	tw := trace.NewWriter(nil)
-	for _, it := range r.trace {
-		tw.Record(it)
-	}
-	return store.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(tw.Bytes())
-		return err
-	})
 }
 
 func writeTable(out io.Writer, runs []*run) {
@@ -274,8 +225,8 @@ func writeTable(out io.Writer, runs []*run) {
 			proj = fmt.Sprintf("%.8g", r.pen.ProjectedObjective)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t%.2f\t%.8g\t%.4g\t%v\t%s\t%s\t%s\t%.4f\t%.4f\t%.4f\t\n",
-			r.set.name, r.n, r.set.k, r.method, r.res.Iterations, r.res.Passes, r.res.Runtime.Seconds(),
-			r.res.Objective, r.res.Gap, r.res.Status, feas, minEntry, proj, r.ari, r.nmi, r.acc)
+			r.set.Name, r.n, r.set.K, r.method, r.res.Iterations, r.res.Passes, r.res.Runtime.Seconds(),
+			r.res.Objective, r.res.Gap, r.res.Status, feas, minEntry, proj, r.scores.ARI, r.scores.NMI, r.scores.Accuracy)
 	}
 	tw.Flush()
 }
@@ -283,14 +234,14 @@ func writeTable(out io.Writer, runs []*run) {
 // figures draws Fig. 2 (log seconds against log f, three methods) and
 // Fig. 3 (log seconds against log(f - f*), FW and PGD), one panel per data
 // set, as PNG and SVG.
-func (c *config) figures(sets []dataSet, runs []*run, scaling string) error {
+func (c *config) figures(sets []experiment.Set, runs []*run, scaling string) error {
 	suffix := ""
 	if scaling != "standardized" {
 		suffix = "-" + scaling
 	}
 	var fig2, fig3 figure.Figure
 	for _, ds := range sets {
-		p2 := figure.Panel{Title: fmt.Sprintf("%s (k = %d)", ds.name, ds.k), XLabel: "seconds", YLabel: "objective f", LogX: true, LogY: true}
+		p2 := figure.Panel{Title: fmt.Sprintf("%s (k = %d)", ds.Name, ds.K), XLabel: "seconds", YLabel: "objective f", LogX: true, LogY: true}
 		p3 := figure.Panel{Title: p2.Title, XLabel: "seconds", YLabel: "f - f* (f* = the method's best)", LogX: true, LogY: true}
 		for _, r := range runs {
 			if r.set != ds || r.method == "fw-curvature" {

@@ -29,7 +29,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -40,6 +39,7 @@ import (
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/score"
+	"github.com/ssnmf/ssnmf/scripts/internal/experiment"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -80,12 +80,12 @@ func main() {
 
 // row is one line of the table.
 type row struct {
-	set, method   string
-	n, k          int
-	gamma         float64
-	ari, nmi, acc float64
-	objective     float64 // 0 for k-means
-	seconds       float64
+	set, method string
+	n, k        int
+	gamma       float64
+	scores      score.Scores
+	objective   float64 // 0 for k-means
+	seconds     float64
 }
 
 func run(ctx context.Context, o options, out io.Writer) error {
@@ -115,7 +115,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				gamma = fmt.Sprintf("%.4g", r.gamma)
 			}
 			fmt.Fprintf(out, "| %s | %d | %d | %s | %s | %.4f | %.4f | %.4f | %s | %.1f |\n",
-				r.set, r.n, r.k, r.method, gamma, r.ari, r.nmi, r.acc, obj, r.seconds)
+				r.set, r.n, r.k, r.method, gamma, r.scores.ARI, r.scores.NMI, r.scores.Accuracy, obj, r.seconds)
 		}
 	}
 	return nil
@@ -123,13 +123,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 // evaluate runs the three methods on one data set.
 func evaluate(ctx context.Context, o options, set string) ([]row, error) {
-	path := filepath.Join(o.data, set+".csv")
-	tab, err := store.ReadCSV(path, store.CSVOptions{})
+	path := experiment.Path(o.data, set)
+	tab, err := experiment.ReadLabeled(path)
 	if err != nil {
 		return nil, err
-	}
-	if tab.Labels == nil {
-		return nil, fmt.Errorf("%s: no label column to score against", path)
 	}
 	n, p, k := tab.N, tab.P, len(tab.Classes)
 	base := row{set: set, n: n, k: k}
@@ -168,7 +165,7 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 		pred[i] = int(c)
 	}
 	r = row{}
-	if err := r.scoreAgainst(tab.Labels, pred); err != nil {
+	if r.scores, err = score.Compare(tab.Labels, pred); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r.method, r.seconds = fmt.Sprintf("k-means (%d starts)", kmeansStarts), time.Since(begin).Seconds()
@@ -225,23 +222,7 @@ func solve(ctx context.Context, o options, tab *store.Table, name string, gamma 
 			best, bestF = slices.Clone(w), res.Objective
 		}
 	}
-	pred := make([]int, n)
-	for i := range n {
-		pred[i] = store.Argmax(best[i*k : (i+1)*k])
-	}
 	out := row{gamma: gamma, objective: bestF}
-	err = out.scoreAgainst(labels, pred)
+	out.scores, err = score.Compare(labels, experiment.Clusters(best, k))
 	return out, err
-}
-
-func (r *row) scoreAgainst(truth, pred []int) error {
-	var err error
-	if r.ari, err = score.ARI(truth, pred); err != nil {
-		return err
-	}
-	if r.nmi, err = score.NMI(truth, pred); err != nil {
-		return err
-	}
-	r.acc, err = score.Accuracy(truth, pred)
-	return err
 }
