@@ -203,7 +203,7 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		stop := set.Stop != nil && set.Stop()
 		ck := set.CheckpointEvery
 		if d.cp != nil && set.Checkpoint != nil && (stop || ck > 0 && t > t0 && t%ck == 0) {
-			st := &State{Iter: t, Passes: r.Passes, FrobSq: r.FrobSq, MaxRowSum: r.MaxRowSum, Prev: fprev,
+			st := &State{K: r.K, Iter: t, Passes: r.Passes, FrobSq: r.FrobSq, MaxRowSum: r.MaxRowSum, Prev: fprev,
 				Elapsed: time.Since(d.start), Payload: d.cp.Save(), W: r.W, PW: r.PW}
 			if err := set.Checkpoint(st); err != nil {
 				return d.end(fmt.Errorf("checkpoint at iteration %d: %w", t, err))

@@ -15,6 +15,7 @@ import (
 // Payload. Settings.Checkpoint receives it and Settings.Resume takes it
 // back.
 type State struct {
+	K         int           // columns of W
 	Iter      int           // iterations taken
 	Passes    int           // passes over P taken
 	FrobSq    float64       // ||P||_F^2

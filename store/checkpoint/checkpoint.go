@@ -142,8 +142,9 @@ func Save(name string, st *fw.State, settings, trace []byte) error {
 	return write(name, st, n, k, settings, trace)
 }
 
-// shape returns the rows and columns of the W of st, k from the WᵀW of its
-// payload, after checking that W, P·W and the payload agree with them.
+// shape returns the rows and columns of the W of st, after checking that
+// W, P·W and the payload agree with them. k is st.K; the payloads of the
+// package fw's methods, whose WᵀW gives k, are checked against it.
 func shape(st *fw.State) (n, k int, err error) {
 	var gram []float64
 	var pending *fw.Pending
@@ -164,11 +165,14 @@ func shape(st *fw.State) (n, k int, err error) {
 		}
 		gram, pending = p.Gram, p.Pending
 	default:
-		return 0, 0, fmt.Errorf("payload %T of method %q: its k is unknown here", p, p.Method())
+		if st.K < 1 {
+			return 0, 0, fmt.Errorf("payload %T of method %q: its k is unknown here (the state's K is %d)", p, p.Method(), st.K)
+		}
+		gram = make([]float64, st.K*st.K) // no WᵀW to check k against
 	}
 	k = int(math.Sqrt(float64(len(gram))))
-	if k < 1 || k*k != len(gram) || len(st.W) != len(st.PW) || len(st.W)%k != 0 || len(st.W) == 0 {
-		return 0, 0, fmt.Errorf("inconsistent state: Gram %d, W %d, P·W %d values", len(gram), len(st.W), len(st.PW))
+	if k < 1 || k*k != len(gram) || (st.K != 0 && st.K != k) || len(st.W) != len(st.PW) || len(st.W)%k != 0 || len(st.W) == 0 {
+		return 0, 0, fmt.Errorf("inconsistent state: Gram %d, W %d, P·W %d values, K %d", len(gram), len(st.W), len(st.PW), st.K)
 	}
 	n = len(st.W) / k
 	if pending != nil {

@@ -775,3 +775,25 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestSaveOtherMethod checks that a payload of a method this package does
+// not know is saved with the state's K, and that Load hands it to
+// fw.ReadPayload, which names the method it cannot read.
+func TestSaveOtherMethod(t *testing.T) {
+	st := fwState(3, 2).state()
+	name := filepath.Join(t.TempDir(), "c")
+	s := *st
+	s.K = 2
+	s.Payload = &lying{st.Payload.(*fw.FrankWolfeState), 0, 0, nil, "newton"}
+	if err := Save(name, &s, nil, nil); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	_, err := Load(name, func(n, k int) ([]float64, []float64, error) { return make([]float64, n*k), make([]float64, n*k), nil })
+	if err == nil || !strings.Contains(err.Error(), `"newton"`) {
+		t.Errorf("Load: error %v, want one naming the method", err)
+	}
+	s.K = 4 // does not divide W's 6 values
+	if err := Save(name, &s, nil, nil); err == nil || !strings.Contains(err.Error(), "inconsistent state") {
+		t.Errorf("Save with K = 4: error %v, want an inconsistent state", err)
+	}
+}
