@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/ssnmf/ssnmf/store/internal/arrowtest"
 )
 
 // randomMembership returns an n×k matrix of uniform values with a few rows
@@ -25,41 +25,6 @@ func randomMembership(n, k int) []float64 {
 		W[2*k], W[2*k+1] = 0.5, 0.5 // a tie: the lower index
 	}
 	return W
-}
-
-// checkMembershipRecords checks that rec holds rows [row, row+rec.NumRows())
-// of W with the columns of MembershipSchema(k), bit for bit.
-func checkMembershipRecords(t *testing.T, rec arrow.RecordBatch, W []float64, row, k int) {
-	t.Helper()
-	if !rec.Schema().Equal(MembershipSchema(k)) {
-		t.Fatalf("schema %v, want %v", rec.Schema(), MembershipSchema(k))
-	}
-	m := int(rec.NumRows())
-	for c := range rec.NumCols() {
-		if rec.Column(int(c)).NullN() != 0 {
-			t.Fatalf("column %s has nulls", rec.ColumnName(int(c)))
-		}
-	}
-	id := rec.Column(0).(*array.Int64)
-	for i := range m {
-		if id.Value(i) != int64(row+i) {
-			t.Fatalf("row %d has id %d", row+i, id.Value(i))
-		}
-	}
-	for j := range k {
-		col := rec.Column(1 + j).(*array.Float64)
-		for i := range m {
-			if math.Float64bits(col.Value(i)) != math.Float64bits(W[(row+i)*k+j]) {
-				t.Fatalf("row %d w%d = %v, wrote %v", row+i, j+1, col.Value(i), W[(row+i)*k+j])
-			}
-		}
-	}
-	cl := rec.Column(k + 1).(*array.Int32)
-	for i := range m {
-		if want := Argmax(W[(row+i)*k : (row+i+1)*k]); int(cl.Value(i)) != want {
-			t.Fatalf("row %d cluster %d, want %d", row+i, cl.Value(i), want)
-		}
-	}
 }
 
 // TestMembershipArrowRoundTrip writes memberships as an Arrow IPC file and
@@ -93,7 +58,10 @@ func TestMembershipArrowRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkMembershipRecords(t, rec, W, row, tc.k)
+				if !rec.Schema().Equal(MembershipSchema(tc.k)) {
+					t.Fatalf("batch %d: schema %v, want %v", b, rec.Schema(), MembershipSchema(tc.k))
+				}
+				arrowtest.CheckMembership(t, rec, W, row, tc.k, Argmax)
 				row += int(rec.NumRows())
 			}
 			if row != tc.n {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,54 +12,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/ssnmf/ssnmf/store/internal/arrowtest"
 )
-
-// null marks a missing value in the string lists of column.
-const null = "<null>"
-
-// col is a named column of a test record batch.
-type col struct {
-	name string
-	typ  arrow.DataType
-	vals []string // parsed by the builder's AppendValueFromString; null for a null
-}
-
-// record builds a record batch of the columns, which must have equal lengths.
-func record(t testing.TB, cols ...col) arrow.RecordBatch {
-	t.Helper()
-	fields := make([]arrow.Field, len(cols))
-	arrs := make([]arrow.Array, len(cols))
-	for j, c := range cols {
-		fields[j] = arrow.Field{Name: c.name, Type: c.typ, Nullable: true}
-		b := array.NewBuilder(memory.DefaultAllocator, c.typ)
-		for _, v := range c.vals {
-			if v == null {
-				b.AppendNull()
-			} else if err := b.AppendValueFromString(v); err != nil {
-				t.Fatalf("column %s: %q: %v", c.name, v, err)
-			}
-		}
-		arrs[j] = b.NewArray()
-		b.Release()
-	}
-	rows := 0
-	if len(cols) > 0 {
-		rows = len(cols[0].vals)
-	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(rows))
-}
-
-// split cuts every column of cols after row at, making two batches.
-func split(cols []col, at int) (a, b []col) {
-	for _, c := range cols {
-		a = append(a, col{c.name, c.typ, c.vals[:at]})
-		b = append(b, col{c.name, c.typ, c.vals[at:]})
-	}
-	return a, b
-}
 
 // arrowBytes encodes batches, which share a schema, as an IPC file or
 // stream.
@@ -93,28 +48,24 @@ func arrowBytes(t testing.TB, stream bool, batches ...arrow.RecordBatch) []byte 
 }
 
 // goodColumns is testdata/good.csv as columns.
-func goodColumns() []col {
-	return []col{
-		{"f1", arrow.PrimitiveTypes.Float64, []string{"5.1", "4.9", "7.0", "6.4", "6.3", "5.8"}},
-		{"f2", arrow.PrimitiveTypes.Float64, []string{"3.5", "3.0", "3.2", "3.2", "3.3", "2.7"}},
-		{"f3", arrow.PrimitiveTypes.Float64, []string{"1.4", "1.4", "4.7", "4.5", "6.0", "5.1"}},
-		{"label", arrow.BinaryTypes.String, []string{"setosa", "setosa", "versicolor", "versicolor", "virginica", "virginica"}},
+func goodColumns() []arrowtest.Column {
+	return []arrowtest.Column{
+		{Name: "f1", Type: arrow.PrimitiveTypes.Float64, Vals: []string{"5.1", "4.9", "7.0", "6.4", "6.3", "5.8"}},
+		{Name: "f2", Type: arrow.PrimitiveTypes.Float64, Vals: []string{"3.5", "3.0", "3.2", "3.2", "3.3", "2.7"}},
+		{Name: "f3", Type: arrow.PrimitiveTypes.Float64, Vals: []string{"1.4", "1.4", "4.7", "4.5", "6.0", "5.1"}},
+		{Name: "label", Type: arrow.BinaryTypes.String, Vals: []string{"setosa", "setosa", "versicolor", "versicolor", "virginica", "virginica"}},
 	}
 }
 
 // writeArrow writes the columns, split into two batches after row at, as an
 // IPC file or stream in a temporary directory and returns its path.
-func writeArrow(t *testing.T, stream bool, cols []col, at int) string {
+func writeArrow(t *testing.T, stream bool, cols []arrowtest.Column, at int) string {
 	t.Helper()
-	a, b := split(cols, at)
-	ra, rb := record(t, a...), record(t, b...)
+	ra := arrowtest.Record(t, arrowtest.Rows(cols, 0, at)...)
+	rb := arrowtest.Record(t, arrowtest.Rows(cols, at, len(cols[0].Vals))...)
 	defer ra.Release()
 	defer rb.Release()
-	path := filepath.Join(t.TempDir(), "data.arrow")
-	if err := os.WriteFile(path, arrowBytes(t, stream, ra, rb), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return arrowtest.WriteFile(t, "data.arrow", arrowBytes(t, stream, ra, rb))
 }
 
 // sameTable compares tables, ignoring where the features are kept.
@@ -130,18 +81,18 @@ func sameTable(t *testing.T, got, want *Table) {
 // TestReadArrow reads the same data as testdata/good.csv from IPC files and
 // streams, in memory and mapped, and other column types and selections.
 func TestReadArrow(t *testing.T) {
-	ints := []col{
-		{"i8", arrow.PrimitiveTypes.Int8, []string{"-128", "127", "0"}},
-		{"i16", arrow.PrimitiveTypes.Int16, []string{"-32768", "1", "2"}},
-		{"i32", arrow.PrimitiveTypes.Int32, []string{"7", "-7", "0"}},
-		{"i64", arrow.PrimitiveTypes.Int64, []string{"9007199254740993", "-1", "5"}},
-		{"u8", arrow.PrimitiveTypes.Uint8, []string{"255", "0", "1"}},
-		{"u16", arrow.PrimitiveTypes.Uint16, []string{"65535", "0", "1"}},
-		{"u32", arrow.PrimitiveTypes.Uint32, []string{"4294967295", "0", "1"}},
-		{"u64", arrow.PrimitiveTypes.Uint64, []string{"18446744073709551615", "0", "1"}},
-		{"h", arrow.FixedWidthTypes.Float16, []string{"0.5", "-2", "65504"}},
-		{"s", arrow.PrimitiveTypes.Float32, []string{"0.1", "-3.5", "1e30"}},
-		{"label", arrow.PrimitiveTypes.Int64, []string{"10", "2", "10"}},
+	ints := []arrowtest.Column{
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Vals: []string{"-128", "127", "0"}},
+		{Name: "i16", Type: arrow.PrimitiveTypes.Int16, Vals: []string{"-32768", "1", "2"}},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Vals: []string{"7", "-7", "0"}},
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Vals: []string{"9007199254740993", "-1", "5"}},
+		{Name: "u8", Type: arrow.PrimitiveTypes.Uint8, Vals: []string{"255", "0", "1"}},
+		{Name: "u16", Type: arrow.PrimitiveTypes.Uint16, Vals: []string{"65535", "0", "1"}},
+		{Name: "u32", Type: arrow.PrimitiveTypes.Uint32, Vals: []string{"4294967295", "0", "1"}},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64, Vals: []string{"18446744073709551615", "0", "1"}},
+		{Name: "h", Type: arrow.FixedWidthTypes.Float16, Vals: []string{"0.5", "-2", "65504"}},
+		{Name: "s", Type: arrow.PrimitiveTypes.Float32, Vals: []string{"0.1", "-3.5", "1e30"}},
+		{Name: "label", Type: arrow.PrimitiveTypes.Int64, Vals: []string{"10", "2", "10"}},
 	}
 	intsWant := &Table{
 		Features: []float64{
@@ -157,7 +108,7 @@ func TestReadArrow(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		cols   []col
+		cols   []arrowtest.Column
 		at     int // first batch holds rows [0, at)
 		opt    TableOptions
 		want   *Table
@@ -190,19 +141,19 @@ func TestReadArrow(t *testing.T) {
 		},
 		{
 			name: "dictionary labels",
-			cols: []col{
-				{"x", arrow.PrimitiveTypes.Float64, []string{"1", "2", "3"}},
-				{"label", &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, []string{"b", "a", "b"}},
+			cols: []arrowtest.Column{
+				{Name: "x", Type: arrow.PrimitiveTypes.Float64, Vals: []string{"1", "2", "3"}},
+				{Name: "label", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, Vals: []string{"b", "a", "b"}},
 			},
 			at: 1, stream: true,
 			want: &Table{Features: []float64{1, 2, 3}, N: 3, P: 1, Names: []string{"x"}, Labels: []int{1, 0, 1}, Classes: []string{"a", "b"}, LabelName: "label"},
 		},
 		{
 			name: "float labels and large strings",
-			cols: []col{
-				{"x", arrow.BinaryTypes.LargeString, []string{"u", "v", "w"}},
-				{"y", arrow.PrimitiveTypes.Float64, []string{"1", "2", "3"}},
-				{"label", arrow.PrimitiveTypes.Float32, []string{"1", "0", "1"}},
+			cols: []arrowtest.Column{
+				{Name: "x", Type: arrow.BinaryTypes.LargeString, Vals: []string{"u", "v", "w"}},
+				{Name: "y", Type: arrow.PrimitiveTypes.Float64, Vals: []string{"1", "2", "3"}},
+				{Name: "label", Type: arrow.PrimitiveTypes.Float32, Vals: []string{"1", "0", "1"}},
 			},
 			at: 2, opt: TableOptions{Features: []string{"y"}},
 			want: &Table{Features: []float64{1, 2, 3}, N: 3, P: 1, Names: []string{"y"}, Labels: []int{1, 0, 1}, Classes: []string{"0", "1"}, LabelName: "label"},
@@ -268,41 +219,41 @@ func TestReadArrowErrors(t *testing.T) {
 	f64 := arrow.PrimitiveTypes.Float64
 	str := arrow.BinaryTypes.String
 	good := goodColumns()
-	withCol := func(j int, c col) []col {
+	withCol := func(j int, c arrowtest.Column) []arrowtest.Column {
 		cols := slices.Clone(good)
 		cols[j] = c
 		return cols
 	}
 	tests := []struct {
 		name    string
-		cols    []col
+		cols    []arrowtest.Column
 		opt     TableOptions
 		wantErr string // substring of the error
 		row     int    // row index the error must name, -1 for none
 		column  string // column the error must name, "" for none
 	}{
-		{name: "null feature in the second batch", cols: withCol(1, col{"f2", f64, []string{"1", "2", "3", "4", null, "6"}}), wantErr: "null value", row: 4, column: "f2"},
-		{name: "NaN", cols: withCol(0, col{"f1", f64, []string{"NaN", "2", "3", "4", "5", "6"}}), wantErr: "NaN is not a finite number", row: 0, column: "f1"},
-		{name: "Inf", cols: withCol(2, col{"f3", arrow.PrimitiveTypes.Float32, []string{"1", "2", "-Inf", "4", "5", "6"}}), wantErr: "-Inf is not a finite number", row: 2, column: "f3"},
-		{name: "null label", cols: withCol(3, col{"label", str, []string{"a", "b", "c", "d", "e", null}}), wantErr: "null label", row: 5, column: "label"},
-		{name: "empty label", cols: withCol(3, col{"label", str, []string{"a", " ", "c", "d", "e", "f"}}), wantErr: "empty label", row: 1, column: "label"},
-		{name: "NaN label", cols: withCol(3, col{"label", f64, []string{"1", "2", "3", "NaN", "5", "6"}}), wantErr: "NaN is not a finite label", row: 3, column: "label"},
-		{name: "string feature", cols: withCol(1, col{"f2", str, []string{"a", "b", "c", "d", "e", "f"}}), wantErr: "type utf8 is not numeric; choose the feature columns with -features", row: -1, column: "f2"},
-		{name: "bool feature", cols: withCol(1, col{"f2", arrow.FixedWidthTypes.Boolean, []string{"true", "false", "true", "true", "true", "true"}}), wantErr: "type bool is not numeric", row: -1, column: "f2"},
-		{name: "bool label", cols: withCol(3, col{"label", arrow.FixedWidthTypes.Boolean, []string{"true", "false", "true", "true", "true", "true"}}), wantErr: `label column "label": type bool is not supported`, row: -1},
+		{name: "null feature in the second batch", cols: withCol(1, arrowtest.Column{Name: "f2", Type: f64, Vals: []string{"1", "2", "3", "4", arrowtest.Null, "6"}}), wantErr: "null value", row: 4, column: "f2"},
+		{name: "NaN", cols: withCol(0, arrowtest.Column{Name: "f1", Type: f64, Vals: []string{"NaN", "2", "3", "4", "5", "6"}}), wantErr: "NaN is not a finite number", row: 0, column: "f1"},
+		{name: "Inf", cols: withCol(2, arrowtest.Column{Name: "f3", Type: arrow.PrimitiveTypes.Float32, Vals: []string{"1", "2", "-Inf", "4", "5", "6"}}), wantErr: "-Inf is not a finite number", row: 2, column: "f3"},
+		{name: "null label", cols: withCol(3, arrowtest.Column{Name: "label", Type: str, Vals: []string{"a", "b", "c", "d", "e", arrowtest.Null}}), wantErr: "null label", row: 5, column: "label"},
+		{name: "empty label", cols: withCol(3, arrowtest.Column{Name: "label", Type: str, Vals: []string{"a", " ", "c", "d", "e", "f"}}), wantErr: "empty label", row: 1, column: "label"},
+		{name: "NaN label", cols: withCol(3, arrowtest.Column{Name: "label", Type: f64, Vals: []string{"1", "2", "3", "NaN", "5", "6"}}), wantErr: "NaN is not a finite label", row: 3, column: "label"},
+		{name: "string feature", cols: withCol(1, arrowtest.Column{Name: "f2", Type: str, Vals: []string{"a", "b", "c", "d", "e", "f"}}), wantErr: "type utf8 is not numeric; choose the feature columns with -features", row: -1, column: "f2"},
+		{name: "bool feature", cols: withCol(1, arrowtest.Column{Name: "f2", Type: arrow.FixedWidthTypes.Boolean, Vals: []string{"true", "false", "true", "true", "true", "true"}}), wantErr: "type bool is not numeric", row: -1, column: "f2"},
+		{name: "bool label", cols: withCol(3, arrowtest.Column{Name: "label", Type: arrow.FixedWidthTypes.Boolean, Vals: []string{"true", "false", "true", "true", "true", "true"}}), wantErr: `label column "label": type bool is not supported`, row: -1},
 		{name: "unknown feature", cols: good, opt: TableOptions{Features: []string{"f9"}}, wantErr: `unknown feature column "f9"; available columns: "f1", "f2", "f3", "label"`, row: -1},
 		{name: "unknown label", cols: good, opt: TableOptions{Label: "y"}, wantErr: `unknown label column "y"`, row: -1},
 		{name: "label as feature", cols: good, opt: TableOptions{Features: []string{"label"}}, wantErr: `column "label" is the label column`, row: -1},
-		{name: "duplicate column", cols: withCol(2, col{"f1", f64, []string{"1", "2", "3", "4", "5", "6"}}), wantErr: `duplicate column name "f1" (columns 1 and 3)`, row: -1},
-		{name: "empty column name", cols: withCol(2, col{"", f64, []string{"1", "2", "3", "4", "5", "6"}}), wantErr: "column 3 has an empty name", row: -1},
-		{name: "no rows", cols: []col{{"x", f64, nil}}, wantErr: "no data rows", row: -1},
+		{name: "duplicate column", cols: withCol(2, arrowtest.Column{Name: "f1", Type: f64, Vals: []string{"1", "2", "3", "4", "5", "6"}}), wantErr: `duplicate column name "f1" (columns 1 and 3)`, row: -1},
+		{name: "empty column name", cols: withCol(2, arrowtest.Column{Name: "", Type: f64, Vals: []string{"1", "2", "3", "4", "5", "6"}}), wantErr: "column 3 has an empty name", row: -1},
+		{name: "no rows", cols: []arrowtest.Column{{Name: "x", Type: f64, Vals: nil}}, wantErr: "no data rows", row: -1},
 		{name: "only a label", cols: good[3:], wantErr: "no feature columns", row: -1},
 	}
 	for _, tt := range tests {
 		for _, stream := range []bool{false, true} {
 			name := tt.name + map[bool]string{false: " (file)", true: " (stream)"}[stream]
 			t.Run(name, func(t *testing.T) {
-				path := writeArrow(t, stream, tt.cols, min(3, len(tt.cols[0].vals)))
+				path := writeArrow(t, stream, tt.cols, min(3, len(tt.cols[0].Vals)))
 				opt := tt.opt
 				opt.MapDir = t.TempDir()
 				got, err := ReadArrow(path, opt)
@@ -343,7 +294,7 @@ func checkError(t *testing.T, err error, name, want, column string) {
 
 // TestReadArrowBadFiles checks damaged and foreign files.
 func TestReadArrowBadFiles(t *testing.T) {
-	rec := record(t, goodColumns()...)
+	rec := arrowtest.Record(t, goodColumns()...)
 	defer rec.Release()
 	file := arrowBytes(t, false, rec)
 	stream := arrowBytes(t, true, rec)
@@ -361,10 +312,7 @@ func TestReadArrowBadFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "data.arrow")
-			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := arrowtest.WriteFile(t, "data.arrow", tt.data)
 			got, err := ReadArrow(path, TableOptions{})
 			if err == nil {
 				t.Fatalf("succeeded with %+v, want error containing %q", got, tt.wantErr)
@@ -381,15 +329,16 @@ func TestReadArrowBadFiles(t *testing.T) {
 // that errors are one line naming the input, and that every table they
 // return is consistent.
 func FuzzReadArrow(f *testing.F) {
-	rec := record(f, goodColumns()...)
+	good := goodColumns()
+	rec := arrowtest.Record(f, good...)
 	defer rec.Release()
-	a, b := split(goodColumns(), 2)
-	ra, rb := record(f, a...), record(f, b...)
+	ra := arrowtest.Record(f, arrowtest.Rows(good, 0, 2)...)
+	rb := arrowtest.Record(f, arrowtest.Rows(good, 2, len(good[0].Vals))...)
 	defer ra.Release()
 	defer rb.Release()
-	ints := record(f,
-		col{"x", arrow.PrimitiveTypes.Int32, []string{"1", null, "3"}},
-		col{"label", &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, []string{"b", "a", null}})
+	ints := arrowtest.Record(f,
+		arrowtest.Column{Name: "x", Type: arrow.PrimitiveTypes.Int32, Vals: []string{"1", arrowtest.Null, "3"}},
+		arrowtest.Column{Name: "label", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, Vals: []string{"b", "a", arrowtest.Null}})
 	defer ints.Release()
 	for _, stream := range []bool{false, true} {
 		f.Add(arrowBytes(f, stream, rec))
@@ -409,37 +358,14 @@ func FuzzReadArrow(f *testing.F) {
 	})
 }
 
-// benchmarkColumns returns rows rows of 16 float64 features and an int32
-// label, as columns.
-func benchmarkColumns(rows int) []col {
-	cols := make([]col, 17)
-	for j := range 16 {
-		vals := make([]string, rows)
-		for i := range vals {
-			vals[i] = strconv.FormatFloat(float64(i*16+j)/7, 'g', -1, 64)
-		}
-		cols[j] = col{"f" + strconv.Itoa(j), arrow.PrimitiveTypes.Float64, vals}
-	}
-	labels := make([]string, rows)
-	for i := range labels {
-		labels[i] = strconv.Itoa(i % 10)
-	}
-	cols[16] = col{"label", arrow.PrimitiveTypes.Int32, labels}
-	return cols
-}
-
 // BenchmarkReadArrow reads an in-memory IPC file of 16 features in batches
 // of 65,536 rows, into a mapped features file.
 func BenchmarkReadArrow(b *testing.B) {
 	const rows = 1 << 18
-	cols := benchmarkColumns(rows)
+	cols := arrowtest.BenchmarkColumns(rows)
 	var batches []arrow.RecordBatch
 	for lo := 0; lo < rows; lo += 1 << 16 {
-		part := make([]col, len(cols))
-		for j, c := range cols {
-			part[j] = col{c.name, c.typ, c.vals[lo : lo+1<<16]}
-		}
-		batches = append(batches, record(b, part...))
+		batches = append(batches, arrowtest.Record(b, arrowtest.Rows(cols, lo, lo+1<<16)...))
 	}
 	data := arrowBytes(b, false, batches...)
 	dir := b.TempDir()

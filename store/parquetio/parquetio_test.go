@@ -5,8 +5,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -20,46 +18,16 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/internal/arrowtest"
 )
-
-// null marks a missing value in the string lists of col.
-const null = "<null>"
-
-// col is a named column of a test record batch.
-type col struct {
-	name string
-	typ  arrow.DataType
-	vals []string // parsed by the builder's AppendValueFromString; null for a null
-}
-
-// record builds a record batch of rows [lo, hi) of the columns.
-func record(t testing.TB, cols []col, lo, hi int) arrow.RecordBatch {
-	t.Helper()
-	fields := make([]arrow.Field, len(cols))
-	arrs := make([]arrow.Array, len(cols))
-	for j, c := range cols {
-		fields[j] = arrow.Field{Name: c.name, Type: c.typ, Nullable: true}
-		b := array.NewBuilder(memory.DefaultAllocator, c.typ)
-		for _, v := range c.vals[lo:hi] {
-			if v == null {
-				b.AppendNull()
-			} else if err := b.AppendValueFromString(v); err != nil {
-				t.Fatalf("column %s: %q: %v", c.name, v, err)
-			}
-		}
-		arrs[j] = b.NewArray()
-		b.Release()
-	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(hi-lo))
-}
 
 // parquetBytes writes the columns as a Parquet file whose first row group
 // holds rows [0, at) and the second the rest.
-func parquetBytes(t testing.TB, cols []col, at int) []byte {
+func parquetBytes(t testing.TB, cols []arrowtest.Column, at int) []byte {
 	t.Helper()
-	n := len(cols[0].vals)
+	n := len(cols[0].Vals)
 	var buf bytes.Buffer
-	first := record(t, cols, 0, at)
+	first := arrowtest.Record(t, arrowtest.Rows(cols, 0, at)...)
 	defer first.Release()
 	w, err := NewWriter(&buf, first.Schema())
 	if err != nil {
@@ -69,7 +37,7 @@ func parquetBytes(t testing.TB, cols []col, at int) []byte {
 		if r[0] == r[1] {
 			continue
 		}
-		rec := record(t, cols, r[0], r[1])
+		rec := arrowtest.Record(t, arrowtest.Rows(cols, r[0], r[1])...)
 		err := w.Write(rec)
 		rec.Release()
 		if err != nil {
@@ -83,23 +51,19 @@ func parquetBytes(t testing.TB, cols []col, at int) []byte {
 }
 
 // writeParquet writes the columns to a file in a temporary directory.
-func writeParquet(t *testing.T, cols []col, at int) string {
+func writeParquet(t *testing.T, cols []arrowtest.Column, at int) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "data.parquet")
-	if err := os.WriteFile(path, parquetBytes(t, cols, at), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return arrowtest.WriteFile(t, "data.parquet", parquetBytes(t, cols, at))
 }
 
 // goodColumns is store/testdata/good.csv with an extra string column.
-func goodColumns() []col {
-	return []col{
-		{"name", arrow.BinaryTypes.String, []string{"a", "b", "c", "d", "e", "f"}},
-		{"f1", arrow.PrimitiveTypes.Float64, []string{"5.1", "4.9", "7.0", "6.4", "6.3", "5.8"}},
-		{"f2", arrow.PrimitiveTypes.Float32, []string{"3.5", "3.0", "3.25", "3.25", "3.5", "2.75"}},
-		{"f3", arrow.PrimitiveTypes.Int32, []string{"1", "1", "4", "4", "6", "5"}},
-		{"label", arrow.BinaryTypes.String, []string{"setosa", "setosa", "versicolor", "versicolor", "virginica", "virginica"}},
+func goodColumns() []arrowtest.Column {
+	return []arrowtest.Column{
+		{Name: "name", Type: arrow.BinaryTypes.String, Vals: []string{"a", "b", "c", "d", "e", "f"}},
+		{Name: "f1", Type: arrow.PrimitiveTypes.Float64, Vals: []string{"5.1", "4.9", "7.0", "6.4", "6.3", "5.8"}},
+		{Name: "f2", Type: arrow.PrimitiveTypes.Float32, Vals: []string{"3.5", "3.0", "3.25", "3.25", "3.5", "2.75"}},
+		{Name: "f3", Type: arrow.PrimitiveTypes.Int32, Vals: []string{"1", "1", "4", "4", "6", "5"}},
+		{Name: "label", Type: arrow.BinaryTypes.String, Vals: []string{"setosa", "setosa", "versicolor", "versicolor", "virginica", "virginica"}},
 	}
 }
 
@@ -120,7 +84,7 @@ func TestRead(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		cols []col
+		cols []arrowtest.Column
 		at   int
 		opt  store.TableOptions
 		want *store.Table
@@ -142,9 +106,9 @@ func TestRead(t *testing.T) {
 		},
 		{
 			name: "integer labels, no label default",
-			cols: []col{
-				{"x", arrow.PrimitiveTypes.Int64, []string{"1", "2", "3"}},
-				{"y", arrow.PrimitiveTypes.Uint8, []string{"10", "2", "10"}},
+			cols: []arrowtest.Column{
+				{Name: "x", Type: arrow.PrimitiveTypes.Int64, Vals: []string{"1", "2", "3"}},
+				{Name: "y", Type: arrow.PrimitiveTypes.Uint8, Vals: []string{"10", "2", "10"}},
 			},
 			at: 1, opt: store.TableOptions{Label: "y"},
 			want: &store.Table{Features: []float64{1, 2, 3}, N: 3, P: 1, Names: []string{"x"}, Labels: []int{1, 0, 1}, Classes: []string{"2", "10"}, LabelName: "y"},
@@ -189,7 +153,11 @@ func TestReadManyBatches(t *testing.T) {
 		x[i], y[i], lab[i] = strconv.FormatFloat(a, 'g', -1, 64), strconv.Itoa(b), strconv.Itoa(i%7)
 		want = append(want, a, float64(b))
 	}
-	cols := []col{{"x", arrow.PrimitiveTypes.Float64, x}, {"y", arrow.PrimitiveTypes.Int16, y}, {"label", arrow.PrimitiveTypes.Int32, lab}}
+	cols := []arrowtest.Column{
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Vals: x},
+		{Name: "y", Type: arrow.PrimitiveTypes.Int16, Vals: y},
+		{Name: "label", Type: arrow.PrimitiveTypes.Int32, Vals: lab},
+	}
 	path := writeParquet(t, cols, BatchRows+17)
 	tab, err := Read(path, store.TableOptions{MapDir: t.TempDir()})
 	if err != nil {
@@ -208,7 +176,7 @@ func TestReadManyBatches(t *testing.T) {
 
 func TestReadErrors(t *testing.T) {
 	f64 := arrow.PrimitiveTypes.Float64
-	with := func(j int, c col) []col {
+	with := func(j int, c arrowtest.Column) []arrowtest.Column {
 		cols := goodColumns()
 		cols[j] = c
 		return cols
@@ -216,22 +184,22 @@ func TestReadErrors(t *testing.T) {
 	feats := store.TableOptions{Features: []string{"f1", "f2", "f3"}}
 	tests := []struct {
 		name    string
-		cols    []col
+		cols    []arrowtest.Column
 		opt     store.TableOptions
 		wantErr string
 	}{
-		{name: "null in the second row group", cols: with(1, col{"f1", f64, []string{"1", "2", "3", "4", null, "6"}}), opt: feats, wantErr: `row index 4: column "f1": null value`},
-		{name: "NaN", cols: with(1, col{"f1", f64, []string{"1", "NaN", "3", "4", "5", "6"}}), opt: feats, wantErr: `row index 1: column "f1": NaN is not a finite number`},
-		{name: "Inf", cols: with(2, col{"f2", arrow.PrimitiveTypes.Float32, []string{"1", "2", "3", "4", "5", "+Inf"}}), opt: feats, wantErr: `row index 5: column "f2": +Inf is not a finite number`},
-		{name: "null label", cols: with(4, col{"label", arrow.BinaryTypes.String, []string{"a", null, "b", "c", "d", "e"}}), opt: feats, wantErr: `row index 1: column "label": null label`},
+		{name: "null in the second row group", cols: with(1, arrowtest.Column{Name: "f1", Type: f64, Vals: []string{"1", "2", "3", "4", arrowtest.Null, "6"}}), opt: feats, wantErr: `row index 4: column "f1": null value`},
+		{name: "NaN", cols: with(1, arrowtest.Column{Name: "f1", Type: f64, Vals: []string{"1", "NaN", "3", "4", "5", "6"}}), opt: feats, wantErr: `row index 1: column "f1": NaN is not a finite number`},
+		{name: "Inf", cols: with(2, arrowtest.Column{Name: "f2", Type: arrow.PrimitiveTypes.Float32, Vals: []string{"1", "2", "3", "4", "5", "+Inf"}}), opt: feats, wantErr: `row index 5: column "f2": +Inf is not a finite number`},
+		{name: "null label", cols: with(4, arrowtest.Column{Name: "label", Type: arrow.BinaryTypes.String, Vals: []string{"a", arrowtest.Null, "b", "c", "d", "e"}}), opt: feats, wantErr: `row index 1: column "label": null label`},
 		{name: "string column as a feature", cols: goodColumns(), wantErr: `column "name": type utf8 is not numeric; choose the feature columns with -features`},
-		{name: "list column", cols: with(0, col{"name", arrow.ListOf(f64), []string{"[1]", "[2]", "[3]", "[4]", "[5]", "[6]"}}), wantErr: `column "name": type list<element: float64, nullable> is not numeric`},
+		{name: "list column", cols: with(0, arrowtest.Column{Name: "name", Type: arrow.ListOf(f64), Vals: []string{"[1]", "[2]", "[3]", "[4]", "[5]", "[6]"}}), wantErr: `column "name": type list<element: float64, nullable> is not numeric`},
 		{name: "unknown column", cols: goodColumns(), opt: store.TableOptions{Features: []string{"f4"}}, wantErr: `unknown feature column "f4"; available columns: "name", "f1", "f2", "f3", "label"`},
-		{name: "no rows", cols: []col{{"x", f64, nil}}, wantErr: "no data rows"},
+		{name: "no rows", cols: []arrowtest.Column{{Name: "x", Type: f64, Vals: nil}}, wantErr: "no data rows"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeParquet(t, tt.cols, min(3, len(tt.cols[0].vals)))
+			path := writeParquet(t, tt.cols, min(3, len(tt.cols[0].Vals)))
 			got, err := Read(path, tt.opt)
 			if err == nil {
 				t.Fatalf("succeeded with %+v, want error containing %q", got, tt.wantErr)
@@ -252,10 +220,7 @@ func TestReadErrors(t *testing.T) {
 		{name: "cut in the data", data: append(slices.Clone(good[:40]), good[len(good)-200:]...), wantErr: "data.parquet: "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "data.parquet")
-			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := arrowtest.WriteFile(t, "data.parquet", tt.data)
 			got, err := Read(path, store.TableOptions{Features: []string{"f1"}})
 			if err == nil {
 				t.Fatalf("succeeded with %+v, want error containing %q", got, tt.wantErr)
@@ -331,24 +296,8 @@ func TestWriteMembership(t *testing.T) {
 			row := 0
 			for tr.Next() {
 				rec := tr.RecordBatch()
-				m := int(rec.NumRows())
-				id := rec.Column(0).(*array.Int64)
-				cl := rec.Column(tc.k + 1).(*array.Int32)
-				for i := range m {
-					r := row + i
-					if id.Value(i) != int64(r) {
-						t.Fatalf("row %d: id %d", r, id.Value(i))
-					}
-					for j := range tc.k {
-						if v := rec.Column(1 + j).(*array.Float64).Value(i); math.Float64bits(v) != math.Float64bits(W[r*tc.k+j]) {
-							t.Fatalf("row %d w%d = %v, wrote %v", r, j+1, v, W[r*tc.k+j])
-						}
-					}
-					if want := store.Argmax(W[r*tc.k : (r+1)*tc.k]); int(cl.Value(i)) != want {
-						t.Fatalf("row %d: cluster %d, want %d", r, cl.Value(i), want)
-					}
-				}
-				row += m
+				arrowtest.CheckMembership(t, rec, W, row, tc.k, store.Argmax)
+				row += int(rec.NumRows())
 			}
 		})
 	}
@@ -398,20 +347,7 @@ func FuzzReadFrom(f *testing.F) {
 // label into a mapped features file.
 func BenchmarkRead(b *testing.B) {
 	const rows = 1 << 18
-	cols := make([]col, 17)
-	for j := range 16 {
-		vals := make([]string, rows)
-		for i := range vals {
-			vals[i] = strconv.FormatFloat(float64(i*16+j)/7, 'g', -1, 64)
-		}
-		cols[j] = col{"f" + strconv.Itoa(j), arrow.PrimitiveTypes.Float64, vals}
-	}
-	labels := make([]string, rows)
-	for i := range labels {
-		labels[i] = strconv.Itoa(i % 10)
-	}
-	cols[16] = col{"label", arrow.PrimitiveTypes.Int32, labels}
-	data := parquetBytes(b, cols, rows/2)
+	data := parquetBytes(b, arrowtest.BenchmarkColumns(rows), rows/2)
 	dir := b.TempDir()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
