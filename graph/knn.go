@@ -1,0 +1,301 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/ssnmf/ssnmf/internal/ordered"
+)
+
+// DefaultNeighbors is the number of neighbours of KNNOptions when
+// Neighbors is 0, the row itself included.
+const DefaultNeighbors = 30
+
+// SigmaNeighbor is the neighbour whose distance is a row's scale σ_i in
+// the self-tuning weights: the 7th nearest other row (Zelnik-Manor &
+// Perona).
+const SigmaNeighbor = 7
+
+// Weights says how the kNN graph weighs an edge.
+type Weights int
+
+const (
+	// Connectivity weighs every edge 1.
+	Connectivity Weights = iota
+	// SelfTuning weighs the edge of rows i and j exp(-d²/(σ_i σ_j)), with
+	// σ_i the distance of row i to its SigmaNeighbor-th nearest other row
+	// (the farthest it has, with fewer neighbours), floored at 1e-3 times
+	// the median of the positive σ (1 if there is none), so that duplicated
+	// rows cannot make it 0.
+	SelfTuning
+)
+
+var weightNames = [...]string{Connectivity: "connectivity", SelfTuning: "self-tuning"}
+
+// String returns the name as the command line spells it.
+func (w Weights) String() string {
+	if w >= 0 && int(w) < len(weightNames) {
+		return weightNames[w]
+	}
+	return fmt.Sprintf("Weights(%d)", int(w))
+}
+
+// ParseWeights returns the weights named s.
+func ParseWeights(s string) (Weights, error) {
+	for i, name := range weightNames {
+		if s == name {
+			return Weights(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown weights %q (want connectivity or self-tuning)", s)
+}
+
+// KNNOptions shape a kNN graph.
+type KNNOptions struct {
+	// Neighbors is M, the number of neighbours of a row, the row itself
+	// included (cut to n); DefaultNeighbors if 0.
+	Neighbors int
+	Weights   Weights
+	// BlockSize is the edge of the distance tiles; 256 if 0. Workers is
+	// the number of goroutines; 1 if 0. Neither changes the graph.
+	BlockSize, Workers int
+}
+
+// KNN returns the symmetrized M-nearest-neighbour graph of the n rows of x
+// (n×p, row-major) in Euclidean distance:
+//
+//	P = W ∘ (C + Cᵀ)/2,
+//
+// where C_ij = 1 if j is one of the M neighbours of i, and W holds the
+// weights (1, or the self-tuning exp(-d²/(σ_i σ_j))). A pair that are each
+// other's neighbours gets its full weight, a pair where only one is the
+// other's gets half of it, and P_ii = 1.
+//
+// The neighbours are exact. A row is always its own first neighbour; the
+// others are the M-1 rows nearest to it, ties (duplicated rows among them,
+// at distance 0) going to the lower index, so the graph does not depend on
+// the order of the work. The squared distances are computed once for each
+// pair, over the tiles of the upper triangle, on Workers goroutines; a row
+// keeps its best M candidates, O(n·M) memory in all, never O(n²). The
+// result has the same bits for any BlockSize and Workers.
+func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, error) {
+	m := opt.Neighbors
+	if m == 0 {
+		m = DefaultNeighbors
+	}
+	switch {
+	case n < 1 || p < 0 || len(x) != n*p:
+		return nil, fmt.Errorf("graph: kNN of %d values as %d rows of %d features", len(x), n, p)
+	case m < 1:
+		return nil, fmt.Errorf("graph: %d neighbours, want at least 1", m)
+	case opt.Weights != Connectivity && opt.Weights != SelfTuning:
+		return nil, fmt.Errorf("graph: unknown weights %v", opt.Weights)
+	case opt.BlockSize < 0 || opt.Workers < 0:
+		return nil, fmt.Errorf("graph: negative BlockSize or Workers")
+	}
+	m = min(m, n)
+	nb, err := neighbors(ctx, x, n, p, m, opt)
+	if err != nil {
+		return nil, err
+	}
+	return nb.graph(opt.Weights)
+}
+
+// best is the M best candidates of each of a set of rows, by (d², index),
+// each row's sorted ascending.
+type best struct {
+	m   int
+	d   []float64 // squared distances, m a row
+	j   []int32   // their rows
+	cnt []int32   // candidates held, at most m
+}
+
+func newBest(rows, m int) *best {
+	return &best{m: m, d: make([]float64, rows*m), j: make([]int32, rows*m), cnt: make([]int32, rows)}
+}
+
+func (b *best) reset(rows int) { clear(b.cnt[:rows]) }
+
+// offer makes (d, j) a candidate of row r if it is among the best m.
+func (b *best) offer(r int, d float64, j int32) {
+	m, c := b.m, int(b.cnt[r])
+	ds, js := b.d[r*m:r*m+m], b.j[r*m:r*m+m]
+	if c == m && !less(d, j, ds[m-1], js[m-1]) {
+		return
+	}
+	pos := sort.Search(c, func(q int) bool { return less(d, j, ds[q], js[q]) })
+	if c < m {
+		c++
+		b.cnt[r] = int32(c)
+	}
+	copy(ds[pos+1:c], ds[pos:c-1])
+	copy(js[pos+1:c], js[pos:c-1])
+	ds[pos], js[pos] = d, j
+}
+
+// less orders candidates by distance, then by row: a strict total order, so
+// that the best m do not depend on the order of the offers.
+func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
+	return d1 < d2 || d1 == d2 && j1 < j2
+}
+
+// tileTask is one tile's memory: the best candidates its rows and columns
+// offer.
+type tileTask struct {
+	rows, cols *best
+	r0, r1     int
+	c0, c1     int
+}
+
+// neighbors finds the m nearest rows of every row, itself first (offered
+// at distance -1, below every real one).
+func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*best, error) {
+	bs := opt.BlockSize
+	if bs == 0 {
+		bs = 256
+	}
+	bs = min(bs, n)
+	nb := (n + bs - 1) / bs
+	var tiles [][2]int
+	for i := range nb {
+		for j := i; j < nb; j++ {
+			tiles = append(tiles, [2]int{i, j})
+		}
+	}
+	all := newBest(n, m)
+	for i := range n {
+		all.offer(i, -1, int32(i))
+	}
+	err := ordered.Run(ctx, max(1, opt.Workers), len(tiles),
+		func() *tileTask { return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m)} },
+		func(_ context.Context, t int, tt *tileTask) error {
+			I, J := tiles[t][0], tiles[t][1]
+			tt.r0, tt.r1, tt.c0, tt.c1 = I*bs, min(n, (I+1)*bs), J*bs, min(n, (J+1)*bs)
+			tt.rows.reset(bs)
+			tt.cols.reset(bs)
+			for i := tt.r0; i < tt.r1; i++ {
+				xi := x[i*p : (i+1)*p]
+				for j := max(tt.c0, i+1); j < tt.c1; j++ {
+					d := sqDist(xi, x[j*p:(j+1)*p])
+					tt.rows.offer(i-tt.r0, d, int32(j))
+					tt.cols.offer(j-tt.c0, d, int32(i))
+				}
+			}
+			return nil
+		},
+		func(_ int, tt *tileTask) error {
+			for _, side := range []struct {
+				b      *best
+				lo, hi int
+			}{{tt.rows, tt.r0, tt.r1}, {tt.cols, tt.c0, tt.c1}} {
+				for r := side.lo; r < side.hi; r++ {
+					q := r - side.lo
+					for e := range int(side.b.cnt[q]) {
+						all.offer(r, side.b.d[q*m+e], side.b.j[q*m+e])
+					}
+				}
+			}
+			return nil
+		})
+	return all, err
+}
+
+// sqDist returns ||a - b||², the same bits for (a, b) and (b, a).
+func sqDist(a, b []float64) float64 {
+	var s float64
+	for q, v := range a {
+		t := v - b[q]
+		s += t * t
+	}
+	return s
+}
+
+// graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2.
+func (b *best) graph(w Weights) (*CSR, error) {
+	n, m := len(b.cnt), b.m
+	weight := func(i, e int) float64 { return 1 }
+	if w == SelfTuning {
+		sigma := b.sigmas()
+		weight = func(i, e int) float64 {
+			j, d := int(b.j[i*m+e]), max(b.d[i*m+e], 0)
+			return math.Exp(-d / (sigma[i] * sigma[j]))
+		}
+	}
+	// Every edge of C once from each end: row i gets (j, w/2) for its own
+	// neighbours j and for every row j that has i as a neighbour.
+	rowPtr := make([]int64, n+1)
+	for i := range n {
+		rowPtr[i+1] += int64(b.cnt[i])
+		for e := range int(b.cnt[i]) {
+			rowPtr[b.j[i*m+e]+1]++
+		}
+	}
+	for i := range n {
+		rowPtr[i+1] += rowPtr[i]
+	}
+	col := make([]int32, rowPtr[n])
+	val := make([]float64, rowPtr[n])
+	next := slices.Clone(rowPtr[:n])
+	for i := range n {
+		for e := range int(b.cnt[i]) {
+			j, v := b.j[i*m+e], weight(i, e)/2
+			col[next[i]], val[next[i]] = j, v
+			next[i]++
+			col[next[j]], val[next[j]] = int32(i), v
+			next[j]++
+		}
+	}
+	// Sort each row by column and add the two halves of mutual edges.
+	type entry struct {
+		c int32
+		v float64
+	}
+	var row []entry
+	out := int64(0)
+	for i := range n {
+		row = row[:0]
+		for e := rowPtr[i]; e < rowPtr[i+1]; e++ {
+			row = append(row, entry{col[e], val[e]})
+		}
+		slices.SortStableFunc(row, func(a, b entry) int { return cmp.Compare(a.c, b.c) })
+		rowPtr[i] = out
+		for q, en := range row {
+			if q > 0 && en.c == row[q-1].c {
+				val[out-1] += en.v
+				continue
+			}
+			col[out], val[out] = en.c, en.v
+			out++
+		}
+	}
+	rowPtr[n] = out
+	return NewCSR(rowPtr, col[:out:out], val[:out:out])
+}
+
+// sigmas returns the self-tuning scales: the distance of each row to its
+// SigmaNeighbor-th nearest other row, floored.
+func (b *best) sigmas() []float64 {
+	n, m := len(b.cnt), b.m
+	sigma := make([]float64, n)
+	var pos []float64
+	for i := range n {
+		e := min(SigmaNeighbor, int(b.cnt[i])-1) // entry 0 is the row itself
+		sigma[i] = math.Sqrt(max(b.d[i*m+e], 0))
+		if sigma[i] > 0 {
+			pos = append(pos, sigma[i])
+		}
+	}
+	floor := 1.0
+	if len(pos) > 0 {
+		slices.Sort(pos)
+		floor = 1e-3 * pos[len(pos)/2]
+	}
+	for i, s := range sigma {
+		sigma[i] = max(s, floor)
+	}
+	return sigma
+}

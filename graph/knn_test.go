@@ -1,0 +1,206 @@
+package graph
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// points returns n random rows of p features with every fifth row a copy
+// of the one before, so that ties at distance 0 occur.
+func points(n, p int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = math.Round(4*rng.NormFloat64()) / 4 // a coarse grid: ties in distance too
+		}
+		if i%5 == 4 {
+			copy(x[i*p:(i+1)*p], x[(i-1)*p:i*p])
+		}
+	}
+	return x
+}
+
+// bruteNeighbors returns the m neighbours of every row by sorting all
+// distances: the row itself first, then by distance and index.
+func bruteNeighbors(x []float64, n, p, m int) [][]int {
+	out := make([][]int, n)
+	for i := range n {
+		js := make([]int, 0, n-1)
+		for j := range n {
+			if j != i {
+				js = append(js, j)
+			}
+		}
+		d := func(j int) float64 { return sqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]) }
+		sort.SliceStable(js, func(a, b int) bool { return d(js[a]) < d(js[b]) || d(js[a]) == d(js[b]) && js[a] < js[b] })
+		out[i] = append([]int{i}, js[:m-1]...)
+	}
+	return out
+}
+
+// dense returns P as a dense matrix.
+func dense(m *CSR) []float64 {
+	n := m.N()
+	p := make([]float64, n*n)
+	for i := range n {
+		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
+			p[i*n+int(m.Col[e])] = m.Val[e]
+		}
+	}
+	return p
+}
+
+func TestKNNMatchesBruteForce(t *testing.T) {
+	const n, p = 230, 3
+	x := points(n, p, 1)
+	for _, tc := range []struct {
+		name    string
+		m       int
+		weights Weights
+		block   int
+		workers int
+	}{
+		{name: "connectivity", m: 10, block: 64, workers: 1},
+		{name: "connectivity, other tiles and workers", m: 10, block: 17, workers: 3},
+		{name: "self-tuning", m: 12, weights: SelfTuning, block: 50, workers: 2},
+		{name: "one neighbour: the row itself", m: 1, block: 64, workers: 2},
+		{name: "more neighbours than rows", m: 500, block: 100, workers: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := KNN(context.Background(), x, n, p, KNNOptions{Neighbors: tc.m, Weights: tc.weights, BlockSize: tc.block, Workers: tc.workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := min(tc.m, n)
+			nb := bruteNeighbors(x, n, p, m)
+			c := make([]float64, n*n) // the 0/1 indicator C
+			for i, js := range nb {
+				for _, j := range js {
+					c[i*n+j] = 1
+				}
+			}
+			sigma := make([]float64, n)
+			for i := range n {
+				sigma[i] = math.Sqrt(sqDist(x[i*p:(i+1)*p], x[nb[i][min(SigmaNeighbor, m-1)]*p:][:p]))
+			}
+			var pos []float64
+			for _, s := range sigma {
+				if s > 0 {
+					pos = append(pos, s)
+				}
+			}
+			floor := 1.0
+			if len(pos) > 0 {
+				slices.Sort(pos)
+				floor = 1e-3 * pos[len(pos)/2]
+			}
+			got := dense(g)
+			for i := range n {
+				for j := range n {
+					w := 1.0
+					if tc.weights == SelfTuning {
+						d := sqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
+						w = math.Exp(-d / (max(sigma[i], floor) * max(sigma[j], floor)))
+					}
+					want := w * (c[i*n+j] + c[j*n+i]) / 2
+					if math.Abs(got[i*n+j]-want) > 1e-15 {
+						t.Fatalf("P[%d][%d] = %v, want %v", i, j, got[i*n+j], want)
+					}
+				}
+				if got[i*n+i] != 1 {
+					t.Fatalf("P[%d][%d] = %v, want 1", i, i, got[i*n+i])
+				}
+			}
+		})
+	}
+}
+
+// TestKNNSameBits checks that the graph has the same bits for any tile
+// size and number of workers.
+func TestKNNSameBits(t *testing.T) {
+	const n, p = 700, 5
+	x := points(n, p, 2)
+	var first *CSR
+	for _, o := range []KNNOptions{{BlockSize: 256, Workers: 1}, {BlockSize: 33, Workers: 2}, {BlockSize: 700, Workers: 4}, {BlockSize: 1, Workers: 3}} {
+		o.Weights = SelfTuning
+		g, err := KNN(context.Background(), x, n, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = g
+			continue
+		}
+		if !slices.Equal(g.RowPtr, first.RowPtr) || !slices.Equal(g.Col, first.Col) || !slices.Equal(g.Val, first.Val) {
+			t.Errorf("block %d, %d workers: another graph", o.BlockSize, o.Workers)
+		}
+	}
+}
+
+// TestKNNDuplicates checks that identical rows give a graph with finite
+// weights: every σ is floored at 1.
+func TestKNNDuplicates(t *testing.T) {
+	const n, p = 40, 2
+	x := make([]float64, n*p) // all rows equal
+	g, err := KNN(context.Background(), x, n, p, KNNOptions{Neighbors: 5, Weights: SelfTuning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range g.Val {
+		if !(v > 0) || v > 1 {
+			t.Fatalf("weight %v, want one in (0, 1]", v)
+		}
+	}
+	// Ties go to the lower index: row 39's neighbours are itself and 0..3.
+	if got := g.Col[g.RowPtr[39]:g.RowPtr[40]]; !slices.Equal(got, []int32{0, 1, 2, 3, 39}) {
+		t.Errorf("row 39's neighbours %v, want 0 1 2 3 39", got)
+	}
+}
+
+func TestKNNErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		x    []float64
+		n, p int
+		opt  KNNOptions
+	}{
+		{name: "no rows", n: 0, p: 1},
+		{name: "short", x: make([]float64, 5), n: 3, p: 2},
+		{name: "negative neighbours", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Neighbors: -1}},
+		{name: "unknown weights", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Weights: 7}},
+		{name: "negative workers", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Workers: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := KNN(context.Background(), tc.x, tc.n, tc.p, tc.opt); err == nil {
+				t.Error("no error")
+			}
+		})
+	}
+	if _, err := ParseWeights("gaussian"); err == nil {
+		t.Error("ParseWeights(gaussian): no error")
+	}
+	for _, w := range []Weights{Connectivity, SelfTuning} {
+		if got, err := ParseWeights(w.String()); err != nil || got != w {
+			t.Errorf("ParseWeights(%q) = %v, %v", w, got, err)
+		}
+	}
+}
+
+// BenchmarkKNN builds the 30-neighbour graph of 20,000 rows of 16 features
+// and reports distance entries (all n² counted, as for a tile pass) a
+// second.
+func BenchmarkKNN(b *testing.B) {
+	const n, p = 20_000, 16
+	x := points(n, p, 3)
+	for b.Loop() {
+		if _, err := KNN(context.Background(), x, n, p, KNNOptions{Workers: 2}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
