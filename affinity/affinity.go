@@ -1,13 +1,15 @@
 // Package affinity builds the affinity matrix P of a run from what the user
 // gives: the Gaussian kernel of a table's feature rows, generated tile by
 // tile (standardized features, a bandwidth given or chosen by
-// tile.AutoBandwidth), or a tile file written by "ssnmf tiles". It is the
+// tile.AutoBandwidth), the kNN graph of the feature rows (package graph),
+// or a tile file written by "ssnmf tiles". It is the
 // one place where a kind of affinity is set up; the command and every
 // script build P through Build, and every method consumes the result as
 // an fw.Affinity.
 package affinity
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -15,6 +17,7 @@ import (
 	"strconv"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 	"github.com/ssnmf/ssnmf/tile"
@@ -43,12 +46,16 @@ type Spec struct {
 	Progress func(pass string, done, total int)
 	// Name names the features' input in error messages.
 	Name string
+	// Graph, if not nil, makes P the kNN graph of the features (the
+	// bandwidth then only serves a k-means start). BlockSize and Workers
+	// apply to its build.
+	Graph *graph.KNNOptions
 }
 
 // Built is an affinity matrix with what a run reports about it.
 type Built struct {
 	fw.Affinity              // P, for the methods
-	Engine      *tile.Engine // the engine of the tile passes
+	Engine      *tile.Engine // the engine of the tile passes; nil for a graph
 	BlockSize   int          // the tile edge in force
 	Gamma       float64      // the bandwidth of the kernel, or for a k-means start
 	GammaRule   string       // "given", how the automatic rule went, or "tile file"
@@ -56,15 +63,20 @@ type Built struct {
 	// of a tile file's header: a resumed run checks that P is the same.
 	Checksum uint32
 	file     *tilefile.File
+	graph    *graph.CSR
+	knn      graph.KNNOptions
 	p        int
 }
 
 // Build sets up P for spec. tab holds the features; it may be nil when
 // spec.File is given. The features are standardized in place if
 // spec.Standardize is set. The result must be closed.
-func Build(tab *store.Table, spec Spec) (*Built, error) {
-	if tab == nil && spec.File == "" {
+func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
+	switch {
+	case tab == nil && spec.File == "":
 		return nil, errors.New("affinity: no features and no tile file")
+	case spec.File != "" && spec.Graph != nil:
+		return nil, errors.New("affinity: a tile file and a kNN graph at once")
 	}
 	if !(spec.Gamma >= 0) || math.IsInf(spec.Gamma, 0) {
 		return nil, fmt.Errorf("affinity: gamma %v, want a finite value >= 0", spec.Gamma)
@@ -99,6 +111,8 @@ func Build(tab *store.Table, spec Spec) (*Built, error) {
 			}
 			b.GammaRule = "tile file; for the k-means start " + b.GammaRule
 		}
+	} else if spec.Graph != nil {
+		return b.buildGraph(ctx, tab, spec)
 	} else {
 		if err := b.bandwidth(tab, spec); err != nil {
 			return nil, err
@@ -113,6 +127,26 @@ func Build(tab *store.Table, spec Spec) (*Built, error) {
 	}
 	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress}
 	b.Affinity = fw.Tiled(b.Engine)
+	return b, nil
+}
+
+// buildGraph makes P the kNN graph of the features.
+func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
+	if err := b.bandwidth(tab, spec); err != nil {
+		return nil, err
+	}
+	b.GammaRule = "for the k-means start " + b.GammaRule
+	opt := *spec.Graph
+	opt.BlockSize, opt.Workers = spec.BlockSize, spec.Workers
+	g, err := graph.KNN(ctx, tab.Features, tab.N, tab.P, opt)
+	if err != nil {
+		return nil, err
+	}
+	g.Workers = spec.Workers
+	b.graph, b.knn, b.Affinity = g, opt, g
+	b.BlockSize = min(b.BlockSize, tab.N)
+	b.Checksum = crc32.Update(crc32.Checksum(store.AsBytes(tab.Features), castagnoli), castagnoli,
+		fmt.Appendf(nil, "knn %d %v", opt.Neighbors, opt.Weights))
 	return b, nil
 }
 
@@ -146,6 +180,13 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Describe says what P is, for a progress line.
 func (b *Built) Describe() string {
+	if g := b.graph; g != nil {
+		m := b.knn.Neighbors
+		if m == 0 {
+			m = graph.DefaultNeighbors
+		}
+		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %d entries)", b.p, m, b.knn.Weights, g.NNZ())
+	}
 	if f := b.file; f != nil {
 		prec := "float64"
 		if f.Float32() {
@@ -154,6 +195,24 @@ func (b *Built) Describe() string {
 		return fmt.Sprintf("P from tile file (block %d, %s)", f.Block(), prec)
 	}
 	return fmt.Sprintf("p=%d gamma=%.6g (%s)", b.p, b.Gamma, b.GammaRule)
+}
+
+// Kernel names what computes P's passes: the tile kernel, or "graph/csr".
+func (b *Built) Kernel() string {
+	if b.Engine == nil {
+		return "graph/csr"
+	}
+	return b.Engine.Kernel()
+}
+
+// Entries returns the entries of P that a pass reads: n² for a dense P (the
+// upper triangle is computed, but all are counted), the stored ones of a
+// graph.
+func (b *Built) Entries() float64 {
+	if b.graph != nil {
+		return float64(b.graph.NNZ())
+	}
+	return float64(b.N()) * float64(b.N())
 }
 
 // FromFile reports whether P is read from a tile file.

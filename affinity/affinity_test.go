@@ -54,7 +54,7 @@ func TestBuildGaussian(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := readSmall(t)
 			raw := append([]float64(nil), tab.Features...)
-			b, err := Build(tab, Spec{Gamma: tc.gamma, Standardize: tc.standardize, BlockSize: 5, Workers: 2, Name: "small.csv"})
+			b, err := Build(context.Background(), tab, Spec{Gamma: tc.gamma, Standardize: tc.standardize, BlockSize: 5, Workers: 2, Name: "small.csv"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestBuildTileFile(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	gen, err := Build(readSmall(t), Spec{Gamma: 0.7, BlockSize: 4})
+	gen, err := Build(context.Background(), readSmall(t), Spec{Gamma: 0.7, BlockSize: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestBuildTileFile(t *testing.T) {
 		tab  *store.Table
 	}{{name: "alone"}, {name: "with features", tab: readSmall(t)}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := Build(tc.tab, Spec{File: name, BlockSize: 99, Workers: 1})
+			b, err := Build(context.Background(), tc.tab, Spec{File: name, BlockSize: 99, Workers: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +156,7 @@ func TestBuildErrors(t *testing.T) {
 		{name: "no bandwidth", tab: huge, spec: Spec{Name: "huge.csv"}, want: "huge.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := Build(tc.tab, tc.spec)
+			b, err := Build(context.Background(), tc.tab, tc.spec)
 			if err == nil {
 				b.Close()
 				t.Fatal("no error")
@@ -166,7 +166,7 @@ func TestBuildErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err = Build(huge, Spec{Name: "huge.csv"})
+	_, err = Build(context.Background(), huge, Spec{Name: "huge.csv"})
 	var bwErr *BandwidthError
 	if !errors.As(err, &bwErr) || bwErr.Name != "huge.csv" {
 		t.Errorf("error %v is not a BandwidthError naming huge.csv", err)

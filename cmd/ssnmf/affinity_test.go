@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,4 +193,48 @@ func TestRestarts(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatal("-out differs from the best start run alone")
 	}
+}
+
+// TestKNNAffinity runs -affinity knn: the summary describes the graph, the
+// output has the same bits for any -workers, a run resumed from its
+// checkpoint ends with the same bits as one never interrupted, and bad
+// graph flags are one-line usage errors.
+func TestKNNAffinity(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"solve", "-q", "-affinity", "knn", "-neighbors", "4", "-weights", "self-tuning", "-k", "3", "-seed", "2"}
+	run := func(out string, extra ...string) []byte {
+		t.Helper()
+		args := append(append(slices.Clone(base), extra...), "-out", filepath.Join(dir, out), "testdata/small.csv")
+		if code, _, stderr := ssnmf(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	sum := filepath.Join(dir, "s.json")
+	one := run("one.csv", "-workers", "1", "-max-iter", "20", "-summary", sum)
+	if three := run("three.csv", "-workers", "3", "-max-iter", "20"); !bytes.Equal(one, three) {
+		t.Error("1 and 3 workers give different memberships")
+	}
+	var m map[string]any
+	raw, _ := os.ReadFile(sum)
+	if err := json.Unmarshal(raw, &m); err != nil || m["affinity"] != "knn" || m["neighbors"] != 4.0 || m["weights"] != "self-tuning" || !(m["graph_entries"].(float64) >= 12) {
+		t.Errorf("summary: %v %v", m, err)
+	}
+	work := filepath.Join(dir, "work")
+	run("first.csv", "-workdir", work, "-checkpoint-every", "5", "-max-iter", "8")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-max-iter", "20", "-out", filepath.Join(dir, "resumed.csv")); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if resumed, _ := os.ReadFile(filepath.Join(dir, "resumed.csv")); !bytes.Equal(one, resumed) {
+		t.Error("the run resumed from its checkpoint ends with other memberships than the run never interrupted")
+	}
+	testUsage(t, []string{"solve", "testdata/small.csv", "-affinity", "knn"}, []usageCase{
+		{name: "no neighbours", args: []string{"-neighbors", "0"}, want: "-neighbors must be >= 1"},
+		{name: "unknown weights", args: []string{"-weights", "gaussian"}, want: "-weights: unknown weights"},
+		{name: "changed neighbours on resume", args: []string{"-resume", work, "-neighbors", "5"}, want: "-neighbors 5 differs from the checkpoint's -neighbors 4"},
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -17,6 +18,10 @@ import (
 // strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
 // two passes a sweep beyond.
 const defaultStripMemory = 512 << 20
+
+// affinityKNN is the value of -affinity that makes P the kNN graph of the
+// features.
+const affinityKNN = "knn"
 
 // Initial points.
 const (
@@ -34,7 +39,9 @@ type kernelConfig struct {
 	gamma       gammaFlag
 	standardize bool
 	precision   tile.Precision
-	affinity    string // tile file of P; "" to generate P from the features
+	affinity    string        // tile file of P, or affinityKNN; "" to generate P from the features
+	neighbors   int           // -affinity knn: neighbours a row
+	weights     graph.Weights // -affinity knn: the edges' weights
 	block       int
 	workers     int
 	seed        uint64
@@ -121,7 +128,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
-	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it")
+	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it, or knn: P is the kNN graph of the features (-neighbors, -weights)")
+	fs.IntVar(&c.neighbors, "neighbors", graph.DefaultNeighbors, "-affinity knn: neighbours of a row, the row itself included")
+	weights := fs.String("weights", graph.Connectivity.String(), "-affinity knn: the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
@@ -151,6 +160,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if c.step, err = fw.ParseStepRule(*step); err != nil {
 		return nil, usagef("-step: %v", err)
 	}
+	if c.weights, err = graph.ParseWeights(*weights); err != nil {
+		return nil, usagef("-weights: %v", err)
+	}
 	// The flags hold the values as resolved, for a checkpoint to record.
 	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
 	switch c.init {
@@ -166,6 +178,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case info.Name == "":
 		return nil, usagef("-method %q: want %s", c.method, methods.List())
+	case c.neighbors < 1:
+		return nil, usagef("-neighbors must be >= 1, have %d", c.neighbors)
 	case c.moves < 1:
 		return nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:

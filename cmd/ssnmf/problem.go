@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 
 	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 )
 
@@ -18,9 +20,9 @@ type problem struct {
 // kernel of the features, or the tile file of -affinity. Large inputs are
 // mapped into the work directory dir rather than held in memory. progress,
 // if not nil, is the tile engine's progress hook.
-func (kc *kernelConfig) problem(dir string, progress func(pass string, done, total int)) (_ *problem, err error) {
+func (kc *kernelConfig) problem(ctx context.Context, dir string, progress func(pass string, done, total int)) (_ *problem, err error) {
 	pr := &problem{}
-	if kc.input != "" || kc.affinity == "" {
+	if kc.input != "" || !kc.fromFile() {
 		if pr.tab, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
 		}
@@ -29,14 +31,20 @@ func (kc *kernelConfig) problem(dir string, progress func(pass string, done, tot
 	if kc.gamma.auto {
 		gamma = 0
 	}
-	pr.Built, err = affinity.Build(pr.tab, affinity.Spec{File: kc.affinity, Gamma: gamma, Standardize: kc.standardize,
+	spec := affinity.Spec{Gamma: gamma, Standardize: kc.standardize,
 		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress,
-		Name: kc.inputName()})
+		Name: kc.inputName()}
+	if kc.fromFile() {
+		spec.File = kc.affinity
+	} else if kc.affinity == affinityKNN {
+		spec.Graph = &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights}
+	}
+	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
 	var bw *affinity.BandwidthError
 	switch {
 	case errors.As(err, &bw):
 		err = usagef("%v; standardize the features (-standardize) or give -gamma", err)
-	case err != nil && kc.affinity != "":
+	case err != nil && kc.fromFile():
 		err = usagef("-affinity: %v", err)
 	}
 	if err != nil {
@@ -48,6 +56,9 @@ func (kc *kernelConfig) problem(dir string, progress func(pass string, done, tot
 	kc.block = pr.BlockSize
 	return pr, nil
 }
+
+// fromFile reports whether -affinity names a file of P.
+func (kc *kernelConfig) fromFile() bool { return kc.affinity != "" && kc.affinity != affinityKNN }
 
 func (pr *problem) close() {
 	pr.Built.Close()

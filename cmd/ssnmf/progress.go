@@ -22,16 +22,19 @@ type progress struct {
 	out       io.Writer
 	quiet     bool      // print nothing
 	n         int       // P is n×n
+	entries   float64   // entries of a pass over P: n², or the stored entries of a graph
 	lastLine  time.Time // when the last progress line was printed
 	passStart time.Time // when the current tile pass began
 }
 
-// entriesPerSecond is the rate of a pass over all n² entries of P that took d.
-func entriesPerSecond(n int, d time.Duration) float64 {
+// entriesPerSecond is the rate of a pass over the given number of entries
+// of P (n² for a dense P, all of them counted; the stored ones of a graph)
+// that took d.
+func entriesPerSecond(entries float64, d time.Duration) float64 {
 	if d <= 0 {
 		return 0
 	}
-	return float64(n) * float64(n) / d.Seconds()
+	return entries / d.Seconds()
 }
 
 // iteration prints the progress line of an iteration, at most once a
@@ -46,7 +49,7 @@ func (p *progress) iteration(it fw.Iteration) {
 	case it.Iter == 0 || time.Since(p.lastLine) >= progressEvery:
 		p.lastLine = time.Now()
 		fmt.Fprintf(p.out, "iter %6d  f %.10g  gap %.4g  step %.4g  pass %.3fs  %.3g entries/s  %.1fs\n",
-			it.Iter, it.Objective, it.Gap, it.Step, it.PassTime.Seconds(), entriesPerSecond(p.n, it.PassTime), it.Elapsed.Seconds())
+			it.Iter, it.Objective, it.Gap, it.Step, it.PassTime.Seconds(), entriesPerSecond(p.entries, it.PassTime), it.Elapsed.Seconds())
 	}
 }
 
@@ -84,5 +87,5 @@ func (p *progress) line(what, count string, frac float64) {
 	p.lastLine = now
 	secs := now.Sub(p.passStart).Seconds()
 	fmt.Fprintf(p.out, "  %s %5.1f%% %s  %.1fs  %.3g entries/s  about %.0fs to go\n",
-		what, 100*frac, count, secs, frac*float64(p.n)*float64(p.n)/secs, secs/frac-secs)
+		what, 100*frac, count, secs, frac*p.entries/secs, secs/frac-secs)
 }

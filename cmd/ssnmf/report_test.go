@@ -35,7 +35,7 @@ func TestPassProgress(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			now := time.Now()
-			p := &progress{quiet: tc.quiet, out: &out, n: 1000,
+			p := &progress{quiet: tc.quiet, out: &out, n: 1000, entries: 1000 * 1000,
 				passStart: now.Add(-tc.started), lastLine: now.Add(-tc.lastLine)}
 			if tc.sweep > 0 {
 				p.sweep(tc.sweep)

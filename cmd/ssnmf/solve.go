@@ -50,13 +50,13 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	}()
 
 	prog := &progress{out: stderr, quiet: c.quiet}
-	prob, err := c.problem(dir, prog.pass)
+	prob, err := c.problem(ctx, dir, prog.pass)
 	if err != nil {
 		return err
 	}
 	defer prob.close()
 	n, tab := prob.N(), prob.tab
-	prog.n = n
+	prog.n, prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.method)
 	if c.k == 0 {
 		if tab == nil || tab.Labels == nil {
@@ -81,7 +81,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	case tab == nil && (c.init == initKmeans || info.Features):
 		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
-	kernel, m := prob.Engine.Kernel(), &meter{Affinity: prob.Affinity}
+	kernel, m := prob.Kernel(), &meter{Affinity: prob.Affinity}
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
@@ -201,7 +201,7 @@ func (kc *kernelConfig) inputName() string {
 	switch {
 	case kc.input != "":
 		return kc.input
-	case kc.affinity != "":
+	case kc.fromFile():
 		return kc.affinity
 	}
 	return builtinName

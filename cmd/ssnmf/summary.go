@@ -77,6 +77,9 @@ type summary struct {
 	PMaxRowSum       float64       `json:"p_max_row_sum"`
 	Precision        string        `json:"precision"`
 	Affinity         string        `json:"affinity,omitempty"`
+	Neighbors        int           `json:"neighbors,omitempty"`     // -affinity knn
+	Weights          string        `json:"weights,omitempty"`       // -affinity knn
+	GraphEntries     int64         `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
 	ResumedAt        int           `json:"resumed_at,omitempty"`
 	Starts           []startResult `json:"starts,omitempty"`
 	BestStart        int           `json:"best_start"`
@@ -129,6 +132,9 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
 	b.sum.PeakRSSBytes = peakRSS()
+	if c.affinity == affinityKNN {
+		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = c.neighbors, c.weights.String(), int64(pr.Entries())
+	}
 	if km := b.kmeans; km != nil {
 		b.sum.StopReason, b.sum.Converged = "kmeans-max-iter", false
 		if km.Converged {
@@ -147,7 +153,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		b.sum.ProjectedObjective, b.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
 	}
 	if t := b.meter; t != nil && t.passes > 0 {
-		b.sum.EntriesPerSecond = entriesPerSecond(pr.N(), t.elapsed/time.Duration(t.passes))
+		b.sum.EntriesPerSecond = entriesPerSecond(pr.Entries(), t.elapsed/time.Duration(t.passes))
 	}
 	pred := make([]int, pr.N())
 	b.sizes = make([]int, c.k)
@@ -204,12 +210,16 @@ func (b *summaryBuilder) table(out io.Writer) {
 	s := b.sum
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
-	if s.Affinity != "" {
-		row("input", "%s (n=%d)", s.Input, s.N)
-		row("affinity", "tile file %s", s.Affinity)
-	} else {
+	switch s.Affinity {
+	case "":
 		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
 		row("kernel", "gamma=%.6g (%s), standardize=%v, %s", s.Gamma, s.GammaRule, s.Standardize, s.Kernel)
+	case affinityKNN:
+		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
+		row("affinity", "kNN graph: %d neighbours, %s weights, %d entries, standardize=%v", s.Neighbors, s.Weights, s.GraphEntries, s.Standardize)
+	default:
+		row("input", "%s (n=%d)", s.Input, s.N)
+		row("affinity", "tile file %s", s.Affinity)
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)

@@ -48,7 +48,7 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usagef("-o: %v", err)
 	}
 	defer f.Abort()
-	prob, err := kc.problem(dir, nil)
+	prob, err := kc.problem(ctx, dir, nil)
 	if err != nil {
 		return err
 	}

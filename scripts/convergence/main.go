@@ -190,7 +190,7 @@ func (c *config) runSet(ctx context.Context, ds experiment.Set, seed uint64) ([]
 	}
 	defer tab.Close()
 	n := tab.N
-	aff, err := c.affinity(tab, ds.Name)
+	aff, err := c.affinity(ctx, tab, ds.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func (c *config) runSet(ctx context.Context, ds experiment.Set, seed uint64) ([]
 
 // affinity builds the Gaussian kernel of tab's standardized features with
 // the bandwidth of -gamma.
-func (c *config) affinity(tab *store.Table, name string) (*affinity.Built, error) {
+func (c *config) affinity(ctx context.Context, tab *store.Table, name string) (*affinity.Built, error) {
 	spec := affinity.Spec{Standardize: true, Precision: c.precision, BlockSize: c.block, Workers: c.workers, Seed: c.seed, Name: name}
 	switch c.gamma {
 	case "auto":
@@ -281,7 +281,7 @@ func (c *config) affinity(tab *store.Table, name string) (*affinity.Built, error
 		}
 		spec.Gamma = g
 	}
-	return affinity.Build(tab, spec)
+	return affinity.Build(ctx, tab, spec)
 }
 
 // best returns the smallest objective any run of a data set recorded.
@@ -386,7 +386,7 @@ func (c *config) timePasses(ctx context.Context, n int, stdout io.Writer) error 
 			x[i*p+q] = centers[c*p+q] + rng.NormFloat64()
 		}
 	}
-	aff, err := c.affinity(&store.Table{Features: x, N: n, P: p}, "mixture")
+	aff, err := c.affinity(ctx, &store.Table{Features: x, N: n, P: p}, "mixture")
 	if err != nil {
 		return err
 	}

@@ -163,7 +163,7 @@ func (c *config) runSet(ctx context.Context, ds experiment.Set, scaling string, 
 		return nil, err
 	}
 	n, k := tab.N, ds.K
-	aff, err := affinity.Build(tab, affinity.Spec{Gamma: 1, Standardize: scaling == "standardized",
+	aff, err := affinity.Build(ctx, tab, affinity.Spec{Gamma: 1, Standardize: scaling == "standardized",
 		BlockSize: c.block, Workers: c.workers, Name: path})
 	if err != nil {
 		return nil, err

@@ -183,7 +183,7 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 // r draws its k-means++ seeding (or its random W) with
 // kmeans.StartSeed(o.seed, r).
 func solve(ctx context.Context, o options, tab *store.Table, name string, gamma float64, k int, labels []int) (row, error) {
-	aff, err := affinity.Build(tab, affinity.Spec{Gamma: gamma, Standardize: true, BlockSize: tile.DefaultBlockSize,
+	aff, err := affinity.Build(ctx, tab, affinity.Spec{Gamma: gamma, Standardize: true, BlockSize: tile.DefaultBlockSize,
 		Workers: o.workers, Seed: o.seed, Name: name})
 	if err != nil {
 		return row{}, err
