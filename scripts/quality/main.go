@@ -5,6 +5,7 @@
 //
 //	go run ./scripts/quality [-data ../shared/data] [-sets blood,yeast,satimage,pendigits]
 //	    [-method rowcd|fw] [-max-iter 300] [-restarts 1] [-seed 0] [-workers N]
+//	    [-knn 30 [-weights connectivity|self-tuning]] [-no-gamma1]
 //
 // For every data set, with k = the number of classes and z-scored features,
 // it runs
@@ -12,6 +13,8 @@
 //   - ssnmf with the recommended defaults: gamma from tile.AutoBandwidth and
 //     a start from k-means (kmeans.Result.Soft with beta = gamma);
 //   - ssnmf with the paper's gamma = 1, everything else the same;
+//   - with -knn M, ssnmf on the kNN graph of M neighbours (affinity.Spec.Graph,
+//     as -affinity knn), everything else the same;
 //   - the built-in k-means (greedy k-means++, Lloyd, best of 10 starts),
 //
 // and prints a Markdown table of ARI, NMI and accuracy against the labels, the
@@ -36,6 +39,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/score"
@@ -56,6 +60,11 @@ type options struct {
 	init     string
 	seed     uint64
 	workers  int
+	// neighbors > 0 adds a row with the kNN graph of that many neighbours
+	// and these weights; noGamma1 leaves out the row with gamma = 1.
+	neighbors int
+	weights   graph.Weights
+	noGamma1  bool
 }
 
 func main() {
@@ -70,8 +79,16 @@ func main() {
 	flag.IntVar(&o.restarts, "restarts", 1, "seeded starts of each ssnmf run; the lowest objective is kept")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the bandwidth sample, the starts and k-means")
 	flag.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines")
+	flag.IntVar(&o.neighbors, "knn", 0, "if > 0, also run ssnmf on the kNN graph with this many neighbours (-affinity knn -neighbors N)")
+	weights := flag.String("weights", "connectivity", "the kNN graph's weights: connectivity or self-tuning")
+	flag.BoolVar(&o.noGamma1, "no-gamma1", false, "leave out the run with the paper's gamma = 1")
 	flag.Parse()
 	o.sets = strings.Split(*sets, ",")
+	var err error
+	if o.weights, err = graph.ParseWeights(*weights); err != nil {
+		slog.Error("quality", "err", err)
+		os.Exit(2)
+	}
 	if err := run(ctx, o, os.Stdout); err != nil {
 		slog.Error("quality", "err", err)
 		os.Exit(1)
@@ -138,20 +155,33 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 	}
 
 	begin := time.Now()
-	r, err := solve(ctx, o, features(), path, 0, k, tab.Labels)
+	r, err := solve(ctx, o, features(), path, affinity.Spec{}, k, tab.Labels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: default settings: %w", path, err)
 	}
 	r.method, r.seconds = "ssnmf (defaults)", time.Since(begin).Seconds()
 	rows = append(rows, r)
 
-	begin = time.Now()
-	r, err = solve(ctx, o, features(), path, 1, k, tab.Labels)
-	if err != nil {
-		return nil, fmt.Errorf("%s: gamma = 1: %w", path, err)
+	if !o.noGamma1 {
+		begin = time.Now()
+		r, err = solve(ctx, o, features(), path, affinity.Spec{Gamma: 1}, k, tab.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gamma = 1: %w", path, err)
+		}
+		r.method, r.seconds = "ssnmf, gamma = 1", time.Since(begin).Seconds()
+		rows = append(rows, r)
 	}
-	r.method, r.seconds = "ssnmf, gamma = 1", time.Since(begin).Seconds()
-	rows = append(rows, r)
+
+	if o.neighbors > 0 {
+		begin = time.Now()
+		knn := &graph.KNNOptions{Neighbors: o.neighbors, Weights: o.weights}
+		r, err = solve(ctx, o, features(), path, affinity.Spec{Graph: knn}, k, tab.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("%s: kNN graph: %w", path, err)
+		}
+		r.method, r.seconds = fmt.Sprintf("ssnmf, knn %d %v", o.neighbors, o.weights), time.Since(begin).Seconds()
+		rows = append(rows, r)
+	}
 
 	begin = time.Now()
 	x := features()
@@ -177,14 +207,14 @@ func evaluate(ctx context.Context, o options, set string) ([]row, error) {
 	return rows, nil
 }
 
-// solve runs o.restarts runs of the method of o over the streaming
-// Gaussian kernel of the standardized features of tab (gamma by the
-// automatic rule if 0) and scores the one with the lowest objective. Start
+// solve runs o.restarts runs of the method of o over the affinity of spec
+// (its Gamma by the automatic rule if 0) of the standardized features of
+// tab, and scores the one with the lowest objective. Start
 // r draws its k-means++ seeding (or its random W) with
 // kmeans.StartSeed(o.seed, r).
-func solve(ctx context.Context, o options, tab *store.Table, name string, gamma float64, k int, labels []int) (row, error) {
-	aff, err := affinity.Build(ctx, tab, affinity.Spec{Gamma: gamma, Standardize: true, BlockSize: tile.DefaultBlockSize,
-		Workers: o.workers, Seed: o.seed, Name: name})
+func solve(ctx context.Context, o options, tab *store.Table, name string, spec affinity.Spec, k int, labels []int) (row, error) {
+	spec.Standardize, spec.BlockSize, spec.Workers, spec.Seed, spec.Name = true, tile.DefaultBlockSize, o.workers, o.seed, name
+	aff, err := affinity.Build(ctx, tab, spec)
 	if err != nil {
 		return row{}, err
 	}
@@ -194,7 +224,7 @@ func solve(ctx context.Context, o options, tab *store.Table, name string, gamma 
 		return row{}, err
 	}
 	x, n, p := tab.Features, tab.N, tab.P
-	gamma = aff.Gamma
+	gamma := aff.Gamma
 	var best []float64
 	bestF := 0.0
 	w := make([]float64, n*k)
