@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -132,7 +133,7 @@ func TestParquetEndToEnd(t *testing.T) {
 		t.Fatalf("summary: n %v k %v ari %v (%v)", m["n"], m["k"], m["ari"], err)
 	}
 	// Read the Parquet output back as a table and compare with the CSV.
-	got, err := openInput(pq, "", store.TableOptions{Label: "cluster"}, "")
+	got, err := input.Open(pq, "", store.TableOptions{Label: "cluster"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

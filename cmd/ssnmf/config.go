@@ -11,6 +11,7 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -85,7 +86,7 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
 	fs.IntVar(&kc.workers, marks.mutable("workers"), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
 	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
-	fs.StringVar(&kc.format, "format", formatAuto, "input format: "+inputFormats+" (auto: by the file's first bytes, then its extension)")
+	fs.StringVar(&kc.format, "format", input.Auto, "input format: "+input.Formats+" (auto: by the file's first bytes, then its extension)")
 	features = fs.String(marks.optionalFlag("features"), "", "comma-separated feature columns (default: every column but the label)")
 	fs.StringVar(&kc.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
 	return features, precision
@@ -102,7 +103,7 @@ func (kc *kernelConfig) check(features, precision string) error {
 	if kc.precision, err = tile.ParsePrecision(precision); err != nil {
 		return usagef("-precision: %v", err)
 	}
-	if kc.format, err = parseInputFormat(kc.format); err != nil {
+	if kc.format, err = input.ParseFormat(kc.format); err != nil {
 		return usagef("-format: %v", err)
 	}
 	switch {

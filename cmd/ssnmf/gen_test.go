@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 )
 
 // runGen runs gen with args and fails the test on error.
@@ -40,7 +41,7 @@ func TestGenFormats(t *testing.T) {
 	for _, name := range []string{"g.parquet", "g.arrow", "g.csv", "g.csv.gz"} {
 		path := filepath.Join(dir, name)
 		runGen(t, "-n", strconv.Itoa(n), "-p", strconv.Itoa(p), "-k", strconv.Itoa(k), "-seed", "7", "-sep", "5", "-o", path)
-		tab, err := openInput(path, "", store.TableOptions{}, t.TempDir())
+		tab, err := input.Open(path, "", store.TableOptions{}, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

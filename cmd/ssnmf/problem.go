@@ -8,6 +8,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 )
 
 // problem is the input of a run and the affinity matrix P built from it.
@@ -72,5 +73,5 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 	if kc.input == "" {
 		return store.ParseCSV(bytes.NewReader(builtinCSV), builtinName, opt)
 	}
-	return openInput(kc.input, kc.format, opt, dir)
+	return input.Open(kc.input, kc.format, opt, dir)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/trace"
 )
 
@@ -188,11 +189,11 @@ func (o *outputs) abort() {
 func outFormat(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return formatCSV
+		return input.CSV
 	case ".arrow":
-		return formatArrow
+		return input.Arrow
 	case ".parquet":
-		return formatParquet
+		return input.Parquet
 	}
 	return ""
 }

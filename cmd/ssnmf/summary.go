@@ -13,6 +13,7 @@ import (
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
@@ -186,9 +187,9 @@ func (b *summaryBuilder) write(o *outputs, w []float64) error {
 	if o.out != nil {
 		write := store.WriteMembershipCSV
 		switch outFormat(c.out) {
-		case formatArrow:
+		case input.Arrow:
 			write = store.WriteMembershipArrow
-		case formatParquet:
+		case input.Parquet:
 			write = parquetio.WriteMembership
 		}
 		if err := write(o.out, w, b.prob.N(), c.k); err != nil {

@@ -1,4 +1,9 @@
-package main
+// Package input opens a table of points in any format the tool reads: CSV
+// (plain or gzip-compressed), Parquet or Arrow IPC (file or stream), found
+// from the file's first bytes, then its extension. It is the one place
+// where a format is recognized, for the inputs of "ssnmf solve" and the
+// edge lists of a sparse affinity alike.
+package input
 
 import (
 	"bytes"
@@ -12,36 +17,37 @@ import (
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
-// Input formats, the values of -format.
+// Formats, the values of a -format flag.
 const (
-	formatAuto    = "auto"
-	formatCSV     = "csv"
-	formatArrow   = "arrow"
-	formatParquet = "parquet"
+	Auto    = "auto"
+	CSV     = "csv"
+	Arrow   = "arrow"
+	Parquet = "parquet"
 )
 
-// inputFormats lists the values -format accepts, for usage and errors.
-const inputFormats = "auto, csv, arrow or parquet"
+// Formats lists the formats ParseFormat accepts, for usage and errors.
+const Formats = "auto, csv, arrow or parquet"
 
-// parseInputFormat checks the value of -format; "" means auto.
-func parseInputFormat(s string) (string, error) {
+// ParseFormat checks the name of a format; "" means Auto, and "ipc" and
+// "feather" mean Arrow.
+func ParseFormat(s string) (string, error) {
 	switch s = strings.ToLower(strings.TrimSpace(s)); s {
 	case "":
-		return formatAuto, nil
-	case formatAuto, formatCSV, formatArrow, formatParquet:
+		return Auto, nil
+	case Auto, CSV, Arrow, Parquet:
 		return s, nil
 	case "ipc", "feather":
-		return formatArrow, nil
+		return Arrow, nil
 	}
-	return "", fmt.Errorf("unknown format %q, want %s", s, inputFormats)
+	return "", fmt.Errorf("unknown format %q, want %s", s, Formats)
 }
 
-// detectFormat returns the format of the file at path for -format auto: by
+// Detect returns the format of the file at path for Auto: by
 // its leading bytes if they are Parquet's ("PAR1") or an Arrow IPC file's
 // ("ARROW1"), else by its extension (.parquet and .pq; .arrow, .arrows,
 // .ipc and .feather, read as an IPC file or stream by their bytes),
 // else CSV, which may be gzip-compressed.
-func detectFormat(path string) (string, error) {
+func Detect(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("reading input: %w", err)
@@ -55,41 +61,41 @@ func detectFormat(path string) (string, error) {
 	head = head[:n]
 	switch {
 	case bytes.HasPrefix(head, []byte("PAR1")):
-		return formatParquet, nil
+		return Parquet, nil
 	case bytes.HasPrefix(head, []byte("ARROW1")):
-		return formatArrow, nil
+		return Arrow, nil
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet", ".pq":
-		return formatParquet, nil
+		return Parquet, nil
 	case ".arrow", ".arrows", ".ipc", ".feather":
-		return formatArrow, nil
+		return Arrow, nil
 	}
-	return formatCSV, nil
+	return CSV, nil
 }
 
-// openInput reads the feature table at path in format (a value of -format;
-// "" is auto), choosing columns by opt. If workdir is not empty the
+// Open reads the table at path in format (a value of ParseFormat; "" is
+// Auto), choosing columns by opt. If workdir is not empty the
 // features are written, as the input is read, to the float64 matrix file
 // workdir/features.mat (store.FeaturesFile) and the table maps it, so that
 // a large input is converted once and never held in memory twice; the
 // caller must then Close the table. Parquet and Arrow inputs are read one
 // record batch at a time; a CSV input one record at a time.
-func openInput(path, format string, opt store.TableOptions, workdir string) (*store.Table, error) {
-	format, err := parseInputFormat(format)
+func Open(path, format string, opt store.TableOptions, workdir string) (*store.Table, error) {
+	format, err := ParseFormat(format)
 	if err != nil {
 		return nil, err
 	}
-	if format == formatAuto {
-		if format, err = detectFormat(path); err != nil {
+	if format == Auto {
+		if format, err = Detect(path); err != nil {
 			return nil, err
 		}
 	}
 	opt.MapDir = workdir
 	switch format {
-	case formatParquet:
+	case Parquet:
 		return parquetio.Read(path, opt)
-	case formatArrow:
+	case Arrow:
 		return store.ReadArrow(path, opt)
 	default:
 		return store.ReadCSV(path, opt)
