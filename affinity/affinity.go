@@ -2,7 +2,9 @@
 // gives: the Gaussian kernel of a table's feature rows, generated tile by
 // tile (standardized features, a bandwidth given or chosen by
 // tile.AutoBandwidth), the kNN graph of the feature rows (package graph),
-// or a tile file written by "ssnmf tiles". It is the
+// a tile file written by "ssnmf tiles", or an edge list (Parquet, Arrow or
+// CSV with the columns src, dst and, optionally, weight; see graph.FromEdges),
+// told apart by their content. It is the
 // one place where a kind of affinity is set up; the command and every
 // script build P through Build, and every method consumes the result as
 // an fw.Affinity.
@@ -14,20 +16,25 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
 // Spec says what P is and how its passes run.
 type Spec struct {
-	// File, if not empty, is a tile file holding P; otherwise P is the
-	// Gaussian kernel of the features.
+	// File, if not empty, is a tile file or an edge list holding P;
+	// otherwise P is the Gaussian kernel of the features.
 	File string
+	// MapDir, if not empty, is a directory where a large edge list is
+	// mapped while it is read (see store.TableOptions.MapDir).
+	MapDir string
 	// Gamma is the kernel bandwidth, > 0; 0 chooses it by
 	// tile.AutoBandwidth. With a File it is read from the file's metadata,
 	// and Gamma (or the automatic rule, given the features) only serves a
@@ -65,6 +72,7 @@ type Built struct {
 	file     *tilefile.File
 	graph    *graph.CSR
 	knn      graph.KNNOptions
+	edges    bool // the graph is an edge list's
 	p        int
 }
 
@@ -92,7 +100,7 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	if spec.File != "" {
 		f, err := tilefile.Open(spec.File, spec.Workers)
 		if err != nil {
-			return nil, err
+			return b.openEdges(tab, spec, err)
 		}
 		if tab != nil && tab.N != f.N() {
 			f.Close()
@@ -127,6 +135,47 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	}
 	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress}
 	b.Affinity = fw.Tiled(b.Engine)
+	return b, nil
+}
+
+// openEdges makes P the graph of the edge list spec.File, which is not a
+// tile file (tileErr says why). If it is no edge list either, the tile
+// file's error is returned for an Arrow IPC file.
+func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, error) {
+	format, err := input.Detect(spec.File)
+	if err != nil {
+		return nil, err
+	}
+	etab, err := input.Open(spec.File, format, store.TableOptions{}, spec.MapDir)
+	if err != nil {
+		if format == input.Arrow {
+			return nil, tileErr
+		}
+		return nil, err
+	}
+	defer etab.Close()
+	if format == input.Arrow && !slices.Contains(etab.Names, graph.ColSrc) {
+		return nil, tileErr
+	}
+	n := 0
+	if tab != nil {
+		n = tab.N
+	}
+	g, err := graph.FromEdges(spec.File, etab, n)
+	if err != nil {
+		return nil, err
+	}
+	g.Workers = spec.Workers
+	b.graph, b.Affinity, b.edges = g, g, true
+	b.BlockSize = min(b.BlockSize, g.N())
+	b.Checksum = crc32.Checksum(store.AsBytes(g.Val), castagnoli)
+	b.Checksum = crc32.Update(b.Checksum, castagnoli, store.AsBytes(g.Col))
+	if tab != nil {
+		if err := b.bandwidth(tab, spec); err != nil {
+			return nil, err
+		}
+		b.GammaRule = "for the k-means start " + b.GammaRule
+	}
 	return b, nil
 }
 
@@ -180,6 +229,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Describe says what P is, for a progress line.
 func (b *Built) Describe() string {
+	if g := b.graph; g != nil && b.edges {
+		return fmt.Sprintf("P from edge list (%d rows, %d entries)", g.N(), g.NNZ())
+	}
 	if g := b.graph; g != nil {
 		m := b.knn.Neighbors
 		if m == 0 {
@@ -215,8 +267,12 @@ func (b *Built) Entries() float64 {
 	return float64(b.N()) * float64(b.N())
 }
 
-// FromFile reports whether P is read from a tile file.
-func (b *Built) FromFile() bool { return b.file != nil }
+// FromFile reports whether P is read from a file: a tile file or an edge
+// list.
+func (b *Built) FromFile() bool { return b.file != nil || b.edges }
+
+// Graph returns P if it is a sparse graph, else nil.
+func (b *Built) Graph() *graph.CSR { return b.graph }
 
 // Close releases a tile file.
 func (b *Built) Close() error {

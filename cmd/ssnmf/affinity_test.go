@@ -239,3 +239,59 @@ func TestKNNAffinity(t *testing.T) {
 		{name: "changed neighbours on resume", args: []string{"-resume", work, "-neighbors", "5"}, want: "-neighbors 5 differs from the checkpoint's -neighbors 4"},
 	})
 }
+
+// TestEdgeListRoundTrip writes the kNN graph with "ssnmf graph" in every
+// format and solves from each edge list: the memberships have the same bits
+// as those of -affinity knn.
+func TestEdgeListRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	knn := []string{"-neighbors", "5", "-weights", "self-tuning"}
+	solveOut := func(out string, affinity ...string) []byte {
+		t.Helper()
+		args := append(append([]string{"solve", "-q", "-k", "3", "-seed", "1", "-max-iter", "30", "-out", filepath.Join(dir, out)}, affinity...), "testdata/small.csv")
+		if code, _, stderr := ssnmf(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, out))
+		return b
+	}
+	want := solveOut("knn.csv", append([]string{"-affinity", "knn"}, knn...)...)
+	for _, ext := range []string{"parquet", "arrow", "csv"} {
+		edges := filepath.Join(dir, "edges."+ext)
+		if code, _, stderr := ssnmf(t, append(append([]string{"graph", "-q"}, knn...), "-o", edges, "testdata/small.csv")...); code != exitOK {
+			t.Fatalf("graph -o %s: exit %d: %s", edges, code, stderr)
+		}
+		if got := solveOut(ext+".csv", "-affinity", edges); !bytes.Equal(got, want) {
+			t.Errorf("-affinity edges.%s: memberships differ from -affinity knn's", ext)
+		}
+	}
+}
+
+// TestEdgeListErrors gives solve bad edge lists: each is a one-line usage
+// error naming the file, the edge and the column.
+func TestEdgeListErrors(t *testing.T) {
+	dir := t.TempDir()
+	var cases []usageCase
+	for _, tc := range []struct{ name, text, want string }{
+		{"id out of range", "src,dst\n0,1\n0,12\n", "edges.csv: edge 2: column dst: 12, want a row id in [0, 12)"},
+		{"negative id", "src,dst\n-1,1\n", "edge 1: column src: -1"},
+		{"fractional id", "src,dst\n0,1.5\n", "edge 1: column dst: 1.5"},
+		{"negative weight", "src,dst,weight\n0,1,-1\n", "edge 1: column weight: -1, want a finite weight >= 0"},
+		{"NaN weight", "src,dst,weight\n0,1,NaN\n", "weight"},
+		{"duplicate edge", "src,dst\n0,1\n0,1\n", "edges 1 and 2: the pair (0, 1) is listed twice"},
+		{"asymmetric pair", "src,dst,weight\n0,1,1\n1,0,2\n", "edges 1 and 2: the pair (0, 1) is listed twice"},
+		{"empty graph", "src,dst\n", "edges.csv"},
+		{"not an edge list", "x,y\n0,1\n", `column "x" of an edge list`},
+	} {
+		name := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+		if err := os.MkdirAll(name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(name, "edges.csv")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, usageCase{name: tc.name, args: []string{"-affinity", path}, want: tc.want})
+	}
+	testUsage(t, []string{"solve", "-k", "2", "testdata/small.csv"}, cases)
+}

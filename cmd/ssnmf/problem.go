@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
@@ -18,7 +20,8 @@ type problem struct {
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
-// kernel of the features, or the tile file of -affinity. Large inputs are
+// kernel of the features, their kNN graph (-affinity knn), or the tile file
+// or edge list of -affinity. Large inputs are
 // mapped into the work directory dir rather than held in memory. progress,
 // if not nil, is the tile engine's progress hook.
 func (kc *kernelConfig) problem(ctx context.Context, dir string, progress func(pass string, done, total int)) (_ *problem, err error) {
@@ -36,7 +39,10 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, progress func(p
 		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress,
 		Name: kc.inputName()}
 	if kc.fromFile() {
-		spec.File = kc.affinity
+		spec.File, spec.MapDir = kc.affinity, filepath.Join(dir, "edges")
+		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
+			return nil, err
+		}
 	} else if kc.affinity == affinityKNN {
 		spec.Graph = &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights}
 	}

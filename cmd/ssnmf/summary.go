@@ -78,6 +78,7 @@ type summary struct {
 	PMaxRowSum       float64       `json:"p_max_row_sum"`
 	Precision        string        `json:"precision"`
 	Affinity         string        `json:"affinity,omitempty"`
+	AffinityKind     string        `json:"affinity_kind,omitempty"` // -affinity FILE: "tile file" or "edge list"
 	Neighbors        int           `json:"neighbors,omitempty"`     // -affinity knn
 	Weights          string        `json:"weights,omitempty"`       // -affinity knn
 	GraphEntries     int64         `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
@@ -133,6 +134,12 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
 	b.sum.PeakRSSBytes = peakRSS()
+	if c.fromFile() {
+		b.sum.AffinityKind = "tile file"
+		if g := pr.Graph(); g != nil {
+			b.sum.AffinityKind, b.sum.GraphEntries = "edge list", g.NNZ()
+		}
+	}
 	if c.affinity == affinityKNN {
 		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = c.neighbors, c.weights.String(), int64(pr.Entries())
 	}
@@ -220,7 +227,7 @@ func (b *summaryBuilder) table(out io.Writer) {
 		row("affinity", "kNN graph: %d neighbours, %s weights, %d entries, standardize=%v", s.Neighbors, s.Weights, s.GraphEntries, s.Standardize)
 	default:
 		row("input", "%s (n=%d)", s.Input, s.N)
-		row("affinity", "tile file %s", s.Affinity)
+		row("affinity", "%s %s", s.AffinityKind, s.Affinity)
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)

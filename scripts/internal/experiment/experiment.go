@@ -10,6 +10,7 @@ package experiment
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,9 +57,16 @@ func ParseSets(list string, known []Set) ([]Set, error) {
 }
 
 // Path returns the file of the data set name in the data directory dir:
-// dir/name.csv.
+// dir/name.csv, or dir/name.csv.gz if only that exists (the larger shared
+// data sets are compressed).
 func Path(dir, name string) string {
-	return filepath.Join(dir, name+".csv")
+	path := filepath.Join(dir, name+".csv")
+	if _, err := os.Stat(path); err != nil {
+		if _, gzErr := os.Stat(path + ".gz"); gzErr == nil {
+			return path + ".gz"
+		}
+	}
+	return path
 }
 
 // ReadLabeled reads the CSV file path as "ssnmf solve" reads it

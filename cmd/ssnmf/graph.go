@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/store/parquetio"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// graphCmd is the graph command: it writes the kNN graph of an input as an
+// edge list, which solve -affinity reads back to the same bits.
+func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	kc := kernelConfig{affinity: affinityKNN, gamma: gammaFlag{auto: true}, precision: tile.Float64}
+	fs := newFlagSet("ssnmf graph", "Usage: ssnmf graph [flags] -o EDGES.parquet|.arrow|.csv [INPUT]\n\n"+
+		"Writes the kNN graph of the rows of INPUT (the built-in yeast data set if none), as\n"+
+		"solve -affinity knn builds it, as an edge list: src, dst (0-based rows, src <= dst, each\n"+
+		"pair once, self-loops included) and weight. solve -affinity EDGES reads it back.")
+	fs.IntVar(&kc.neighbors, "neighbors", graph.DefaultNeighbors, "neighbours of a row, the row itself included")
+	weights := fs.String("weights", graph.Connectivity.String(), "the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
+	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0)")
+	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
+	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
+	fs.StringVar(&kc.format, "format", input.Auto, "input format: "+input.Formats)
+	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
+	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present)")
+	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
+	out := fs.String("o", "", "the edge list to write, `EDGES`.parquet, .arrow or .csv")
+	pos, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if kc.weights, err = graph.ParseWeights(*weights); err != nil {
+		return usagef("-weights: %v", err)
+	}
+	if err := kc.check(*features, tile.Float64.String()); err != nil {
+		return err
+	}
+	switch {
+	case *out == "":
+		return usagef("graph: -o EDGES.parquet is required")
+	case outFormat(*out) == "":
+		return usagef("-o %s: unknown extension, want .parquet, .arrow or .csv", *out)
+	case kc.neighbors < 1:
+		return usagef("-neighbors must be >= 1, have %d", kc.neighbors)
+	case len(pos) > 1:
+		return usagef("graph takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+	case len(pos) == 1:
+		kc.input = pos[0]
+	}
+	dir, err := os.MkdirTemp("", "ssnmf-graph-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	f, err := store.CreateAtomic(*out)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	defer f.Abort()
+	begin := time.Now()
+	prob, err := kc.problem(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer prob.close()
+	g := prob.Graph()
+	if !kc.quiet {
+		fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs -> %s\n", kc.inputName(), g.N(), prob.Describe(), time.Since(begin).Seconds(), *out)
+	}
+	if err := writeEdges(f, g, outFormat(*out)); err != nil {
+		return fmt.Errorf("-o %s: %w", *out, err)
+	}
+	return f.Commit()
+}
+
+// writeEdges writes the edge list of g in format (input.Parquet, Arrow or
+// CSV).
+func writeEdges(w io.Writer, g *graph.CSR, format string) error {
+	if format == input.CSV {
+		return g.WriteEdgesCSV(w)
+	}
+	var rw interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	var err error
+	if format == input.Parquet {
+		rw, err = parquetio.NewWriter(w, graph.EdgeSchema())
+	} else {
+		rw, err = ipc.NewFileWriter(w, ipc.WithSchema(graph.EdgeSchema()))
+	}
+	if err != nil {
+		return err
+	}
+	if err := g.EdgeBatches(rw.Write); err != nil {
+		return err
+	}
+	return rw.Close()
+}

@@ -1,0 +1,231 @@
+package graph
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/ssnmf/ssnmf/store"
+)
+
+// An edge list is a table with the columns src and dst, 0-based row ids,
+// and optionally weight, in any format package store/input reads. It
+// follows the convention of Spark's PowerIterationClustering: each
+// unordered pair appears at most once, in either direction, and sets
+// P_ij = P_ji = weight (1 without a weight column); a pair not listed is 0.
+// Unlike PIC, a self-loop (i, i) sets P_ii; without one, P_ii = 0. A row
+// with no edge is allowed (its row of P is 0).
+const (
+	ColSrc    = "src"
+	ColDst    = "dst"
+	ColWeight = "weight"
+)
+
+// EdgeBatchRows is the number of edges of a record batch that EdgeBatches
+// emits.
+const EdgeBatchRows = 64 << 10
+
+// FromEdges returns the graph of the edge list in tab (its columns src,
+// dst and, optionally, weight), named name in errors, for n rows; n = 0
+// takes n from the largest id. It counts each row's entries in one pass
+// over the edges and places them in a second, so it holds the CSR and no
+// more. Every bad edge is a one-line error naming the file, the edge (1 for
+// the first row of data) and the column.
+func FromEdges(name string, tab *store.Table, n int) (*CSR, error) {
+	cols := map[string]int{}
+	for c, s := range tab.Names {
+		switch s {
+		case ColSrc, ColDst, ColWeight:
+			cols[s] = c
+		default:
+			return nil, fmt.Errorf("%s: column %q of an edge list: want %s, %s and, optionally, %s", name, s, ColSrc, ColDst, ColWeight)
+		}
+	}
+	if _, ok := cols[ColSrc]; !ok || tab.Labels != nil {
+		return nil, fmt.Errorf("%s: an edge list needs the columns %s and %s (and no label column)", name, ColSrc, ColDst)
+	}
+	if _, ok := cols[ColDst]; !ok {
+		return nil, fmt.Errorf("%s: an edge list needs the columns %s and %s", name, ColSrc, ColDst)
+	}
+	if tab.N == 0 {
+		return nil, fmt.Errorf("%s: the edge list is empty", name)
+	}
+	p, x := tab.P, tab.Features
+	id := func(r int, col string) (int, error) {
+		v := x[r*p+cols[col]]
+		if v != math.Trunc(v) || v < 0 || v >= math.MaxInt32 || n > 0 && v >= float64(n) {
+			want := "a whole number >= 0"
+			if n > 0 {
+				want = fmt.Sprintf("a row id in [0, %d)", n)
+			}
+			return 0, fmt.Errorf("%s: edge %d: column %s: %v, want %s", name, r+1, col, v, want)
+		}
+		return int(v), nil
+	}
+	weight := func(r int) (float64, error) {
+		c, ok := cols[ColWeight]
+		if !ok {
+			return 1, nil
+		}
+		if v := x[r*p+c]; v >= 0 && !math.IsInf(v, 0) {
+			return v, nil
+		}
+		return 0, fmt.Errorf("%s: edge %d: column %s: %v, want a finite weight >= 0", name, r+1, ColWeight, x[r*p+c])
+	}
+	// Pass 1: check every edge, and count the entries of every row.
+	var count []int64
+	for r := range tab.N {
+		s, err := id(r, ColSrc)
+		if err != nil {
+			return nil, err
+		}
+		d, err := id(r, ColDst)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := weight(r); err != nil {
+			return nil, err
+		}
+		if m := max(s, d) + 1; m > len(count) {
+			count = append(count, make([]int64, m-len(count))...)
+		}
+		count[s]++
+		if d != s {
+			count[d]++
+		}
+	}
+	if n == 0 {
+		n = len(count)
+	}
+	count = append(count, make([]int64, n-len(count))...)
+	rowPtr := make([]int64, n+1)
+	for i, c := range count {
+		rowPtr[i+1] = rowPtr[i] + c
+	}
+	// Pass 2: place the entries, with the edge each came from.
+	col := make([]int32, rowPtr[n])
+	val := make([]float64, rowPtr[n])
+	edge := make([]int64, rowPtr[n])
+	next := slices.Clone(rowPtr[:n])
+	put := func(i, j int, v float64, r int) {
+		col[next[i]], val[next[i]], edge[next[i]] = int32(j), v, int64(r)
+		next[i]++
+	}
+	for r := range tab.N {
+		s, _ := id(r, ColSrc)
+		d, _ := id(r, ColDst)
+		v, _ := weight(r)
+		put(s, d, v, r)
+		if d != s {
+			put(d, s, v, r)
+		}
+	}
+	// Sort each row by column; a column twice is a pair listed twice.
+	type entry struct {
+		c    int32
+		v    float64
+		edge int64
+	}
+	var row []entry
+	for i := range n {
+		lo, hi := rowPtr[i], rowPtr[i+1]
+		row = row[:0]
+		for e := lo; e < hi; e++ {
+			row = append(row, entry{col[e], val[e], edge[e]})
+		}
+		slices.SortFunc(row, func(a, b entry) int { return cmp.Or(cmp.Compare(a.c, b.c), cmp.Compare(a.edge, b.edge)) })
+		for q, en := range row {
+			if q > 0 && en.c == row[q-1].c {
+				return nil, fmt.Errorf("%s: edges %d and %d: the pair (%d, %d) is listed twice (each unordered pair at most once, in either direction)",
+					name, row[q-1].edge+1, en.edge+1, min(i, int(en.c)), max(i, int(en.c)))
+			}
+			col[lo+int64(q)], val[lo+int64(q)] = en.c, en.v
+		}
+	}
+	return NewCSR(rowPtr, col, val)
+}
+
+// EdgeSchema is the schema of the edge lists that EdgeBatches writes: src
+// and dst (int64) and weight (float64), none nullable.
+func EdgeSchema() *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{
+		{Name: ColSrc, Type: arrow.PrimitiveTypes.Int64},
+		{Name: ColDst, Type: arrow.PrimitiveTypes.Int64},
+		{Name: ColWeight, Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+}
+
+// EdgeBatches passes the edge list of m to emit in record batches of up to
+// EdgeBatchRows edges: every stored pair once, as (i, j) with i <= j, in
+// row order. Read back by FromEdges it gives m to the bit.
+func (m *CSR) EdgeBatches(emit func(arrow.RecordBatch) error) error {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, EdgeSchema())
+	defer b.Release()
+	src, dst := b.Field(0).(*array.Int64Builder), b.Field(1).(*array.Int64Builder)
+	w := b.Field(2).(*array.Float64Builder)
+	flush := func() error {
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		return emit(rec)
+	}
+	rows := 0
+	err := m.edges(func(i, j int, v float64) error {
+		src.Append(int64(i))
+		dst.Append(int64(j))
+		w.Append(v)
+		if rows++; rows == EdgeBatchRows {
+			rows = 0
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && rows > 0 {
+		err = flush()
+	}
+	return err
+}
+
+// WriteEdgesCSV writes the edge list of m as CSV: a header src,dst,weight,
+// then one edge a line, the weights in the shortest form that reads back
+// to the same bits.
+func (m *CSR) WriteEdgesCSV(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString(ColSrc + "," + ColDst + "," + ColWeight + "\n")
+	var line []byte
+	err := m.edges(func(i, j int, v float64) error {
+		line = strconv.AppendInt(line[:0], int64(i), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(j), 10)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, v, 'g', -1, 64)
+		line = append(line, '\n')
+		_, err := bw.Write(line)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// edges calls fn for every stored pair (i, j) with i <= j, in row order.
+func (m *CSR) edges(fn func(i, j int, v float64) error) error {
+	for i := range m.N() {
+		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
+			if j := int(m.Col[e]); j >= i {
+				if err := fn(i, j, m.Val[e]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
