@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
 )
@@ -120,12 +121,22 @@ func newBest(rows, m int) *best {
 
 func (b *best) reset(rows int) { clear(b.cnt[:rows]) }
 
-// offer makes (d, j) a candidate of row r if it is among the best m.
-func (b *best) offer(r int, d float64, j int32) {
+// bound returns the distance of row r's m-th candidate, +Inf if it has
+// fewer.
+func (b *best) bound(r int) float64 {
+	if int(b.cnt[r]) < b.m {
+		return math.Inf(1)
+	}
+	return b.d[r*b.m+b.m-1]
+}
+
+// offer makes (d, j) a candidate of row r if it is among the best m, and
+// reports whether it did.
+func (b *best) offer(r int, d float64, j int32) bool {
 	m, c := b.m, int(b.cnt[r])
 	ds, js := b.d[r*m:r*m+m], b.j[r*m:r*m+m]
 	if c == m && !less(d, j, ds[m-1], js[m-1]) {
-		return
+		return false
 	}
 	pos := sort.Search(c, func(q int) bool { return less(d, j, ds[q], js[q]) })
 	if c < m {
@@ -135,6 +146,7 @@ func (b *best) offer(r int, d float64, j int32) {
 	copy(ds[pos+1:c], ds[pos:c-1])
 	copy(js[pos+1:c], js[pos:c-1])
 	ds[pos], js[pos] = d, j
+	return true
 }
 
 // less orders candidates by distance, then by row: a strict total order, so
@@ -147,6 +159,7 @@ func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
 // offer.
 type tileTask struct {
 	rows, cols *best
+	colBound   []float64 // the bound of each column's candidates
 	r0, r1     int
 	c0, c1     int
 }
@@ -170,19 +183,39 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	for i := range n {
 		all.offer(i, -1, int32(i))
 	}
+	// worst[i] bounds the distance of row i's candidates still worth
+	// offering: the m-th best committed so far (+Inf before m). A tile's
+	// work may read an older, larger bound, which only prunes less: a
+	// candidate beyond the bound of any committed set of m never makes the
+	// final m, so the graph does not depend on the timing.
+	worst := make([]atomic.Uint64, n)
+	for i := range worst {
+		worst[i].Store(math.Float64bits(all.bound(i)))
+	}
+	bound := func(i int) float64 { return math.Float64frombits(worst[i].Load()) }
 	err := ordered.Run(ctx, max(1, opt.Workers), len(tiles),
-		func() *tileTask { return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m)} },
+		func() *tileTask {
+			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m), colBound: make([]float64, bs)}
+		},
 		func(_ context.Context, t int, tt *tileTask) error {
 			I, J := tiles[t][0], tiles[t][1]
 			tt.r0, tt.r1, tt.c0, tt.c1 = I*bs, min(n, (I+1)*bs), J*bs, min(n, (J+1)*bs)
 			tt.rows.reset(bs)
 			tt.cols.reset(bs)
+			cb := tt.colBound[:tt.c1-tt.c0]
+			for j := range cb {
+				cb[j] = bound(tt.c0 + j)
+			}
 			for i := tt.r0; i < tt.r1; i++ {
-				xi := x[i*p : (i+1)*p]
+				xi, rb := x[i*p:(i+1)*p], bound(i)
 				for j := max(tt.c0, i+1); j < tt.c1; j++ {
 					d := sqDist(xi, x[j*p:(j+1)*p])
-					tt.rows.offer(i-tt.r0, d, int32(j))
-					tt.cols.offer(j-tt.c0, d, int32(i))
+					if d <= rb && tt.rows.offer(i-tt.r0, d, int32(j)) {
+						rb = min(rb, tt.rows.bound(i-tt.r0))
+					}
+					if q := j - tt.c0; d <= cb[q] && tt.cols.offer(q, d, int32(i)) {
+						cb[q] = min(cb[q], tt.cols.bound(q))
+					}
 				}
 			}
 			return nil
@@ -197,6 +230,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 					for e := range int(side.b.cnt[q]) {
 						all.offer(r, side.b.d[q*m+e], side.b.j[q*m+e])
 					}
+					worst[r].Store(math.Float64bits(all.bound(r)))
 				}
 			}
 			return nil
