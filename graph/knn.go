@@ -206,15 +206,26 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			for j := range cb {
 				cb[j] = bound(tt.c0 + j)
 			}
+			var ds [4]float64
 			for i := tt.r0; i < tt.r1; i++ {
 				xi, rb := x[i*p:(i+1)*p], bound(i)
-				for j := max(tt.c0, i+1); j < tt.c1; j++ {
-					d := sqDist(xi, x[j*p:(j+1)*p])
-					if d <= rb && tt.rows.offer(i-tt.r0, d, int32(j)) {
-						rb = min(rb, tt.rows.bound(i-tt.r0))
+				for j0 := max(tt.c0, i+1); j0 < tt.c1; j0 += len(ds) {
+					nj := min(len(ds), tt.c1-j0)
+					if nj == len(ds) {
+						ds[0], ds[1], ds[2], ds[3] = sqDist4(xi, x[j0*p:(j0+4)*p])
+					} else {
+						for e := range nj {
+							ds[e] = sqDist(xi, x[(j0+e)*p:(j0+e+1)*p])
+						}
 					}
-					if q := j - tt.c0; d <= cb[q] && tt.cols.offer(q, d, int32(i)) {
-						cb[q] = min(cb[q], tt.cols.bound(q))
+					for e, d := range ds[:nj] {
+						j := j0 + e
+						if d <= rb && tt.rows.offer(i-tt.r0, d, int32(j)) {
+							rb = min(rb, tt.rows.bound(i-tt.r0))
+						}
+						if q := j - tt.c0; d <= cb[q] && tt.cols.offer(q, d, int32(i)) {
+							cb[q] = min(cb[q], tt.cols.bound(q))
+						}
 					}
 				}
 			}
@@ -246,6 +257,22 @@ func sqDist(a, b []float64) float64 {
 		s += t * t
 	}
 	return s
+}
+
+// sqDist4 returns the squared distances of a to the four consecutive rows
+// in b (4×len(a)), each with the bits of sqDist: the four sums are
+// independent, which lets the processor overlap them.
+func sqDist4(a, b []float64) (d0, d1, d2, d3 float64) {
+	p := len(a)
+	b0, b1, b2, b3 := b[:p], b[p:2*p], b[2*p:3*p], b[3*p:4*p]
+	for q, v := range a {
+		t0, t1, t2, t3 := v-b0[q], v-b1[q], v-b2[q], v-b3[q]
+		d0 += t0 * t0
+		d1 += t1 * t1
+		d2 += t2 * t2
+		d3 += t3 * t3
+	}
+	return d0, d1, d2, d3
 }
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2.

@@ -204,3 +204,19 @@ func BenchmarkKNN(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }
+
+// TestSqDist4 checks that the four distances at once have the bits of one
+// at a time, and of the rows in the other order.
+func TestSqDist4(t *testing.T) {
+	for _, p := range []int{1, 3, 16, 37} {
+		x := points(5, p, uint64(p))
+		d := [4]float64{}
+		d[0], d[1], d[2], d[3] = sqDist4(x[:p], x[p:])
+		for e := range 4 {
+			b := x[(e+1)*p : (e+2)*p]
+			if want := sqDist(x[:p], b); d[e] != want || sqDist(b, x[:p]) != want {
+				t.Errorf("p = %d, row %d: %v, one at a time %v", p, e+1, d[e], want)
+			}
+		}
+	}
+}
