@@ -59,11 +59,12 @@ type Payload interface {
 //	       .  4·n·NZ  their columns, int32 < k, row i's in slots i·NZ...; unused slots 0 (ignored on read)
 //	       .  8·n·NZ  their values, float64; unused slots 0 (ignored on read)
 const (
-	payloadFresh  = 1 << 0
-	fwHeader      = 8
-	rowcdHeader   = 32
-	maxPendingNZ  = math.MaxUint8
-	payloadMethod = "fw"
+	payloadFresh = 1 << 0
+	fwHeader     = 8
+	rowcdHeader  = 32
+	maxPendingNZ = math.MaxUint8
+	fwMethod     = "fw"
+	rowcdMethod  = "rowcd"
 )
 
 // FrankWolfeState is the Payload of a FrankWolfe run.
@@ -73,7 +74,7 @@ type FrankWolfeState struct {
 }
 
 // Method returns "fw".
-func (s *FrankWolfeState) Method() string { return payloadMethod }
+func (s *FrankWolfeState) Method() string { return fwMethod }
 
 // Size returns the bytes of the binary form.
 func (s *FrankWolfeState) Size() int64 { return fwHeader + 8*int64(len(s.Gram)) }
@@ -98,7 +99,7 @@ type RowCDState struct {
 }
 
 // Method returns "rowcd".
-func (s *RowCDState) Method() string { return "rowcd" }
+func (s *RowCDState) Method() string { return rowcdMethod }
 
 // Size returns the bytes of the binary form.
 func (s *RowCDState) Size() int64 {
@@ -151,7 +152,7 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 	br := &payloadReader{r: bufio.NewReaderSize(r, 1<<16)}
 	kk := int64(k) * int64(k)
 	switch method {
-	case payloadMethod:
+	case fwMethod:
 		if want := fwHeader + 8*kk; size != want {
 			return nil, fmt.Errorf("fw payload of %d bytes, want %d for k = %d", size, want, k)
 		}
@@ -164,7 +165,7 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 			return nil, fmt.Errorf("fw payload: %w", err)
 		}
 		return s, nil
-	case "rowcd":
+	case rowcdMethod:
 		if size < rowcdHeader {
 			return nil, fmt.Errorf("rowcd payload of %d bytes, want at least %d", size, rowcdHeader)
 		}
