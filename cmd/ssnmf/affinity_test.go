@@ -295,3 +295,18 @@ func TestEdgeListErrors(t *testing.T) {
 	}
 	testUsage(t, []string{"solve", "-k", "2", "testdata/small.csv"}, cases)
 }
+
+// TestGraphUsage checks the graph command's refusals.
+func TestGraphUsage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "e.parquet")
+	testUsage(t, []string{"graph", "testdata/small.csv"}, []usageCase{
+		{name: "no output", want: "-o EDGES.parquet is required"},
+		{name: "unknown extension", args: []string{"-o", "e.json"}, want: "unknown extension"},
+		{name: "no neighbours", args: []string{"-o", out, "-neighbors", "0"}, want: "-neighbors must be >= 1"},
+		{name: "unknown weights", args: []string{"-o", out, "-weights", "rbf"}, want: "-weights: unknown weights"},
+		{name: "two inputs", args: []string{"-o", out, "testdata/small.csv"}, want: "at most one INPUT"},
+	})
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run left an output file")
+	}
+}
