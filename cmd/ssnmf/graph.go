@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/ssnmf/ssnmf/graph"
-	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/tile"
@@ -59,30 +57,17 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 1:
 		kc.input = pos[0]
 	}
-	dir, err := os.MkdirTemp("", "ssnmf-graph-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	f, err := store.CreateAtomic(*out)
-	if err != nil {
-		return usagef("-o: %v", err)
-	}
-	defer f.Abort()
 	begin := time.Now()
-	prob, err := kc.problem(ctx, dir, nil)
-	if err != nil {
-		return err
-	}
-	defer prob.close()
-	g := prob.Graph()
-	if !kc.quiet {
-		fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs -> %s\n", kc.inputName(), g.N(), prob.Describe(), time.Since(begin).Seconds(), *out)
-	}
-	if err := writeEdges(f, g, outFormat(*out)); err != nil {
-		return fmt.Errorf("-o %s: %w", *out, err)
-	}
-	return f.Commit()
+	return kc.export(ctx, *out, func(w io.Writer, prob *problem) error {
+		g := prob.Graph()
+		if !kc.quiet {
+			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs -> %s\n", kc.inputName(), g.N(), prob.Describe(), time.Since(begin).Seconds(), *out)
+		}
+		if err := writeEdges(w, g, outFormat(*out)); err != nil {
+			return fmt.Errorf("-o %s: %w", *out, err)
+		}
+		return nil
+	})
 }
 
 // writeEdges writes the edge list of g in format (input.Parquet, Arrow or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -80,4 +81,29 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 		return store.ParseCSV(bytes.NewReader(builtinCSV), builtinName, opt)
 	}
 	return input.Open(kc.input, kc.format, opt, dir)
+}
+
+// export builds P in a temporary work directory and has write write it (or
+// what is made of it) to the file out, which appears, atomically, only if
+// write succeeds: the end of the tiles and graph commands.
+func (kc *kernelConfig) export(ctx context.Context, out string, write func(w io.Writer, prob *problem) error) error {
+	dir, err := os.MkdirTemp("", "ssnmf-export-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	f, err := store.CreateAtomic(out)
+	if err != nil {
+		return usagef("-o: %v", err)
+	}
+	defer f.Abort()
+	prob, err := kc.problem(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer prob.close()
+	if err := write(f, prob); err != nil {
+		return err
+	}
+	return f.Commit()
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
-	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -38,36 +36,20 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case len(pos) == 1:
 		kc.input = pos[0]
 	}
-	dir, err := os.MkdirTemp("", "ssnmf-tiles-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	f, err := store.CreateAtomic(*out)
-	if err != nil {
-		return usagef("-o: %v", err)
-	}
-	defer f.Abort()
-	prob, err := kc.problem(ctx, dir, nil)
-	if err != nil {
-		return err
-	}
-	defer prob.close()
-	opt := tilefile.Options{Block: kc.block, Float32: kc.precision == tile.Float32, Workers: kc.workers,
-		Meta: map[string]string{"kernel": "gaussian", "gamma": fmt.Sprint(prob.Gamma), "gamma_rule": prob.GammaRule,
-			"standardize": fmt.Sprint(kc.standardize), "input": kc.inputName()}}
-	if !kc.quiet {
-		fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s tile=%d -> %s\n", kc.inputName(), prob.N(), prob.Describe(), kc.block, *out)
-		begin, last := time.Now(), time.Now()
-		opt.Progress = func(done, total int) {
-			if time.Since(last) >= passProgressEvery || done == total {
-				last = time.Now()
-				fmt.Fprintf(stderr, "  %d of %d tiles  %.1fs\n", done, total, time.Since(begin).Seconds())
+	return kc.export(ctx, *out, func(w io.Writer, prob *problem) error {
+		opt := tilefile.Options{Block: kc.block, Float32: kc.precision == tile.Float32, Workers: kc.workers,
+			Meta: map[string]string{"kernel": "gaussian", "gamma": fmt.Sprint(prob.Gamma), "gamma_rule": prob.GammaRule,
+				"standardize": fmt.Sprint(kc.standardize), "input": kc.inputName()}}
+		if !kc.quiet {
+			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s tile=%d -> %s\n", kc.inputName(), prob.N(), prob.Describe(), kc.block, *out)
+			begin, last := time.Now(), time.Now()
+			opt.Progress = func(done, total int) {
+				if time.Since(last) >= passProgressEvery || done == total {
+					last = time.Now()
+					fmt.Fprintf(stderr, "  %d of %d tiles  %.1fs\n", done, total, time.Since(begin).Seconds())
+				}
 			}
 		}
-	}
-	if err := tilefile.Write(ctx, f, prob.Engine.Source, opt); err != nil {
-		return err
-	}
-	return f.Commit()
+		return tilefile.Write(ctx, w, prob.Engine.Source, opt)
+	})
 }
