@@ -165,37 +165,37 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 	if err != nil {
 		return nil, err
 	}
-	g.Workers = spec.Workers
-	b.graph, b.Affinity, b.edges = g, g, true
-	b.BlockSize = min(b.BlockSize, g.N())
-	b.Checksum = crc32.Checksum(store.AsBytes(g.Val), castagnoli)
-	b.Checksum = crc32.Update(b.Checksum, castagnoli, store.AsBytes(g.Col))
-	if tab != nil {
-		if err := b.bandwidth(tab, spec); err != nil {
-			return nil, err
-		}
-		b.GammaRule = "for the k-means start " + b.GammaRule
-	}
-	return b, nil
+	b.edges = true
+	b.Checksum = crc32.Update(crc32.Checksum(store.AsBytes(g.Val), castagnoli), castagnoli, store.AsBytes(g.Col))
+	return b.useGraph(g, tab, spec)
 }
 
 // buildGraph makes P the kNN graph of the features.
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
-	if err := b.bandwidth(tab, spec); err != nil {
-		return nil, err
-	}
-	b.GammaRule = "for the k-means start " + b.GammaRule
 	opt := *spec.Graph
 	opt.BlockSize, opt.Workers = spec.BlockSize, spec.Workers
 	g, err := graph.KNN(ctx, tab.Features, tab.N, tab.P, opt)
 	if err != nil {
 		return nil, err
 	}
-	g.Workers = spec.Workers
-	b.graph, b.knn, b.Affinity = g, opt, g
-	b.BlockSize = min(b.BlockSize, tab.N)
+	b.knn = opt
 	b.Checksum = crc32.Update(crc32.Checksum(store.AsBytes(tab.Features), castagnoli), castagnoli,
 		fmt.Appendf(nil, "knn %d %v", opt.Neighbors, opt.Weights))
+	return b.useGraph(g, tab, spec)
+}
+
+// useGraph makes the graph g P, its passes on spec.Workers goroutines, and
+// sets the bandwidth of a k-means start if the features are at hand.
+func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, error) {
+	g.Workers = spec.Workers
+	b.graph, b.Affinity = g, g
+	b.BlockSize = min(b.BlockSize, g.N())
+	if tab != nil {
+		if err := b.bandwidth(tab, spec); err != nil {
+			return nil, err
+		}
+		b.GammaRule = "for the k-means start " + b.GammaRule
+	}
 	return b, nil
 }
 

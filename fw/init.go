@@ -3,6 +3,8 @@ package fw
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/ssnmf/ssnmf/internal/enum"
 )
 
 // Start chooses the initial point.
@@ -20,10 +22,10 @@ const (
 var startNames = [...]string{StartRandom: "random", StartCorners: "corners"}
 
 // String returns the start's name as the command line spells it.
-func (s Start) String() string { return enumString(startNames[:], s, "Start") }
+func (s Start) String() string { return enum.Name(startNames[:], s, "Start") }
 
 // ParseStart returns the start named s ("random" or "corners").
-func ParseStart(s string) (Start, error) { return parseEnum[Start](startNames[:], s, "init") }
+func ParseStart(s string) (Start, error) { return enum.Parse[Start](startNames[:], s, "init") }
 
 // Initialize fills w (n×k, row-major) with a feasible starting point drawn
 // from the seeded generator: the same seed gives the same bits.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"time"
+
+	"github.com/ssnmf/ssnmf/internal/enum"
 )
 
 // Problem is a simplicial symmetric NMF problem.
@@ -30,11 +32,11 @@ const (
 var stepNames = [...]string{StepExact: "exact", StepCurvature: "curvature", StepOpenLoop: "open-loop"}
 
 // String returns the rule's name as the command line spells it.
-func (s StepRule) String() string { return enumString(stepNames[:], s, "StepRule") }
+func (s StepRule) String() string { return enum.Name(stepNames[:], s, "StepRule") }
 
 // ParseStepRule returns the rule named s ("exact", "curvature" or "open-loop").
 func ParseStepRule(s string) (StepRule, error) {
-	return parseEnum[StepRule](stepNames[:], s, "step rule")
+	return enum.Parse[StepRule](stepNames[:], s, "step rule")
 }
 
 // Status says why a run stopped.
@@ -61,7 +63,7 @@ const (
 var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter", Stopped: "stopped"}
 
 // String returns a short name of the status, as the summary reports it.
-func (s Status) String() string { return enumString(statusNames[:], s, "Status") }
+func (s Status) String() string { return enum.Name(statusNames[:], s, "Status") }
 
 // Converged reports whether the status certifies an approximate KKT point.
 func (s Status) Converged() bool { return s == GapTolerance }

@@ -2,11 +2,9 @@ package graph
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -106,51 +104,22 @@ func FromEdges(name string, tab *store.Table, n int) (*CSR, error) {
 		n = len(count)
 	}
 	count = append(count, make([]int64, n-len(count))...)
-	rowPtr := make([]int64, n+1)
-	for i, c := range count {
-		rowPtr[i+1] = rowPtr[i] + c
-	}
-	// Pass 2: place the entries, with the edge each came from.
-	col := make([]int32, rowPtr[n])
-	val := make([]float64, rowPtr[n])
-	edge := make([]int64, rowPtr[n])
-	next := slices.Clone(rowPtr[:n])
-	put := func(i, j int, v float64, r int) {
-		col[next[i]], val[next[i]], edge[next[i]] = int32(j), v, int64(r)
-		next[i]++
-	}
+	// Pass 2: place the entries, each tagged with its edge; a column twice
+	// in a row is a pair listed twice.
+	es := newEntries(count, true)
 	for r := range tab.N {
 		s, _ := id(r, ColSrc)
 		d, _ := id(r, ColDst)
 		v, _ := weight(r)
-		put(s, d, v, r)
+		es.put(s, int32(d), v, int64(r))
 		if d != s {
-			put(d, s, v, r)
+			es.put(d, int32(s), v, int64(r))
 		}
 	}
-	// Sort each row by column; a column twice is a pair listed twice.
-	type entry struct {
-		c    int32
-		v    float64
-		edge int64
-	}
-	var row []entry
-	for i := range n {
-		lo, hi := rowPtr[i], rowPtr[i+1]
-		row = row[:0]
-		for e := lo; e < hi; e++ {
-			row = append(row, entry{col[e], val[e], edge[e]})
-		}
-		slices.SortFunc(row, func(a, b entry) int { return cmp.Or(cmp.Compare(a.c, b.c), cmp.Compare(a.edge, b.edge)) })
-		for q, en := range row {
-			if q > 0 && en.c == row[q-1].c {
-				return nil, fmt.Errorf("%s: edges %d and %d: the pair (%d, %d) is listed twice (each unordered pair at most once, in either direction)",
-					name, row[q-1].edge+1, en.edge+1, min(i, int(en.c)), max(i, int(en.c)))
-			}
-			col[lo+int64(q)], val[lo+int64(q)] = en.c, en.v
-		}
-	}
-	return NewCSR(rowPtr, col, val)
+	return es.csr(func(i int, a, b entry) (float64, error) {
+		return 0, fmt.Errorf("%s: edges %d and %d: the pair (%d, %d) is listed twice (each unordered pair at most once, in either direction)",
+			name, a.tag+1, b.tag+1, min(i, int(b.c)), max(i, int(b.c)))
+	})
 }
 
 // EdgeSchema is the schema of the edge lists that EdgeBatches writes: src

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -9,7 +8,9 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // DefaultNeighbors is the number of neighbours of KNNOptions when
@@ -38,21 +39,11 @@ const (
 var weightNames = [...]string{Connectivity: "connectivity", SelfTuning: "self-tuning"}
 
 // String returns the name as the command line spells it.
-func (w Weights) String() string {
-	if w >= 0 && int(w) < len(weightNames) {
-		return weightNames[w]
-	}
-	return fmt.Sprintf("Weights(%d)", int(w))
-}
+func (w Weights) String() string { return enum.Name(weightNames[:], w, "Weights") }
 
-// ParseWeights returns the weights named s.
+// ParseWeights returns the weights named s ("connectivity" or "self-tuning").
 func ParseWeights(s string) (Weights, error) {
-	for i, name := range weightNames {
-		if s == name {
-			return Weights(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown weights %q (want connectivity or self-tuning)", s)
+	return enum.Parse[Weights](weightNames[:], s, "weights")
 }
 
 // KNNOptions shape a kNN graph.
@@ -215,7 +206,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 						ds[0], ds[1], ds[2], ds[3] = sqDist4(xi, x[j0*p:(j0+4)*p])
 					} else {
 						for e := range nj {
-							ds[e] = sqDist(xi, x[(j0+e)*p:(j0+e+1)*p])
+							ds[e] = tile.SqDist(xi, x[(j0+e)*p:(j0+e+1)*p])
 						}
 					}
 					for e, d := range ds[:nj] {
@@ -249,18 +240,8 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	return all, err
 }
 
-// sqDist returns ||a - b||², the same bits for (a, b) and (b, a).
-func sqDist(a, b []float64) float64 {
-	var s float64
-	for q, v := range a {
-		t := v - b[q]
-		s += t * t
-	}
-	return s
-}
-
 // sqDist4 returns the squared distances of a to the four consecutive rows
-// in b (4×len(a)), each with the bits of sqDist: the four sums are
+// in b (4×len(a)), each with the bits of tile.SqDist: the four sums are
 // independent, which lets the processor overlap them.
 func sqDist4(a, b []float64) (d0, d1, d2, d3 float64) {
 	p := len(a)
@@ -287,54 +268,24 @@ func (b *best) graph(w Weights) (*CSR, error) {
 		}
 	}
 	// Every edge of C once from each end: row i gets (j, w/2) for its own
-	// neighbours j and for every row j that has i as a neighbour.
-	rowPtr := make([]int64, n+1)
+	// neighbours j and for every row j that has i as a neighbour; the two
+	// halves of a mutual edge add up.
+	count := make([]int64, n)
 	for i := range n {
-		rowPtr[i+1] += int64(b.cnt[i])
+		count[i] += int64(b.cnt[i])
 		for e := range int(b.cnt[i]) {
-			rowPtr[b.j[i*m+e]+1]++
+			count[b.j[i*m+e]]++
 		}
 	}
-	for i := range n {
-		rowPtr[i+1] += rowPtr[i]
-	}
-	col := make([]int32, rowPtr[n])
-	val := make([]float64, rowPtr[n])
-	next := slices.Clone(rowPtr[:n])
+	es := newEntries(count, false)
 	for i := range n {
 		for e := range int(b.cnt[i]) {
 			j, v := b.j[i*m+e], weight(i, e)/2
-			col[next[i]], val[next[i]] = j, v
-			next[i]++
-			col[next[j]], val[next[j]] = int32(i), v
-			next[j]++
+			es.put(i, j, v, 0)
+			es.put(int(j), int32(i), v, 0)
 		}
 	}
-	// Sort each row by column and add the two halves of mutual edges.
-	type entry struct {
-		c int32
-		v float64
-	}
-	var row []entry
-	out := int64(0)
-	for i := range n {
-		row = row[:0]
-		for e := rowPtr[i]; e < rowPtr[i+1]; e++ {
-			row = append(row, entry{col[e], val[e]})
-		}
-		slices.SortStableFunc(row, func(a, b entry) int { return cmp.Compare(a.c, b.c) })
-		rowPtr[i] = out
-		for q, en := range row {
-			if q > 0 && en.c == row[q-1].c {
-				val[out-1] += en.v
-				continue
-			}
-			col[out], val[out] = en.c, en.v
-			out++
-		}
-	}
-	rowPtr[n] = out
-	return NewCSR(rowPtr, col[:out:out], val[:out:out])
+	return es.csr(func(_ int, a, b entry) (float64, error) { return a.v + b.v, nil })
 }
 
 // sigmas returns the self-tuning scales: the distance of each row to its

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // points returns n random rows of p features with every fifth row a copy
@@ -36,7 +38,7 @@ func bruteNeighbors(x []float64, n, p, m int) [][]int {
 				js = append(js, j)
 			}
 		}
-		d := func(j int) float64 { return sqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]) }
+		d := func(j int) float64 { return tile.SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]) }
 		sort.SliceStable(js, func(a, b int) bool { return d(js[a]) < d(js[b]) || d(js[a]) == d(js[b]) && js[a] < js[b] })
 		out[i] = append([]int{i}, js[:m-1]...)
 	}
@@ -86,7 +88,7 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 			}
 			sigma := make([]float64, n)
 			for i := range n {
-				sigma[i] = math.Sqrt(sqDist(x[i*p:(i+1)*p], x[nb[i][min(SigmaNeighbor, m-1)]*p:][:p]))
+				sigma[i] = math.Sqrt(tile.SqDist(x[i*p:(i+1)*p], x[nb[i][min(SigmaNeighbor, m-1)]*p:][:p]))
 			}
 			var pos []float64
 			for _, s := range sigma {
@@ -104,7 +106,7 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 				for j := range n {
 					w := 1.0
 					if tc.weights == SelfTuning {
-						d := sqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
+						d := tile.SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
 						w = math.Exp(-d / (max(sigma[i], floor) * max(sigma[j], floor)))
 					}
 					want := w * (c[i*n+j] + c[j*n+i]) / 2
@@ -214,7 +216,7 @@ func TestSqDist4(t *testing.T) {
 		d[0], d[1], d[2], d[3] = sqDist4(x[:p], x[p:])
 		for e := range 4 {
 			b := x[(e+1)*p : (e+2)*p]
-			if want := sqDist(x[:p], b); d[e] != want || sqDist(b, x[:p]) != want {
+			if want := tile.SqDist(x[:p], b); d[e] != want || tile.SqDist(b, x[:p]) != want {
 				t.Errorf("p = %d, row %d: %v, one at a time %v", p, e+1, d[e], want)
 			}
 		}

@@ -6,9 +6,9 @@ package methods
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/kmeans"
 )
 
@@ -104,7 +104,4 @@ func Settings(tol, ftol float64, maxIter, refresh int) fw.Settings {
 }
 
 // List returns the names as "rowcd, fw, pgd, penalty or kmeans".
-func List() string {
-	n := Names()
-	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
-}
+func List() string { return enum.List(Names()) }

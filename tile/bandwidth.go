@@ -81,7 +81,7 @@ func AutoBandwidth(x []float64, n, p int, seed uint64) (Bandwidth, error) {
 		xa := x[a*p : (a+1)*p]
 		near = near[:0]
 		for _, j := range ref {
-			d := sqDist(xa, x[j*p:(j+1)*p])
+			d := SqDist(xa, x[j*p:(j+1)*p])
 			if math.IsNaN(d) || math.IsInf(d, 0) {
 				return Bandwidth{}, fmt.Errorf("bandwidth: the squared distance between rows %d and %d is %v", a, j, d)
 			}

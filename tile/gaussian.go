@@ -70,7 +70,7 @@ func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
 			jlo = i
 		}
 		for j := jlo; j < c1; j++ {
-			v := math.Exp(-gamma * sqDist(xi, x[j*p:(j+1)*p]))
+			v := math.Exp(-gamma * SqDist(xi, x[j*p:(j+1)*p]))
 			if f32 {
 				v = float64(float32(v))
 			}
@@ -93,9 +93,9 @@ func mirrorUpper(dst []float64, w int) {
 	}
 }
 
-// sqDist returns the squared Euclidean distance between a and b (at least
+// SqDist returns the squared Euclidean distance between a and b (at least
 // as long as a), summed in feature order.
-func sqDist(a, b []float64) float64 {
+func SqDist(a, b []float64) float64 {
 	b = b[:len(a)]
 	var d float64
 	for q, v := range a {
@@ -135,7 +135,7 @@ func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error)
 		if j >= i {
 			j++
 		}
-		if d := sqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]); d > 0 {
+		if d := SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]); d > 0 {
 			d2 = append(d2, d)
 		}
 	}

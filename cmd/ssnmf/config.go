@@ -92,6 +92,25 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 	return features, precision
 }
 
+// graphFlags defines the flags of the kNN graph, which solve and graph
+// share, each usage starting with prefix; checkGraph resolves them.
+func graphFlags(fs *flag.FlagSet, kc *kernelConfig, prefix string) (weights *string) {
+	fs.IntVar(&kc.neighbors, "neighbors", graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
+	return fs.String("weights", graph.Connectivity.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
+}
+
+// checkGraph checks -neighbors and parses -weights.
+func (kc *kernelConfig) checkGraph(weights string) error {
+	if kc.neighbors < 1 {
+		return usagef("-neighbors must be >= 1, have %d", kc.neighbors)
+	}
+	var err error
+	if kc.weights, err = graph.ParseWeights(weights); err != nil {
+		return usagef("-weights: %v", err)
+	}
+	return nil
+}
+
 // check validates the kernel flags after parsing.
 func (kc *kernelConfig) check(features, precision string) error {
 	if features != "" {
@@ -130,8 +149,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it, or knn: P is the kNN graph of the features (-neighbors, -weights)")
-	fs.IntVar(&c.neighbors, "neighbors", graph.DefaultNeighbors, "-affinity knn: neighbours of a row, the row itself included")
-	weights := fs.String("weights", graph.Connectivity.String(), "-affinity knn: the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
+	weights := graphFlags(fs, &c.kernelConfig, "-affinity knn: ")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
@@ -161,8 +179,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if c.step, err = fw.ParseStepRule(*step); err != nil {
 		return nil, usagef("-step: %v", err)
 	}
-	if c.weights, err = graph.ParseWeights(*weights); err != nil {
-		return nil, usagef("-weights: %v", err)
+	if err := c.checkGraph(*weights); err != nil {
+		return nil, err
 	}
 	// The flags hold the values as resolved, for a checkpoint to record.
 	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
@@ -179,8 +197,6 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case info.Name == "":
 		return nil, usagef("-method %q: want %s", c.method, methods.List())
-	case c.neighbors < 1:
-		return nil, usagef("-neighbors must be >= 1, have %d", c.neighbors)
 	case c.moves < 1:
 		return nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:

@@ -25,8 +25,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"Writes the kNN graph of the rows of INPUT (the built-in yeast data set if none), as\n"+
 		"solve -affinity knn builds it, as an edge list: src, dst (0-based rows, src <= dst, each\n"+
 		"pair once, self-loops included) and weight. solve -affinity EDGES reads it back.")
-	fs.IntVar(&kc.neighbors, "neighbors", graph.DefaultNeighbors, "neighbours of a row, the row itself included")
-	weights := fs.String("weights", graph.Connectivity.String(), "the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
+	weights := graphFlags(fs, &kc, "")
 	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
 	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
@@ -39,8 +38,8 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if kc.weights, err = graph.ParseWeights(*weights); err != nil {
-		return usagef("-weights: %v", err)
+	if err := kc.checkGraph(*weights); err != nil {
+		return err
 	}
 	if err := kc.check(*features, tile.Float64.String()); err != nil {
 		return err
@@ -50,8 +49,6 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("graph: -o EDGES.parquet is required")
 	case outFormat(*out) == "":
 		return usagef("-o %s: unknown extension, want .parquet, .arrow or .csv", *out)
-	case kc.neighbors < 1:
-		return usagef("-neighbors must be >= 1, have %d", kc.neighbors)
 	case len(pos) > 1:
 		return usagef("graph takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case len(pos) == 1:

@@ -1,0 +1,36 @@
+// Package enum names the values of small integer enumerations (step rules,
+// starts, statuses, edge weights) from a table of names, one name a value,
+// so that String and the parser of each enumeration agree by construction.
+package enum
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Name returns the name of v in names, or typ(v) if it has none.
+func Name[E ~int](names []string, v E, typ string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, int(v))
+}
+
+// Parse returns the value whose name in names is s; what names the kind of
+// value in the error, which lists the names.
+func Parse[E ~int](names []string, s, what string) (E, error) {
+	for i, name := range names {
+		if s == name {
+			return E(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown %s %q (want %s)", what, s, List(names))
+}
+
+// List returns the names as "a, b or c".
+func List(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
