@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"sync/atomic"
 
 	"github.com/ssnmf/ssnmf/internal/enum"
@@ -55,6 +54,9 @@ type KNNOptions struct {
 	// BlockSize is the edge of the distance tiles; 256 if 0. Workers is
 	// the number of goroutines; 1 if 0. Neither changes the graph.
 	BlockSize, Workers int
+	// Generic runs the portable distance kernel even where the vectorized
+	// one is built (see tile.Pairs); the graph is the same.
+	Generic bool
 }
 
 // KNN returns the symmetrized M-nearest-neighbour graph of the n rows of x
@@ -129,7 +131,14 @@ func (b *best) offer(r int, d float64, j int32) bool {
 	if c == m && !less(d, j, ds[m-1], js[m-1]) {
 		return false
 	}
-	pos := sort.Search(c, func(q int) bool { return less(d, j, ds[q], js[q]) })
+	pos, hi := 0, c // the first candidate after (d, j)
+	for pos < hi {
+		if h := int(uint(pos+hi) >> 1); less(d, j, ds[h], js[h]) {
+			hi = h
+		} else {
+			pos = h + 1
+		}
+	}
 	if c < m {
 		c++
 		b.cnt[r] = int32(c)
@@ -147,12 +156,12 @@ func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
 }
 
 // tileTask is one tile's memory: the best candidates its rows and columns
-// offer.
+// offer, and their thresholds.
 type tileTask struct {
-	rows, cols *best
-	colBound   []float64 // the bound of each column's candidates
-	r0, r1     int
-	c0, c1     int
+	rows, cols     *best
+	rowMax, colMax []float64
+	scratch        *tile.PairScratch
+	r0, r1, c0, c1 int
 }
 
 // neighbors finds the m nearest rows of every row, itself first (offered
@@ -164,11 +173,21 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	}
 	bs = min(bs, n)
 	nb := (n + bs - 1) / bs
+	// The diagonal tiles come first: they give every row M candidates from
+	// its own block, so that the bounds prune from the first off-diagonal
+	// tile on.
 	var tiles [][2]int
 	for i := range nb {
-		for j := i; j < nb; j++ {
+		tiles = append(tiles, [2]int{i, i})
+	}
+	for i := range nb {
+		for j := i + 1; j < nb; j++ {
 			tiles = append(tiles, [2]int{i, j})
 		}
+	}
+	pairs, err := tile.NewPairs(x, n, p, opt.Generic)
+	if err != nil {
+		return nil, err
 	}
 	all := newBest(n, m)
 	for i := range n {
@@ -184,42 +203,33 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 		worst[i].Store(math.Float64bits(all.bound(i)))
 	}
 	bound := func(i int) float64 { return math.Float64frombits(worst[i].Load()) }
-	err := ordered.Run(ctx, max(1, opt.Workers), len(tiles),
+	err = ordered.Run(ctx, max(1, opt.Workers), len(tiles),
 		func() *tileTask {
-			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m), colBound: make([]float64, bs)}
+			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
+				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: pairs.NewScratch(bs)}
 		},
 		func(_ context.Context, t int, tt *tileTask) error {
 			I, J := tiles[t][0], tiles[t][1]
 			tt.r0, tt.r1, tt.c0, tt.c1 = I*bs, min(n, (I+1)*bs), J*bs, min(n, (J+1)*bs)
 			tt.rows.reset(bs)
 			tt.cols.reset(bs)
-			cb := tt.colBound[:tt.c1-tt.c0]
-			for j := range cb {
-				cb[j] = bound(tt.c0 + j)
+			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
+			for i := range rm {
+				rm[i] = bound(tt.r0 + i)
 			}
-			var ds [4]float64
-			for i := tt.r0; i < tt.r1; i++ {
-				xi, rb := x[i*p:(i+1)*p], bound(i)
-				for j0 := max(tt.c0, i+1); j0 < tt.c1; j0 += len(ds) {
-					nj := min(len(ds), tt.c1-j0)
-					if nj == len(ds) {
-						ds[0], ds[1], ds[2], ds[3] = sqDist4(xi, x[j0*p:(j0+4)*p])
-					} else {
-						for e := range nj {
-							ds[e] = tile.SqDist(xi, x[(j0+e)*p:(j0+e+1)*p])
-						}
-					}
-					for e, d := range ds[:nj] {
-						j := j0 + e
-						if d <= rb && tt.rows.offer(i-tt.r0, d, int32(j)) {
-							rb = min(rb, tt.rows.bound(i-tt.r0))
-						}
-						if q := j - tt.c0; d <= cb[q] && tt.cols.offer(q, d, int32(i)) {
-							cb[q] = min(cb[q], tt.cols.bound(q))
-						}
-					}
+			for j := range cm {
+				cm[j] = bound(tt.c0 + j)
+			}
+			// The thresholds are the committed bounds until the tile has
+			// found m candidates of its own for a row or column.
+			pairs.Near(tt.scratch, tt.r0, tt.r1, tt.c0, tt.c1, rm, cm, func(i, j int, d float64) {
+				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, int32(j)) {
+					rm[li] = min(rm[li], tt.rows.bound(li))
 				}
-			}
+				if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, int32(i)) {
+					cm[lj] = min(cm[lj], tt.cols.bound(lj))
+				}
+			})
 			return nil
 		},
 		func(_ int, tt *tileTask) error {
@@ -228,32 +238,18 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 				lo, hi int
 			}{{tt.rows, tt.r0, tt.r1}, {tt.cols, tt.c0, tt.c1}} {
 				for r := side.lo; r < side.hi; r++ {
-					q := r - side.lo
+					q, changed := r-side.lo, false
 					for e := range int(side.b.cnt[q]) {
-						all.offer(r, side.b.d[q*m+e], side.b.j[q*m+e])
+						changed = all.offer(r, side.b.d[q*m+e], side.b.j[q*m+e]) || changed
 					}
-					worst[r].Store(math.Float64bits(all.bound(r)))
+					if changed {
+						worst[r].Store(math.Float64bits(all.bound(r)))
+					}
 				}
 			}
 			return nil
 		})
 	return all, err
-}
-
-// sqDist4 returns the squared distances of a to the four consecutive rows
-// in b (4×len(a)), each with the bits of tile.SqDist: the four sums are
-// independent, which lets the processor overlap them.
-func sqDist4(a, b []float64) (d0, d1, d2, d3 float64) {
-	p := len(a)
-	b0, b1, b2, b3 := b[:p], b[p:2*p], b[2*p:3*p], b[3*p:4*p]
-	for q, v := range a {
-		t0, t1, t2, t3 := v-b0[q], v-b1[q], v-b2[q], v-b3[q]
-		d0 += t0 * t0
-		d1 += t1 * t1
-		d2 += t2 * t2
-		d3 += t3 * t3
-	}
-	return d0, d1, d2, d3
 }
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2.

@@ -123,12 +123,12 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 }
 
 // TestKNNSameBits checks that the graph has the same bits for any tile
-// size and number of workers.
+// size and number of workers, and for both distance kernels.
 func TestKNNSameBits(t *testing.T) {
 	const n, p = 700, 5
 	x := points(n, p, 2)
 	var first *CSR
-	for _, o := range []KNNOptions{{BlockSize: 256, Workers: 1}, {BlockSize: 33, Workers: 2}, {BlockSize: 700, Workers: 4}, {BlockSize: 1, Workers: 3}} {
+	for _, o := range []KNNOptions{{BlockSize: 256, Workers: 1}, {BlockSize: 33, Workers: 2}, {BlockSize: 700, Workers: 4}, {BlockSize: 1, Workers: 3}, {BlockSize: 100, Workers: 2, Generic: true}} {
 		o.Weights = SelfTuning
 		g, err := KNN(context.Background(), x, n, p, o)
 		if err != nil {
@@ -139,7 +139,7 @@ func TestKNNSameBits(t *testing.T) {
 			continue
 		}
 		if !slices.Equal(g.RowPtr, first.RowPtr) || !slices.Equal(g.Col, first.Col) || !slices.Equal(g.Val, first.Val) {
-			t.Errorf("block %d, %d workers: another graph", o.BlockSize, o.Workers)
+			t.Errorf("block %d, %d workers, generic %t: another graph", o.BlockSize, o.Workers, o.Generic)
 		}
 	}
 }
@@ -194,31 +194,26 @@ func TestKNNErrors(t *testing.T) {
 }
 
 // BenchmarkKNN builds the 30-neighbour graph of 20,000 rows of 16 features
-// and reports distance entries (all n² counted, as for a tile pass) a
-// second.
+// (ten Gaussian clusters) on 2 goroutines, with each distance kernel, and
+// reports distance entries (all n² counted, as for a tile pass) a second.
 func BenchmarkKNN(b *testing.B) {
 	const n, p = 20_000, 16
-	x := points(n, p, 3)
-	for b.Loop() {
-		if _, err := KNN(context.Background(), x, n, p, KNNOptions{Workers: 2}); err != nil {
-			b.Fatal(err)
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := make([]float64, n*p)
+	for i := range n {
+		c := float64(rng.IntN(10))
+		for q := range p {
+			x[i*p+q] = c*float64(q%3) + rng.NormFloat64()
 		}
 	}
-	b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-}
-
-// TestSqDist4 checks that the four distances at once have the bits of one
-// at a time, and of the rows in the other order.
-func TestSqDist4(t *testing.T) {
-	for _, p := range []int{1, 3, 16, 37} {
-		x := points(5, p, uint64(p))
-		d := [4]float64{}
-		d[0], d[1], d[2], d[3] = sqDist4(x[:p], x[p:])
-		for e := range 4 {
-			b := x[(e+1)*p : (e+2)*p]
-			if want := tile.SqDist(x[:p], b); d[e] != want || tile.SqDist(b, x[:p]) != want {
-				t.Errorf("p = %d, row %d: %v, one at a time %v", p, e+1, d[e], want)
+	for _, generic := range []bool{true, false} {
+		b.Run(map[bool]string{true: "generic", false: "default"}[generic], func(b *testing.B) {
+			for b.Loop() {
+				if _, err := KNN(context.Background(), x, n, p, KNNOptions{Workers: 2, Generic: generic}); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
+			b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
 	}
 }

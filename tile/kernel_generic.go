@@ -29,3 +29,14 @@ func fmaBlockFlops(prec Precision) (float64, string) {
 
 // fmaBlock runs n iterations of scalarFMA's chains.
 func fmaBlock(_ Precision, n int) float64 { return scalarFMA(n) }
+
+// pairsVector is the vectorized screen of Pairs, which this build lacks.
+type pairsVector struct{}
+
+func newPairsVector([]float64, int, int) *pairsVector { return nil }
+
+func (*pairsVector) newScratch(int) any { return nil }
+
+func (*pairsVector) near(any, int, int, int, int, []float64, []float64, func(int, int, float64)) {
+	panic("tile: no vectorized screen in this build")
+}

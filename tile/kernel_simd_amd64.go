@@ -583,13 +583,21 @@ func addFloat64s(dst, src []float64) {
 }
 
 // genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
-// multiple of 4, wp of 16.
+// multiple of 8, wp of 16.
 func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
+	dotTile32(t, hp, wp, xr, xt, p, gr, gc, tg, true)
+}
+
+// dotTile32 writes t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) for the hp×wp
+// tile (the generation micro-kernels' block, repeated), then, with exp,
+// replaces each value v by e^v while its 8 rows are in cache: hp is a
+// multiple of 8, wp of 16.
+func dotTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32, exp bool) {
 	if hp == 0 || wp == 0 {
 		return
 	}
 	if hp%8 != 0 || wp%16 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
-		panic("tile: genTile32 called with inconsistent sizes") // a bug in this file, not bad input
+		panic("tile: dotTile32 called with inconsistent sizes") // a bug in this package, not bad input
 	}
 	var xr0 *float32
 	if p > 0 {
@@ -605,7 +613,9 @@ func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float3
 		if j0 < wp {
 			gen8x1(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
 		}
-		exp32Slice(ti)
+		if exp {
+			exp32Slice(ti)
+		}
 	}
 }
 

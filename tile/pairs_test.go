@@ -1,0 +1,203 @@
+package tile
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// pair is one report of Pairs.Near.
+type pair struct {
+	i, j int
+	d    float64
+}
+
+// nearReference is Pairs.Near by its definition: every pair i < j of the
+// tile in row-major order, reported when its distance is within either
+// threshold, with lower applied after each report.
+func nearReference(x []float64, p, r0, r1, c0, c1 int, rowMax, colMax []float64, lower func(i, j int, d float64)) []pair {
+	var out []pair
+	for i := r0; i < r1; i++ {
+		for j := max(c0, i+1); j < c1; j++ {
+			d := SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
+			if d <= rowMax[i-r0] || d <= colMax[j-c0] {
+				out = append(out, pair{i, j, d})
+				lower(i, j, d)
+			}
+		}
+	}
+	return out
+}
+
+// pairsData returns n rows of p features around an offset, on a coarse grid
+// (ties), with every seventh row a copy of the one before.
+func pairsData(n, p int, offset, scale float64, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = offset + scale*math.Round(8*rng.NormFloat64())/8
+		}
+		if i%7 == 6 {
+			copy(x[i*p:(i+1)*p], x[(i-1)*p:i*p])
+		}
+	}
+	return x
+}
+
+// TestPairsNear checks Near, with each kernel this build has, against its
+// definition: the same pairs, distances and order, with thresholds that
+// start at +Inf, at exact distances of the tile (boundary cases), or
+// random, and that the callback lowers as a nearest-neighbour search does.
+func TestPairsNear(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		n, p          int
+		offset, scale float64
+		b             int
+	}{
+		{name: "p1", n: 90, p: 1, scale: 1, b: 37},
+		{name: "p3 offset", n: 120, p: 3, offset: 1e6, scale: 1, b: 64},
+		{name: "p16", n: 200, p: 16, scale: 1, b: 48},
+		{name: "p37 tiny", n: 150, p: 37, scale: 1e-20, b: 70},
+		{name: "p5 huge", n: 100, p: 5, scale: 1e12, b: 33},
+		{name: "p2 out of float32", n: 60, p: 2, scale: 1e20, b: 17},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := pairsData(tc.n, tc.p, tc.offset, tc.scale, uint64(tc.n))
+			for _, generic := range []bool{true, false} {
+				ps, err := NewPairs(x, tc.n, tc.p, generic)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := ps.NewScratch(tc.b)
+				rng := rand.New(rand.NewPCG(7, uint64(tc.p)))
+				nb := (tc.n + tc.b - 1) / tc.b
+				reported := 0
+				for I := range nb {
+					for J := I; J < nb; J++ {
+						r0, r1, c0, c1 := I*tc.b, min(tc.n, (I+1)*tc.b), J*tc.b, min(tc.n, (J+1)*tc.b)
+						rowMax, colMax := make([]float64, r1-r0), make([]float64, c1-c0)
+						for _, th := range [][]float64{rowMax, colMax} {
+							for e := range th {
+								i, j := rng.IntN(tc.n), rng.IntN(tc.n)
+								switch rng.IntN(3) {
+								case 0:
+									th[e] = math.Inf(1)
+								case 1:
+									th[e] = SqDist(x[i*tc.p:(i+1)*tc.p], x[j*tc.p:(j+1)*tc.p])
+								default:
+									th[e] = rng.Float64() * SqDist(x[i*tc.p:(i+1)*tc.p], x[j*tc.p:(j+1)*tc.p])
+								}
+							}
+						}
+						wantRow, wantCol := slices.Clone(rowMax), slices.Clone(colMax)
+						// The callback lowers the thresholds to the distance
+						// reported, as a search for the one nearest does.
+						lower := func(rm, cm []float64) func(i, j int, d float64) {
+							return func(i, j int, d float64) {
+								rm[i-r0] = min(rm[i-r0], d)
+								cm[j-c0] = min(cm[j-c0], d)
+							}
+						}
+						want := nearReference(x, tc.p, r0, r1, c0, c1, wantRow, wantCol, lower(wantRow, wantCol))
+						var got []pair
+						low := lower(rowMax, colMax)
+						ps.Near(s, r0, r1, c0, c1, rowMax, colMax, func(i, j int, d float64) {
+							got = append(got, pair{i, j, d})
+							low(i, j, d)
+						})
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s, tile %d,%d: %d pairs, want %d (first %v, want %v)", ps.Kernel(), I, J, len(got), len(want), head(got), head(want))
+						}
+						reported += len(got)
+					}
+				}
+				if reported == 0 {
+					t.Fatalf("%s: no pair reported", ps.Kernel())
+				}
+			}
+		})
+	}
+}
+
+func head(ps []pair) []pair { return ps[:min(3, len(ps))] }
+
+// TestPairsKernel checks which kernel screens: the portable one when asked
+// for, or when the features do not fit float32.
+func TestPairsKernel(t *testing.T) {
+	x := pairsData(10, 2, 0, 1, 1)
+	for _, tc := range []struct {
+		name    string
+		x       []float64
+		generic bool
+		want    string
+	}{
+		{name: "generic", x: x, generic: true, want: "go/float64"},
+		{name: "huge", x: pairsData(10, 2, 0, 1e20, 1), want: "go/float64"},
+	} {
+		ps, err := NewPairs(tc.x, 10, 2, tc.generic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ps.Kernel(); got != tc.want {
+			t.Errorf("%s: kernel %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	ps, err := NewPairs(x, 10, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, ok := VectorKernel(); ok && ps.Kernel() != name+"/float32" {
+		t.Errorf("kernel %s with %s available", ps.Kernel(), name)
+	}
+	if _, err := NewPairs(x, 11, 2, false); err == nil {
+		t.Error("NewPairs of 20 values as 11×2: no error")
+	}
+}
+
+// TestSqDist4 checks that the four distances at once have the bits of one
+// at a time, and of the rows in the other order.
+func TestSqDist4(t *testing.T) {
+	for _, p := range []int{1, 3, 16, 37} {
+		x := pairsData(5, p, 0, 1, uint64(p))
+		d := [4]float64{}
+		d[0], d[1], d[2], d[3] = sqDist4(x[:p], x[p:])
+		for e := range 4 {
+			b := x[(e+1)*p : (e+2)*p]
+			if want := SqDist(x[:p], b); d[e] != want || SqDist(b, x[:p]) != want {
+				t.Errorf("p = %d, row %d: %v, one at a time %v", p, e+1, d[e], want)
+			}
+		}
+	}
+}
+
+// BenchmarkPairsNear screens the upper triangle of 4,096 rows of 16
+// features in tiles of 256 with thresholds at the 30th-nearest scale,
+// and reports distance entries (all n² counted) a second.
+func BenchmarkPairsNear(b *testing.B) {
+	const n, p, bs = 4096, 16, 256
+	x := pairsData(n, p, 0, 1, 9)
+	for _, generic := range []bool{true, false} {
+		ps, err := NewPairs(x, n, p, generic)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(ps.Kernel(), func(b *testing.B) {
+			s := ps.NewScratch(bs)
+			th := make([]float64, bs)
+			for b.Loop() {
+				for I := 0; I < n; I += bs {
+					for J := I; J < n; J += bs {
+						for e := range th {
+							th[e] = 2 // about the 30th neighbour's squared distance here
+						}
+						ps.Near(s, I, I+bs, J, J+bs, th, th, func(int, int, float64) {})
+					}
+				}
+			}
+			b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
