@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"sync/atomic"
 
 	"github.com/ssnmf/ssnmf/internal/enum"
@@ -173,19 +175,27 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	}
 	bs = min(bs, n)
 	nb := (n + bs - 1) / bs
-	// The diagonal tiles come first: they give every row M candidates from
-	// its own block, so that the bounds prune from the first off-diagonal
-	// tile on.
-	var tiles [][2]int
-	for i := range nb {
-		tiles = append(tiles, [2]int{i, i})
+	// The rows are searched in the order of their projections on the
+	// principal direction, and the tiles band by band from the diagonal
+	// out: a row meets the rows nearest to it in projection, among them
+	// most of its nearest in space, first, so that its bound is tight
+	// early and the later tiles offer few candidates. Band d holds the
+	// tiles (I, I+d); start[d] is the index of its first.
+	perm := projectionOrder(x, n, p)
+	xs := make([]float64, n*p)
+	for q, i := range perm {
+		copy(xs[q*p:(q+1)*p], x[int(i)*p:(int(i)+1)*p])
 	}
-	for i := range nb {
-		for j := i + 1; j < nb; j++ {
-			tiles = append(tiles, [2]int{i, j})
-		}
+	start := make([]int, nb+1)
+	for d := range nb {
+		start[d+1] = start[d] + nb - d
 	}
-	pairs, err := tile.NewPairs(x, n, p, opt.Generic)
+	tileAt := func(t int) (I, J int) {
+		d := sort.Search(nb, func(d int) bool { return start[d+1] > t })
+		I = t - start[d]
+		return I, I + d
+	}
+	pairs, err := tile.NewPairs(xs, n, p, bs, opt.Generic)
 	if err != nil {
 		return nil, err
 	}
@@ -193,24 +203,26 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	for i := range n {
 		all.offer(i, -1, int32(i))
 	}
-	// worst[i] bounds the distance of row i's candidates still worth
-	// offering: the m-th best committed so far (+Inf before m). A tile's
+	// worst[q] bounds the distance of the candidates still worth offering
+	// to the row at position q of the order: the m-th best committed so far
+	// (+Inf before m). A tile's
 	// work may read an older, larger bound, which only prunes less: a
 	// candidate beyond the bound of any committed set of m never makes the
 	// final m, so the graph does not depend on the timing.
 	worst := make([]atomic.Uint64, n)
-	for i := range worst {
-		worst[i].Store(math.Float64bits(all.bound(i)))
+	for q, i := range perm {
+		worst[q].Store(math.Float64bits(all.bound(int(i))))
 	}
 	bound := func(i int) float64 { return math.Float64frombits(worst[i].Load()) }
-	err = ordered.Run(ctx, max(1, opt.Workers), len(tiles),
+	err = ordered.Run(ctx, max(1, opt.Workers), start[nb],
 		func() *tileTask {
 			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
-				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: pairs.NewScratch(bs)}
+				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: pairs.NewScratch()}
 		},
 		func(_ context.Context, t int, tt *tileTask) error {
-			I, J := tiles[t][0], tiles[t][1]
-			tt.r0, tt.r1, tt.c0, tt.c1 = I*bs, min(n, (I+1)*bs), J*bs, min(n, (J+1)*bs)
+			I, J := tileAt(t)
+			tt.r0, tt.r1 = pairs.Rows(I)
+			tt.c0, tt.c1 = pairs.Rows(J)
 			tt.rows.reset(bs)
 			tt.cols.reset(bs)
 			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
@@ -222,11 +234,11 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			}
 			// The thresholds are the committed bounds until the tile has
 			// found m candidates of its own for a row or column.
-			pairs.Near(tt.scratch, tt.r0, tt.r1, tt.c0, tt.c1, rm, cm, func(i, j int, d float64) {
-				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, int32(j)) {
+			pairs.Near(tt.scratch, I, J, rm, cm, func(i, j int, d float64) {
+				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, perm[j]) {
 					rm[li] = min(rm[li], tt.rows.bound(li))
 				}
-				if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, int32(i)) {
+				if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, perm[i]) {
 					cm[lj] = min(cm[lj], tt.cols.bound(lj))
 				}
 			})
@@ -238,18 +250,71 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 				lo, hi int
 			}{{tt.rows, tt.r0, tt.r1}, {tt.cols, tt.c0, tt.c1}} {
 				for r := side.lo; r < side.hi; r++ {
-					q, changed := r-side.lo, false
+					q, changed, i := r-side.lo, false, int(perm[r])
 					for e := range int(side.b.cnt[q]) {
-						changed = all.offer(r, side.b.d[q*m+e], side.b.j[q*m+e]) || changed
+						changed = all.offer(i, side.b.d[q*m+e], side.b.j[q*m+e]) || changed
 					}
 					if changed {
-						worst[r].Store(math.Float64bits(all.bound(r)))
+						worst[r].Store(math.Float64bits(all.bound(i)))
 					}
 				}
 			}
 			return nil
 		})
 	return all, err
+}
+
+// projectionOrder returns the rows of x (n×p) sorted by their projection on
+// the principal direction of the centred rows (ten steps of the power
+// method from the all-ones direction), ties by index. Any order gives the
+// same graph; this one makes the search prune early.
+func projectionOrder(x []float64, n, p int) []int32 {
+	mean := make([]float64, p)
+	for i := range n {
+		for q, v := range x[i*p : (i+1)*p] {
+			mean[q] += v
+		}
+	}
+	for q := range mean {
+		mean[q] /= float64(n)
+	}
+	v, next := make([]float64, p), make([]float64, p)
+	for q := range v {
+		v[q] = 1
+	}
+	for range 10 {
+		clear(next)
+		for i := range n {
+			xi := x[i*p : (i+1)*p]
+			var t float64
+			for q, vq := range v {
+				t += (xi[q] - mean[q]) * vq
+			}
+			for q := range next {
+				next[q] += t * (xi[q] - mean[q])
+			}
+		}
+		var norm float64
+		for _, a := range next {
+			norm = max(norm, math.Abs(a))
+		}
+		if !(norm > 0) || math.IsInf(norm, 0) {
+			break // no spread (or no finite one): keep the direction
+		}
+		for q := range v {
+			v[q] = next[q] / norm
+		}
+	}
+	key := make([]float64, n)
+	perm := make([]int32, n)
+	for i := range n {
+		for q, vq := range v {
+			key[i] += x[i*p+q] * vq
+		}
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return cmp.Or(cmp.Compare(key[a], key[b]), cmp.Compare(a, b)) })
+	return perm
 }
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2.

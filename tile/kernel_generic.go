@@ -33,10 +33,10 @@ func fmaBlock(_ Precision, n int) float64 { return scalarFMA(n) }
 // pairsVector is the vectorized screen of Pairs, which this build lacks.
 type pairsVector struct{}
 
-func newPairsVector([]float64, int, int) *pairsVector { return nil }
+func newPairsVector([]float64, int, int, int) *pairsVector { return nil }
 
-func (*pairsVector) newScratch(int) any { return nil }
+func (*pairsVector) newScratch() any { return nil }
 
-func (*pairsVector) near(any, int, int, int, int, []float64, []float64, func(int, int, float64)) {
+func (*pairsVector) near(any, int, int, []float64, []float64, func(int, int, float64)) {
 	panic("tile: no vectorized screen in this build")
 }

@@ -322,3 +322,15 @@ func TestGemm64MicroKernels(t *testing.T) {
 		})
 	}
 }
+
+func TestUp32(t *testing.T) {
+	for _, v := range []float64{0, 1, 1.0 / 3, -1.0 / 3, -1, 0x1p-126, -0x1p-126, 3.4028235677973366e38, math.MaxFloat64, math.Inf(1), -math.Inf(1), 1e300} {
+		f := up32(v)
+		if float64(f) < v {
+			t.Errorf("up32(%v) = %v, below it", v, f)
+		}
+		if !math.IsInf(float64(f), 0) && float64(f) > v+math.Abs(v)*0x1p-21 {
+			t.Errorf("up32(%v) = %v, more than 2⁻²¹|v| above it", v, f)
+		}
+	}
+}

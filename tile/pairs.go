@@ -7,7 +7,8 @@ import (
 
 // Pairs screens the pairs of rows of a feature matrix by squared Euclidean
 // distance, one tile of pairs at a time: the work of an exact
-// nearest-neighbour search over the upper triangle of the tile grid.
+// nearest-neighbour search over the upper triangle of the tile grid, whose
+// blocks are the rows [I·b, (I+1)·b) for a block edge b.
 //
 // The distances it reports are exact, SqDist of the two rows, whichever
 // kernel screens them. The portable kernel computes every distance that
@@ -18,30 +19,39 @@ import (
 // the two kernels report the same pairs with the same bits.
 type Pairs struct {
 	x       []float64
-	n, p    int
+	n, p, b int
 	generic bool
 
 	once sync.Once
 	vec  *pairsVector // nil: the portable kernel
 }
 
-// NewPairs returns the screen of the n rows of x (n×p, row-major). With
-// generic set it always runs the portable kernel. Pairs keeps x, which
-// must not change while it is in use; it is safe for concurrent use with
-// one PairScratch per goroutine.
-func NewPairs(x []float64, n, p int, generic bool) (*Pairs, error) {
+// NewPairs returns the screen of the n rows of x (n×p, row-major) in tiles
+// of edge b. With generic set it always runs the portable kernel. Pairs
+// keeps x, which must not change while it is in use; it is safe for
+// concurrent use with one PairScratch per goroutine.
+func NewPairs(x []float64, n, p, b int, generic bool) (*Pairs, error) {
 	if n < 0 || p < 0 || len(x) != n*p {
 		return nil, fmt.Errorf("tile: %d values as %d rows of %d features", len(x), n, p)
 	}
-	return &Pairs{x: x, n: n, p: p, generic: generic}, nil
+	if b < 1 {
+		return nil, fmt.Errorf("tile: block edge %d, want at least 1", b)
+	}
+	return &Pairs{x: x, n: n, p: p, b: b, generic: generic}, nil
 }
+
+// Blocks returns the number of blocks of rows, ⌈n/b⌉.
+func (ps *Pairs) Blocks() int { return (ps.n + ps.b - 1) / ps.b }
+
+// Rows returns the rows of block I, [I·b, min(n, (I+1)·b)).
+func (ps *Pairs) Rows(I int) (lo, hi int) { return I * ps.b, min(ps.n, (I+1)*ps.b) }
 
 // vector returns the vectorized screen, packing it on first use, or nil.
 func (ps *Pairs) vector() *pairsVector {
 	if ps.generic {
 		return nil
 	}
-	ps.once.Do(func() { ps.vec = newPairsVector(ps.x, ps.n, ps.p) })
+	ps.once.Do(func() { ps.vec = newPairsVector(ps.x, ps.n, ps.p, ps.b) })
 	return ps.vec
 }
 
@@ -49,7 +59,8 @@ func (ps *Pairs) vector() *pairsVector {
 // vectorized one, "go/float64" for the portable one. The vectorized kernel
 // needs GOEXPERIMENT=simd on amd64, a CPU with AVX-512, and features whose
 // centred values stay below 1e15 in magnitude (float32 must hold their
-// squares without overflow).
+// squares without overflow). It packs its panels, 2·n·p float32, on first
+// use.
 func (ps *Pairs) Kernel() string {
 	if ps.vector() != nil {
 		return simdName + "/float32"
@@ -59,34 +70,35 @@ func (ps *Pairs) Kernel() string {
 
 // PairScratch is one goroutine's memory for Pairs.Near.
 type PairScratch struct {
-	b   int
-	vec any // the vectorized kernel's panels, or nil
+	vec any // the vectorized kernel's tile, or nil
 }
 
-// NewScratch returns memory for tiles of edge at most b.
-func (ps *Pairs) NewScratch(b int) *PairScratch {
-	s := &PairScratch{b: b}
+// NewScratch returns one goroutine's memory for Near.
+func (ps *Pairs) NewScratch() *PairScratch {
+	s := &PairScratch{}
 	if v := ps.vector(); v != nil {
-		s.vec = v.newScratch(b)
+		s.vec = v.newScratch()
 	}
 	return s
 }
 
-// Near calls near(i, j, d) for each pair of a row i in [r0, r1) and a row j
-// in [c0, c1) with i < j whose squared distance d = SqDist(x_i, x_j) is at
-// most rowMax[i-r0] or colMax[j-c0], in row-major order (by i, then j).
+// Near calls near(i, j, d) for each pair of a row i of block I and a row j
+// of block J (I <= J) with i < j whose squared distance d = SqDist(x_i, x_j)
+// is at most rowMax[i-I·b] or colMax[j-J·b], in row-major order (by i,
+// then j).
 //
 // near may lower the entries of rowMax and colMax, and the screen then
 // applies the lowered thresholds to the pairs that follow, so the pairs
-// reported, and the order, are the same for both kernels. The tile's edges,
-// r1-r0 and c1-c0, are at most the scratch's b; rowMax and colMax are at
-// least as long.
-func (ps *Pairs) Near(s *PairScratch, r0, r1, c0, c1 int, rowMax, colMax []float64, near func(i, j int, d float64)) {
-	if r1-r0 > s.b || c1-c0 > s.b || r0 < 0 || c0 < 0 || r1 > ps.n || c1 > ps.n || len(rowMax) < r1-r0 || len(colMax) < c1-c0 {
-		panic(fmt.Sprintf("tile: Near of tile [%d,%d)×[%d,%d) with scratch edge %d and %d rows", r0, r1, c0, c1, s.b, ps.n))
+// reported, and the order, are the same for both kernels. rowMax and
+// colMax are at least as long as their blocks.
+func (ps *Pairs) Near(s *PairScratch, I, J int, rowMax, colMax []float64, near func(i, j int, d float64)) {
+	r0, r1 := ps.Rows(I)
+	c0, c1 := ps.Rows(J)
+	if I < 0 || I > J || J >= ps.Blocks() || len(rowMax) < r1-r0 || len(colMax) < c1-c0 {
+		panic(fmt.Sprintf("tile: Near of tile %d,%d of %d blocks with %d and %d thresholds", I, J, ps.Blocks(), len(rowMax), len(colMax)))
 	}
 	if v := ps.vector(); v != nil && s.vec != nil {
-		v.near(s.vec, r0, r1, c0, c1, rowMax, colMax, near)
+		v.near(s.vec, I, J, rowMax, colMax, near)
 		return
 	}
 	x, p := ps.x, ps.p

@@ -23,81 +23,83 @@ import (
 // The threshold is rounded up to float32, the row and column norms in the
 // bound are the tile's largest on the other side, and tiny (p+8)·1e-37
 // covers float32 underflow.
+//
+// The panels the micro-kernels read are packed once, for every block of
+// rows: the rows grouped by 8 (hp×p) and transposed (p×bp, bp the block
+// edge rounded up to 16), 2·n·p float32 in all.
 type pairsVector struct {
-	x        []float64 // the features, for the exact distances
-	p        int
-	a32, n32 []float32 // centred features (n×p) and their squared norms
-	n64      []float64 // the same norms, exactly
-	c, tiny  float64
+	x       []float64 // the features, for the exact distances
+	n, p, b int
+	bp      int       // the block edge rounded up to 16: the stride of a tile
+	xr, xt  []float32 // every block's panels, bp·p values each
+	n32     []float32 // squared norms of the centred features, padded to whole blocks
+	n64     []float64 // the same norms, exactly
+	c, tiny float64
 }
 
 // maxCentred bounds the centred features of the vectorized screen: their
 // squares and the sums of p of them stay far inside float32's range.
 const maxCentred = 1e15
 
-// newPairsVector packs x (n×p) for the vectorized screen, or returns nil
-// where it is not built, the CPU lacks AVX-512, or a centred feature is out
-// of float32's reach.
-func newPairsVector(x []float64, n, p int) *pairsVector {
+// newPairsVector packs x (n×p) in blocks of b rows for the vectorized
+// screen, or returns nil where it is not built, the CPU lacks AVX-512, or a
+// centred feature is out of float32's reach.
+func newPairsVector(x []float64, n, p, b int) *pairsVector {
 	if !simdUsable() || n == 0 {
 		return nil
 	}
+	nb, bp := (n+b-1)/b, roundUp(b, 16)
 	mean := columnMeans(x, n, p)
 	v := &pairsVector{
-		x: x, p: p, a32: make([]float32, n*p), n32: make([]float32, n), n64: make([]float64, n),
+		x: x, n: n, p: p, b: b, bp: bp,
+		xr: make([]float32, nb*bp*p), xt: make([]float32, nb*bp*p),
+		n32: make([]float32, nb*bp), n64: make([]float64, n),
 		c: float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
 	}
-	for i := range n {
-		var s float64
-		for q, f := range x[i*p : (i+1)*p] {
-			c := f - mean[q]
-			if !(math.Abs(c) <= maxCentred) {
-				return nil
+	a := make([]float32, b*p)
+	for blk := range nb {
+		r0, r1 := blk*b, min(n, (blk+1)*b)
+		for i := r0; i < r1; i++ {
+			var s float64
+			for q, f := range x[i*p : (i+1)*p] {
+				c := f - mean[q]
+				if !(math.Abs(c) <= maxCentred) {
+					return nil
+				}
+				a32 := float32(c)
+				a[(i-r0)*p+q] = a32
+				v.xt[blk*bp*p+q*bp+i-r0] = a32
+				s += float64(a32) * float64(a32)
 			}
-			a := float32(c)
-			v.a32[i*p+q] = a
-			s += float64(a) * float64(a)
+			v.n64[i], v.n32[blk*bp+i-r0] = s, float32(s)
 		}
-		v.n64[i], v.n32[i] = s, float32(s)
+		packRows(v.xr[blk*bp*p:(blk+1)*bp*p], a[:(r1-r0)*p], p, 8)
 	}
 	return v
 }
 
-// pairsScratch is one goroutine's panels for pairsVector.
+// pairsScratch is one goroutine's memory for pairsVector.
 type pairsScratch struct {
-	t      []float32 // the tile of approximate distances, hp×wp
-	xr, xt []float32 // row features (hp×p, grouped by 8), column features transposed (p×wp)
-	gr, gc []float32 // squared norms of rows and columns
-	rth    []float32 // the rows' screening thresholds
-	cth    []float32 // the columns' screening thresholds
+	t   []float32 // the tile of approximate distances, hp×bp
+	rth []float32 // the rows' screening thresholds
+	cth []float32 // the columns' screening thresholds
 }
 
-func (v *pairsVector) newScratch(b int) any {
-	bp, p := roundUp(b, 16), v.p
-	return &pairsScratch{
-		t: make([]float32, bp*bp), xr: make([]float32, bp*p), xt: make([]float32, p*bp),
-		gr: make([]float32, bp), gc: make([]float32, bp),
-		rth: make([]float32, bp), cth: make([]float32, bp),
-	}
+func (v *pairsVector) newScratch() any {
+	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp)}
 }
 
-// up32 returns the least float32 at or above v (+Inf stays +Inf).
-func up32(v float64) float32 {
-	f := float32(v)
-	if float64(f) < v {
-		f = math.Nextafter32(f, float32(math.Inf(1)))
-	}
-	return f
-}
+// up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
+// stays +Inf), for v = 0 or |v| at least float32's least normal, 2⁻¹²⁶
+// (the thresholds add tiny, far above it).
+func up32(v float64) float32 { return float32(v + math.Abs(v)*0x1p-22) }
 
 // near is Pairs.Near on the vectorized screen.
-func (v *pairsVector) near(scratch any, r0, r1, c0, c1 int, rowMax, colMax []float64, near func(i, j int, d float64)) {
+func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near func(i, j int, d float64)) {
 	s := scratch.(*pairsScratch)
+	r0, r1, c0, c1 := I*v.b, min(v.n, (I+1)*v.b), J*v.b, min(v.n, (J+1)*v.b)
 	h, w := r1-r0, c1-c0
-	if h <= 0 || w <= 0 {
-		return
-	}
-	hp, wp, p := roundUp(h, 8), roundUp(w, 16), v.p
+	hp, bp, p := roundUp(h, 8), v.bp, v.p
 	maxR, maxC := 0.0, 0.0
 	for _, n := range v.n64[r0:r1] {
 		maxR = max(maxR, n)
@@ -108,11 +110,9 @@ func (v *pairsVector) near(scratch any, r0, r1, c0, c1 int, rowMax, colMax []flo
 	rowTh := func(li int) float32 { return up32(rowMax[li] + v.c*(v.n64[r0+li]+maxC) + v.tiny) }
 	colTh := func(lj int) float32 { return up32(colMax[lj] + v.c*(v.n64[c0+lj]+maxR) + v.tiny) }
 
-	// Packing and generation.
+	// Thresholds (scalar), then generation (vector).
 	archsimd.ClearAVXUpperBits()
-	xr, xt, t := s.xr[:hp*p], s.xt[:p*wp], s.t[:hp*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], v.a32, v.n32, p, 8, r0, r1, c0, c1)
-	rth, cth := s.rth[:h], s.cth[:wp]
+	rth, cth, t := s.rth[:h], s.cth[:bp], s.t[:hp*bp]
 	for li := range rth {
 		rth[li] = rowTh(li)
 	}
@@ -120,8 +120,7 @@ func (v *pairsVector) near(scratch any, r0, r1, c0, c1 int, rowMax, colMax []flo
 		cth[lj] = colTh(lj)
 	}
 	clear(cth[w:])
-	dotTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, -2, false)
-	archsimd.ClearAVXUpperBits()
+	dotTile32(t, hp, bp, v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p], p, v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp], -2, false)
 
 	// Screening: the pairs under either threshold are recomputed exactly,
 	// in row-major order, and reported if they pass the exact thresholds.
@@ -129,12 +128,12 @@ func (v *pairsVector) near(scratch any, r0, r1, c0, c1 int, rowMax, colMax []flo
 	for li := range h {
 		i := r0 + li
 		start := 0
-		if r0 == c0 {
+		if I == J {
 			start = li + 1 // the upper triangle of a diagonal tile
 		}
 		rv := archsimd.BroadcastFloat32x16(rth[li])
 		for j0 := start &^ 15; j0 < w; j0 += 16 {
-			tv := archsimd.LoadFloat32x16Slice(t[li*wp+j0:])
+			tv := archsimd.LoadFloat32x16Slice(t[li*bp+j0:])
 			cv := archsimd.LoadFloat32x16Slice(cth[j0:])
 			hit := uint32(tv.LessEqual(rv).Or(tv.LessEqual(cv)).ToBits())
 			if j0 < start {

@@ -67,17 +67,18 @@ func TestPairsNear(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := pairsData(tc.n, tc.p, tc.offset, tc.scale, uint64(tc.n))
 			for _, generic := range []bool{true, false} {
-				ps, err := NewPairs(x, tc.n, tc.p, generic)
+				ps, err := NewPairs(x, tc.n, tc.p, tc.b, generic)
 				if err != nil {
 					t.Fatal(err)
 				}
-				s := ps.NewScratch(tc.b)
+				s := ps.NewScratch()
 				rng := rand.New(rand.NewPCG(7, uint64(tc.p)))
-				nb := (tc.n + tc.b - 1) / tc.b
+				nb := ps.Blocks()
 				reported := 0
 				for I := range nb {
 					for J := I; J < nb; J++ {
-						r0, r1, c0, c1 := I*tc.b, min(tc.n, (I+1)*tc.b), J*tc.b, min(tc.n, (J+1)*tc.b)
+						r0, r1 := ps.Rows(I)
+						c0, c1 := ps.Rows(J)
 						rowMax, colMax := make([]float64, r1-r0), make([]float64, c1-c0)
 						for _, th := range [][]float64{rowMax, colMax} {
 							for e := range th {
@@ -104,7 +105,7 @@ func TestPairsNear(t *testing.T) {
 						want := nearReference(x, tc.p, r0, r1, c0, c1, wantRow, wantCol, lower(wantRow, wantCol))
 						var got []pair
 						low := lower(rowMax, colMax)
-						ps.Near(s, r0, r1, c0, c1, rowMax, colMax, func(i, j int, d float64) {
+						ps.Near(s, I, J, rowMax, colMax, func(i, j int, d float64) {
 							got = append(got, pair{i, j, d})
 							low(i, j, d)
 						})
@@ -137,7 +138,7 @@ func TestPairsKernel(t *testing.T) {
 		{name: "generic", x: x, generic: true, want: "go/float64"},
 		{name: "huge", x: pairsData(10, 2, 0, 1e20, 1), want: "go/float64"},
 	} {
-		ps, err := NewPairs(tc.x, 10, 2, tc.generic)
+		ps, err := NewPairs(tc.x, 10, 2, 4, tc.generic)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,15 +146,18 @@ func TestPairsKernel(t *testing.T) {
 			t.Errorf("%s: kernel %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	ps, err := NewPairs(x, 10, 2, false)
+	ps, err := NewPairs(x, 10, 2, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if name, ok := VectorKernel(); ok && ps.Kernel() != name+"/float32" {
 		t.Errorf("kernel %s with %s available", ps.Kernel(), name)
 	}
-	if _, err := NewPairs(x, 11, 2, false); err == nil {
+	if _, err := NewPairs(x, 11, 2, 4, false); err == nil {
 		t.Error("NewPairs of 20 values as 11×2: no error")
+	}
+	if _, err := NewPairs(x, 10, 2, 0, false); err == nil {
+		t.Error("NewPairs in blocks of 0: no error")
 	}
 }
 
@@ -174,26 +178,25 @@ func TestSqDist4(t *testing.T) {
 }
 
 // BenchmarkPairsNear screens the upper triangle of 4,096 rows of 16
-// features in tiles of 256 with thresholds at the 30th-nearest scale,
-// and reports distance entries (all n² counted) a second.
+// features in tiles of 256 with thresholds that few pairs pass, and reports distance entries (all n² counted) a second.
 func BenchmarkPairsNear(b *testing.B) {
 	const n, p, bs = 4096, 16, 256
 	x := pairsData(n, p, 0, 1, 9)
 	for _, generic := range []bool{true, false} {
-		ps, err := NewPairs(x, n, p, generic)
+		ps, err := NewPairs(x, n, p, bs, generic)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(ps.Kernel(), func(b *testing.B) {
-			s := ps.NewScratch(bs)
+			s := ps.NewScratch()
 			th := make([]float64, bs)
 			for b.Loop() {
-				for I := 0; I < n; I += bs {
-					for J := I; J < n; J += bs {
+				for I := range ps.Blocks() {
+					for J := I; J < ps.Blocks(); J++ {
 						for e := range th {
-							th[e] = 2 // about the 30th neighbour's squared distance here
+							th[e] = 2 // few pairs pass, as late in a search
 						}
-						ps.Near(s, I, I+bs, J, J+bs, th, th, func(int, int, float64) {})
+						ps.Near(s, I, J, th, th, func(int, int, float64) {})
 					}
 				}
 			}

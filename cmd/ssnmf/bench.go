@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -29,10 +30,11 @@ type benchConfig struct {
 // with a short FMA probe that measures this machine's peak for comparison.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ssnmf bench", "Usage: ssnmf bench [flags]\n\n"+
-		"Times the tile passes (generation alone, P·S, P·W) on n random points in p dimensions,\n"+
-		"for the portable fallback kernel and the vectorized kernel, in kernel entries per second\n"+
-		"(all n² entries counted), and compares them with this machine's FMA peak, measured by\n"+
-		"a short probe in the same run. Every figure is a median over the repetitions.")
+		"Times the tile passes (generation alone, P·S, P·W) and the exact kNN graph build on n\n"+
+		"random points in p dimensions, for the portable fallback kernel and the vectorized\n"+
+		"kernel, in kernel entries per second (all n² entries counted), and compares them with\n"+
+		"this machine's FMA peak, measured by a short probe in the same run, and the kNN build\n"+
+		"with the P·S pass. Every figure is a median over the repetitions.")
 	c := benchConfig{prec: tile.Float32}
 	fs.IntVar(&c.n, "n", 20000, "number of points")
 	ps := fs.String("p", "4,16,36", "comma-separated feature dimensions")
@@ -133,17 +135,20 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		for _, k := range c.ks {
 			passes = append(passes, benchRow{p: p, k: k, pass: "P·W", flopsPerEntry: gen + 4*float64(k)})
 		}
+		// The kNN build screens distances with the same dot products and
+		// no exponent.
+		passes = append(passes, benchRow{p: p, pass: "kNN", flopsPerEntry: 2 * float64(p)})
 		for _, r := range passes {
 			fmt.Fprintf(stderr, "bench: p=%d %s k=%d\n", r.p, r.pass, r.k)
 			if c.fallbackReps > 0 {
 				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers, Generic: true}
-				if r.fallback, err = timePass(ctx, e, r, c.n, c.fallbackReps); err != nil {
+				if r.fallback, err = timePass(ctx, e, x, r, c.n, c.fallbackReps); err != nil {
 					return err
 				}
 			}
 			if vec {
 				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers}
-				if r.fast, err = timePass(ctx, e, r, c.n, c.reps); err != nil {
+				if r.fast, err = timePass(ctx, e, x, r, c.n, c.reps); err != nil {
 					return err
 				}
 			}
@@ -155,7 +160,7 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 	fmt.Fprintln(tw, "p\tk\tpass\tfallback entries/s\tfast entries/s\tspeed-up\tfast % of FMA peak\t")
 	for _, r := range rows {
 		k := "-"
-		if r.pass != "gen" {
+		if r.k > 0 {
 			k = strconv.Itoa(r.k)
 		}
 		fb, fast, up, frac := "-", "-", "-", "-"
@@ -176,9 +181,36 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "\nentries/s count all n² entries (the upper triangle of tiles is generated once);\n"+
-		"%% of peak counts 2p+24 flops per generated entry, plus 4k for P·W; medians of %d (fast) and %d (fallback) passes.\n",
-		c.reps, c.fallbackReps)
+		"%% of peak counts 2p+24 flops per generated entry, plus 4k for P·W, and 2p for the kNN build\n"+
+		"(the %d-nearest-neighbour graph, exact); medians of %d (fast) and %d (fallback) passes.\n",
+		graph.DefaultNeighbors, c.reps, c.fallbackReps)
+	for _, r := range rows {
+		if r.pass != "kNN" {
+			continue
+		}
+		for _, ps := range rows {
+			if ps.p == r.p && ps.pass == "P·S" && ps.k == c.ks[0] {
+				fmt.Fprintf(stdout, "p=%d: kNN build at %s of the P·S pass (k=%d)\n", r.p, ratios(r, ps), ps.k)
+			}
+		}
+	}
 	return nil
+}
+
+// ratios formats the rates of r as fractions of those of ref, fast and
+// fallback, where both are measured.
+func ratios(r, ref benchRow) string {
+	var out []string
+	if r.fast > 0 && ref.fast > 0 {
+		out = append(out, fmt.Sprintf("%.0f%% (fast)", 100*r.fast/ref.fast))
+	}
+	if r.fallback > 0 && ref.fallback > 0 {
+		out = append(out, fmt.Sprintf("%.0f%% (fallback)", 100*r.fallback/ref.fallback))
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
 }
 
 // benchFeatures returns n points in p dimensions in three Gaussian clusters,
@@ -197,7 +229,7 @@ func benchFeatures(n, p int) []float64 {
 
 // timePass runs pass r reps times and returns the median rate in entries
 // per second.
-func timePass(ctx context.Context, e *tile.Engine, r benchRow, n, reps int) (float64, error) {
+func timePass(ctx context.Context, e *tile.Engine, x []float64, r benchRow, n, reps int) (float64, error) {
 	k := max(r.k, 1)
 	y := make([]float64, n*k)
 	w := make([]float64, n*k)
@@ -218,6 +250,8 @@ func timePass(ctx context.Context, e *tile.Engine, r benchRow, n, reps int) (flo
 			err = e.MulOneHot(ctx, y, s, k)
 		case "P·W":
 			_, err = e.Mul(ctx, y, w, k, nil)
+		case "kNN":
+			_, err = graph.KNN(ctx, x, n, r.p, graph.KNNOptions{Workers: e.Workers, Generic: e.Generic})
 		}
 		if err != nil {
 			return 0, fmt.Errorf("bench %s p=%d k=%d: %w", r.pass, r.p, r.k, err)

@@ -14,12 +14,12 @@ func TestBenchQuick(t *testing.T) {
 		t.Fatalf("bench -quick: %v\n%s", err, errOut.String())
 	}
 	s := out.String()
-	for _, want := range []string{"n=300", "FMA peak", "fallback entries/s", " gen ", " P·S ", " P·W "} {
+	for _, want := range []string{"n=300", "FMA peak", "fallback entries/s", " gen ", " P·S ", " P·W ", " kNN ", "p=4: kNN build at "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
 	}
-	// Three passes, each with a measured fallback rate.
+	// Four passes, each with a measured fallback rate.
 	if got := strings.Count(s, "e+"); got < 4 {
 		t.Errorf("only %d figures in the output:\n%s", got, s)
 	}
