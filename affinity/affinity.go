@@ -57,6 +57,11 @@ type Spec struct {
 	// bandwidth then only serves a k-means start). BlockSize and Workers
 	// apply to its build.
 	Graph *graph.KNNOptions
+	// GraphFile, if not empty, is the CSR file a sparse P (a kNN graph or
+	// an edge list) is assembled and kept in, memory-mapped (see
+	// graph.OpenFile). A kNN graph of the same features and options
+	// already there is opened instead of built again.
+	GraphFile string
 }
 
 // Built is an affinity matrix with what a run reports about it.
@@ -161,7 +166,7 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 	if tab != nil {
 		n = tab.N
 	}
-	g, err := graph.FromEdges(spec.File, etab, n)
+	g, err := graph.FromEdges(spec.File, etab, n, spec.GraphFile)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +178,7 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 // buildGraph makes P the kNN graph of the features.
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	opt := *spec.Graph
-	opt.BlockSize, opt.Workers = spec.BlockSize, spec.Workers
+	opt.BlockSize, opt.Workers, opt.File = spec.BlockSize, spec.Workers, spec.GraphFile
 	g, err := graph.KNN(ctx, tab.Features, tab.N, tab.P, opt)
 	if err != nil {
 		return nil, err
@@ -192,6 +197,7 @@ func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, err
 	b.BlockSize = min(b.BlockSize, g.N())
 	if tab != nil {
 		if err := b.bandwidth(tab, spec); err != nil {
+			g.Close()
 			return nil, err
 		}
 		b.GammaRule = "for the k-means start " + b.GammaRule
@@ -274,10 +280,13 @@ func (b *Built) FromFile() bool { return b.file != nil || b.edges }
 // Graph returns P if it is a sparse graph, else nil.
 func (b *Built) Graph() *graph.CSR { return b.graph }
 
-// Close releases a tile file.
+// Close releases a tile file or a graph's CSR file.
 func (b *Built) Close() error {
 	if b.file != nil {
 		return b.file.Close()
+	}
+	if b.graph != nil {
+		return b.graph.Close()
 	}
 	return nil
 }

@@ -6,70 +6,78 @@ import (
 )
 
 // entries gathers the entries of a CSR row by row, in any order within a
-// row, each optionally with a tag saying where it came from, and assembles
-// the matrix: the one construction of the kNN graph and of edge lists.
+// row, and assembles the matrix: the one construction of the kNN graph and
+// of edge lists. It counts first and fills second, so it holds the entries
+// once, in memory or in a memory-mapped CSR file, plus O(n).
 type entries struct {
 	rowPtr []int64
 	col    []int32
 	val    []float64
-	tag    []int64 // nil if the entries are not tagged
 	next   []int64 // where row i's next entry goes
+	file   *fileBuilder
 }
 
-// newEntries returns room for count[i] entries in row i.
-func newEntries(count []int64, tagged bool) *entries {
+// newEntries returns room for count[i] entries in row i: in memory if path
+// is empty, else in the CSR file path (see OpenFile), tagged source.
+func newEntries(count []int64, path string, source uint64) (*entries, error) {
 	n := len(count)
-	e := &entries{rowPtr: make([]int64, n+1)}
+	var total int64
+	for _, c := range count {
+		total += c
+	}
+	e := &entries{}
+	if path == "" {
+		e.rowPtr, e.col, e.val = make([]int64, n+1), make([]int32, total), make([]float64, total)
+	} else {
+		var err error
+		if e.file, e.rowPtr, e.col, e.val, err = createFile(path, n, int(total), source); err != nil {
+			return nil, err
+		}
+	}
 	for i, c := range count {
 		e.rowPtr[i+1] = e.rowPtr[i] + c
 	}
-	e.col = make([]int32, e.rowPtr[n])
-	e.val = make([]float64, e.rowPtr[n])
-	if tagged {
-		e.tag = make([]int64, e.rowPtr[n])
-	}
 	e.next = slices.Clone(e.rowPtr[:n])
-	return e
+	return e, nil
 }
 
-// put places the entry (i, j) = v with its tag.
-func (e *entries) put(i int, j int32, v float64, tag int64) {
+// put places the entry (i, j) = v.
+func (e *entries) put(i int, j int32, v float64) {
 	k := e.next[i]
 	e.col[k], e.val[k] = j, v
-	if e.tag != nil {
-		e.tag[k] = tag
-	}
 	e.next[i]++
 }
 
 // entry is an entry of a row being sorted.
 type entry struct {
-	c   int32
-	v   float64
-	tag int64
+	c int32
+	v float64
 }
 
-// csr sorts every row by column, then tag, and where a column repeats has
-// merge make one value of the two entries (or refuse them). It returns the
-// compacted matrix, checked by NewCSR.
-func (e *entries) csr(merge func(i int, a, b entry) (float64, error)) (*CSR, error) {
+// csr sorts every row by column, and where a column repeats has merge make
+// one value of the two (or refuse them). It returns the compacted matrix,
+// checked by NewCSR; a file is cut to its length and mapped read-only.
+func (e *entries) csr(merge func(i int, c int32, a, b float64) (float64, error)) (m *CSR, err error) {
+	if e.file != nil {
+		defer func() {
+			if err != nil {
+				e.file.abort()
+			}
+		}()
+	}
 	n := len(e.rowPtr) - 1
 	var row []entry
 	out := int64(0)
 	for i := range n {
 		row = row[:0]
 		for k := e.rowPtr[i]; k < e.rowPtr[i+1]; k++ {
-			en := entry{c: e.col[k], v: e.val[k]}
-			if e.tag != nil {
-				en.tag = e.tag[k]
-			}
-			row = append(row, en)
+			row = append(row, entry{c: e.col[k], v: e.val[k]})
 		}
-		slices.SortStableFunc(row, func(a, b entry) int { return cmp.Or(cmp.Compare(a.c, b.c), cmp.Compare(a.tag, b.tag)) })
+		slices.SortFunc(row, func(a, b entry) int { return cmp.Compare(a.c, b.c) })
 		e.rowPtr[i] = out
 		for q, en := range row {
 			if q > 0 && en.c == e.col[out-1] {
-				v, err := merge(i, row[q-1], en)
+				v, err := merge(i, en.c, e.val[out-1], en.v)
 				if err != nil {
 					return nil, err
 				}
@@ -81,5 +89,8 @@ func (e *entries) csr(merge func(i int, a, b entry) (float64, error)) (*CSR, err
 		}
 	}
 	e.rowPtr[n] = out
+	if e.file != nil {
+		return e.file.finish(int(out))
+	}
 	return NewCSR(e.rowPtr, e.col[:out:out], e.val[:out:out])
 }

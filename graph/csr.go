@@ -9,6 +9,47 @@
 // Block.Spread passes every change of a row of W on to the row's
 // neighbours at once, so that P·W stays exact through a sweep with nothing
 // pending.
+//
+// # CSR files
+//
+// KNN and FromEdges can assemble the graph in a CSR file instead of the
+// heap: a count pass sizes the file, a fill pass writes the entries into
+// its memory-mapped arrays, and each row is then sorted and merged in
+// place. The file is written under the name FILE.tmp and renamed when
+// complete; OpenFile maps it read-only and the CSR's slices are its pages.
+// A solver's work directory keeps its graph there (graph.csr), so that a
+// resumed run opens it instead of searching again. Integers are
+// little-endian and the arrays are used in place, so the files are made
+// and read on little-endian hosts only.
+//
+//	offset          size    field
+//	     0             8    magic "SSNMFCSR"
+//	     8             4    format version, uint32 = 1
+//	    12             8    n, rows, uint64, 1 to 2³¹-1
+//	    20             8    nnz, stored entries, uint64
+//	    28             8    source, uint64: what the graph was built from
+//	                        (for KNN, CRC-32C of the options << 32 | of the rows)
+//	    36             4    CRC-32C of the bytes from 4096 to the end
+//	    40             4    reserved, zero
+//	    44             4    CRC-32 (IEEE) of bytes [0, 44)
+//	    48          4048    reserved, zero
+//	  4096      8·(n+1)    RowPtr, int64: row i is entries [RowPtr[i], RowPtr[i+1])
+//	     .         8·nnz    Val, float64, finite and >= 0
+//	     .         4·nnz    Col, int32, increasing within a row
+//
+//	+----------+---------+---+-----+--------+----------+-----+---------+
+//	| SSNMFCSR | version | n | nnz | source | body crc | crc | 0 ... 0 |  4096 bytes
+//	+----------+---------+---+-----+--------+----------+-----+---------+
+//	| RowPtr[0] RowPtr[1] ... RowPtr[n]                                |  8·(n+1)
+//	| Val[0] Val[1] ... Val[nnz-1]                                     |  8·nnz
+//	| Col[0] Col[1] ... Col[nnz-1]                                     |  4·nnz
+//	+------------------------------------------------------------------+
+//
+// The length of a valid file is exactly 4096 + 8(n+1) + 12·nnz bytes.
+// OpenFile refuses, with an error naming the file, a wrong magic, version,
+// checksum or length, and a matrix that NewCSR refuses (not symmetric,
+// columns out of order, a negative value, ...). DumpFile, and ssnmf dump,
+// print a file's header and first rows.
 package graph
 
 import (
@@ -37,6 +78,7 @@ type CSR struct {
 	Workers int
 
 	diag []float64 // P_ii, for sweeps
+	file *mapping  // the CSR file the slices are mapped from, or nil
 }
 
 // NewCSR checks that rowPtr, col and val describe a symmetric, finite,

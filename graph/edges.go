@@ -34,10 +34,13 @@ const EdgeBatchRows = 64 << 10
 // FromEdges returns the graph of the edge list in tab (its columns src,
 // dst and, optionally, weight), named name in errors, for n rows; n = 0
 // takes n from the largest id. It counts each row's entries in one pass
-// over the edges and places them in a second, so it holds the CSR and no
-// more. Every bad edge is a one-line error naming the file, the edge (1 for
-// the first row of data) and the column.
-func FromEdges(name string, tab *store.Table, n int) (*CSR, error) {
+// over the edges and places them in a second, so it holds the CSR, O(n)
+// and no more; with file not empty the CSR is assembled in that CSR file,
+// memory-mapped (see OpenFile), so that with tab mapped too (see
+// store.TableOptions.MapDir) neither the edges nor the graph need fit in
+// memory. Every bad edge is a one-line error naming the file, the edge (1
+// for the first row of data) and the column.
+func FromEdges(name string, tab *store.Table, n int, file string) (*CSR, error) {
 	cols := map[string]int{}
 	for c, s := range tab.Names {
 		switch s {
@@ -104,21 +107,34 @@ func FromEdges(name string, tab *store.Table, n int) (*CSR, error) {
 		n = len(count)
 	}
 	count = append(count, make([]int64, n-len(count))...)
-	// Pass 2: place the entries, each tagged with its edge; a column twice
-	// in a row is a pair listed twice.
-	es := newEntries(count, true)
+	// Pass 2: place the entries; a column twice in a row is a pair listed
+	// twice, whose edges a third pass finds for the error.
+	es, err := newEntries(count, file, 0)
+	if err != nil {
+		return nil, err
+	}
 	for r := range tab.N {
 		s, _ := id(r, ColSrc)
 		d, _ := id(r, ColDst)
 		v, _ := weight(r)
-		es.put(s, int32(d), v, int64(r))
+		es.put(s, int32(d), v)
 		if d != s {
-			es.put(d, int32(s), v, int64(r))
+			es.put(d, int32(s), v)
 		}
 	}
-	return es.csr(func(i int, a, b entry) (float64, error) {
+	return es.csr(func(i int, c int32, _, _ float64) (float64, error) {
+		lo, hi := min(i, int(c)), max(i, int(c))
+		var at []int
+		for r := 0; r < tab.N && len(at) < 2; r++ {
+			s, _ := id(r, ColSrc)
+			d, _ := id(r, ColDst)
+			if min(s, d) == lo && max(s, d) == hi {
+				at = append(at, r+1)
+			}
+		}
+		at = append(at, 0, 0) // not reached: the pair is there twice
 		return 0, fmt.Errorf("%s: edges %d and %d: the pair (%d, %d) is listed twice (each unordered pair at most once, in either direction)",
-			name, a.tag+1, b.tag+1, min(i, int(b.c)), max(i, int(b.c)))
+			name, at[0], at[1], lo, hi)
 	})
 }
 

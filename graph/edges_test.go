@@ -41,7 +41,7 @@ func TestEdgesRoundTrip(t *testing.T) {
 	if err := g.WriteEdgesCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
-	h, err := FromEdges("e.csv", edgeTable(t, buf.String()), n)
+	h, err := FromEdges("e.csv", edgeTable(t, buf.String()), n, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestEdgesRoundTrip(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h, err = FromEdges("e.arrow", &store.Table{Features: rows, N: len(rows) / 3, P: 3, Names: []string{ColSrc, ColDst, ColWeight}}, 0)
+	h, err = FromEdges("e.arrow", &store.Table{Features: rows, N: len(rows) / 3, P: 3, Names: []string{ColSrc, ColDst, ColWeight}}, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestFromEdges(t *testing.T) {
 		{name: "label column", text: "src,dst,label\n0,1,a\n", err: "no label column"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := FromEdges("e.csv", edgeTable(t, tc.text), tc.n)
+			g, err := FromEdges("e.csv", edgeTable(t, tc.text), tc.n, "")
 			if tc.want == nil {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one with %q", err, tc.err)
@@ -104,7 +104,7 @@ func TestFromEdges(t *testing.T) {
 			}
 		})
 	}
-	if _, err := FromEdges("e.csv", &store.Table{Names: []string{ColSrc, ColDst}, P: 2}, 0); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := FromEdges("e.csv", &store.Table{Names: []string{ColSrc, ColDst}, P: 2}, 0, ""); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("no edges: error %v", err)
 	}
 }
@@ -124,7 +124,7 @@ func FuzzFromEdges(f *testing.F) {
 				return
 			}
 		}
-		g, err := FromEdges("e.csv", tab, n)
+		g, err := FromEdges("e.csv", tab, n, "")
 		if err != nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"slices"
 	"sort"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -59,6 +61,12 @@ type KNNOptions struct {
 	// Generic runs the portable distance kernel even where the vectorized
 	// one is built (see tile.Pairs); the graph is the same.
 	Generic bool
+	// File, if not empty, is the CSR file (see OpenFile) the graph is
+	// assembled in and kept in, memory-mapped, so that its entries are
+	// file-backed pages instead of heap. If File already holds the graph of
+	// the same rows and options, KNN opens it instead of searching again
+	// (as a resumed run does). Close releases it.
+	File string
 }
 
 // KNN returns the symmetrized M-nearest-neighbour graph of the n rows of x
@@ -94,11 +102,27 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 		return nil, fmt.Errorf("graph: negative BlockSize or Workers")
 	}
 	m = min(m, n)
+	source := knnSource(x, n, p, m, opt.Weights)
+	if opt.File != "" {
+		if g, src, err := OpenFile(opt.File); err == nil && src == source {
+			return g, nil
+		} else if err == nil {
+			g.Close()
+		}
+	}
 	nb, err := neighbors(ctx, x, n, p, m, opt)
 	if err != nil {
 		return nil, err
 	}
-	return nb.graph(opt.Weights)
+	return nb.graph(opt.Weights, opt.File, source)
+}
+
+// knnSource tags a kNN graph's file with what it was built from: a
+// CRC-32C of the rows (low half) and of the shape and options (high half).
+func knnSource(x []float64, n, p, m int, w Weights) uint64 {
+	rows := crc32.Checksum(store.AsBytes(x), castagnoli)
+	opts := crc32.Checksum(fmt.Appendf(nil, "knn v1 n=%d p=%d m=%d weights=%v", n, p, m, w), castagnoli)
+	return uint64(opts)<<32 | uint64(rows)
 }
 
 // best is the M best candidates of each of a set of rows, by (d², index),
@@ -317,8 +341,9 @@ func projectionOrder(x []float64, n, p int) []int32 {
 	return perm
 }
 
-// graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2.
-func (b *best) graph(w Weights) (*CSR, error) {
+// graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
+// or in the CSR file path, tagged source.
+func (b *best) graph(w Weights, path string, source uint64) (*CSR, error) {
 	n, m := len(b.cnt), b.m
 	weight := func(i, e int) float64 { return 1 }
 	if w == SelfTuning {
@@ -338,15 +363,18 @@ func (b *best) graph(w Weights) (*CSR, error) {
 			count[b.j[i*m+e]]++
 		}
 	}
-	es := newEntries(count, false)
+	es, err := newEntries(count, path, source)
+	if err != nil {
+		return nil, err
+	}
 	for i := range n {
 		for e := range int(b.cnt[i]) {
 			j, v := b.j[i*m+e], weight(i, e)/2
-			es.put(i, j, v, 0)
-			es.put(int(j), int32(i), v, 0)
+			es.put(i, j, v)
+			es.put(int(j), int32(i), v)
 		}
 	}
-	return es.csr(func(_ int, a, b entry) (float64, error) { return a.v + b.v, nil })
+	return es.csr(func(_ int, _ int32, a, b float64) (float64, error) { return a + b, nil })
 }
 
 // sigmas returns the self-tuning scales: the distance of each row to its

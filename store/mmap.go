@@ -21,3 +21,25 @@ func UnmapReadOnly(b []byte) error {
 	}
 	return unmapReadOnly(b)
 }
+
+// MapReadWrite maps the first size bytes of f, open for reading and
+// writing, read-write and shared: stores into the slice are stores into
+// the file's pages. A size of 0 maps to nil. On systems without mmap it
+// reads the bytes into memory aligned for float64, and UnmapReadWrite
+// writes them back.
+func MapReadWrite(f *os.File, size int) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	return mapFile(f, size)
+}
+
+// UnmapReadWrite releases a mapping made by [MapReadWrite]; b must not be
+// used after. The changes reach the file (f.Sync makes them durable).
+// Unmapping nil does nothing.
+func UnmapReadWrite(f *os.File, b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return unmapFile(f, b)
+}

@@ -227,8 +227,21 @@ func TestKNNAffinity(t *testing.T) {
 	}
 	work := filepath.Join(dir, "work")
 	run("first.csv", "-workdir", work, "-checkpoint-every", "5", "-max-iter", "8")
+	// The graph is kept in the work directory, and the resumed run opens
+	// it instead of searching again.
+	csr := filepath.Join(work, graphFile)
+	before, err := os.Stat(csr)
+	if err != nil {
+		t.Fatalf("no graph in the work directory: %v", err)
+	}
+	if code, stdout, stderr := ssnmf(t, "dump", "-rows", "2", csr); code != exitOK || !strings.Contains(stdout, "CSR file") || !strings.Contains(stdout, "row 1 (") {
+		t.Errorf("dump %s: exit %d: %s%s", csr, code, stdout, stderr)
+	}
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-max-iter", "20", "-out", filepath.Join(dir, "resumed.csv")); code != exitOK {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if after, err := os.Stat(csr); err != nil || !os.SameFile(before, after) {
+		t.Errorf("the resumed run built its graph again (%v)", err)
 	}
 	if resumed, _ := os.ReadFile(filepath.Join(dir, "resumed.csv")); !bytes.Equal(one, resumed) {
 		t.Error("the run resumed from its checkpoint ends with other memberships than the run never interrupted")

@@ -6,13 +6,14 @@ import (
 	"io"
 	"os"
 
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 )
 
-// dump prints a work-directory matrix, a checkpoint or a tile file for
-// debugging, telling them apart by their first bytes.
+// dump prints a work-directory matrix, a graph's CSR file, a checkpoint or
+// a tile file for debugging, telling them apart by their first bytes.
 func dump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ssnmf dump", flag.ContinueOnError)
 	rows := fs.Int("rows", 10, "number of matrix rows to print")
@@ -36,6 +37,8 @@ func dump(args []string, stdout io.Writer) error {
 		return checkpoint.Dump(stdout, name)
 	case bytes.HasPrefix(head, []byte("ARROW1")):
 		return tilefile.Dump(stdout, name)
+	case bytes.HasPrefix(head, []byte("SSNMFCSR")):
+		return graph.DumpFile(stdout, name, *rows)
 	}
 	return store.DumpMatrix(stdout, name, *rows)
 }

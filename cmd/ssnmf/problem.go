@@ -14,6 +14,9 @@ import (
 	"github.com/ssnmf/ssnmf/store/input"
 )
 
+// graphFile is the name of a sparse P's CSR file in the work directory.
+const graphFile = "graph.csr"
+
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
 	tab *store.Table // the input; nil when P comes from a tile file and no INPUT is given
@@ -39,13 +42,16 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, progress func(p
 	spec := affinity.Spec{Gamma: gamma, Standardize: kc.standardize,
 		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress,
 		Name: kc.inputName()}
+	// A sparse P is kept in the work directory's CSR file, where a resumed
+	// run finds its kNN graph.
 	if kc.fromFile() {
-		spec.File, spec.MapDir = kc.affinity, filepath.Join(dir, "edges")
+		spec.File, spec.MapDir, spec.GraphFile = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, graphFile)
 		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
 			return nil, err
 		}
 	} else if kc.affinity == affinityKNN {
 		spec.Graph = &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights}
+		spec.GraphFile = filepath.Join(dir, graphFile)
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
 	var bw *affinity.BandwidthError

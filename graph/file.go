@@ -1,0 +1,300 @@
+package graph
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"unsafe"
+
+	"github.com/ssnmf/ssnmf/store"
+)
+
+// CSR file layout; see the package documentation.
+const (
+	fileMagic      = "SSNMFCSR"
+	fileVersion    = 1
+	fileHeaderSize = 4096 // the header page; the arrays start after it
+	fileCRCOffset  = 44   // the header checksum covers bytes [0, fileCRCOffset)
+)
+
+// castagnoli is the CRC-32C table of the body checksum.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fileHeader holds the fields of a CSR file header.
+type fileHeader struct {
+	version uint32
+	n, nnz  uint64
+	source  uint64 // what the graph was built from, the builder's tag
+	body    uint32 // CRC-32C of the arrays
+}
+
+// fileSize returns the length of a CSR file of n rows and nnz entries, and
+// false if it does not fit in an int.
+func fileSize(n, nnz uint64) (int, bool) {
+	const limit = math.MaxInt/2 - fileHeaderSize
+	if n >= limit/8 || nnz >= limit/12 || 8*(n+1)+12*nnz >= limit {
+		return 0, false
+	}
+	return fileHeaderSize + int(8*(n+1)+12*nnz), true
+}
+
+func encodeFileHeader(h fileHeader) []byte {
+	b := make([]byte, fileHeaderSize)
+	copy(b, fileMagic)
+	binary.LittleEndian.PutUint32(b[8:], h.version)
+	binary.LittleEndian.PutUint64(b[12:], h.n)
+	binary.LittleEndian.PutUint64(b[20:], h.nnz)
+	binary.LittleEndian.PutUint64(b[28:], h.source)
+	binary.LittleEndian.PutUint32(b[36:], h.body)
+	// b[40:44] reserved, zero.
+	binary.LittleEndian.PutUint32(b[fileCRCOffset:], crc32.ChecksumIEEE(b[:fileCRCOffset]))
+	return b
+}
+
+// parseFileHeader decodes and checks the header at the start of b, of any
+// length. It never panics.
+func parseFileHeader(b []byte) (fileHeader, error) {
+	var h fileHeader
+	if len(b) < len(fileMagic) || string(b[:len(fileMagic)]) != fileMagic {
+		return h, fmt.Errorf("bad magic %q, want %q", b[:min(len(b), len(fileMagic))], fileMagic)
+	}
+	if len(b) < fileCRCOffset+4 {
+		return h, fmt.Errorf("header is %d bytes, want at least %d", len(b), fileCRCOffset+4)
+	}
+	h.version = binary.LittleEndian.Uint32(b[8:])
+	h.n = binary.LittleEndian.Uint64(b[12:])
+	h.nnz = binary.LittleEndian.Uint64(b[20:])
+	h.source = binary.LittleEndian.Uint64(b[28:])
+	h.body = binary.LittleEndian.Uint32(b[36:])
+	if got, want := binary.LittleEndian.Uint32(b[fileCRCOffset:]), crc32.ChecksumIEEE(b[:fileCRCOffset]); got != want {
+		return h, fmt.Errorf("bad header checksum 0x%08x, computed 0x%08x", got, want)
+	}
+	if h.version != fileVersion {
+		return h, fmt.Errorf("unknown format version %d, want %d", h.version, fileVersion)
+	}
+	if h.n < 1 || h.n > math.MaxInt32 {
+		return h, fmt.Errorf("%d rows, want 1 to %d", h.n, math.MaxInt32)
+	}
+	if _, ok := fileSize(h.n, h.nnz); !ok {
+		return h, fmt.Errorf("%d rows and %d entries overflow", h.n, h.nnz)
+	}
+	return h, nil
+}
+
+// view returns the n values of type T at byte offset off of b, in place.
+func view[T int64 | int32 | float64](b []byte, off, n int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[off])), n)
+}
+
+// arrays returns the three arrays of a CSR file of n rows and nnz entries
+// mapped at mem.
+func arrays(mem []byte, n, nnz int) (rowPtr []int64, val []float64, col []int32) {
+	off := fileHeaderSize
+	rowPtr = view[int64](mem, off, n+1)
+	off += 8 * (n + 1)
+	val = view[float64](mem, off, nnz)
+	off += 8 * nnz
+	col = view[int32](mem, off, nnz)
+	return rowPtr, val, col
+}
+
+// mapping is the memory-mapped file behind a CSR.
+type mapping struct {
+	f   *os.File
+	mem []byte
+}
+
+// OpenFile maps the CSR file at path read-only and returns its matrix and
+// the tag its builder gave (the source). It checks the header, the file's
+// length, the checksum of the arrays, and the matrix itself as NewCSR does;
+// every failure is an error naming the file. Close releases the mapping.
+func OpenFile(path string) (*CSR, uint64, error) {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
+		return nil, 0, fmt.Errorf("%s: CSR files are used in place, on little-endian hosts only", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, src, err := openMapped(f)
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, src, nil
+}
+
+func openMapped(f *os.File) (*CSR, uint64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	head := make([]byte, fileCRCOffset+4)
+	if k, _ := f.ReadAt(head, 0); k < len(head) {
+		head = head[:k]
+	}
+	h, err := parseFileHeader(head)
+	if err != nil {
+		return nil, 0, err
+	}
+	size, _ := fileSize(h.n, h.nnz)
+	if fi.Size() != int64(size) {
+		return nil, 0, fmt.Errorf("file is %d bytes, want %d for %d rows and %d entries", fi.Size(), size, h.n, h.nnz)
+	}
+	mem, err := store.MapReadOnly(f, size)
+	if err != nil {
+		return nil, 0, err
+	}
+	if got := crc32.Checksum(mem[fileHeaderSize:], castagnoli); got != h.body {
+		store.UnmapReadOnly(mem)
+		return nil, 0, fmt.Errorf("bad checksum of the arrays 0x%08x, computed 0x%08x", h.body, got)
+	}
+	rowPtr, val, col := arrays(mem, int(h.n), int(h.nnz))
+	m, err := NewCSR(rowPtr, col, val)
+	if err != nil {
+		store.UnmapReadOnly(mem)
+		return nil, 0, err
+	}
+	m.file = &mapping{f: f, mem: mem}
+	return m, h.source, nil
+}
+
+// Close releases the file behind m, if any; m must not be used after.
+// Closing a CSR built in memory does nothing.
+func (m *CSR) Close() error {
+	if m.file == nil {
+		return nil
+	}
+	err := store.UnmapReadOnly(m.file.mem)
+	err = errors.Join(err, m.file.f.Close())
+	m.file = nil
+	return err
+}
+
+// fileBuilder is a CSR file being written through a read-write mapping,
+// sized for a capacity of entries: the arrays are filled in place, then
+// compacted, and the file is cut to its final length and renamed into
+// place by finish.
+type fileBuilder struct {
+	path, tmp string
+	f         *os.File
+	mem       []byte
+	n, cap    int
+	source    uint64
+}
+
+// createFile starts the CSR file path (written as path.tmp until finish)
+// for n rows and up to capacity entries, and returns its row offsets and
+// room for the columns and values.
+func createFile(path string, n, capacity int, source uint64) (*fileBuilder, []int64, []int32, []float64, error) {
+	size, ok := fileSize(uint64(n), uint64(capacity))
+	if !ok || n < 1 {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %d rows and %d entries do not fit a CSR file", path, n, capacity)
+	}
+	fb := &fileBuilder{path: path, tmp: path + ".tmp", n: n, cap: capacity, source: source}
+	f, err := os.OpenFile(fb.tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	fb.f = f
+	if err := f.Truncate(int64(size)); err != nil {
+		fb.abort()
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", fb.tmp, err)
+	}
+	if fb.mem, err = store.MapReadWrite(f, size); err != nil {
+		fb.abort()
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", fb.tmp, err)
+	}
+	rowPtr, val, col := arrays(fb.mem, n, capacity)
+	return fb, rowPtr, col, val, nil
+}
+
+// abort removes the unfinished file.
+func (fb *fileBuilder) abort() {
+	if fb.mem != nil {
+		store.UnmapReadWrite(fb.f, fb.mem)
+		fb.mem = nil
+	}
+	fb.f.Close()
+	os.Remove(fb.tmp)
+}
+
+// finish moves the columns of the nnz entries kept next to their values,
+// writes the header, cuts the file to its length, renames it into place
+// and opens it as OpenFile does.
+func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
+	// The values stay where they are; the columns move down to follow the
+	// nnz values kept (copy handles the overlap).
+	_, _, col := arrays(fb.mem, fb.n, fb.cap)
+	_, _, dst := arrays(fb.mem, fb.n, nnz)
+	copy(dst, col[:nnz])
+	size, _ := fileSize(uint64(fb.n), uint64(nnz))
+	h := fileHeader{version: fileVersion, n: uint64(fb.n), nnz: uint64(nnz), source: fb.source,
+		body: crc32.Checksum(fb.mem[fileHeaderSize:size], castagnoli)}
+	copy(fb.mem, encodeFileHeader(h))
+	err := store.UnmapReadWrite(fb.f, fb.mem)
+	fb.mem = nil
+	if err == nil {
+		err = fb.f.Truncate(int64(size))
+	}
+	if err == nil {
+		err = fb.f.Sync()
+	}
+	if err == nil {
+		err = os.Rename(fb.tmp, fb.path)
+	}
+	if err != nil {
+		fb.abort()
+		return nil, fmt.Errorf("%s: %w", fb.path, err)
+	}
+	fb.f.Close()
+	m, _, err := OpenFile(fb.path)
+	return m, err
+}
+
+// DumpFile prints the header of the CSR file at path and its first rows
+// (up to maxRows, with at most 8 entries each), for debugging. It reports
+// a bad header or length as an error after printing what it could read.
+func DumpFile(w io.Writer, path string, maxRows int) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, fileCRCOffset+4)
+	k, _ := f.ReadAt(head, 0)
+	h, err := parseFileHeader(head[:k])
+	fmt.Fprintf(w, "%s: CSR file (magic %q)\n", path, head[:min(k, len(fileMagic))])
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	size, _ := fileSize(h.n, h.nnz)
+	fmt.Fprintf(w, "version %d  rows %d  entries %d  source %016x  arrays crc32c %08x  length %d\n",
+		h.version, h.n, h.nnz, h.source, h.body, size)
+	fmt.Fprintf(w, "row offsets @%d  values @%d  columns @%d\n",
+		fileHeaderSize, fileHeaderSize+8*(h.n+1), fileHeaderSize+8*(h.n+1)+8*h.nnz)
+	m, _, err := OpenFile(path)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	for i := range min(maxRows, m.N()) {
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+		fmt.Fprintf(w, "row %d (%d entries):", i, hi-lo)
+		for e := lo; e < min(hi, lo+8); e++ {
+			fmt.Fprintf(w, " %d:%.6g", m.Col[e], m.Val[e])
+		}
+		if hi-lo > 8 {
+			fmt.Fprint(w, " ...")
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
