@@ -82,10 +82,16 @@ type KNNOptions struct {
 // The neighbours are exact. A row is always its own first neighbour; the
 // others are the M-1 rows nearest to it, ties (duplicated rows among them,
 // at distance 0) going to the lower index, so the graph does not depend on
-// the order of the work. The squared distances are computed once for each
-// pair, over the tiles of the upper triangle, on Workers goroutines; a row
-// keeps its best M candidates, O(n·M) memory in all, never O(n²). The
-// result has the same bits for any BlockSize and Workers.
+// the order of the work. Rows equal in every feature are found first, and
+// their pairs are settled without a distance; a row with M-1 or more
+// copies has them as its neighbours and takes no part in the search, so
+// that a data set of many copies costs what its distinct rows cost. The
+// other squared distances are screened once for each pair, over the tiles
+// of the upper triangle, on Workers goroutines (see tile.Pairs), the rows
+// in the order of their projection on the principal direction so that
+// near rows meet early and prune the rest; a row keeps its best M
+// candidates, O(n·M) memory in all, never O(n²). The result has the same
+// bits for any BlockSize, Workers and distance kernel.
 func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, error) {
 	m := opt.Neighbors
 	if m == 0 {
@@ -223,9 +229,33 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	// Equal rows are contiguous in the order, by index: a run of them is a
+	// group, whose pairs, all at distance 0, are settled here and never
+	// screened. A row is its own first candidate (offered at -1, below
+	// every distance), and the other rows of its group, by index, follow.
+	// A row whose group gives it m candidates is closed: every other row is
+	// farther, so its bound is -Inf and no pair reaches it (a data set with
+	// many copies of a row costs no more than one with a single copy).
 	all := newBest(n, m)
-	for i := range n {
-		all.offer(i, -1, int32(i))
+	group := make([]int32, n) // by position: the position of the group's first row
+	closed := make([]bool, n) // by position
+	for a := 0; a < n; {
+		b := a + 1
+		for b < n && slices.Equal(xs[a*p:(a+1)*p], xs[b*p:(b+1)*p]) {
+			b++
+		}
+		for q := a; q < b; q++ {
+			i := int(perm[q])
+			group[q] = int32(a)
+			all.offer(i, -1, int32(i))
+			for r := a; r < b && int(all.cnt[i]) < m; r++ {
+				if r != q {
+					all.offer(i, 0, perm[r])
+				}
+			}
+			closed[q] = b-a >= m
+		}
+		a = b
 	}
 	// worst[q] bounds the distance of the candidates still worth offering
 	// to the row at position q of the order: the m-th best committed so far
@@ -235,7 +265,11 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	// final m, so the graph does not depend on the timing.
 	worst := make([]atomic.Uint64, n)
 	for q, i := range perm {
-		worst[q].Store(math.Float64bits(all.bound(int(i))))
+		b := all.bound(int(i))
+		if closed[q] {
+			b = math.Inf(-1)
+		}
+		worst[q].Store(math.Float64bits(b))
 	}
 	bound := func(i int) float64 { return math.Float64frombits(worst[i].Load()) }
 	err = ordered.Run(ctx, max(1, opt.Workers), start[nb],
@@ -259,6 +293,9 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			// The thresholds are the committed bounds until the tile has
 			// found m candidates of its own for a row or column.
 			pairs.Near(tt.scratch, I, J, rm, cm, func(i, j int, d float64) {
+				if group[i] == group[j] {
+					return // settled before the search
+				}
 				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, perm[j]) {
 					rm[li] = min(rm[li], tt.rows.bound(li))
 				}
@@ -290,8 +327,9 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 
 // projectionOrder returns the rows of x (n×p) sorted by their projection on
 // the principal direction of the centred rows (ten steps of the power
-// method from the all-ones direction), ties by index. Any order gives the
-// same graph; this one makes the search prune early.
+// method from the all-ones direction), then by their values, then by
+// index, so that equal rows are contiguous and in index order. Any order
+// gives the same graph; this one makes the search prune early.
 func projectionOrder(x []float64, n, p int) []int32 {
 	mean := make([]float64, p)
 	for i := range n {
@@ -337,7 +375,9 @@ func projectionOrder(x []float64, n, p int) []int32 {
 		}
 		perm[i] = int32(i)
 	}
-	slices.SortFunc(perm, func(a, b int32) int { return cmp.Or(cmp.Compare(key[a], key[b]), cmp.Compare(a, b)) })
+	slices.SortFunc(perm, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(key[a], key[b]), slices.Compare(x[int(a)*p:int(a+1)*p], x[int(b)*p:int(b+1)*p]), cmp.Compare(a, b))
+	})
 	return perm
 }
 

@@ -59,14 +59,31 @@ func dense(m *CSR) []float64 {
 
 func TestKNNMatchesBruteForce(t *testing.T) {
 	const n, p = 230, 3
-	x := points(n, p, 1)
+	// many copies: 60 rows of one value, 9 of another, -0 next to 0, and
+	// the rest as points gives them (every fifth a copy of the one before)
+	many := points(n, p, 4)
+	for i := range n {
+		switch {
+		case i%3 == 0 && i < 180:
+			copy(many[i*p:(i+1)*p], []float64{0.5, -0.25, 1})
+		case i%20 == 7:
+			copy(many[i*p:(i+1)*p], []float64{2, 2, 2})
+		case i%20 == 8:
+			copy(many[i*p:(i+1)*p], []float64{math.Copysign(0, -1), 0, 0})
+		case i%20 == 9:
+			copy(many[i*p:(i+1)*p], []float64{0, 0, 0})
+		}
+	}
 	for _, tc := range []struct {
 		name    string
+		x       []float64
 		m       int
 		weights Weights
 		block   int
 		workers int
 	}{
+		{name: "many copies", x: many, m: 10, block: 32, workers: 2},
+		{name: "many copies, more neighbours than the small groups", x: many, m: 25, weights: SelfTuning, block: 50, workers: 3},
 		{name: "connectivity", m: 10, block: 64, workers: 1},
 		{name: "connectivity, other tiles and workers", m: 10, block: 17, workers: 3},
 		{name: "self-tuning", m: 12, weights: SelfTuning, block: 50, workers: 2},
@@ -74,6 +91,10 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 		{name: "more neighbours than rows", m: 500, block: 100, workers: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			x := tc.x
+			if x == nil {
+				x = points(n, p, 1)
+			}
 			g, err := KNN(context.Background(), x, n, p, KNNOptions{Neighbors: tc.m, Weights: tc.weights, BlockSize: tc.block, Workers: tc.workers})
 			if err != nil {
 				t.Fatal(err)
