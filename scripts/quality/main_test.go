@@ -67,6 +67,31 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunLargeSets checks that a set above -dense-max-n gets the kNN run
+// and k-means, and a row that says why the dense runs were left out.
+func TestRunLargeSets(t *testing.T) {
+	dir := t.TempDir()
+	writeBlobs(t, dir, "blobs", 90)
+	var out bytes.Buffer
+	o := options{data: dir, sets: []string{"blobs"}, method: "rowcd", maxIter: 50, restarts: 1, init: "kmeans", workers: 2,
+		neighbors: 10, denseMaxN: 89}
+	if err := run(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| blobs | 90 | 3 | ssnmf (defaults): not run, n > -dense-max-n 89 (a pass is 8.1e+03 kernel entries) | - |",
+		"| blobs | 90 | 3 | ssnmf, knn 10 connectivity |",
+		"| blobs | 90 | 3 | k-means (10 starts) |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "gamma = 1") {
+		t.Errorf("a dense run above -dense-max-n:\n%s", out.String())
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "nolabel.csv"), []byte("a,b\n1,2\n3,4\n"), 0o644); err != nil {
