@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -120,7 +121,14 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	if err != nil {
 		return nil, err
 	}
-	return nb.graph(opt.Weights, opt.File, source)
+	// The search's panels and copies are garbage now, and its candidate
+	// lists are after the assembly: their memory goes back to the
+	// operating system at once, so that the peak resident memory a batch
+	// scheduler counts is that of one phase, not of their sum.
+	debug.FreeOSMemory()
+	g, err := nb.graph(opt.Weights, opt.File, source)
+	debug.FreeOSMemory()
+	return g, err
 }
 
 // knnSource tags a kNN graph's file with what it was built from: a
