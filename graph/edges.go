@@ -124,15 +124,15 @@ func FromEdges(name string, tab *store.Table, n int, file string) (*CSR, error) 
 	}
 	return es.csr(func(i int, c int32, _, _ float64) (float64, error) {
 		lo, hi := min(i, int(c)), max(i, int(c))
-		var at []int
-		for r := 0; r < tab.N && len(at) < 2; r++ {
+		var at [2]int // the two first edges of the pair, counted from 1
+		for r, found := 0, 0; r < tab.N && found < len(at); r++ {
 			s, _ := id(r, ColSrc)
 			d, _ := id(r, ColDst)
 			if min(s, d) == lo && max(s, d) == hi {
-				at = append(at, r+1)
+				at[found] = r + 1
+				found++
 			}
 		}
-		at = append(at, 0, 0) // not reached: the pair is there twice
 		return 0, fmt.Errorf("%s: edges %d and %d: the pair (%d, %d) is listed twice (each unordered pair at most once, in either direction)",
 			name, at[0], at[1], lo, hi)
 	})
