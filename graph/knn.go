@@ -280,6 +280,11 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 		worst[q].Store(math.Float64bits(b))
 	}
 	bound := func(i int) float64 { return math.Float64frombits(worst[i].Load()) }
+	// A tile between two blocks of closed rows has nothing to find.
+	open := make([]bool, nb)
+	for q, c := range closed {
+		open[q/bs] = open[q/bs] || !c
+	}
 	err = ordered.Run(ctx, max(1, opt.Workers), start[nb],
 		func() *tileTask {
 			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
@@ -291,6 +296,9 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			tt.c0, tt.c1 = pairs.Rows(J)
 			tt.rows.reset(bs)
 			tt.cols.reset(bs)
+			if !open[I] && !open[J] {
+				return nil
+			}
 			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
 			for i := range rm {
 				rm[i] = bound(tt.r0 + i)
