@@ -178,7 +178,7 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 // buildGraph makes P the kNN graph of the features.
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	opt := *spec.Graph
-	opt.BlockSize, opt.Workers, opt.File = spec.BlockSize, spec.Workers, spec.GraphFile
+	opt.BlockSize, opt.Workers, opt.File, opt.Progress = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress
 	g, err := graph.KNN(ctx, tab.Features, tab.N, tab.P, opt)
 	if err != nil {
 		return nil, err

@@ -62,6 +62,9 @@ type KNNOptions struct {
 	// Generic runs the portable distance kernel even where the vectorized
 	// one is built (see tile.Pairs); the graph is the same.
 	Generic bool
+	// Progress, if not nil, is called after each tile of the search, with
+	// pass "kNN", in order (the tile engine's Progress hook).
+	Progress func(pass string, done, total int)
 	// File, if not empty, is the CSR file (see OpenFile) the graph is
 	// assembled in and kept in, memory-mapped, so that its entries are
 	// file-backed pages instead of heap. If File already holds the graph of
@@ -321,7 +324,10 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			})
 			return nil
 		},
-		func(_ int, tt *tileTask) error {
+		func(t int, tt *tileTask) error {
+			if opt.Progress != nil {
+				defer opt.Progress("kNN", t+1, start[nb])
+			}
 			for _, side := range []struct {
 				b      *best
 				lo, hi int

@@ -238,3 +238,28 @@ func BenchmarkKNN(b *testing.B) {
 		})
 	}
 }
+
+// TestKNNProgress checks that the search reports every tile once, in order.
+func TestKNNProgress(t *testing.T) {
+	const n, p = 100, 2
+	var got []int
+	total := 0
+	_, err := KNN(context.Background(), points(n, p, 6), n, p, KNNOptions{Neighbors: 4, BlockSize: 16, Workers: 3,
+		Progress: func(pass string, done, tot int) {
+			if pass != "kNN" {
+				t.Errorf("pass %q", pass)
+			}
+			got, total = append(got, done), tot
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nb := (n + 15) / 16; total != nb*(nb+1)/2 || len(got) != total {
+		t.Fatalf("%d reports of %d tiles, want %d", len(got), total, nb*(nb+1)/2)
+	}
+	for i, d := range got {
+		if d != i+1 {
+			t.Fatalf("report %d says %d tiles done", i, d)
+		}
+	}
+}
