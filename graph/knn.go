@@ -246,7 +246,10 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	// every distance), and the other rows of its group, by index, follow.
 	// A row whose group gives it m candidates is closed: every other row is
 	// farther, so its bound is -Inf and no pair reaches it (a data set with
-	// many copies of a row costs no more than one with a single copy).
+	// many copies of a row costs no more than one with a single copy). The
+	// one exception would be two unequal rows whose differences all square
+	// below the least float64 (about 1e-162), at distance 0 too; such rows
+	// are taken as farther.
 	all := newBest(n, m)
 	group := make([]int32, n) // by position: the position of the group's first row
 	closed := make([]bool, n) // by position
@@ -270,10 +273,10 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	}
 	// worst[q] bounds the distance of the candidates still worth offering
 	// to the row at position q of the order: the m-th best committed so far
-	// (+Inf before m). A tile's
-	// work may read an older, larger bound, which only prunes less: a
-	// candidate beyond the bound of any committed set of m never makes the
-	// final m, so the graph does not depend on the timing.
+	// (+Inf before m, -Inf once closed). A tile's work may read an older,
+	// larger bound, which only prunes less: a candidate beyond the bound of
+	// any committed set of m never makes the final m, so the graph does not
+	// depend on the timing.
 	worst := make([]atomic.Uint64, n)
 	for q, i := range perm {
 		b := all.bound(int(i))

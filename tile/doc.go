@@ -25,4 +25,10 @@
 // Built with GOEXPERIMENT=simd on amd64, a Gaussian's passes run AVX-512
 // kernels on CPUs that have it (Engine.Kernel names the kernel in use); the
 // portable kernel runs otherwise, or when Engine.Generic is set.
+//
+// Pairs walks the same tile grid for an exact nearest-neighbour search:
+// it screens the pairs of rows by squared distance against per-row
+// thresholds, with the same micro-kernels in float32 and an exact float64
+// recheck inside a proven rounding bound, so that both kernels report the
+// same pairs with the same distances.
 package tile
