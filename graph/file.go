@@ -51,7 +51,7 @@ func encodeFileHeader(h fileHeader) []byte {
 	binary.LittleEndian.PutUint64(b[28:], h.source)
 	binary.LittleEndian.PutUint32(b[36:], h.body)
 	// b[40:44] reserved, zero.
-	binary.LittleEndian.PutUint32(b[fileCRCOffset:], crc32.ChecksumIEEE(b[:fileCRCOffset]))
+	store.SealHeader(b, fileCRCOffset)
 	return b
 }
 
@@ -59,20 +59,14 @@ func encodeFileHeader(h fileHeader) []byte {
 // length. It never panics.
 func parseFileHeader(b []byte) (fileHeader, error) {
 	var h fileHeader
-	if len(b) < len(fileMagic) || string(b[:len(fileMagic)]) != fileMagic {
-		return h, fmt.Errorf("bad magic %q, want %q", b[:min(len(b), len(fileMagic))], fileMagic)
-	}
-	if len(b) < fileCRCOffset+4 {
-		return h, fmt.Errorf("header is %d bytes, want at least %d", len(b), fileCRCOffset+4)
+	if err := store.CheckHeader(b, fileMagic, fileCRCOffset); err != nil {
+		return h, err
 	}
 	h.version = binary.LittleEndian.Uint32(b[8:])
 	h.n = binary.LittleEndian.Uint64(b[12:])
 	h.nnz = binary.LittleEndian.Uint64(b[20:])
 	h.source = binary.LittleEndian.Uint64(b[28:])
 	h.body = binary.LittleEndian.Uint32(b[36:])
-	if got, want := binary.LittleEndian.Uint32(b[fileCRCOffset:]), crc32.ChecksumIEEE(b[:fileCRCOffset]); got != want {
-		return h, fmt.Errorf("bad header checksum 0x%08x, computed 0x%08x", got, want)
-	}
 	if h.version != fileVersion {
 		return h, fmt.Errorf("unknown format version %d, want %d", h.version, fileVersion)
 	}

@@ -112,8 +112,9 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 		return nil, fmt.Errorf("graph: negative BlockSize or Workers")
 	}
 	m = min(m, n)
-	source := knnSource(x, n, p, m, opt.Weights)
+	var source uint64
 	if opt.File != "" {
+		source = knnSource(x, n, p, m, opt.Weights)
 		if g, src, err := OpenFile(opt.File); err == nil && src == source {
 			return g, nil
 		} else if err == nil {
@@ -356,15 +357,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 // index, so that equal rows are contiguous and in index order. Any order
 // gives the same graph; this one makes the search prune early.
 func projectionOrder(x []float64, n, p int) []int32 {
-	mean := make([]float64, p)
-	for i := range n {
-		for q, v := range x[i*p : (i+1)*p] {
-			mean[q] += v
-		}
-	}
-	for q := range mean {
-		mean[q] /= float64(n)
-	}
+	mean := tile.ColumnMeans(x, n, p)
 	v, next := make([]float64, p), make([]float64, p)
 	for q := range v {
 		v[q] = 1

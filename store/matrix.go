@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -43,7 +42,7 @@ func encodeMatrixHeader(h matrixHeader) []byte {
 	binary.LittleEndian.PutUint64(b[16:], h.rows)
 	binary.LittleEndian.PutUint64(b[24:], h.cols)
 	binary.LittleEndian.PutUint64(b[32:], h.offset)
-	binary.LittleEndian.PutUint32(b[matrixCRCOffset:], crc32.ChecksumIEEE(b[:matrixCRCOffset]))
+	SealHeader(b, matrixCRCOffset)
 	return b
 }
 
@@ -53,12 +52,8 @@ func encodeMatrixHeader(h matrixHeader) []byte {
 // It never panics.
 func parseMatrixHeader(b []byte) (matrixHeader, error) {
 	var h matrixHeader
-	if len(b) < len(matrixMagic) || string(b[:len(matrixMagic)]) != matrixMagic {
-		n := min(len(b), len(matrixMagic))
-		return h, fmt.Errorf("bad magic %q, want %q", b[:n], matrixMagic)
-	}
-	if len(b) < matrixHeaderLen {
-		return h, fmt.Errorf("header is %d bytes, want at least %d", len(b), matrixHeaderLen)
+	if err := CheckHeader(b, matrixMagic, matrixCRCOffset); err != nil {
+		return h, err
 	}
 	h.version = binary.LittleEndian.Uint32(b[8:])
 	h.kind = binary.LittleEndian.Uint32(b[12:])
@@ -71,9 +66,6 @@ func parseMatrixHeader(b []byte) (matrixHeader, error) {
 	}
 	if h.kind != kindFloat64 {
 		return h, fmt.Errorf("unknown element kind %d, want %d (float64)", h.kind, kindFloat64)
-	}
-	if got := crc32.ChecksumIEEE(b[:matrixCRCOffset]); got != h.crc {
-		return h, fmt.Errorf("bad header checksum 0x%08x, computed 0x%08x", h.crc, got)
 	}
 	if h.offset != matrixHeaderSize {
 		return h, fmt.Errorf("data offset %d, want %d", h.offset, matrixHeaderSize)

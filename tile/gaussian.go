@@ -161,7 +161,7 @@ func Standardize(x []float64, n, p int) {
 	if n == 0 {
 		return
 	}
-	mean := columnMeans(x, n, p)
+	mean := ColumnMeans(x, n, p)
 	sd := make([]float64, p)
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {
@@ -184,9 +184,9 @@ func Standardize(x []float64, n, p int) {
 	}
 }
 
-// columnMeans returns the mean of each column of x (n×p, row-major, n > 0),
-// summed in row order.
-func columnMeans(x []float64, n, p int) []float64 {
+// ColumnMeans returns the mean of each column of x (n×p, row-major, n > 0),
+// summed in row order: the centre of the vectorized kernels' features.
+func ColumnMeans(x []float64, n, p int) []float64 {
 	mean := make([]float64, p)
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {

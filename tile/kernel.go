@@ -46,7 +46,7 @@ type packedFeatures struct {
 func (g *Gaussian) packed() *packedFeatures {
 	g.packOnce.Do(func() {
 		n, p := g.n, g.p
-		mean := columnMeans(g.x, n, p)
+		mean := ColumnMeans(g.x, n, p)
 		pk := &packedFeatures{}
 		if g.prec == Float32 {
 			pk.x32, pk.g32 = make([]float32, n*p), make([]float32, n)

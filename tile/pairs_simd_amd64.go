@@ -49,7 +49,7 @@ func newPairsVector(x []float64, n, p, b int) *pairsVector {
 		return nil
 	}
 	nb, bp := (n+b-1)/b, roundUp(b, 16)
-	mean := columnMeans(x, n, p)
+	mean := ColumnMeans(x, n, p)
 	v := &pairsVector{
 		x: x, n: n, p: p, b: b, bp: bp,
 		xr: make([]float32, nb*bp*p), xt: make([]float32, nb*bp*p),
