@@ -21,6 +21,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/tilefile"
@@ -35,11 +36,19 @@ type Spec struct {
 	// MapDir, if not empty, is a directory where a large edge list is
 	// mapped while it is read (see store.TableOptions.MapDir).
 	MapDir string
-	// Gamma is the kernel bandwidth, > 0; 0 chooses it by
-	// tile.AutoBandwidth. With a File it is read from the file's metadata,
-	// and Gamma (or the automatic rule, given the features) only serves a
-	// k-means start.
+	// Gamma is the kernel bandwidth, > 0; 0 chooses it by GammaRule. With
+	// a File it is read from the file's metadata, and Gamma (or the rule,
+	// given the features) only serves a k-means start.
 	Gamma float64
+	// GammaRule chooses the bandwidth when Gamma is 0.
+	GammaRule Rule
+	// Clusters is k, which the mass rules need (GammaRule Mass, and a
+	// sparse P's Scale 0).
+	Clusters int
+	// Scale multiplies a sparse P (a kNN graph or an edge list): > 0 is
+	// the factor, 0 chooses it by the mass rule, n²/(k·ΣP), so that P has
+	// the mass of k balanced clusters (1 if Clusters < 2).
+	Scale float64
 	// Standardize z-scores every feature in place before anything else.
 	Standardize bool
 	// Precision of the kernel values.
@@ -64,6 +73,25 @@ type Spec struct {
 	GraphFile string
 }
 
+// Rule is a rule that chooses the Gaussian kernel's bandwidth from the data.
+type Rule int
+
+const (
+	// Neighbor is tile.AutoBandwidth: the scale of the distance of a row
+	// to its 10th nearest neighbour.
+	Neighbor Rule = iota
+	// Mass is tile.MassBandwidth: P has the mass of k balanced clusters.
+	Mass
+)
+
+var ruleNames = [...]string{Neighbor: "neighbor", Mass: "mass"}
+
+// String returns the rule's name as the command line spells it.
+func (r Rule) String() string { return enum.Name(ruleNames[:], r, "Rule") }
+
+// ParseRule returns the rule named s ("neighbor" or "mass").
+func ParseRule(s string) (Rule, error) { return enum.Parse[Rule](ruleNames[:], s, "bandwidth rule") }
+
 // Built is an affinity matrix with what a run reports about it.
 type Built struct {
 	fw.Affinity              // P, for the methods
@@ -71,6 +99,8 @@ type Built struct {
 	BlockSize   int          // the tile edge in force
 	Gamma       float64      // the bandwidth of the kernel, or for a k-means start
 	GammaRule   string       // "given", how the automatic rule went, or "tile file"
+	Scale       float64      // the factor of a sparse P (1 for a dense one)
+	ScaleRule   string       // how Scale was chosen; empty for a dense P
 	// Checksum is a CRC-32C of the features as the kernel uses them, or
 	// of a tile file's header: a resumed run checks that P is the same.
 	Checksum uint32
@@ -94,7 +124,10 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	if !(spec.Gamma >= 0) || math.IsInf(spec.Gamma, 0) {
 		return nil, fmt.Errorf("affinity: gamma %v, want a finite value >= 0", spec.Gamma)
 	}
-	b := &Built{BlockSize: spec.BlockSize}
+	if !(spec.Scale >= 0) || math.IsInf(spec.Scale, 0) {
+		return nil, fmt.Errorf("affinity: scale %v, want a finite value >= 0", spec.Scale)
+	}
+	b := &Built{BlockSize: spec.BlockSize, Scale: 1}
 	if tab != nil {
 		b.p = tab.P
 		if spec.Standardize {
@@ -194,6 +227,21 @@ func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*B
 func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, error) {
 	g.Workers = spec.Workers
 	b.graph, b.Affinity = g, g
+	n, sum := float64(g.N()), g.Sum()
+	switch {
+	case spec.Scale > 0:
+		b.Scale, b.ScaleRule = spec.Scale, "given"
+	case spec.Clusters < 2 || sum == 0:
+		b.Scale, b.ScaleRule = 1, "as stored (no mass rule for k < 2 or an empty graph)"
+	default:
+		b.Scale = n * n / (float64(spec.Clusters) * sum)
+		b.ScaleRule = fmt.Sprintf("mass: n²/(k·ΣP) = %.4g, the mass of %d balanced clusters", b.Scale, spec.Clusters)
+	}
+	if math.IsInf(b.Scale, 0) {
+		g.Close()
+		return nil, fmt.Errorf("affinity: the graph's scale %v is out of range", b.Scale)
+	}
+	g.Scale = b.Scale
 	b.BlockSize = min(b.BlockSize, g.N())
 	if tab != nil {
 		if err := b.bandwidth(tab, spec); err != nil {
@@ -212,7 +260,16 @@ func (b *Built) bandwidth(tab *store.Table, spec Spec) error {
 		b.Gamma, b.GammaRule = spec.Gamma, "given"
 		return nil
 	}
-	bw, err := tile.AutoBandwidth(tab.Features, tab.N, tab.P, spec.Seed)
+	var bw tile.Bandwidth
+	var err error
+	switch spec.GammaRule {
+	case Neighbor:
+		bw, err = tile.AutoBandwidth(tab.Features, tab.N, tab.P, spec.Seed)
+	case Mass:
+		bw, err = tile.MassBandwidth(tab.Features, tab.N, tab.P, spec.Clusters, spec.Seed)
+	default:
+		err = fmt.Errorf("unknown bandwidth rule %v", spec.GammaRule)
+	}
 	if err != nil {
 		return &BandwidthError{Name: spec.Name, Err: err}
 	}
@@ -236,14 +293,14 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Describe says what P is, for a progress line.
 func (b *Built) Describe() string {
 	if g := b.graph; g != nil && b.edges {
-		return fmt.Sprintf("P from edge list (%d rows, %d entries)", g.N(), g.NNZ())
+		return fmt.Sprintf("P from edge list (%d rows, %d entries, scale %.4g)", g.N(), g.NNZ(), b.Scale)
 	}
 	if g := b.graph; g != nil {
 		m := b.knn.Neighbors
 		if m == 0 {
 			m = graph.DefaultNeighbors
 		}
-		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %d entries)", b.p, m, b.knn.Weights, g.NNZ())
+		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %d entries, scale %.4g)", b.p, m, b.knn.Weights, g.NNZ(), b.Scale)
 	}
 	if f := b.file; f != nil {
 		prec := "float64"

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ssnmf/ssnmf/tile"
 	"gonum.org/v1/gonum/mat"
@@ -522,6 +523,9 @@ func TestStopRules(t *testing.T) {
 		{name: "max-iter", set: func(s *Settings) { s.MaxIter, s.GapTol = 7, -1 }, status: IterationLimit},
 		{name: "ftol", set: func(s *Settings) { s.MaxIter, s.GapTol, s.FuncTol = 10000, -1, 1e-3 }, status: FunctionConvergence},
 		{name: "gap", set: func(s *Settings) { s.MaxIter, s.GapTol = 10000, 1 }, status: GapTolerance},
+		{name: "rel-ftol", set: func(s *Settings) { s.MaxIter, s.GapTol, s.RelFuncTol = 10000, -1, 1e-5 }, status: RelativeFunctionConvergence},
+		{name: "rel-gap", set: func(s *Settings) { s.MaxIter, s.GapTol, s.RelGapTol = 10000, -1, 1e-3 }, status: RelativeGapTolerance},
+		{name: "max-time", set: func(s *Settings) { s.MaxIter, s.GapTol, s.MaxTime = 10000, -1, time.Nanosecond }, status: TimeLimit},
 		{name: "zero iterations", set: func(s *Settings) { s.MaxIter, s.GapTol = -1, -1 }, status: IterationLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -529,7 +533,26 @@ func TestStopRules(t *testing.T) {
 			set := Settings{}
 			tc.set(&set)
 			var last []Iteration
-			set.Recorder = func(it Iteration) error { last = append(last, it); return nil }
+			// The recorder also checks Moved against the clusters of w,
+			// which Minimize updates in place.
+			labels := argmaxRows(w, k)
+			set.Recorder = func(it Iteration) error {
+				now := argmaxRows(w, k)
+				changed := 0
+				for i := range now {
+					if now[i] != labels[i] {
+						changed++
+					}
+				}
+				if !it.Final && it.Moved != changed {
+					t.Errorf("iteration %d: moved %d, want %d", it.Iter, it.Moved, changed)
+				}
+				labels = now
+				last = append(last, it)
+				return nil
+			}
+			saved := 0
+			set.Checkpoint = func(*State) error { saved++; return nil }
 			res, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &FrankWolfe{})
 			if err != nil {
 				t.Fatal(err)
@@ -551,6 +574,22 @@ func TestStopRules(t *testing.T) {
 				if end.Gap > set.GapTol || !res.Status.Converged() {
 					t.Errorf("stopped on gap %v > tol %v", end.Gap, set.GapTol)
 				}
+			case RelativeFunctionConvergence:
+				change := func(i int) float64 { return math.Abs(last[i].Objective - last[i-1].Objective) }
+				if e := len(last) - 1; change(e) > set.RelFuncTol*end.Objective || change(e-1) <= set.RelFuncTol*last[e-1].Objective {
+					t.Errorf("stopped on rel-ftol with |Δf| = %v, before it %v, f = %v", change(e), change(e-1), end.Objective)
+				}
+			case RelativeGapTolerance:
+				if end.Gap > set.RelGapTol*end.Objective || !res.Status.Converged() {
+					t.Errorf("stopped on rel-gap %v > %v·f = %v", end.Gap, set.RelGapTol, set.RelGapTol*end.Objective)
+				}
+			case TimeLimit:
+				if saved != 1 || res.Iterations != 0 {
+					t.Errorf("max-time: %d checkpoints and %d iterations, want 1 and 0", saved, res.Iterations)
+				}
+			}
+			if tc.status != TimeLimit && saved != 0 {
+				t.Errorf("%d checkpoints, want none", saved)
 			}
 			if len(last) != res.Iterations+1 || end.Step != 0 {
 				t.Errorf("%d records for %d iterations, last step %v", len(last), res.Iterations, end.Step)

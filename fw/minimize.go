@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // Method is an iterative method for the problem. Minimize drives it: the
@@ -173,6 +175,17 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 	}
 	res.Iterations = t0
 	tol, maxIter, every := set.gapTol(), set.maxIter(), set.refresh()
+	// gapStop returns the gap rule that e meets, if any.
+	gapStop := func(e Estimate) Status {
+		switch {
+		case e.Gap <= tol:
+			return GapTolerance
+		case set.RelGapTol > 0 && e.Gap <= set.RelGapTol*math.Abs(e.Objective):
+			return RelativeGapTolerance
+		}
+		return NotTerminated
+	}
+	labels := argmaxRows(r.W, r.K)
 	var last Iteration // the final record's pass time, if the method stops the run
 	t := t0
 	for ; ; t++ {
@@ -180,33 +193,38 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		if math.IsNaN(e.Objective) || math.IsInf(e.Objective, 0) {
 			return d.end(fmt.Errorf("fw: iteration %d: %w", t, errNonFinite))
 		}
-		if !e.Exact && e.Gap <= tol {
+		if !e.Exact && gapStop(e) != NotTerminated {
 			// Confirm the estimate on the exact gap.
 			if err := d.m.Refresh(ctx); err != nil {
 				return d.end(err)
 			}
 			e = d.m.Estimate()
 		}
+		change := math.Abs(e.Objective - fprev)
 		switch {
-		case e.Exact && e.Gap <= tol:
-			res.Status = GapTolerance
-		case t > 0 && math.Abs(e.Objective-fprev) < set.FuncTol:
+		case e.Exact && gapStop(e) != NotTerminated:
+			res.Status = gapStop(e)
+		case t > 0 && change < set.FuncTol:
 			res.Status = FunctionConvergence
+		case t > 0 && set.RelFuncTol > 0 && change <= set.RelFuncTol*math.Abs(e.Objective):
+			res.Status = RelativeFunctionConvergence
 		case t >= maxIter:
 			res.Status = IterationLimit
 		case set.MaxPasses > 0 && r.Passes >= set.MaxPasses:
 			res.Status = IterationLimit
+		case set.MaxTime > 0 && time.Since(d.start) >= set.MaxTime:
+			res.Status = TimeLimit
+			if err := d.checkpoint(t, fprev); err != nil {
+				return d.end(err)
+			}
 		}
 		if res.Status != NotTerminated {
 			break
 		}
 		stop := set.Stop != nil && set.Stop()
-		ck := set.CheckpointEvery
-		if d.cp != nil && set.Checkpoint != nil && (stop || ck > 0 && t > t0 && t%ck == 0) {
-			st := &State{K: r.K, Iter: t, Passes: r.Passes, FrobSq: r.FrobSq, MaxRowSum: r.MaxRowSum, Prev: fprev,
-				Elapsed: time.Since(d.start), Payload: d.cp.Save(), W: r.W, PW: r.PW}
-			if err := set.Checkpoint(st); err != nil {
-				return d.end(fmt.Errorf("checkpoint at iteration %d: %w", t, err))
+		if ck := set.CheckpointEvery; stop || ck > 0 && t > t0 && t%ck == 0 {
+			if err := d.checkpoint(t, fprev); err != nil {
+				return d.end(err)
 			}
 		}
 		if stop {
@@ -223,6 +241,7 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 			res.Status, last = status, it
 			break
 		}
+		it.Moved = moved(labels, r.W, r.K)
 		if err := d.record(it); err != nil {
 			return d.end(err)
 		}
@@ -251,6 +270,45 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		}
 	}
 	return d.end(nil)
+}
+
+// checkpoint saves the run's state at the start of iteration t, fprev the
+// objective before it, if the method saves checkpoints and the settings
+// take them.
+func (d *driver) checkpoint(t int, fprev float64) error {
+	r := d.run
+	if d.cp == nil || d.set.Checkpoint == nil {
+		return nil
+	}
+	st := &State{K: r.K, Iter: t, Passes: r.Passes, FrobSq: r.FrobSq, MaxRowSum: r.MaxRowSum, Prev: fprev,
+		Elapsed: time.Since(d.start), Payload: d.cp.Save(), W: r.W, PW: r.PW}
+	if err := d.set.Checkpoint(st); err != nil {
+		return fmt.Errorf("checkpoint at iteration %d: %w", t, err)
+	}
+	return nil
+}
+
+// argmaxRows returns the column of the largest entry (the first in a tie,
+// as store.Argmax) of every row of the n×k matrix w.
+func argmaxRows(w []float64, k int) []int32 {
+	labels := make([]int32, len(w)/k)
+	for i := range labels {
+		labels[i] = int32(store.Argmax(w[i*k : (i+1)*k]))
+	}
+	return labels
+}
+
+// moved returns the number of rows of w whose largest entry is no longer
+// in the column of labels, and updates labels.
+func moved(labels []int32, w []float64, k int) int {
+	count := 0
+	for i := range labels {
+		if c := int32(store.Argmax(w[i*k : (i+1)*k])); c != labels[i] {
+			labels[i] = c
+			count++
+		}
+	}
+	return count
 }
 
 // resume restores the run from st.

@@ -58,15 +58,25 @@ const (
 	// Stopped means Settings.Stop asked the run to stop before it
 	// converged; the last checkpoint continues it.
 	Stopped
+	// RelativeGapTolerance means the Frank-Wolfe gap, computed from a P·W
+	// pass, fell to Settings.RelGapTol times the objective or below.
+	RelativeGapTolerance
+	// RelativeFunctionConvergence means the objective changed by at most
+	// Settings.RelFuncTol times its value over an iteration.
+	RelativeFunctionConvergence
+	// TimeLimit means the run had taken Settings.MaxTime; it ends at its
+	// iterate as at any other stop, with a checkpoint that continues it.
+	TimeLimit
 )
 
-var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter", Stopped: "stopped"}
+var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter", Stopped: "stopped",
+	RelativeGapTolerance: "rel-gap", RelativeFunctionConvergence: "rel-ftol", TimeLimit: "max-time"}
 
 // String returns a short name of the status, as the summary reports it.
 func (s Status) String() string { return enum.Name(statusNames[:], s, "Status") }
 
 // Converged reports whether the status certifies an approximate KKT point.
-func (s Status) Converged() bool { return s == GapTolerance }
+func (s Status) Converged() bool { return s == GapTolerance || s == RelativeGapTolerance }
 
 // Defaults of Settings, taken where a field is zero.
 const (
@@ -80,17 +90,29 @@ const (
 // zero value is ready for use: a zero field means its documented default.
 //
 // The rules that end a run are tested at the start of every iteration, in
-// this order: the gap (on a gap computed from a P·W pass; an estimate at or
-// below GapTol is first confirmed by a pass), the change of the objective,
-// the iteration limit and the pass budget.
+// this order: the gap, absolute and relative (on a gap computed from a P·W
+// pass; an estimate at or below the tolerance is first confirmed by a
+// pass), the change of the objective, absolute and relative, the
+// iteration limit, the pass budget and the time limit.
 type Settings struct {
 	// GapTol stops the run when the Frank-Wolfe gap is <= GapTol
 	// (absolute). 0 means DefaultGapTol; a negative value disables the
 	// test.
 	GapTol float64
+	// RelGapTol stops the run when the Frank-Wolfe gap is <= RelGapTol·f,
+	// f the objective; 0 disables the test. The objective has the scale
+	// of ||P||², so a relative gap means the same on any data.
+	RelGapTol float64
 	// FuncTol stops the run when |f_t - f_{t-1}| < FuncTol; 0 disables
 	// the test.
 	FuncTol float64
+	// RelFuncTol stops the run when |f_t - f_{t-1}| <= RelFuncTol·|f_t|;
+	// 0 disables the test.
+	RelFuncTol float64
+	// MaxTime, if > 0, stops the run with TimeLimit once it has run this
+	// long (a resumed run counts the time before its checkpoint), after a
+	// checkpoint if Checkpoint is set.
+	MaxTime time.Duration
 	// MaxIter is the most iterations a run takes. 0 means
 	// DefaultMaxIter; a negative value takes none: the run only
 	// evaluates its starting point.
@@ -169,6 +191,8 @@ func (s *Settings) check() error {
 	switch {
 	case math.IsNaN(s.GapTol) || math.IsNaN(s.FuncTol) || s.FuncTol < 0:
 		return errors.New("NaN GapTol or FuncTol, or negative FuncTol")
+	case !(s.RelGapTol >= 0) || !(s.RelFuncTol >= 0) || s.MaxTime < 0:
+		return errors.New("NaN or negative RelGapTol, RelFuncTol or MaxTime")
 	case s.MaxPasses < 0 || s.CheckpointEvery < 0 || s.Workers < 0:
 		return errors.New("negative MaxPasses, CheckpointEvery or Workers")
 	}
@@ -187,6 +211,7 @@ type Iteration struct {
 	Step      float64       // the method's step: λ_t, the mass moved, the step length; 0 on the final record
 	Final     bool          // the run stops at this iterate and takes no step
 	Passes    int           // passes over P so far, this iteration's included
+	Moved     int           // rows whose largest membership (first in a tie) the step changed; 0 on the final record
 	PassTime  time.Duration // duration of this iteration's passes
 	Elapsed   time.Duration // since the start of the run
 }

@@ -67,12 +67,17 @@ import (
 const chunkRows = 4096
 
 // CSR is a symmetric, nonnegative n×n matrix in compressed sparse row form:
-// row i has the entries Val[RowPtr[i]:RowPtr[i+1]] in the columns
+// row i has the entries Scale·Val[RowPtr[i]:RowPtr[i+1]] in the columns
 // Col[RowPtr[i]:RowPtr[i+1]], in increasing order. Entries not stored are 0.
 type CSR struct {
 	RowPtr []int64   // n+1 offsets, RowPtr[0] = 0
 	Col    []int32   // nnz column indices, increasing within a row
 	Val    []float64 // nnz values, finite and >= 0
+	// Scale multiplies every stored value in the products and sweeps, so
+	// that a graph kept in a file can be weighted without rewriting it
+	// (see affinity's mass rule). NewCSR sets it to 1; it must be finite
+	// and > 0.
+	Scale float64
 	// Workers is the number of goroutines of a pass; 1 if 0. Any number
 	// gives the same bits.
 	Workers int
@@ -97,7 +102,7 @@ func NewCSR(rowPtr []int64, col []int32, val []float64) (*CSR, error) {
 			return nil, fmt.Errorf("graph: row %d: offsets %d > %d", i, rowPtr[i], rowPtr[i+1])
 		}
 	}
-	m := &CSR{RowPtr: rowPtr, Col: col, Val: val, diag: make([]float64, n)}
+	m := &CSR{RowPtr: rowPtr, Col: col, Val: val, Scale: 1, diag: make([]float64, n)}
 	for i := range n {
 		lo, hi := rowPtr[i], rowPtr[i+1]
 		for e := lo; e < hi; e++ {
@@ -137,6 +142,23 @@ func (m *CSR) N() int { return len(m.RowPtr) - 1 }
 // NNZ returns the number of stored entries.
 func (m *CSR) NNZ() int64 { return m.RowPtr[len(m.RowPtr)-1] }
 
+// Sum returns the sum of the stored values, Scale not applied.
+func (m *CSR) Sum() float64 {
+	var s float64
+	for _, v := range m.Val {
+		s += v
+	}
+	return s
+}
+
+// checkScale reports a Scale that no pass can use.
+func (m *CSR) checkScale() error {
+	if !(m.Scale > 0) || math.IsInf(m.Scale, 0) {
+		return fmt.Errorf("graph: scale %v, want a finite value > 0", m.Scale)
+	}
+	return nil
+}
+
 // rowSums are one task's sums in a pass.
 type rowSums struct{ frob float64 }
 
@@ -166,12 +188,15 @@ func (m *CSR) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float6
 	if len(dst) != n*k || len(w) != n*k || (rowSums != nil && len(rowSums) != n) {
 		return 0, fmt.Errorf("graph: P·W: sizes do not match n = %d, k = %d", n, k)
 	}
+	if err := m.checkScale(); err != nil {
+		return 0, err
+	}
 	frob, err := m.pass(ctx, func(i int) float64 {
 		yi := dst[i*k : (i+1)*k]
 		clear(yi)
 		var rs, sq float64
 		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-			v, j := m.Val[e], int(m.Col[e])
+			v, j := m.Scale*m.Val[e], int(m.Col[e])
 			for c, x := range w[j*k : (j+1)*k] {
 				yi[c] += v * x
 			}
@@ -201,11 +226,14 @@ func (m *CSR) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) er
 			return fmt.Errorf("graph: P·S: row %d has column %d, want 0 <= c < %d", i, c, k)
 		}
 	}
+	if err := m.checkScale(); err != nil {
+		return err
+	}
 	_, err := m.pass(ctx, func(i int) float64 {
 		yi := dst[i*k : (i+1)*k]
 		clear(yi)
 		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-			yi[s[m.Col[e]]] += m.Val[e]
+			yi[s[m.Col[e]]] += m.Scale * m.Val[e]
 		}
 		return 0
 	})
@@ -216,12 +244,16 @@ func (m *CSR) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) er
 // rows, whose Spread reaches every neighbour of a row, so that nothing is
 // ever pending. The options do not apply: there is no strip.
 func (m *CSR) Sweep(k int, _ fw.SweepOptions) (fw.Sweep, error) {
-	return &sweep{m: m, bounds: []int{0, m.N()}}, nil
+	if err := m.checkScale(); err != nil {
+		return nil, err
+	}
+	return &sweep{m: m, scale: m.Scale, bounds: []int{0, m.N()}}, nil
 }
 
 // sweep is the Sweep of a CSR, and its own Block.
 type sweep struct {
 	m      *CSR
+	scale  float64 // m.Scale when the sweep began
 	bounds []int
 }
 
@@ -238,14 +270,14 @@ func (s *sweep) Pull(context.Context, int, int, []float64, *fw.Pending) (fw.Bloc
 // Push adds nothing, for the same reason.
 func (s *sweep) Push(context.Context, int, int, []float64, *fw.Pending) error { return nil }
 
-func (s *sweep) Diag(i int) float64 { return s.m.diag[i] }
+func (s *sweep) Diag(i int) float64 { return s.scale * s.m.diag[i] }
 
 // Spread adds P_li·d to row l of pw for every neighbour l of i (P_li =
 // P_il), i included if P_ii is stored.
 func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
 	m := s.m
 	for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-		v, l := m.Val[e], int(m.Col[e])
+		v, l := s.scale*m.Val[e], int(m.Col[e])
 		pl := pw[l*k : (l+1)*k]
 		for q, c := range cols {
 			pl[c] += v * vals[q]

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
 )
@@ -77,13 +79,33 @@ func TestNewCSRErrors(t *testing.T) {
 
 // TestProductsMatchDense checks P·W, the row sums and P·S against the dense
 // reference to the bit (both add the nonzero products of a row in column
-// order), and ||P||_F^2 to rounding (the graph adds it row by row).
+// order), and ||P||_F^2 to rounding (the graph adds it row by row), for
+// the graph as stored and scaled by 3 (against 3·P).
 func TestProductsMatchDense(t *testing.T) {
+	for _, scale := range []float64{1, 3} {
+		t.Run(fmt.Sprint("scale ", scale), func(t *testing.T) { testProductsMatchDense(t, scale) })
+	}
+}
+
+// scaled sets m.Scale and returns its dense form, scaled the same way.
+func scaled(m *CSR, dense []float64, scale float64) []float64 {
+	m.Scale = scale
+	p := slices.Clone(dense)
+	for i := range p {
+		p[i] *= scale
+	}
+	return p
+}
+
+func testProductsMatchDense(t *testing.T, scale float64) {
 	const n, k = 150, 4
 	m, p := randomGraph(t, n, 8, 1)
-	d, err := fw.NewDense(n, p)
+	d, err := fw.NewDense(n, scaled(m, p, scale))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := m.Sum(), floats.Sum(p); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("Sum %v, want %v", got, want)
 	}
 	rng := rand.New(rand.NewPCG(2, 3))
 	w := make([]float64, n*k)
@@ -124,6 +146,15 @@ func TestProductsMatchDense(t *testing.T) {
 	if _, err := m.Mul(ctx, make([]float64, n), make([]float64, n*k), k, nil); err == nil {
 		t.Error("P·W into a short matrix: no error")
 	}
+	for _, bad := range []float64{0, -1, math.Inf(1), math.NaN()} {
+		m.Scale = bad
+		if _, err := m.Mul(ctx, make([]float64, n*k), w, k, nil); err == nil {
+			t.Errorf("P·W with scale %v: no error", bad)
+		}
+		if _, err := m.Sweep(k, fw.SweepOptions{}); err == nil {
+			t.Errorf("sweep with scale %v: no error", bad)
+		}
+	}
 }
 
 // start returns a random feasible W.
@@ -139,19 +170,26 @@ func start(t testing.TB, n, k int) []float64 {
 // form from the same start. The methods whose passes are products agree to
 // the rounding of ||P||_F^2; row-wise CD, which updates P·W neighbour by
 // neighbour instead of through strips of tiles, reaches the same point to
-// the rounding of its carried sums.
+// the rounding of its carried sums. The graph is scaled by 7 in a second
+// round, against the dense 7·P.
 func TestMethodsMatchDense(t *testing.T) {
 	const n, k = 120, 3
-	m, p := randomGraph(t, n, 10, 4)
-	d, err := fw.NewDense(n, p)
-	if err != nil {
-		t.Fatal(err)
+	for _, scale := range []float64{1, 7} {
+		m, p := randomGraph(t, n, 10, 4)
+		d, err := fw.NewDense(n, scaled(m, p, scale))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testMethodsMatchDense(t, m, d, n, k)
 	}
+}
+
+func testMethodsMatchDense(t *testing.T, m *CSR, d fw.Affinity, n, k int) {
 	for _, meth := range methods.All() {
 		if meth.Features {
 			continue
 		}
-		t.Run(meth.Name, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s scale %v", meth.Name, m.Scale), func(t *testing.T) {
 			run := func(a fw.Affinity) ([]float64, *fw.Result, []float64) {
 				w := start(t, n, k)
 				var fs []float64

@@ -20,14 +20,16 @@ const MembershipBatchRows = 1 << 16
 // MembershipSchema returns the Arrow schema of a membership file with k
 // clusters: id (int64, the 0-based row index of the input row), float64
 // columns w1..wk, then cluster (int32, the 0-based argmax of the row, the
-// lowest index on ties). No column has nulls.
+// lowest index on ties) and confidence (float64, the row's largest
+// membership, w at cluster). No column has nulls.
 func MembershipSchema(k int) *arrow.Schema {
-	fields := make([]arrow.Field, 0, k+2)
+	fields := make([]arrow.Field, 0, k+3)
 	fields = append(fields, arrow.Field{Name: "id", Type: arrow.PrimitiveTypes.Int64})
 	for j := range k {
 		fields = append(fields, arrow.Field{Name: "w" + strconv.Itoa(j+1), Type: arrow.PrimitiveTypes.Float64})
 	}
-	fields = append(fields, arrow.Field{Name: "cluster", Type: arrow.PrimitiveTypes.Int32})
+	fields = append(fields, arrow.Field{Name: "cluster", Type: arrow.PrimitiveTypes.Int32},
+		arrow.Field{Name: "confidence", Type: arrow.PrimitiveTypes.Float64})
 	return arrow.NewSchema(fields, nil)
 }
 
@@ -68,9 +70,14 @@ func MembershipBatches(W []float64, n, k int, yield func(rec arrow.RecordBatch) 
 			}
 		}
 		cl := b.Field(k + 1).(*array.Int32Builder)
+		conf := b.Field(k + 2).(*array.Float64Builder)
 		cl.Reserve(hi - lo)
+		conf.Reserve(hi - lo)
 		for i := lo; i < hi; i++ {
-			cl.UnsafeAppend(int32(Argmax(W[i*k : (i+1)*k])))
+			row := W[i*k : (i+1)*k]
+			c := Argmax(row)
+			cl.UnsafeAppend(int32(c))
+			conf.UnsafeAppend(row[c])
 		}
 		rec := b.NewRecordBatch()
 		err := yield(rec)

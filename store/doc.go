@@ -82,7 +82,7 @@
 //
 // [WriteFileAtomic] and [CreateAtomic] replace a file all at once or not at
 // all. [WriteMembershipCSV] and [WriteMembershipArrow] write a membership
-// matrix W with the columns of [MembershipSchema] (id, w1..wk, cluster), so
+// matrix W with the columns of [MembershipSchema] (id, w1..wk, cluster, confidence), so
 // that it reads back bit-exactly; [MembershipBatches] cuts it into the
 // record batches every writer, Parquet's included, uses.
 package store

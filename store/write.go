@@ -101,8 +101,9 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 }
 
 // WriteMembershipCSV writes W (n×k, row-major) as CSV with header
-// id,w1..wk,cluster: id is the 0-based row index, cluster the 0-based argmax
-// of the row, ties to the lowest index; floats are formatted with
+// id,w1..wk,cluster,confidence: id is the 0-based row index, cluster the
+// 0-based argmax of the row, ties to the lowest index, confidence the
+// row's largest membership; floats are formatted with
 // strconv.FormatFloat(v, 'g', -1, 64) so they read back bit-exactly.
 func WriteMembershipCSV(w io.Writer, W []float64, n, k int) error {
 	if err := checkMembership(W, n, k); err != nil {
@@ -116,7 +117,7 @@ func WriteMembershipCSV(w io.Writer, W []float64, n, k int) error {
 		line = strconv.AppendInt(line, int64(j+1), 10)
 		line = append(line, ',')
 	}
-	line = append(line, "cluster\n"...)
+	line = append(line, "cluster,confidence\n"...)
 	bw.Write(line) // bufio.Writer keeps any error for Flush
 	for i := range n {
 		row := W[i*k : (i+1)*k]
@@ -125,8 +126,11 @@ func WriteMembershipCSV(w io.Writer, W []float64, n, k int) error {
 			line = append(line, ',')
 			line = strconv.AppendFloat(line, v, 'g', -1, 64)
 		}
+		c := Argmax(row)
 		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(Argmax(row)), 10)
+		line = strconv.AppendInt(line, int64(c), 10)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, row[c], 'g', -1, 64)
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
 			break // bufio.Writer keeps the error for Flush

@@ -141,13 +141,13 @@ func TestWriteMembershipCSV(t *testing.T) {
 			name: "argmax and ties",
 			W:    []float64{0.1, 0.7, 0.2, 0.5, 0.5, 0, 0, 0, 0, 1.0 / 3, math.Copysign(0, -1), 1e-300},
 			n:    4, k: 3,
-			want: "id,w1,w2,w3,cluster\n" +
-				"0,0.1,0.7,0.2,1\n" +
-				"1,0.5,0.5,0,0\n" +
-				"2,0,0,0,0\n" +
-				"3,0.3333333333333333,-0,1e-300,0\n",
+			want: "id,w1,w2,w3,cluster,confidence\n" +
+				"0,0.1,0.7,0.2,1,0.7\n" +
+				"1,0.5,0.5,0,0,0.5\n" +
+				"2,0,0,0,0,0\n" +
+				"3,0.3333333333333333,-0,1e-300,0,0.3333333333333333\n",
 		},
-		{name: "no rows", W: nil, n: 0, k: 2, want: "id,w1,w2,cluster\n"},
+		{name: "no rows", W: nil, n: 0, k: 2, want: "id,w1,w2,cluster,confidence\n"},
 		{name: "zero clusters", W: nil, n: 0, k: 0, wantErr: "invalid dimensions 0×0"},
 		{name: "negative rows", W: nil, n: -1, k: 2, wantErr: "invalid dimensions -1×2"},
 		{name: "length mismatch", W: []float64{1, 2, 3}, n: 2, k: 2, wantErr: "3 values for 2×2"},

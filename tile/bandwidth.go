@@ -159,3 +159,105 @@ func Quantile(s []float64, level float64) float64 {
 	f := h - float64(lo)
 	return s[lo] + f*(s[lo+1]-s[lo])
 }
+
+// MassBandwidth returns the bandwidth of the Gaussian kernel over the rows
+// of x (n×p, row-major) at which P has the mass of k balanced clusters:
+// the sum of all of P's entries is n²/k, the sum of the entries of W Wᵀ
+// for k clusters of n/k rows each with one-hot memberships. So the mean
+// affinity between two distinct rows is (n/k - 1)/(n - 1), about 1/k.
+//
+// The rule is aware of k. A fixed bandwidth gives P a mass that has
+// nothing to do with k, and the simplex constraint then pulls the solution
+// either to a few large clusters (too much mass) or to near-uniform rows
+// (too little; see the fw package doc on scale).
+//
+// The mean is estimated on the pairs of BandwidthAnchors random rows with
+// BandwidthReference random rows (all rows if n is smaller), drawn with
+// seed, and gamma is found by bisection on its logarithm; the mean is
+// decreasing in gamma. Duplicated rows have affinity 1 at any gamma: when
+// they alone make up the target mass, no gamma has it, and MassBandwidth
+// returns AutoBandwidth's instead, with a Rule that says so. It fails on
+// inconsistent sizes, k < 2, values that are not finite, and a gamma out
+// of the range of float64.
+func MassBandwidth(x []float64, n, p, k int, seed uint64) (Bandwidth, error) {
+	if n < 0 || p < 1 || len(x) != n*p {
+		return Bandwidth{}, fmt.Errorf("bandwidth: features have %d values, want n*p with n = %d, p = %d", len(x), n, p)
+	}
+	if k < 2 {
+		return Bandwidth{}, fmt.Errorf("bandwidth: the mass rule needs k >= 2 clusters, have %d", k)
+	}
+	if n < 2 {
+		return Bandwidth{Gamma: 1, Rule: "mass: fewer than two rows, gamma = 1 used"}, nil
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6d617373)) // "mass"
+	ref := sampleRows(rng, n, BandwidthReference)
+	anchors := ref[:min(len(ref), BandwidthAnchors)]
+	var d []float64 // the squared distances of the sampled pairs, 0s left out
+	pairs, zeros := 0, 0
+	for _, a := range anchors {
+		xa := x[a*p : (a+1)*p]
+		for _, j := range ref {
+			if j == a {
+				continue
+			}
+			v := SqDist(xa, x[j*p:(j+1)*p])
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return Bandwidth{}, fmt.Errorf("bandwidth: the squared distance between rows %d and %d is %v", a, j, v)
+			}
+			pairs++
+			if v == 0 {
+				zeros++
+				continue
+			}
+			d = append(d, v)
+		}
+	}
+	target := (float64(n)/float64(k) - 1) / float64(n-1)
+	// mean returns the mean affinity of the sampled pairs at gamma g, in
+	// the same order for the same sample.
+	mean := func(g float64) float64 {
+		s := float64(zeros)
+		for _, v := range d {
+			s += math.Exp(-g * v)
+		}
+		return s / float64(pairs)
+	}
+	b := Bandwidth{Reference: len(ref), Anchors: len(anchors)}
+	if len(d) == 0 || float64(zeros) >= target*float64(pairs) {
+		auto, err := AutoBandwidth(x, n, p, seed)
+		if err != nil {
+			return Bandwidth{}, err
+		}
+		auto.Rule = fmt.Sprintf("mass: duplicated rows alone (%.3g of the pairs) have the mass of %d clusters; %s", float64(zeros)/float64(pairs), k, auto.Rule)
+		return auto, nil
+	}
+	slices.Sort(d)
+	b.Median = Quantile(d, 0.5)
+	// Bracket the root: mean(lo) > target >= mean(hi).
+	lo, hi := 1/b.Median, 1/b.Median
+	for mean(lo) <= target {
+		if lo /= 2; lo == 0 {
+			return Bandwidth{}, fmt.Errorf("bandwidth: no gamma > 0 gives mean affinity %.3g (k = %d)", target, k)
+		}
+	}
+	for mean(hi) > target {
+		if hi *= 2; math.IsInf(hi, 0) {
+			return Bandwidth{}, fmt.Errorf("bandwidth: no finite gamma gives mean affinity %.3g (k = %d)", target, k)
+		}
+	}
+	for range 60 {
+		mid := math.Sqrt(lo * hi)
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if mean(mid) > target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	b.Gamma = math.Sqrt(lo * hi)
+	b.Scale = 1 / b.Gamma
+	b.Rule = fmt.Sprintf("mass: mean affinity %.4g, the mass of %d balanced clusters", target, k)
+	return b, nil
+}

@@ -322,3 +322,66 @@ func ExampleAutoBandwidth() {
 	// auto: 1/(4 × median squared distance to the 10-th nearest neighbour)
 	// gamma 100, neighbour scale 0.0025, median 91.7
 }
+
+// TestMassBandwidth checks, on sets small enough that every pair is in the
+// sample, that the dense kernel at the rule's gamma has the mass n²/k of k
+// balanced clusters, and the rule's answers at its edges.
+func TestMassBandwidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	for _, tc := range []struct {
+		name string
+		n, p int
+		k    int
+		dup  int // copies of each row
+	}{
+		{"gaussian", 400, 3, 5, 1},
+		{"two clusters", 300, 8, 2, 1},
+		{"many clusters", 500, 2, 50, 1},
+		{"some duplicates", 600, 4, 4, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			distinct := tc.n / tc.dup
+			base := randomSlice(distinct*tc.p, rng.NormFloat64)
+			x := make([]float64, 0, tc.n*tc.p)
+			for range tc.dup {
+				x = append(x, base...)
+			}
+			bw, err := MassBandwidth(x, tc.n, tc.p, tc.k, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mass float64
+			for i := range tc.n {
+				for j := range tc.n {
+					mass += math.Exp(-bw.Gamma * SqDist(x[i*tc.p:(i+1)*tc.p], x[j*tc.p:(j+1)*tc.p]))
+				}
+			}
+			want := float64(tc.n) * float64(tc.n) / float64(tc.k)
+			if math.Abs(mass-want) > 1e-9*want {
+				t.Errorf("gamma %v: mass %v, want n²/k = %v (%s)", bw.Gamma, mass, want, bw.Rule)
+			}
+			if !strings.HasPrefix(bw.Rule, "mass: mean affinity") {
+				t.Errorf("rule %q", bw.Rule)
+			}
+		})
+	}
+
+	x := randomSlice(200*2, rng.NormFloat64)
+	if _, err := MassBandwidth(x, 200, 2, 1, 0); err == nil {
+		t.Error("k = 1: no error")
+	}
+	// Half the rows equal: their pairs alone have more than the mass of
+	// 5 clusters, so the rule falls back to AutoBandwidth.
+	for i := range 100 {
+		copy(x[i*2:i*2+2], []float64{1, 1})
+	}
+	bw, err := MassBandwidth(x, 200, 2, 5, 0)
+	auto, _ := AutoBandwidth(x, 200, 2, 0)
+	if err != nil || bw.Gamma != auto.Gamma || !strings.Contains(bw.Rule, "duplicated rows") {
+		t.Errorf("mostly duplicates: gamma %v (%q), %v; want AutoBandwidth's %v", bw.Gamma, bw.Rule, err, auto.Gamma)
+	}
+	x[5] = math.Inf(1)
+	if _, err := MassBandwidth(x, 200, 2, 5, 0); err == nil {
+		t.Error("infinite feature: no error")
+	}
+}

@@ -4,7 +4,7 @@
 //
 // A trace is CSV with a header row,
 //
-//	iter,seconds,objective,gap,step_size,passes,start
+//	iter,seconds,objective,gap,step_size,passes,start,moved
 //
 // then one row per iterate W_t of a run, in order. The columns are
 //
@@ -19,7 +19,9 @@
 //     this row (a whole number);
 //   - start: the 0-based start the row belongs to, for a run from several
 //     starts (-restarts); each start's rows follow the previous start's,
-//     and their iter begins again at 0 (a whole number).
+//     and their iter begins again at 0 (a whole number);
+//   - moved: the rows whose cluster (largest membership) the step from W_t
+//     changed; 0 on the final row (a whole number).
 //
 // The last row of each start is the iterate the solver stopped at
 // (fw.Iteration.Final): it takes no step, so its step_size is 0, and its
@@ -27,8 +29,8 @@
 // shortest form that reads back as the same float64.
 //
 // Read takes the columns in any order and ignores columns it does not know.
-// Traces written before the start column existed have only the first six
-// columns; Read takes start to be 0 in them.
+// Traces written before the start and moved columns existed have only the
+// first six or seven columns; Read takes the missing ones to be 0.
 package trace
 
 import (
@@ -49,10 +51,11 @@ const (
 	StepSize  = "step_size" // the step taken from the iterate; 0 on the final row
 	Passes    = "passes"    // tile passes so far
 	Start     = "start"     // the 0-based start of a run from several starts
+	Moved     = "moved"     // rows whose cluster the step changed
 )
 
 // Columns are the columns of a trace, in the order Writer writes them.
-var Columns = []string{Iter, Seconds, Objective, Gap, StepSize, Passes, Start}
+var Columns = []string{Iter, Seconds, Objective, Gap, StepSize, Passes, Start, Moved}
 
 // header is the first line of a trace.
 var header = strings.Join(Columns, ",") + "\n"
@@ -88,7 +91,7 @@ func (t *Writer) Record(it fw.Iteration) error {
 		b = append(b, ',')
 		b = strconv.AppendFloat(b, v, 'g', -1, 64)
 	}
-	for _, v := range []int{it.Passes, t.Start} {
+	for _, v := range []int{it.Passes, t.Start, it.Moved} {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(v), 10)
 	}

@@ -138,13 +138,13 @@ func TestParquetEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, rows := readCSV(t, csvOut)
-	if got.N != len(rows) || got.P != 4 { // id, w1..w3
+	if got.N != len(rows) || got.P != 5 { // id, w1..w3, confidence
 		t.Fatalf("parquet output: %d rows, %d columns besides cluster", got.N, got.P)
 	}
 	for i, row := range rows {
-		for j := range 4 {
-			want, _ := strconv.ParseFloat(row[j], 64)
-			if v := got.Features[i*4+j]; v != want {
+		for j, c := range []int{0, 1, 2, 3, 5} { // the CSV's columns but cluster
+			want, _ := strconv.ParseFloat(row[c], 64)
+			if v := got.Features[i*5+j]; v != want {
 				t.Fatalf("row %d column %d: parquet %v, csv %v", i, j, v, want)
 			}
 		}

@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
@@ -19,6 +21,16 @@ import (
 // strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
 // two passes a sweep beyond.
 const defaultStripMemory = 512 << 20
+
+// The relative stop rules' defaults, -rtol and -frtol: docs/quality.md
+// gives the measurements behind them.
+const (
+	defaultRtol  = 0
+	defaultFrtol = 0
+)
+
+// defaultRule is the bandwidth rule of -gamma auto.
+const defaultRule = affinity.Neighbor
 
 // affinityKNN is the value of -affinity that makes P the kNN graph of the
 // features.
@@ -38,6 +50,7 @@ type kernelConfig struct {
 	features    []string
 	label       string
 	gamma       gammaFlag
+	scale       scaleFlag // a sparse P's factor
 	standardize bool
 	precision   tile.Precision
 	affinity    string        // tile file of P, or affinityKNN; "" to generate P from the features
@@ -59,6 +72,8 @@ type config struct {
 	init            string   // auto, kmeans, random or corners; auto is resolved by problem
 	start           fw.Start // the start of the random or corners init
 	tol, ftol       float64
+	rtol, frtol     float64       // relative gap and objective-change tolerances; 0 off
+	maxTime         time.Duration // 0: no limit
 	maxIter         int
 	refresh         int
 	restarts        int
@@ -80,7 +95,7 @@ type config struct {
 // marking them with marks.
 func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features, precision *string) {
 	kc.gamma = gammaFlag{auto: true}
-	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or auto: 1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour (seeded sample, docs/bandwidth.md)")
+	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or a rule: neighbor (1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour, docs/bandwidth.md), mass (P has the mass of k balanced clusters, docs/quality.md); auto is "+defaultRule.String())
 	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
 	precision = fs.String("precision", "float64", "kernel values: float64, or float32 (sums are accumulated in float64 either way)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
@@ -150,6 +165,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it, or knn: P is the kNN graph of the features (-neighbors, -weights)")
 	weights := graphFlags(fs, &c.kernelConfig, "-affinity knn: ")
+	fs.Var(&c.scale, "scale", "factor `S` > 0 of a sparse P (-affinity knn or an edge list), or mass: n²/(k·ΣP), so that P has the mass of k balanced clusters (docs/quality.md)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
@@ -158,6 +174,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.Float64Var(&c.rtol, "rtol", defaultRtol, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.frtol, "frtol", defaultFrtol, "stop when the objective changes by at most this times its value over an iteration (0: off)")
+	fs.DurationVar(&c.maxTime, m.mutable("max-time"), 0, "stop after this long (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
@@ -205,6 +224,10 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):
 		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
+	case !(c.rtol >= 0) || !(c.frtol >= 0):
+		return nil, usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
+	case c.maxTime < 0:
+		return nil, usagef("-max-time must be >= 0, have %v", c.maxTime)
 	case c.maxIter < 0:
 		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:

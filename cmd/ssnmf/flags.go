@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/ssnmf/ssnmf/affinity"
 )
 
 // errHelp reports that -h was given and the usage printed.
@@ -47,29 +49,61 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, er
 	}
 }
 
-// gammaFlag is -gamma: a positive number, or "auto" for the median heuristic.
+// gammaFlag is -gamma: a positive number, a rule of the bandwidth by name,
+// or "auto" for the default rule.
 type gammaFlag struct {
 	auto  bool
+	rule  affinity.Rule // the named rule, if not auto and value is 0
 	value float64
 }
 
 func (g *gammaFlag) String() string {
-	if g.auto {
+	switch {
+	case g.auto:
 		return "auto"
+	case g.value == 0:
+		return g.rule.String()
 	}
 	return strconv.FormatFloat(g.value, 'g', -1, 64)
 }
 
 func (g *gammaFlag) Set(s string) error {
 	if s == "auto" {
-		g.auto = true
+		*g = gammaFlag{auto: true}
+		return nil
+	}
+	if r, err := affinity.ParseRule(s); err == nil {
+		*g = gammaFlag{rule: r}
 		return nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("want a positive number or auto, have %q", s)
+		return fmt.Errorf("want a positive number, auto, neighbor or mass, have %q", s)
 	}
-	g.auto, g.value = false, v
+	*g = gammaFlag{value: v}
+	return nil
+}
+
+// scaleFlag is -scale: a positive factor of a sparse P, or "mass" (0).
+type scaleFlag struct{ value float64 }
+
+func (f *scaleFlag) String() string {
+	if f.value == 0 {
+		return "mass"
+	}
+	return strconv.FormatFloat(f.value, 'g', -1, 64)
+}
+
+func (f *scaleFlag) Set(s string) error {
+	if s == "mass" {
+		f.value = 0
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("want a positive number or mass, have %q", s)
+	}
+	f.value = v
 	return nil
 }
 

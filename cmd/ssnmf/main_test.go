@@ -199,8 +199,8 @@ func TestSolveOutputs(t *testing.T) {
 	}
 
 	header, rows := readCSV(t, out)
-	if strings.Join(header, ",") != "id,w1,w2,w3,cluster" || len(rows) != 12 {
-		t.Fatalf("-out: header %v and %d rows, want id,w1,w2,w3,cluster and 12", header, len(rows))
+	if strings.Join(header, ",") != "id,w1,w2,w3,cluster,confidence" || len(rows) != 12 {
+		t.Fatalf("-out: header %v and %d rows, want id,w1,w2,w3,cluster,confidence and 12", header, len(rows))
 	}
 	for i, r := range rows {
 		if r[0] != strconv.Itoa(i) {
@@ -248,7 +248,7 @@ func TestSolveOutputs(t *testing.T) {
 	iters := int(m["iterations"].(float64))
 
 	header, rows = readCSV(t, trace)
-	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes,start" {
+	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes,start,moved" {
 		t.Errorf("trace header %v", header)
 	}
 	if len(rows) != iters+1 {
@@ -382,8 +382,8 @@ func TestArrowOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.NumRecords() != 1 || int(rec.NumRows()) != len(rows) || rec.NumCols() != 5 {
-		t.Fatalf("arrow file: %d batches, %d rows, %d columns; want 1, %d, 5", r.NumRecords(), rec.NumRows(), rec.NumCols(), len(rows))
+	if r.NumRecords() != 1 || int(rec.NumRows()) != len(rows) || rec.NumCols() != 6 {
+		t.Fatalf("arrow file: %d batches, %d rows, %d columns; want 1, %d, 6", r.NumRecords(), rec.NumRows(), rec.NumCols(), len(rows))
 	}
 	cols := rec.Columns()[1:] // after id
 	for i, row := range rows {

@@ -27,19 +27,24 @@ type problem struct {
 // kernel of the features, their kNN graph (-affinity knn), or the tile file
 // or edge list of -affinity. Large inputs are
 // mapped into the work directory dir rather than held in memory. progress,
-// if not nil, is the tile engine's progress hook.
-func (kc *kernelConfig) problem(ctx context.Context, dir string, progress func(pass string, done, total int)) (_ *problem, err error) {
+// if not nil, is the tile engine's progress hook. k, for the rules that
+// match P's mass to k clusters, is the number of classes of the input's
+// labels if 0.
+func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (_ *problem, err error) {
 	pr := &problem{}
 	if kc.input != "" || !kc.fromFile() {
 		if pr.tab, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
 		}
 	}
-	gamma := kc.gamma.value
+	rule := kc.gamma.rule
 	if kc.gamma.auto {
-		gamma = 0
+		rule = defaultRule
 	}
-	spec := affinity.Spec{Gamma: gamma, Standardize: kc.standardize,
+	if k == 0 && pr.tab != nil {
+		k = len(pr.tab.Classes)
+	}
+	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
 		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress,
 		Name: kc.inputName()}
 	// A sparse P is kept in the work directory's CSR file, where a resumed
@@ -103,7 +108,7 @@ func (kc *kernelConfig) export(ctx context.Context, out string, write func(w io.
 		return usagef("-o: %v", err)
 	}
 	defer f.Abort()
-	prob, err := kc.problem(ctx, dir, nil)
+	prob, err := kc.problem(ctx, dir, 0, nil)
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,7 @@ type solveRun struct {
 	stop         func() bool
 	saved        *savedRun // the checkpoint's settings when resuming
 	checkpointed bool      // a checkpoint of the current state was saved
+	begin        time.Time // the start of the command, for -max-time
 }
 
 // solve runs the method from every start (or from the checkpoint) and
@@ -179,6 +180,12 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	c, ws := r.cfg, r.ws
 	set := methods.Settings(c.tol, c.ftol, c.maxIter, c.refresh)
 	set.Workers, set.Recorder, set.PW = c.workers, r.rep.record, ws.pw
+	set.RelGapTol, set.RelFuncTol = c.rtol, c.frtol
+	if c.maxTime > 0 {
+		// The limit is the whole run's: what the starts before this one
+		// and the set-up took is spent.
+		set.MaxTime = max(time.Nanosecond, c.maxTime-time.Since(r.begin))
+	}
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
 		Progress: r.rep.progress.sweep, Scratch: ws.ps}
 	if tab := r.prob.tab; tab != nil {

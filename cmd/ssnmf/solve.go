@@ -51,7 +51,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	}()
 
 	prog := &progress{out: stderr, quiet: c.quiet}
-	prob, err := c.problem(ctx, dir, prog.pass)
+	prob, err := c.problem(ctx, dir, c.k, prog.pass)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
 			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, dir)
 	}
-	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved}
+	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin}
 	res, err := run.solve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -121,6 +121,11 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
 		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s without -restarts saves a checkpoint to resume from)", res.Iterations, checkpointers())
+	}
+	if res.Status == fw.TimeLimit && run.checkpointed {
+		keep = true
+		fmt.Fprintf(stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
+			c.maxTime, res.Iterations, dir)
 	}
 	rep.sum.finish(res, time.Since(begin).Seconds(), ws.w)
 	if err := rep.sum.write(outs, ws.w); err != nil {

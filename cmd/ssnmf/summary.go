@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -63,6 +64,9 @@ type summary struct {
 	Kernel           string        `json:"kernel"`
 	Tol              float64       `json:"tol"`
 	Ftol             float64       `json:"ftol"`
+	Rtol             float64       `json:"rtol"`
+	Frtol            float64       `json:"frtol"`
+	MaxTimeSeconds   float64       `json:"max_time_seconds,omitempty"`
 	MaxIter          int           `json:"max_iter"`
 	Refresh          int           `json:"refresh"`
 	Iterations       int           `json:"iterations"`
@@ -82,6 +86,8 @@ type summary struct {
 	Neighbors        int           `json:"neighbors,omitempty"`     // -affinity knn
 	Weights          string        `json:"weights,omitempty"`       // -affinity knn
 	GraphEntries     int64         `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
+	Scale            float64       `json:"scale,omitempty"`         // a sparse P: the factor of its stored values
+	ScaleRule        string        `json:"scale_rule,omitempty"`
 	ResumedAt        int           `json:"resumed_at,omitempty"`
 	Starts           []startResult `json:"starts,omitempty"`
 	BestStart        int           `json:"best_start"`
@@ -97,6 +103,12 @@ type summary struct {
 	ARI                *float64 `json:"ari,omitempty"`
 	NMI                *float64 `json:"nmi,omitempty"`
 	Accuracy           *float64 `json:"accuracy,omitempty"`
+	// The memberships' calibration against the labels (score.Calibrate):
+	// the mean largest membership of the points clustered right and
+	// wrong, and the Brier score.
+	ConfidenceCorrect *float64 `json:"confidence_correct,omitempty"`
+	ConfidenceWrong   *float64 `json:"confidence_wrong,omitempty"`
+	Brier             *float64 `json:"brier,omitempty"`
 }
 
 // report takes up what the method m adds to its result res: the penalty
@@ -126,7 +138,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
 		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
-		Tol: c.tol, Ftol: c.ftol, MaxIter: c.maxIter, Refresh: c.refresh,
+		Tol: c.tol, Ftol: c.ftol, Rtol: c.rtol, Frtol: c.frtol, MaxTimeSeconds: c.maxTime.Seconds(), MaxIter: c.maxIter, Refresh: c.refresh,
 		Iterations: res.Iterations, Passes: res.Passes,
 		Objective: res.Objective, Gap: res.Gap,
 		Converged: res.Status.Converged(), StopReason: res.Status.String(),
@@ -142,6 +154,9 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	}
 	if c.affinity == affinityKNN {
 		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = c.neighbors, c.weights.String(), int64(pr.Entries())
+	}
+	if pr.ScaleRule != "" {
+		b.sum.Scale, b.sum.ScaleRule = pr.Scale, pr.ScaleRule
 	}
 	if km := b.kmeans; km != nil {
 		b.sum.StopReason, b.sum.Converged = "kmeans-max-iter", false
@@ -185,6 +200,18 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		}
 		*m.dst = &v
 	}
+	cal, err := score.Calibrate(pr.tab.Labels, w, c.k)
+	if err != nil {
+		fmt.Fprintf(b.warn, "ssnmf: warning: calibration not computed: %v\n", err)
+		return
+	}
+	b.sum.Brier = &cal.Brier
+	if !math.IsNaN(cal.ConfidentCorrect) {
+		b.sum.ConfidenceCorrect = &cal.ConfidentCorrect
+	}
+	if !math.IsNaN(cal.ConfidentWrong) {
+		b.sum.ConfidenceWrong = &cal.ConfidentWrong
+	}
 }
 
 // write writes -out and -summary into their temporary files; the trace has
@@ -224,10 +251,13 @@ func (b *summaryBuilder) table(out io.Writer) {
 		row("kernel", "gamma=%.6g (%s), standardize=%v, %s", s.Gamma, s.GammaRule, s.Standardize, s.Kernel)
 	case affinityKNN:
 		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
-		row("affinity", "kNN graph: %d neighbours, %s weights, %d entries, standardize=%v", s.Neighbors, s.Weights, s.GraphEntries, s.Standardize)
+		row("affinity", "kNN graph: %d neighbours, %s weights, %d entries, scale %.4g (%s), standardize=%v", s.Neighbors, s.Weights, s.GraphEntries, s.Scale, s.ScaleRule, s.Standardize)
 	default:
 		row("input", "%s (n=%d)", s.Input, s.N)
 		row("affinity", "%s %s", s.AffinityKind, s.Affinity)
+		if s.ScaleRule != "" {
+			row("scale", "%.4g (%s)", s.Scale, s.ScaleRule)
+		}
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)
@@ -241,6 +271,15 @@ func (b *summaryBuilder) table(out io.Writer) {
 			acc = fmt.Sprintf("%.4f", *s.Accuracy)
 		}
 		row("vs labels", "ARI %.4f  NMI %.4f  accuracy %s (%d classes)", *s.ARI, *s.NMI, acc, s.Classes)
+	}
+	if s.Brier != nil {
+		conf := func(v *float64) string {
+			if v == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", *v)
+		}
+		row("calibration", "mean largest membership %s right, %s wrong; Brier %.4f", conf(s.ConfidenceCorrect), conf(s.ConfidenceWrong), *s.Brier)
 	}
 	sizes := make([]string, len(b.sizes))
 	for c, m := range b.sizes {

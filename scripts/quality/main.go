@@ -1,99 +1,98 @@
-// Command quality measures how well ssnmf's clusters agree with the labels of
-// the shared data sets, next to the paper's bandwidth and k-means.
+// Command quality is the study behind ssnmf's defaults: it clusters labelled
+// data sets with candidate affinities and settings, each run a separate
+// `ssnmf solve` process, and reports how well the clusters match the labels,
+// the time, the peak memory, how calibrated the memberships are and how
+// many sweeps the runs needed.
 //
 // Usage:
 //
-//	go run ./scripts/quality [-data ../shared/data] [-sets blood,yeast,satimage,pendigits]
-//	    [-method rowcd|fw] [-max-iter 300] [-restarts 1] [-seed 0] [-workers N]
-//	    [-knn 30 [-weights connectivity|self-tuning]] [-no-gamma1] [-dense-max-n 60000]
+//	go run ./scripts/quality [-ssnmf BIN] [-data ../shared/data,DIR] [-sets a,b]
+//	    [-candidates name,...] [-dense-max-n 60000] [-max-iter 300]
+//	    [-timeout 30m] [-raw results.jsonl] [-anchors sklearn.jsonl]
 //
-// For every data set, with k = the number of classes and z-scored features,
-// it runs
+// Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
+// label column) is a data set; -sets picks some. k is the number of
+// classes. scripts/quality/public-data.sh writes the public sets that are
+// not in ../shared/data, and scripts/quality/anchors.py runs
+// scikit-learn's k-means, GaussianMixture and SpectralClustering on them
+// for -anchors.
 //
-//   - ssnmf with the recommended defaults: gamma from tile.AutoBandwidth and
-//     a start from k-means (kmeans.Result.Soft with beta = gamma);
-//   - ssnmf with the paper's gamma = 1, everything else the same;
-//   - with -knn M, ssnmf on the kNN graph of M neighbours (affinity.Spec.Graph,
-//     as -affinity knn), everything else the same;
-//   - the built-in k-means (greedy k-means++, Lloyd, best of 10 starts),
+// The candidates (-candidates lists them by name; all by default) are
 //
-// and prints a Markdown table of ARI, NMI and accuracy against the labels, the
-// gamma used, the final objective and the wall-clock seconds of each method
-// (standardization and the bandwidth sample included). The ssnmf runs use
-// the method of -method (rowcd, the default of `ssnmf solve`, or fw) and go
-// through the streaming tile engine, as `ssnmf solve` does. Sets with more
-// than -dense-max-n rows get no run on the dense P (a pass costs n² kernel
-// entries), and a row that says so.
+//   - dense-neighbor, dense-mass: the Gaussian kernel with -gamma neighbor
+//     or mass (not run above -dense-max-n rows: a pass is n² entries);
+//   - knn-M-W-S: the kNN graph of M neighbours (10, 15, 30, 50, or log,
+//     ⌈log₂ n⌉+1), weights W (conn or st, self-tuning), scale S (1, or
+//     mass);
+//   - kmeans: ssnmf -method kmeans (10 starts of k-means++ and Lloyd);
+//   - defaults: ssnmf solve with no flags but -k.
+//
+// Every run uses -seed 0, the given -max-iter, and no relative stop rule
+// (-rtol 0 -frtol 0), so that its trace shows the whole descent; the
+// defaults run uses the defaults' stop rules. The table has ARI, NMI, the
+// mean largest membership of the points clustered right and wrong, the
+// Brier score, the wall-clock seconds and peak RSS of the process, the
+// sweeps run, the sweep after which the objective stayed within 0.01% of
+// its final value, and the last sweep that changed a cluster. -raw
+// appends every run's record as a JSON line.
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"os/exec"
 	"os/signal"
-	"runtime"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/ssnmf/ssnmf/affinity"
-	"github.com/ssnmf/ssnmf/fw"
-	"github.com/ssnmf/ssnmf/graph"
-	"github.com/ssnmf/ssnmf/kmeans"
-	"github.com/ssnmf/ssnmf/methods"
-	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/scripts/internal/experiment"
-	"github.com/ssnmf/ssnmf/store"
-	"github.com/ssnmf/ssnmf/tile"
+	"github.com/ssnmf/ssnmf/trace"
 )
 
-// kmeansStarts is the number of k-means++ starts of the k-means baseline.
-const kmeansStarts = 10
-
 type options struct {
-	data     string
-	sets     []string
-	method   string
-	maxIter  int
-	restarts int
-	init     string
-	seed     uint64
-	workers  int
-	// neighbors > 0 adds a row with the kNN graph of that many neighbours
-	// and these weights; noGamma1 leaves out the row with gamma = 1.
-	neighbors int
-	weights   graph.Weights
-	noGamma1  bool
-	// denseMaxN is the largest n of the runs on the dense P; larger sets
-	// get a row that says they were left out, and why.
-	denseMaxN int
+	bin        string
+	data       []string
+	sets       []string
+	candidates []string
+	denseMaxN  int
+	maxIter    int
+	timeout    time.Duration
+	raw        string
+	anchors    string
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	o := options{}
-	flag.StringVar(&o.data, "data", "../shared/data", "directory of the shared data sets")
-	sets := flag.String("sets", "blood,yeast,satimage,pendigits", "comma-separated data sets (NAME.csv in -data)")
-	flag.StringVar(&o.method, "method", methods.Default, "method of the ssnmf runs: "+methods.List()+" but kmeans")
-	flag.IntVar(&o.maxIter, "max-iter", 300, "iterations (rowcd: sweeps) of each ssnmf run")
-	flag.StringVar(&o.init, "init", "kmeans", "start of the ssnmf runs: kmeans (soft k-means memberships, beta = gamma) or random")
-	flag.IntVar(&o.restarts, "restarts", 1, "seeded starts of each ssnmf run; the lowest objective is kept")
-	flag.Uint64Var(&o.seed, "seed", 0, "seed of the bandwidth sample, the starts and k-means")
-	flag.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines")
-	flag.IntVar(&o.neighbors, "knn", 0, "if > 0, also run ssnmf on the kNN graph with this many neighbours (-affinity knn -neighbors N)")
-	weights := flag.String("weights", "connectivity", "the kNN graph's weights: connectivity or self-tuning")
-	flag.BoolVar(&o.noGamma1, "no-gamma1", false, "leave out the run with the paper's gamma = 1")
-	flag.IntVar(&o.denseMaxN, "dense-max-n", 60000, "leave out the runs on the dense P for sets with more rows (a pass costs n² kernel entries); 0: no limit")
+	flag.StringVar(&o.bin, "ssnmf", "", "the ssnmf binary (default: go build ./cmd/ssnmf into a temporary directory)")
+	data := flag.String("data", "../shared/data", "comma-separated directories of labelled CSV data sets")
+	sets := flag.String("sets", "", "comma-separated data sets (default: every CSV in -data)")
+	cands := flag.String("candidates", "", "comma-separated candidates (default: all; see the package doc)")
+	flag.IntVar(&o.denseMaxN, "dense-max-n", 60000, "leave out the dense candidates for sets with more rows")
+	flag.IntVar(&o.maxIter, "max-iter", 300, "sweeps of each run")
+	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "kill a run after this long")
+	flag.StringVar(&o.raw, "raw", "", "append every run's record to this JSON-lines file")
+	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of scripts/quality/anchors.py to add to the table")
 	flag.Parse()
-	o.sets = strings.Split(*sets, ",")
-	var err error
-	if o.weights, err = graph.ParseWeights(*weights); err != nil {
-		slog.Error("quality", "err", err)
-		os.Exit(2)
+	o.data = strings.Split(*data, ",")
+	if *sets != "" {
+		o.sets = strings.Split(*sets, ",")
+	}
+	if *cands != "" {
+		o.candidates = strings.Split(*cands, ",")
 	}
 	if err := run(ctx, o, os.Stdout); err != nil {
 		slog.Error("quality", "err", err)
@@ -101,175 +100,319 @@ func main() {
 	}
 }
 
-// row is one line of the table.
-type row struct {
-	set, method string
-	n, k        int
-	gamma       float64
-	scores      score.Scores
-	objective   float64 // 0 for k-means
-	seconds     float64
-	skipped     bool // not run; method says why
+// dataset is a labelled CSV file.
+type dataset struct {
+	name, path string
+	n, k       int
 }
 
+// record is the outcome of one run, as -raw writes it.
+type record struct {
+	Set       string   `json:"set"`
+	N         int      `json:"n"`
+	K         int      `json:"k"`
+	Candidate string   `json:"candidate"`
+	Args      []string `json:"args"`
+	Error     string   `json:"error,omitempty"`
+	Seconds   float64  `json:"seconds"`
+	RSSkB     int64    `json:"maxrss_kB"`
+	// From the summary.
+	ARI        float64  `json:"ari"`
+	NMI        float64  `json:"nmi"`
+	Right      *float64 `json:"confidence_correct"`
+	Wrong      *float64 `json:"confidence_wrong"`
+	Brier      float64  `json:"brier"`
+	Objective  float64  `json:"objective"`
+	Gamma      float64  `json:"gamma"`
+	Scale      float64  `json:"scale"`
+	Iterations int      `json:"iterations"`
+	Stop       string   `json:"stop_reason"`
+	// From the trace: the first sweep from which the objective stays
+	// within 0.01% of its final value, and the last sweep that moved a
+	// point to another cluster (0 if none did).
+	Settled   int `json:"settled"`
+	LastMoved int `json:"last_moved"`
+	// The sweeps after which the relative rules would have stopped the
+	// run, by tolerance, and the rows that moved after them.
+	FrtolStop map[string][2]int `json:"frtol_stop"`
+}
+
+// candidate is a named setting of ssnmf solve.
+type candidate struct {
+	name  string
+	args  func(d dataset) []string
+	dense bool
+}
+
+func candidates() []candidate {
+	cs := []candidate{
+		{name: "defaults", args: func(dataset) []string { return nil }},
+		{name: "dense-neighbor", dense: true, args: func(dataset) []string { return []string{"-gamma", "neighbor"} }},
+		{name: "dense-mass", dense: true, args: func(dataset) []string { return []string{"-gamma", "mass"} }},
+		{name: "kmeans", args: func(dataset) []string {
+			return []string{"-method", "kmeans", "-affinity", "knn", "-neighbors", "10"}
+		}},
+	}
+	for _, m := range []string{"10", "15", "30", "50", "log"} {
+		for _, w := range []string{"conn", "st"} {
+			for _, s := range []string{"1", "mass"} {
+				weights := map[string]string{"conn": "connectivity", "st": "self-tuning"}[w]
+				cs = append(cs, candidate{name: fmt.Sprintf("knn-%s-%s-%s", m, w, s), args: func(d dataset) []string {
+					neighbors := m
+					if m == "log" {
+						neighbors = fmt.Sprint(int(math.Ceil(math.Log2(float64(d.n)))) + 1)
+					}
+					return []string{"-affinity", "knn", "-neighbors", neighbors, "-weights", weights, "-scale", s}
+				}})
+			}
+		}
+	}
+	return cs
+}
+
+// frtols are the relative tolerances on the objective's change whose stops
+// the study reports.
+var frtols = []float64{1e-3, 1e-4, 1e-5, 1e-6}
+
 func run(ctx context.Context, o options, out io.Writer) error {
-	if o.maxIter < 1 || o.restarts < 1 || o.workers < 1 {
-		return fmt.Errorf("-max-iter, -restarts and -workers must be >= 1")
+	if o.maxIter < 1 {
+		return errors.New("-max-iter must be >= 1")
 	}
-	if m, err := methods.Lookup(o.method); err != nil || m.Features {
-		return fmt.Errorf("-method %q: want a method of symmetric NMF (%s but kmeans)", o.method, methods.List())
-	}
-	if o.init != "kmeans" && o.init != "random" {
-		return fmt.Errorf("-init must be kmeans or random, have %q", o.init)
-	}
-	fmt.Fprintf(out, "| data | n | k | method | gamma | ARI | NMI | accuracy | objective | seconds |\n")
-	fmt.Fprintf(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, set := range o.sets {
-		rows, err := evaluate(ctx, o, set)
+	if o.bin == "" {
+		dir, err := os.MkdirTemp("", "quality-")
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if r.skipped {
-				fmt.Fprintf(out, "| %s | %d | %d | %s | - | - | - | - | - | - |\n", r.set, r.n, r.k, r.method)
+		defer os.RemoveAll(dir)
+		o.bin = filepath.Join(dir, "ssnmf")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", o.bin, "github.com/ssnmf/ssnmf/cmd/ssnmf")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build: %w", err)
+		}
+	}
+	sets, err := findSets(o)
+	if err != nil {
+		return err
+	}
+	chosen := candidates()
+	if o.candidates != nil {
+		chosen = slices.DeleteFunc(chosen, func(c candidate) bool { return !slices.Contains(o.candidates, c.name) })
+		if len(chosen) != len(o.candidates) {
+			return fmt.Errorf("-candidates %s: unknown names among them", strings.Join(o.candidates, ","))
+		}
+	}
+	var raw io.Writer
+	if o.raw != "" {
+		f, err := os.OpenFile(o.raw, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		raw = f
+	}
+	anchors, err := readAnchors(o.anchors)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "| data | n | k | candidate | ARI | NMI | right | wrong | Brier | seconds | RSS MB | sweeps | settled | last moved |")
+	fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, d := range sets {
+		for _, c := range chosen {
+			if c.dense && d.n > o.denseMaxN {
+				fmt.Fprintf(out, "| %s | %d | %d | %s | not run: n > -dense-max-n %d (%.2g entries a pass) |\n", d.name, d.n, d.k, c.name, o.denseMaxN, float64(d.n)*float64(d.n))
 				continue
 			}
-			obj := "-"
-			if r.objective != 0 {
-				obj = fmt.Sprintf("%.6g", r.objective)
+			r := solve(ctx, o, d, c)
+			if raw != nil {
+				b, _ := json.Marshal(r)
+				if _, err := fmt.Fprintf(raw, "%s\n", b); err != nil {
+					return err
+				}
 			}
-			gamma := "-"
-			if r.gamma != 0 {
-				gamma = fmt.Sprintf("%.4g", r.gamma)
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			fmt.Fprintf(out, "| %s | %d | %d | %s | %s | %.4f | %.4f | %.4f | %s | %.1f |\n",
-				r.set, r.n, r.k, r.method, gamma, r.scores.ARI, r.scores.NMI, r.scores.Accuracy, obj, r.seconds)
+			printRecord(out, r)
+		}
+		for _, a := range anchors[d.name] {
+			if a.Error != "" {
+				fmt.Fprintf(out, "| %s | %d | %d | sklearn %s | %s |\n", d.name, d.n, d.k, a.Method, a.Error)
+				continue
+			}
+			fmt.Fprintf(out, "| %s | %d | %d | sklearn %s | %.4f | %.4f | - | - | - | %.1f | %.0f | - | - | - |\n",
+				d.name, d.n, d.k, a.Method, a.ARI, a.NMI, a.Seconds, float64(a.RSSkB)/1024)
 		}
 	}
 	return nil
 }
 
-// evaluate runs the three methods on one data set.
-func evaluate(ctx context.Context, o options, set string) ([]row, error) {
-	path := experiment.Path(o.data, set)
-	tab, err := experiment.ReadLabeled(path)
+func printRecord(out io.Writer, r record) {
+	if r.Error != "" {
+		fmt.Fprintf(out, "| %s | %d | %d | %s | %s |\n", r.Set, r.N, r.K, r.Candidate, r.Error)
+		return
+	}
+	f := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", *v)
+	}
+	fmt.Fprintf(out, "| %s | %d | %d | %s | %.4f | %.4f | %s | %s | %.3f | %.1f | %.0f | %d | %d | %d |\n",
+		r.Set, r.N, r.K, r.Candidate, r.ARI, r.NMI, f(r.Right), f(r.Wrong), r.Brier, r.Seconds, float64(r.RSSkB)/1024,
+		r.Iterations, r.Settled, r.LastMoved)
+}
+
+// findSets returns the data sets of o.
+func findSets(o options) ([]dataset, error) {
+	var sets []dataset
+	for _, dir := range o.data {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".csv")
+			if !ok {
+				name, ok = strings.CutSuffix(e.Name(), ".csv.gz")
+			}
+			if !ok || strings.HasSuffix(name, ".labels") || o.sets != nil && !slices.Contains(o.sets, name) {
+				continue
+			}
+			sets = append(sets, dataset{name: name, path: filepath.Join(dir, e.Name())})
+		}
+	}
+	if o.sets != nil && len(sets) != len(o.sets) {
+		return nil, fmt.Errorf("-sets %s: found %d of them in %s", strings.Join(o.sets, ","), len(sets), strings.Join(o.data, ","))
+	}
+	for i := range sets {
+		tab, err := experiment.ReadLabeled(sets[i].path)
+		if err != nil {
+			return nil, err
+		}
+		sets[i].n, sets[i].k = tab.N, len(tab.Classes)
+	}
+	sort.SliceStable(sets, func(i, j int) bool { return sets[i].n < sets[j].n })
+	return sets, nil
+}
+
+// solve runs ssnmf solve on d with the candidate c and reads its summary
+// and trace.
+func solve(ctx context.Context, o options, d dataset, c candidate) record {
+	r := record{Set: d.name, N: d.n, K: d.k, Candidate: c.name, Args: c.args(d)}
+	dir, err := os.MkdirTemp("", "quality-run-")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer os.RemoveAll(dir)
+	sum, tr := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.csv")
+	args := []string{"solve", "-q", "-seed", "0", "-summary", sum, "-trace", tr, "-workdir", filepath.Join(dir, "work")}
+	if c.name != "defaults" {
+		args = append(args, "-max-iter", fmt.Sprint(o.maxIter), "-rtol", "0", "-frtol", "0")
+	}
+	args = append(append(args, r.Args...), d.path)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, o.bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	begin := time.Now()
+	err = cmd.Run()
+	r.Seconds = time.Since(begin).Seconds()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && cmd.ProcessState != nil {
+		r.RSSkB = ru.Maxrss
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		r.Error = fmt.Sprintf("timeout after %v", o.timeout)
+		return r
+	case err != nil:
+		r.Error = strings.ReplaceAll(strings.TrimSpace(stderr.String()), "\n", " ")
+		return r
+	}
+	b, err := os.ReadFile(sum)
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	if err == nil {
+		err = r.readTrace(tr)
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
+}
+
+// readTrace sets the sweep counts of r from the trace at path.
+func (r *record) readTrace(path string) error {
+	t, err := trace.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	f, _ := t.Column(trace.Objective)
+	mv, _ := t.Column(trace.Moved)
+	final := f[len(f)-1]
+	r.Settled = 0
+	for i := len(f) - 1; i >= 0; i-- {
+		if math.Abs(f[i]-final) > 1e-4*math.Abs(final) {
+			r.Settled = i + 1
+			break
+		}
+	}
+	for i, m := range mv {
+		if m > 0 {
+			r.LastMoved = i + 1
+		}
+	}
+	r.FrtolStop = make(map[string][2]int)
+	for _, tol := range frtols {
+		stop := len(f) - 1
+		for i := 1; i < len(f); i++ {
+			if math.Abs(f[i]-f[i-1]) <= tol*math.Abs(f[i]) {
+				stop = i
+				break
+			}
+		}
+		after := 0
+		for _, m := range mv[stop:] {
+			after += int(m)
+		}
+		r.FrtolStop[fmt.Sprint(tol)] = [2]int{stop, after}
+	}
+	return nil
+}
+
+// anchor is a line of anchors.py.
+type anchor struct {
+	Set     string  `json:"set"`
+	Method  string  `json:"method"`
+	ARI     float64 `json:"ARI"`
+	NMI     float64 `json:"NMI"`
+	Seconds float64 `json:"seconds"`
+	RSSkB   int64   `json:"maxrss_kB"`
+	Error   string  `json:"error"`
+}
+
+// readAnchors reads the JSON lines of anchors.py at path, by set; none if
+// path is empty.
+func readAnchors(path string) (map[string][]anchor, error) {
+	out := make(map[string][]anchor)
+	if path == "" {
+		return out, nil
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	n, p, k := tab.N, tab.P, len(tab.Classes)
-	base := row{set: set, n: n, k: k}
-	var rows []row
-
-	// Each method standardizes its own copy, so its time includes it.
-	features := func() *store.Table {
-		return &store.Table{Features: slices.Clone(tab.Features), N: n, P: p}
-	}
-
-	dense := o.denseMaxN <= 0 || n <= o.denseMaxN
-	if !dense {
-		rows = append(rows, row{method: fmt.Sprintf("ssnmf (defaults): not run, n > -dense-max-n %d (a pass is %.2g kernel entries)",
-			o.denseMaxN, float64(n)*float64(n)), skipped: true})
-	} else {
-		begin := time.Now()
-		r, err := solve(ctx, o, features(), path, affinity.Spec{}, k, tab.Labels)
-		if err != nil {
-			return nil, fmt.Errorf("%s: default settings: %w", path, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		var a anchor
+		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
-		r.method, r.seconds = "ssnmf (defaults)", time.Since(begin).Seconds()
-		rows = append(rows, r)
+		out[a.Set] = append(out[a.Set], a)
 	}
-
-	if dense && !o.noGamma1 {
-		begin := time.Now()
-		r, err := solve(ctx, o, features(), path, affinity.Spec{Gamma: 1}, k, tab.Labels)
-		if err != nil {
-			return nil, fmt.Errorf("%s: gamma = 1: %w", path, err)
-		}
-		r.method, r.seconds = "ssnmf, gamma = 1", time.Since(begin).Seconds()
-		rows = append(rows, r)
-	}
-
-	if o.neighbors > 0 {
-		begin := time.Now()
-		knn := &graph.KNNOptions{Neighbors: o.neighbors, Weights: o.weights}
-		r, err := solve(ctx, o, features(), path, affinity.Spec{Graph: knn}, k, tab.Labels)
-		if err != nil {
-			return nil, fmt.Errorf("%s: kNN graph: %w", path, err)
-		}
-		r.method, r.seconds = fmt.Sprintf("ssnmf, knn %d %v", o.neighbors, o.weights), time.Since(begin).Seconds()
-		rows = append(rows, r)
-	}
-
-	begin := time.Now()
-	x := features()
-	tile.Standardize(x.Features, n, p)
-	km, err := kmeans.Cluster(ctx, x.Features, n, p, k, kmeans.Settings{Starts: kmeansStarts, Seed: o.seed, Workers: o.workers})
-	if err != nil {
-		return nil, fmt.Errorf("%s: k-means: %w", path, err)
-	}
-	pred := make([]int, n)
-	for i, c := range km.Labels {
-		pred[i] = int(c)
-	}
-	r := row{}
-	if r.scores, err = score.Compare(tab.Labels, pred); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	r.method, r.seconds = fmt.Sprintf("k-means (%d starts)", kmeansStarts), time.Since(begin).Seconds()
-	rows = append(rows, r)
-
-	for i := range rows {
-		rows[i].set, rows[i].n, rows[i].k = base.set, base.n, base.k
-	}
-	return rows, nil
-}
-
-// solve runs o.restarts runs of the method of o over the affinity of spec
-// (its Gamma by the automatic rule if 0) of the standardized features of
-// tab, and scores the one with the lowest objective. Start
-// r draws its k-means++ seeding (or its random W) with
-// kmeans.StartSeed(o.seed, r).
-func solve(ctx context.Context, o options, tab *store.Table, name string, spec affinity.Spec, k int, labels []int) (row, error) {
-	spec.Standardize, spec.BlockSize, spec.Workers, spec.Seed, spec.Name = true, tile.DefaultBlockSize, o.workers, o.seed, name
-	aff, err := affinity.Build(ctx, tab, spec)
-	if err != nil {
-		return row{}, err
-	}
-	defer aff.Close()
-	method, err := methods.Lookup(o.method)
-	if err != nil {
-		return row{}, err
-	}
-	x, n, p := tab.Features, tab.N, tab.P
-	gamma := aff.Gamma
-	var best []float64
-	bestF := 0.0
-	w := make([]float64, n*k)
-	for r := range o.restarts {
-		seed := kmeans.StartSeed(o.seed, r)
-		if o.init == "random" {
-			if err := fw.Initialize(w, k, fw.StartRandom, seed); err != nil {
-				return row{}, err
-			}
-		} else {
-			km, err := kmeans.Cluster(ctx, x, n, p, k, kmeans.Settings{Seed: seed, Workers: o.workers})
-			if err != nil {
-				return row{}, err
-			}
-			if err := km.Soft(w, x, gamma); err != nil {
-				return row{}, err
-			}
-		}
-		res, err := fw.Minimize(ctx, fw.Problem{P: aff, K: k}, w, &fw.Settings{MaxIter: o.maxIter, Workers: o.workers},
-			method.New(methods.Params{}))
-		if err != nil {
-			return row{}, err
-		}
-		if best == nil || res.Objective < bestF {
-			best, bestF = slices.Clone(w), res.Objective
-		}
-	}
-	out := row{gamma: gamma, objective: bestF}
-	out.scores, err = score.Compare(labels, experiment.Clusters(best, k))
-	return out, err
+	return out, sc.Err()
 }

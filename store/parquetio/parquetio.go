@@ -150,8 +150,8 @@ func NewWriter(w io.Writer, schema *arrow.Schema) (*pqarrow.FileWriter, error) {
 }
 
 // WriteMembership writes W (n×k, row-major) as a Parquet file with the
-// columns of store.MembershipSchema(k): id (int64), w1..wk (float64) and
-// cluster (int32), all required (no nulls). It has the shape of
+// columns of store.MembershipSchema(k): id (int64), w1..wk (float64),
+// cluster (int32) and confidence (float64), all required (no nulls). It has the shape of
 // store.WriteMembershipCSV and store.WriteMembershipArrow.
 func WriteMembership(w io.Writer, W []float64, n, k int) error {
 	if k < 1 || n < 0 || len(W) != n*k {

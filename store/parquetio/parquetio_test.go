@@ -268,8 +268,8 @@ func TestWriteMembership(t *testing.T) {
 			}
 			defer rdr.Close()
 			sc := rdr.MetaData().Schema
-			if sc.NumColumns() != tc.k+2 {
-				t.Fatalf("%d leaf columns, want %d", sc.NumColumns(), tc.k+2)
+			if sc.NumColumns() != tc.k+3 {
+				t.Fatalf("%d leaf columns, want %d", sc.NumColumns(), tc.k+3)
 			}
 			for c := range sc.NumColumns() {
 				if col := sc.Column(c); col.MaxDefinitionLevel() != 0 || col.MaxRepetitionLevel() != 0 {

@@ -108,7 +108,8 @@ func WriteFile(t testing.TB, name string, data []byte) string {
 // CheckMembership checks that rec holds rows [row, row+rec.NumRows()) of
 // the memberships W (k values a row, row-major) as a membership file stores
 // them: no column has nulls, id is the row index, w1..wk are the row of W
-// bit for bit and cluster is argmax of the row. The caller has checked that
+// bit for bit, cluster is argmax of the row and confidence the row's
+// entry there. The caller has checked that
 // rec has the columns of store.MembershipSchema(k), and passes store.Argmax
 // as argmax (this package cannot import store, whose own tests use it).
 func CheckMembership(t testing.TB, rec arrow.RecordBatch, W []float64, row, k int, argmax func([]float64) int) {
@@ -134,9 +135,15 @@ func CheckMembership(t testing.TB, rec arrow.RecordBatch, W []float64, row, k in
 		}
 	}
 	cl := rec.Column(k + 1).(*array.Int32)
+	conf := rec.Column(k + 2).(*array.Float64)
 	for i := range m {
-		if want := argmax(W[(row+i)*k : (row+i+1)*k]); int(cl.Value(i)) != want {
+		w := W[(row+i)*k : (row+i+1)*k]
+		want := argmax(w)
+		if int(cl.Value(i)) != want {
 			t.Fatalf("row %d cluster %d, want %d", row+i, cl.Value(i), want)
+		}
+		if math.Float64bits(conf.Value(i)) != math.Float64bits(w[want]) {
+			t.Fatalf("row %d confidence %v, want %v", row+i, conf.Value(i), w[want])
 		}
 	}
 }
