@@ -178,6 +178,17 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.maxIter < 1 {
 		return errors.New("-max-iter must be >= 1")
 	}
+	chosen := candidates()
+	if o.candidates != nil {
+		chosen = slices.DeleteFunc(chosen, func(c candidate) bool { return !slices.Contains(o.candidates, c.name) })
+		if len(chosen) != len(o.candidates) {
+			return fmt.Errorf("-candidates %s: unknown names among them", strings.Join(o.candidates, ","))
+		}
+	}
+	sets, err := findSets(o)
+	if err != nil {
+		return err
+	}
 	if o.bin == "" {
 		dir, err := os.MkdirTemp("", "quality-")
 		if err != nil {
@@ -191,17 +202,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			return fmt.Errorf("go build: %w", err)
 		}
 	}
-	sets, err := findSets(o)
-	if err != nil {
-		return err
-	}
-	chosen := candidates()
-	if o.candidates != nil {
-		chosen = slices.DeleteFunc(chosen, func(c candidate) bool { return !slices.Contains(o.candidates, c.name) })
-		if len(chosen) != len(o.candidates) {
-			return fmt.Errorf("-candidates %s: unknown names among them", strings.Join(o.candidates, ","))
-		}
-	}
+
 	var raw io.Writer
 	if o.raw != "" {
 		f, err := os.OpenFile(o.raw, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

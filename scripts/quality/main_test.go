@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeBlobs writes NAME.csv with three well-separated groups of rows and
@@ -27,68 +29,87 @@ func writeBlobs(t *testing.T, dir, name string, n int) {
 	}
 }
 
+// TestRun runs the study on well-separated groups with a few candidates
+// and checks the table, the dense row left out and the raw records.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	writeBlobs(t, dir, "blobs", 90)
-	for _, tc := range []struct {
-		name   string
-		method string
-		init   string
-	}{
-		{name: "rowcd, k-means start", method: "rowcd", init: "kmeans"},
-		{name: "rowcd, random start", method: "rowcd", init: "random"},
-		{name: "fw, k-means start", method: "fw", init: "kmeans"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			o := options{data: dir, sets: []string{"blobs"}, method: tc.method, maxIter: 200, restarts: 2, init: tc.init, workers: 2}
-			if err := run(context.Background(), o, &out); err != nil {
-				t.Fatal(err)
-			}
-			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-			if len(lines) != 5 {
-				t.Fatalf("want a header, a rule and 3 rows, have:\n%s", out.String())
-			}
-			// The groups are 10 standard deviations apart: both the
-			// default ssnmf and k-means recover them exactly.
-			for _, want := range []string{
-				"| blobs | 90 | 3 | ssnmf (defaults) |",
-				"| blobs | 90 | 3 | ssnmf, gamma = 1 | 1 |",
-				"| blobs | 90 | 3 | k-means (10 starts) | - | 1.0000 | 1.0000 | 1.0000 | - |",
-			} {
-				if !strings.Contains(out.String(), want) {
-					t.Errorf("output lacks %q:\n%s", want, out.String())
-				}
-			}
-			if !strings.Contains(lines[2], "| 1.0000 | 1.0000 | 1.0000 |") {
-				t.Errorf("default ssnmf did not recover the groups: %s", lines[2])
-			}
-		})
+	raw := filepath.Join(dir, "raw.jsonl")
+	anchors := filepath.Join(dir, "anchors.jsonl")
+	if err := os.WriteFile(anchors, []byte(`{"set": "blobs", "method": "kmeans", "ARI": 1.0, "NMI": 1.0, "seconds": 0.5, "maxrss_kB": 102400}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// TestRunLargeSets checks that a set above -dense-max-n gets the kNN run
-// and k-means, and a row that says why the dense runs were left out.
-func TestRunLargeSets(t *testing.T) {
-	dir := t.TempDir()
-	writeBlobs(t, dir, "blobs", 90)
 	var out bytes.Buffer
-	o := options{data: dir, sets: []string{"blobs"}, method: "rowcd", maxIter: 50, restarts: 1, init: "kmeans", workers: 2,
-		neighbors: 10, denseMaxN: 89}
+	o := options{data: []string{dir}, candidates: []string{"defaults", "dense-mass", "knn-10-conn-mass", "kmeans"},
+		denseMaxN: 89, maxIter: 50, timeout: time.Minute, raw: raw, anchors: anchors}
 	if err := run(context.Background(), o, &out); err != nil {
 		t.Fatal(err)
 	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("want a header, a rule and 5 rows, have:\n%s", out.String())
+	}
+	// The groups are 10 standard deviations apart: every candidate
+	// recovers them.
 	for _, want := range []string{
-		"| blobs | 90 | 3 | ssnmf (defaults): not run, n > -dense-max-n 89 (a pass is 8.1e+03 kernel entries) | - |",
-		"| blobs | 90 | 3 | ssnmf, knn 10 connectivity |",
-		"| blobs | 90 | 3 | k-means (10 starts) |",
+		"| blobs | 90 | 3 | defaults | 1.0000 | 1.0000 |",
+		"| blobs | 90 | 3 | dense-mass | not run: n > -dense-max-n 89 (8.1e+03 entries a pass) |",
+		"| blobs | 90 | 3 | knn-10-conn-mass | 1.0000 | 1.0000 |",
+		"| blobs | 90 | 3 | kmeans | 1.0000 | 1.0000 |",
+		"| blobs | 90 | 3 | sklearn kmeans | 1.0000 | 1.0000 | - | - | - | 0.5 | 100 |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if strings.Contains(out.String(), "gamma = 1") {
-		t.Errorf("a dense run above -dense-max-n:\n%s", out.String())
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(recs) != 3 {
+		t.Fatalf("%d raw records, want 3", len(recs))
+	}
+	for _, line := range recs {
+		var r record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Error != "" || r.ARI != 1 || r.Seconds <= 0 || r.RSSkB <= 0 || r.Iterations < 1 || r.Settled > r.Iterations ||
+			r.LastMoved > r.Iterations || len(r.FrtolStop) != len(frtols) {
+			t.Errorf("record %+v", r)
+		}
+	}
+}
+
+// TestReadTrace checks the sweep counts read off a trace.
+func TestReadTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	tr := "iter,seconds,objective,gap,step_size,passes,start,moved\n" +
+		"0,0,200,1,1,1,0,50\n" + // f falls 100, 50, 10, 0.001, 0
+		"1,0,100,1,1,2,0,5\n" +
+		"2,0,50,1,1,3,0,0\n" +
+		"3,0,40,1,1,4,0,2\n" +
+		"4,0,40.001,1,1,5,0,0\n" +
+		"5,0,40.001,1,0,6,0,0\n"
+	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r record
+	if err := r.readTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	// Within 0.01% of 40.001 from row 3 on; the last move in the step
+	// from row 3.
+	if r.Settled != 3 || r.LastMoved != 4 {
+		t.Errorf("settled %d, last moved %d; want 3 and 4", r.Settled, r.LastMoved)
+	}
+	// |Δf| <= 1e-3 f first at row 4 (0.001 <= 0.04); <= 1e-6 f only at 5.
+	if got := r.FrtolStop["0.001"]; got != [2]int{4, 0} {
+		t.Errorf("frtol 1e-3 stop %v, want [4 0]", got)
+	}
+	if got := r.FrtolStop["1e-06"]; got != [2]int{5, 0} {
+		t.Errorf("frtol 1e-6 stop %v, want [5 0]", got)
 	}
 }
 
@@ -102,12 +123,10 @@ func TestRunErrors(t *testing.T) {
 		o    options
 		want string
 	}{
-		{name: "missing", o: options{data: dir, sets: []string{"absent"}, method: "rowcd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "absent.csv"},
-		{name: "no label", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "no label column"},
-		{name: "init", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 1, init: "corners", workers: 1}, want: "-init"},
-		{name: "restarts", o: options{data: dir, sets: []string{"nolabel"}, method: "rowcd", maxIter: 1, restarts: 0, init: "kmeans", workers: 1}, want: "-restarts"},
-		{name: "method", o: options{data: dir, sets: []string{"nolabel"}, method: "newton", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "-method"},
-		{name: "kmeans method", o: options{data: dir, sets: []string{"nolabel"}, method: "kmeans", maxIter: 1, restarts: 1, init: "kmeans", workers: 1}, want: "-method"},
+		{name: "missing", o: options{data: []string{dir}, sets: []string{"absent"}, maxIter: 1}, want: "found 0 of them"},
+		{name: "no label", o: options{data: []string{dir}, sets: []string{"nolabel"}, maxIter: 1}, want: "no label column"},
+		{name: "max-iter", o: options{data: []string{dir}, maxIter: 0}, want: "-max-iter"},
+		{name: "candidate", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"newton"}}, want: "-candidates"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), tc.o, &bytes.Buffer{})
