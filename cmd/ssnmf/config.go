@@ -32,9 +32,16 @@ const (
 // defaultRule is the bandwidth rule of -gamma auto.
 const defaultRule = affinity.Neighbor
 
-// affinityKNN is the value of -affinity that makes P the kNN graph of the
-// features.
-const affinityKNN = "knn"
+// The values of -affinity that are not files: P is the kNN graph of the
+// features, or their Gaussian kernel.
+const (
+	affinityKNN      = "knn"
+	affinityGaussian = "gaussian"
+)
+
+// defaultAffinity is the affinity of a run without -affinity;
+// docs/quality.md gives the study behind it.
+const defaultAffinity = affinityGaussian
 
 // Initial points.
 const (
@@ -163,7 +170,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
-	fs.StringVar(&c.affinity, m.file("affinity"), "", "read P from the tile file `FILE.arrow` (written by ssnmf tiles) instead of generating it, or knn: P is the kNN graph of the features (-neighbors, -weights)")
+	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, "-affinity knn: ")
 	fs.Var(&c.scale, "scale", "factor `S` > 0 of a sparse P (-affinity knn or an edge list), or mass: n²/(k·ΣP), so that P has the mass of k balanced clusters (docs/quality.md)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())

@@ -44,6 +44,12 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	if k == 0 && pr.tab != nil {
 		k = len(pr.tab.Classes)
 	}
+	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
+		if pr.tab != nil {
+			pr.tab.Close()
+		}
+		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
+	}
 	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
 		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress,
 		Name: kc.inputName()}
@@ -77,7 +83,11 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 }
 
 // fromFile reports whether -affinity names a file of P.
-func (kc *kernelConfig) fromFile() bool { return kc.affinity != "" && kc.affinity != affinityKNN }
+func (kc *kernelConfig) fromFile() bool { return !kc.gaussian() && kc.affinity != affinityKNN }
+
+// gaussian reports whether P is the Gaussian kernel of the features (the
+// tiles command leaves -affinity empty).
+func (kc *kernelConfig) gaussian() bool { return kc.affinity == "" || kc.affinity == affinityGaussian }
 
 func (pr *problem) close() {
 	pr.Built.Close()

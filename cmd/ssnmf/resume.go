@@ -47,7 +47,7 @@ func (c *config) canonicalArgs() ([]string, error) {
 		switch {
 		case err != nil || f.Name == "resume" || f.Name == "workdir" || v == "" && slices.Contains(c.marks.optional, f.Name):
 			return
-		case slices.Contains(c.marks.files, f.Name) && !(f.Name == "affinity" && v == affinityKNN):
+		case slices.Contains(c.marks.files, f.Name) && !(f.Name == "affinity" && (v == affinityKNN || v == affinityGaussian)):
 			v, err = filepath.Abs(v)
 		}
 		args = append(args, "-"+f.Name+"="+v)

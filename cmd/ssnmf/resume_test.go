@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -259,5 +260,35 @@ func TestResumeRefusesChangesRowCD(t *testing.T) {
 	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-max-iter", "5", "-workers", "1", "-q")
 	if code != exitOK || !strings.Contains(stdout, "max-iter after 5 iterations") || !strings.Contains(stdout, "method rowcd") {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// A run that reaches -max-time ends with its outputs and a checkpoint, and
+// the run resumed from it without the limit ends as the uninterrupted run.
+func TestMaxTimeAndResume(t *testing.T) {
+	dir := t.TempDir()
+	refOut := filepath.Join(dir, "ref.csv")
+	if code, _, stderr := ssnmf(t, append(rowcdResumeArgs(filepath.Join(dir, "ref")), "-out", refOut)...); code != exitOK {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
+	}
+	work, out, sum := filepath.Join(dir, "work"), filepath.Join(dir, "out.csv"), filepath.Join(dir, "s.json")
+	code, _, stderr := ssnmf(t, append(rowcdResumeArgs(work), "-checkpoint-every", "0", "-max-time", "1ns", "-out", out, "-summary", sum)...)
+	if code != exitOK || !strings.Contains(stderr, "continue with: ssnmf solve -resume "+work) {
+		t.Fatalf("run with -max-time: exit %d: %s", code, stderr)
+	}
+	var s summary
+	if b, err := os.ReadFile(sum); err != nil || json.Unmarshal(b, &s) != nil || s.StopReason != "max-time" {
+		t.Fatalf("summary %+v (%v), want stop_reason max-time", s, err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("-out after -max-time: %v", err)
+	}
+	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-max-time", "0", "-out", out, "-q"); code != exitOK {
+		t.Fatalf("resumed run: exit %d: %s", code, stderr)
+	}
+	want, _ := os.ReadFile(refOut)
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, want) {
+		t.Fatal("stopped by -max-time and resumed: memberships differ from the uninterrupted run's")
 	}
 }

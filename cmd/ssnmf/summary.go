@@ -246,7 +246,7 @@ func (b *summaryBuilder) table(out io.Writer) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, args...)...) }
 	switch s.Affinity {
-	case "":
+	case "", affinityGaussian:
 		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
 		row("kernel", "gamma=%.6g (%s), standardize=%v, %s", s.Gamma, s.GammaRule, s.Standardize, s.Kernel)
 	case affinityKNN:

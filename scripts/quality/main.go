@@ -9,6 +9,8 @@
 //	go run ./scripts/quality [-ssnmf BIN] [-data ../shared/data,DIR] [-sets a,b]
 //	    [-candidates name,...] [-dense-max-n 60000] [-max-iter 300]
 //	    [-timeout 30m] [-raw results.jsonl] [-anchors sklearn.jsonl]
+//	go run ./scripts/quality -report results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	    [-stop-candidate defaults]
 //
 // Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
 // label column) is a data set; -sets picks some. k is the number of
@@ -24,6 +26,9 @@
 //   - knn-M-W-S: the kNN graph of M neighbours (10, 15, 30, 50, or log,
 //     ⌈log₂ n⌉+1), weights W (conn or st, self-tuning), scale S (1, or
 //     mass);
+//   - knn-M-conn-xF: the connectivity graph of M neighbours (10, 15 or 30)
+//     with scale F·n/(k·M), F times the mass rule's (0.5, 2 or 4): the
+//     connectivity graph's entries sum to n·M;
 //   - kmeans: ssnmf -method kmeans (10 starts of k-means++ and Lloyd);
 //   - defaults: ssnmf solve with no flags but -k.
 //
@@ -35,6 +40,15 @@
 // sweeps run, the sweep after which the objective stayed within 0.01% of
 // its final value, and the last sweep that changed a cluster. -raw
 // appends every run's record as a JSON line.
+//
+// With -report, it runs nothing: it reads the records of earlier runs and
+// prints, for every candidate, its mean ARI over the sets, on how many sets
+// its ARI is at least the best of scikit-learn's k-means and
+// GaussianMixture and at least SpectralClustering's, and its worst margin
+// against the first; then, for the runs of -stop-candidate, the sweeps at
+// which each relative tolerance on the objective's change would have
+// stopped them and the rows that moved after that sweep. A record found
+// twice (same set and candidate) counts once, the later one.
 package main
 
 import (
@@ -71,6 +85,10 @@ type options struct {
 	timeout    time.Duration
 	raw        string
 	anchors    string
+	// report, if not empty, lists record files to report on instead of
+	// running; stopCandidate is the candidate of the stop-rule table.
+	report        []string
+	stopCandidate string
 }
 
 func main() {
@@ -86,7 +104,12 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "kill a run after this long")
 	flag.StringVar(&o.raw, "raw", "", "append every run's record to this JSON-lines file")
 	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of scripts/quality/anchors.py to add to the table")
+	report := flag.String("report", "", "comma-separated record files (-raw) to report on instead of running")
+	flag.StringVar(&o.stopCandidate, "stop-candidate", "defaults", "-report: the candidate of the stop-rule table")
 	flag.Parse()
+	if *report != "" {
+		o.report = strings.Split(*report, ",")
+	}
 	o.data = strings.Split(*data, ",")
 	if *sets != "" {
 		o.sets = strings.Split(*sets, ",")
@@ -167,6 +190,14 @@ func candidates() []candidate {
 			}
 		}
 	}
+	for _, m := range []int{10, 15, 30} {
+		for _, f := range []float64{0.5, 2, 4} {
+			cs = append(cs, candidate{name: fmt.Sprintf("knn-%d-conn-x%g", m, f), args: func(d dataset) []string {
+				scale := f * float64(d.n) / float64(d.k*m)
+				return []string{"-affinity", "knn", "-neighbors", fmt.Sprint(m), "-scale", fmt.Sprint(scale)}
+			}})
+		}
+	}
 	return cs
 }
 
@@ -175,6 +206,9 @@ func candidates() []candidate {
 var frtols = []float64{1e-3, 1e-4, 1e-5, 1e-6}
 
 func run(ctx context.Context, o options, out io.Writer) error {
+	if o.report != nil {
+		return reportRecords(o, out)
+	}
 	if o.maxIter < 1 {
 		return errors.New("-max-iter must be >= 1")
 	}
@@ -416,4 +450,154 @@ func readAnchors(path string) (map[string][]anchor, error) {
 		out[a.Set] = append(out[a.Set], a)
 	}
 	return out, sc.Err()
+}
+
+// reportRecords prints the cross-set summary of the records in o.report.
+func reportRecords(o options, out io.Writer) error {
+	anchors, err := readAnchors(o.anchors)
+	if err != nil {
+		return err
+	}
+	type key struct{ set, cand string }
+	recs := make(map[key]record)
+	var order []key
+	for _, path := range o.report {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			var r record
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				f.Close()
+				return fmt.Errorf("%s: line %d: %w", path, line, err)
+			}
+			k := key{r.Set, r.Candidate}
+			if _, ok := recs[k]; !ok {
+				order = append(order, k)
+			}
+			recs[k] = r
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			return err
+		}
+	}
+	anchorARI := func(set, method string) (float64, bool) {
+		for _, a := range anchors[set] {
+			if a.Method == method && a.Error == "" {
+				return a.ARI, true
+			}
+		}
+		return 0, false
+	}
+	var sets, cands []string
+	for _, k := range order {
+		if !slices.Contains(sets, k.set) {
+			sets = append(sets, k.set)
+		}
+		if !slices.Contains(cands, k.cand) {
+			cands = append(cands, k.cand)
+		}
+	}
+	type line struct {
+		cand                   string
+		ran, beat, spectral    int
+		mean, worst            float64
+		worstSet               string
+		missing                []string
+		compared, spectralSeen int
+	}
+	var lines []line
+	for _, c := range cands {
+		l := line{cand: c, worst: math.Inf(1)}
+		var sum float64
+		for _, s := range sets {
+			r, ok := recs[key{s, c}]
+			if !ok || r.Error != "" {
+				l.missing = append(l.missing, s)
+				continue
+			}
+			l.ran++
+			sum += r.ARI
+			km, ok1 := anchorARI(s, "kmeans")
+			gmm, ok2 := anchorARI(s, "gmm")
+			if ok1 && ok2 {
+				l.compared++
+				best := max(km, gmm)
+				if r.ARI >= best {
+					l.beat++
+				}
+				if r.ARI-best < l.worst {
+					l.worst, l.worstSet = r.ARI-best, s
+				}
+			}
+			if sp, ok := anchorARI(s, "spectral"); ok {
+				l.spectralSeen++
+				if r.ARI >= sp {
+					l.spectral++
+				}
+			}
+		}
+		if l.ran > 0 {
+			l.mean = sum / float64(l.ran)
+		}
+		lines = append(lines, l)
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		if len(lines[i].missing) != len(lines[j].missing) {
+			return len(lines[i].missing) < len(lines[j].missing)
+		}
+		return lines[i].mean > lines[j].mean
+	})
+	fmt.Fprintf(out, "%d sets: %s\n\n", len(sets), strings.Join(sets, ", "))
+	fmt.Fprintln(out, "| candidate | sets | mean ARI | >= best of k-means, GMM | >= spectral | worst margin vs k-means, GMM | not run on |")
+	fmt.Fprintln(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, l := range lines {
+		worst := "-"
+		if l.compared > 0 {
+			worst = fmt.Sprintf("%+.3f (%s)", l.worst, l.worstSet)
+		}
+		fmt.Fprintf(out, "| %s | %d | %.4f | %d of %d | %d of %d | %s | %s |\n", l.cand, l.ran, l.mean, l.beat, l.compared,
+			l.spectral, l.spectralSeen, worst, strings.Join(l.missing, ", "))
+	}
+	for _, m := range []string{"kmeans", "gmm", "spectral"} {
+		var sum float64
+		var have []string
+		for _, s := range sets {
+			if v, ok := anchorARI(s, m); ok {
+				sum += v
+				have = append(have, s)
+			}
+		}
+		if len(have) > 0 {
+			fmt.Fprintf(out, "| sklearn %s | %d | %.4f | | | | |\n", m, len(have), sum/float64(len(have)))
+		}
+	}
+
+	fmt.Fprintf(out, "\nStops of %s: sweeps run, the sweep from which f stays within 0.01%% of its final value, the last sweep that moved a row; then, per relative tolerance on |Δf|/f, the sweep it stops at and the rows moved after it.\n\n", o.stopCandidate)
+	fmt.Fprint(out, "| data | n | sweeps | settled | last moved |")
+	for _, tol := range frtols {
+		fmt.Fprintf(out, " %g |", tol)
+	}
+	fmt.Fprint(out, "\n| --- | ---: | ---: | ---: | ---: |")
+	for range frtols {
+		fmt.Fprint(out, " ---: |")
+	}
+	fmt.Fprintln(out)
+	for _, s := range sets {
+		r, ok := recs[key{s, o.stopCandidate}]
+		if !ok || r.Error != "" {
+			continue
+		}
+		fmt.Fprintf(out, "| %s | %d | %d | %d | %d |", s, r.N, r.Iterations, r.Settled, r.LastMoved)
+		for _, tol := range frtols {
+			st := r.FrtolStop[fmt.Sprint(tol)]
+			fmt.Fprintf(out, " %d (%d) |", st[0], st[1])
+		}
+		fmt.Fprintln(out)
+	}
+	return nil
 }
