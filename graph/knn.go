@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ssnmf/ssnmf/internal/enum"
+	"github.com/ssnmf/ssnmf/internal/negexp"
 	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
@@ -408,7 +409,7 @@ func (b *best) graph(w Weights, path string, source uint64) (*CSR, error) {
 		sigma := b.sigmas()
 		weight = func(i, e int) float64 {
 			j, d := int(b.j[i*m+e]), max(b.d[i*m+e], 0)
-			return math.Exp(-d / (sigma[i] * sigma[j]))
+			return negexp.Of(d / (sigma[i] * sigma[j]))
 		}
 	}
 	// Every edge of C once from each end: row i gets (j, w/2) for its own

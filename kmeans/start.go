@@ -3,6 +3,8 @@ package kmeans
 import (
 	"fmt"
 	"math"
+
+	"github.com/ssnmf/ssnmf/internal/negexp"
 )
 
 // OneHot writes the hard memberships of the clustering into w, an n×k
@@ -61,7 +63,7 @@ func (r *Result) Soft(w, x []float64, beta float64) error {
 		for c, d := range row {
 			row[c] = 0
 			if r.Sizes[c] > 0 {
-				row[c] = math.Exp(-beta * (d - dmin))
+				row[c] = negexp.Of(beta * (d - dmin))
 			}
 			sum += row[c]
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/ssnmf/ssnmf/internal/negexp"
 )
 
 // The constants of AutoBandwidth; docs/bandwidth.md gives the measurements
@@ -218,7 +220,7 @@ func MassBandwidth(x []float64, n, p, k int, seed uint64) (Bandwidth, error) {
 	mean := func(g float64) float64 {
 		s := float64(zeros)
 		for _, v := range d {
-			s += math.Exp(-g * v)
+			s += negexp.Of(g * v)
 		}
 		return s / float64(pairs)
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/ssnmf/ssnmf/internal/negexp"
 )
 
 // Gaussian is the Source of the Gaussian kernel of the rows of a feature
@@ -70,7 +72,7 @@ func (g *Gaussian) Tile(dst []float64, r0, r1, c0, c1 int) error {
 			jlo = i
 		}
 		for j := jlo; j < c1; j++ {
-			v := math.Exp(-gamma * SqDist(xi, x[j*p:(j+1)*p]))
+			v := negexp.Of(gamma * SqDist(xi, x[j*p:(j+1)*p]))
 			if f32 {
 				v = float64(float32(v))
 			}
