@@ -175,8 +175,8 @@ func Quantile(s []float64, level float64) float64 {
 //
 // The mean is estimated on the pairs of BandwidthAnchors random rows with
 // BandwidthReference random rows (all rows if n is smaller), drawn with
-// seed, and gamma is found by bisection on its logarithm; the mean is
-// decreasing in gamma. Duplicated rows have affinity 1 at any gamma: when
+// seed, and gamma is found by Newton's method on its logarithm, kept in a
+// bracket; the mean is decreasing in gamma. Duplicated rows have affinity 1 at any gamma: when
 // they alone make up the target mass, no gamma has it, and MassBandwidth
 // returns AutoBandwidth's instead, with a Rule that says so. It fails on
 // inconsistent sizes, k < 2, values that are not finite, and a gamma out
@@ -215,15 +215,6 @@ func MassBandwidth(x []float64, n, p, k int, seed uint64) (Bandwidth, error) {
 		}
 	}
 	target := (float64(n)/float64(k) - 1) / float64(n-1)
-	// mean returns the mean affinity of the sampled pairs at gamma g, in
-	// the same order for the same sample.
-	mean := func(g float64) float64 {
-		s := float64(zeros)
-		for _, v := range d {
-			s += negexp.Of(g * v)
-		}
-		return s / float64(pairs)
-	}
 	b := Bandwidth{Reference: len(ref), Anchors: len(anchors)}
 	if len(d) == 0 || float64(zeros) >= target*float64(pairs) {
 		auto, err := AutoBandwidth(x, n, p, seed)
@@ -235,30 +226,52 @@ func MassBandwidth(x []float64, n, p, k int, seed uint64) (Bandwidth, error) {
 	}
 	slices.Sort(d)
 	b.Median = Quantile(d, 0.5)
-	// Bracket the root: mean(lo) > target >= mean(hi).
-	lo, hi := 1/b.Median, 1/b.Median
-	for mean(lo) <= target {
-		if lo /= 2; lo == 0 {
-			return Bandwidth{}, fmt.Errorf("bandwidth: no gamma > 0 gives mean affinity %.3g (k = %d)", target, k)
+	// Solve F(u) = 0, F(u) the mean affinity at gamma = e^u minus the
+	// target, by Newton's method on u, safeguarded by a bracket [lo, hi]
+	// with F(lo) > 0 >= F(hi) (F decreases in u). Each evaluation is one
+	// pass over the sampled distances in a fixed order.
+	eval := func(u float64) (f, df float64) {
+		g := math.Exp(u)
+		var s, sd float64
+		for _, v := range d {
+			e := negexp.Of(g * v)
+			s += e
+			sd += v * e
 		}
+		return (s+float64(zeros))/float64(pairs) - target, -g * sd / float64(pairs)
 	}
-	for mean(hi) > target {
-		if hi *= 2; math.IsInf(hi, 0) {
-			return Bandwidth{}, fmt.Errorf("bandwidth: no finite gamma gives mean affinity %.3g (k = %d)", target, k)
+	u := -math.Log(b.Median)
+	lo, hi := math.Inf(-1), math.Inf(1)
+	for range 200 {
+		f, df := eval(u)
+		if f > 0 {
+			lo = u
+		} else {
+			hi = u
 		}
-	}
-	for range 60 {
-		mid := math.Sqrt(lo * hi)
-		if mid <= lo || mid >= hi {
+		next := u - f/df
+		if !(df < 0) || !(next > lo && next < hi) {
+			// Outside the bracket: bisect it, or widen it while one end
+			// is still open.
+			switch {
+			case math.IsInf(lo, -1):
+				next = hi - 4
+			case math.IsInf(hi, 1):
+				next = lo + 4
+			default:
+				next = (lo + hi) / 2
+			}
+		}
+		done := math.Abs(next-u) <= 1e-12*max(1, math.Abs(u))
+		u = next
+		if done {
 			break
 		}
-		if mean(mid) > target {
-			lo = mid
-		} else {
-			hi = mid
-		}
 	}
-	b.Gamma = math.Sqrt(lo * hi)
+	b.Gamma = math.Exp(u)
+	if !(b.Gamma > 0) || math.IsInf(b.Gamma, 0) {
+		return Bandwidth{}, fmt.Errorf("bandwidth: no finite gamma > 0 gives mean affinity %.3g (k = %d)", target, k)
+	}
 	b.Scale = 1 / b.Gamma
 	b.Rule = fmt.Sprintf("mass: mean affinity %.4g, the mass of %d balanced clusters", target, k)
 	return b, nil
