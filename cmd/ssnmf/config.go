@@ -29,6 +29,9 @@ const (
 	defaultFrtol = 0
 )
 
+// defaultInitStarts is the number of k-means++ starts of the k-means start.
+const defaultInitStarts = 1
+
 // defaultRule is the bandwidth rule of -gamma auto.
 const defaultRule = affinity.Neighbor
 
@@ -84,6 +87,7 @@ type config struct {
 	maxIter         int
 	refresh         int
 	restarts        int
+	initStarts      int // k-means++ starts of -init kmeans
 	moves           int   // rowcd: pairwise moves per row visit
 	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
 	checkpointEvery int
@@ -187,6 +191,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
+	fs.IntVar(&c.initStarts, "init-starts", defaultInitStarts, "-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start")
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
@@ -241,6 +246,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
 	case c.restarts < 1:
 		return nil, usagef("-restarts must be >= 1, have %d", c.restarts)
+	case c.initStarts < 1:
+		return nil, usagef("-init-starts must be >= 1, have %d", c.initStarts)
 	case c.checkpointEvery < 0:
 		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
 	case c.checkpointEvery > 0 && !info.Checkpoints:

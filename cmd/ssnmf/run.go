@@ -123,15 +123,15 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 }
 
 // initialize sets the initial W of a start: the soft memberships of a
-// k-means clustering of the features (seeded by seed) with beta = gamma,
-// or a random point.
+// k-means clustering of the features (seeded by seed; the best of
+// -init-starts) with beta = gamma, or a random point.
 func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	c, ws := r.cfg, r.ws
 	if c.init != initKmeans {
 		return fw.Initialize(ws.w, c.k, c.start, seed)
 	}
 	tab := r.prob.tab
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, kmeans.Settings{Seed: seed, Workers: c.workers})
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers})
 	if err != nil {
 		return fmt.Errorf("-init kmeans: %w", err)
 	}

@@ -30,7 +30,9 @@
 //     with scale F·n/(k·M), F times the mass rule's (0.5, 2 or 4): the
 //     connectivity graph's entries sum to n·M;
 //   - kmeans: ssnmf -method kmeans (10 starts of k-means++ and Lloyd);
-//   - defaults: ssnmf solve with no flags but -k.
+//   - defaults: ssnmf solve with no flags but -k;
+//   - NAME+sN: the candidate NAME with -init-starts N, the k-means start
+//     the best of N k-means++ runs (only when -candidates names it).
 //
 // Every run uses -seed 0, the given -max-iter, and no relative stop rule
 // (-rtol 0 -frtol 0), so that its trace shows the whole descent; the
@@ -67,6 +69,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -201,6 +204,27 @@ func candidates() []candidate {
 	return cs
 }
 
+// pick returns the candidates of names, in that order, with the variants
+// NAME+sN.
+func pick(all []candidate, names []string) ([]candidate, error) {
+	var out []candidate
+	for _, name := range names {
+		base, starts, variant := strings.Cut(name, "+s")
+		i := slices.IndexFunc(all, func(c candidate) bool { return c.name == base })
+		n, err := strconv.Atoi(starts)
+		if i < 0 || variant && (err != nil || n < 1) {
+			return nil, fmt.Errorf("-candidates: unknown candidate %q", name)
+		}
+		c := all[i]
+		if variant {
+			args := c.args
+			c.name, c.args = name, func(d dataset) []string { return append(args(d), "-init-starts", starts) }
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // frtols are the relative tolerances on the objective's change whose stops
 // the study reports.
 var frtols = []float64{1e-3, 1e-4, 1e-5, 1e-6}
@@ -214,9 +238,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	chosen := candidates()
 	if o.candidates != nil {
-		chosen = slices.DeleteFunc(chosen, func(c candidate) bool { return !slices.Contains(o.candidates, c.name) })
-		if len(chosen) != len(o.candidates) {
-			return fmt.Errorf("-candidates %s: unknown names among them", strings.Join(o.candidates, ","))
+		var err error
+		if chosen, err = pick(chosen, o.candidates); err != nil {
+			return err
 		}
 	}
 	sets, err := findSets(o)

@@ -40,7 +40,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	o := options{data: []string{dir}, candidates: []string{"defaults", "dense-mass", "knn-10-conn-mass", "kmeans"},
+	o := options{data: []string{dir}, candidates: []string{"defaults", "dense-mass", "knn-10-conn-mass+s3", "kmeans"},
 		denseMaxN: 89, maxIter: 50, timeout: time.Minute, raw: raw, anchors: anchors}
 	if err := run(context.Background(), o, &out); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestRun(t *testing.T) {
 	for _, want := range []string{
 		"| blobs | 90 | 3 | defaults | 1.0000 | 1.0000 |",
 		"| blobs | 90 | 3 | dense-mass | not run: n > -dense-max-n 89 (8.1e+03 entries a pass) |",
-		"| blobs | 90 | 3 | knn-10-conn-mass | 1.0000 | 1.0000 |",
+		"| blobs | 90 | 3 | knn-10-conn-mass+s3 | 1.0000 | 1.0000 |",
 		"| blobs | 90 | 3 | kmeans | 1.0000 | 1.0000 |",
 		"| blobs | 90 | 3 | sklearn kmeans | 1.0000 | 1.0000 | - | - | - | 0.5 | 100 |",
 	} {
@@ -127,6 +127,7 @@ func TestRunErrors(t *testing.T) {
 		{name: "no label", o: options{data: []string{dir}, sets: []string{"nolabel"}, maxIter: 1}, want: "no label column"},
 		{name: "max-iter", o: options{data: []string{dir}, maxIter: 0}, want: "-max-iter"},
 		{name: "candidate", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"newton"}}, want: "-candidates"},
+		{name: "variant", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"kmeans+s0"}}, want: "-candidates"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), tc.o, &bytes.Buffer{})
