@@ -49,7 +49,8 @@
 // GaussianMixture and at least SpectralClustering's, and its worst margin
 // against the first; then, for the runs of -stop-candidate, the sweeps at
 // which each relative tolerance on the objective's change would have
-// stopped them and the rows that moved after that sweep. A record found
+// stopped them and the rows that moved after that sweep, and the same for
+// each relative tolerance on the gap. A record found
 // twice (same set and candidate) counts once, the later one.
 package main
 
@@ -161,6 +162,9 @@ type record struct {
 	// The sweeps after which the relative rules would have stopped the
 	// run, by tolerance, and the rows that moved after them.
 	FrtolStop map[string][2]int `json:"frtol_stop"`
+	// The same for the relative gap rule, gap <= tol·f, on the gaps of
+	// the trace (for rowcd, the estimates made during each sweep).
+	RtolStop map[string][2]int `json:"rtol_stop"`
 }
 
 // candidate is a named setting of ssnmf solve.
@@ -225,9 +229,12 @@ func pick(all []candidate, names []string) ([]candidate, error) {
 	return out, nil
 }
 
-// frtols are the relative tolerances on the objective's change whose stops
-// the study reports.
-var frtols = []float64{1e-3, 1e-4, 1e-5, 1e-6}
+// frtols and rtols are the relative tolerances on the objective's change
+// and on the gap whose stops the study reports.
+var (
+	frtols = []float64{1e-3, 1e-4, 1e-5, 1e-6}
+	rtols  = []float64{1e-4, 1e-5, 1e-6, 1e-7}
+)
 
 func run(ctx context.Context, o options, out io.Writer) error {
 	if o.report != nil {
@@ -424,21 +431,29 @@ func (r *record) readTrace(path string) error {
 			r.LastMoved = i + 1
 		}
 	}
-	r.FrtolStop = make(map[string][2]int)
-	for _, tol := range frtols {
-		stop := len(f) - 1
-		for i := 1; i < len(f); i++ {
-			if math.Abs(f[i]-f[i-1]) <= tol*math.Abs(f[i]) {
-				stop = i
-				break
+	gap, _ := t.Column(trace.Gap)
+	// stops returns, for each tolerance, the first row i >= from at which
+	// met(i, tol) holds (the last row if none) and the rows moved after it.
+	stops := func(tols []float64, from int, met func(i int, tol float64) bool) map[string][2]int {
+		out := make(map[string][2]int)
+		for _, tol := range tols {
+			stop := len(f) - 1
+			for i := from; i < len(f); i++ {
+				if met(i, tol) {
+					stop = i
+					break
+				}
 			}
+			after := 0
+			for _, m := range mv[stop:] {
+				after += int(m)
+			}
+			out[fmt.Sprint(tol)] = [2]int{stop, after}
 		}
-		after := 0
-		for _, m := range mv[stop:] {
-			after += int(m)
-		}
-		r.FrtolStop[fmt.Sprint(tol)] = [2]int{stop, after}
+		return out
 	}
+	r.FrtolStop = stops(frtols, 1, func(i int, tol float64) bool { return math.Abs(f[i]-f[i-1]) <= tol*math.Abs(f[i]) })
+	r.RtolStop = stops(rtols, 0, func(i int, tol float64) bool { return gap[i] <= tol*math.Abs(f[i]) })
 	return nil
 }
 
@@ -604,10 +619,13 @@ func reportRecords(o options, out io.Writer) error {
 	fmt.Fprintf(out, "\nStops of %s: sweeps run, the sweep from which f stays within 0.01%% of its final value, the last sweep that moved a row; then, per relative tolerance on |Δf|/f, the sweep it stops at and the rows moved after it.\n\n", o.stopCandidate)
 	fmt.Fprint(out, "| data | n | sweeps | settled | last moved |")
 	for _, tol := range frtols {
-		fmt.Fprintf(out, " %g |", tol)
+		fmt.Fprintf(out, " frtol %g |", tol)
+	}
+	for _, tol := range rtols {
+		fmt.Fprintf(out, " rtol %g |", tol)
 	}
 	fmt.Fprint(out, "\n| --- | ---: | ---: | ---: | ---: |")
-	for range frtols {
+	for range len(frtols) + len(rtols) {
 		fmt.Fprint(out, " ---: |")
 	}
 	fmt.Fprintln(out)
@@ -620,6 +638,13 @@ func reportRecords(o options, out io.Writer) error {
 		for _, tol := range frtols {
 			st := r.FrtolStop[fmt.Sprint(tol)]
 			fmt.Fprintf(out, " %d (%d) |", st[0], st[1])
+		}
+		for _, tol := range rtols {
+			if st, ok := r.RtolStop[fmt.Sprint(tol)]; ok {
+				fmt.Fprintf(out, " %d (%d) |", st[0], st[1])
+			} else {
+				fmt.Fprint(out, " - |")
+			}
 		}
 		fmt.Fprintln(out)
 	}

@@ -76,7 +76,7 @@ func TestRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.Error != "" || r.ARI != 1 || r.Seconds <= 0 || r.RSSkB <= 0 || r.Iterations < 1 || r.Settled > r.Iterations ||
-			r.LastMoved > r.Iterations || len(r.FrtolStop) != len(frtols) {
+			r.LastMoved > r.Iterations || len(r.FrtolStop) != len(frtols) || len(r.RtolStop) != len(rtols) {
 			t.Errorf("record %+v", r)
 		}
 	}
@@ -90,7 +90,7 @@ func TestReadTrace(t *testing.T) {
 		"1,0,100,1,1,2,0,5\n" +
 		"2,0,50,1,1,3,0,0\n" +
 		"3,0,40,1,1,4,0,2\n" +
-		"4,0,40.001,1,1,5,0,0\n" +
+		"4,0,40.001,0.001,1,5,0,0\n" +
 		"5,0,40.001,1,0,6,0,0\n"
 	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
 		t.Fatal(err)
@@ -110,6 +110,14 @@ func TestReadTrace(t *testing.T) {
 	}
 	if got := r.FrtolStop["1e-06"]; got != [2]int{5, 0} {
 		t.Errorf("frtol 1e-6 stop %v, want [5 0]", got)
+	}
+	// gap <= 1e-4 f first at row 4 (0.001 <= 0.004); <= 1e-5 f never,
+	// which reports the last row.
+	if got := r.RtolStop["0.0001"]; got != [2]int{4, 0} {
+		t.Errorf("rtol 1e-4 stop %v, want [4 0]", got)
+	}
+	if got := r.RtolStop["1e-05"]; got != [2]int{5, 0} {
+		t.Errorf("rtol 1e-5 stop %v, want [5 0]", got)
 	}
 }
 
