@@ -28,7 +28,7 @@ func TestTilesAndAffinity(t *testing.T) {
 	}
 	gen, file := filepath.Join(dir, "gen.csv"), filepath.Join(dir, "file.csv")
 	solveArgs := []string{"solve", "-q", "-k", "3", "-max-iter", "30"}
-	if code, _, stderr := ssnmf(t, append(append(solveArgs, "-out", gen), kernel...)...); code != exitOK {
+	if code, _, stderr := ssnmf(t, append(append(solveArgs, "-affinity", "gaussian", "-out", gen), kernel...)...); code != exitOK {
 		t.Fatalf("solve: exit %d: %s", code, stderr)
 	}
 	sum := filepath.Join(dir, "s.json")
@@ -202,7 +202,8 @@ func TestRestarts(t *testing.T) {
 // graph flags are one-line usage errors.
 func TestKNNAffinity(t *testing.T) {
 	dir := t.TempDir()
-	base := []string{"solve", "-q", "-affinity", "knn", "-neighbors", "4", "-weights", "self-tuning", "-k", "3", "-seed", "2"}
+	// -frtol 0: the run goes on to its checkpoint.
+	base := []string{"solve", "-q", "-affinity", "knn", "-neighbors", "4", "-weights", "self-tuning", "-k", "3", "-seed", "2", "-frtol", "0"}
 	run := func(out string, extra ...string) []byte {
 		t.Helper()
 		args := append(append(slices.Clone(base), extra...), "-out", filepath.Join(dir, out), "testdata/small.csv")

@@ -26,7 +26,7 @@ const defaultStripMemory = 512 << 20
 // gives the measurements behind them.
 const (
 	defaultRtol  = 0
-	defaultFrtol = 0
+	defaultFrtol = 1e-6
 )
 
 // defaultInitStarts is the number of k-means++ starts of the k-means start.
@@ -44,7 +44,10 @@ const (
 
 // defaultAffinity is the affinity of a run without -affinity;
 // docs/quality.md gives the study behind it.
-const defaultAffinity = affinityGaussian
+const defaultAffinity = affinityKNN
+
+// defaultWeights are the kNN graph's weights of solve and graph.
+const defaultWeights = graph.SelfTuning
 
 // Initial points.
 const (
@@ -122,7 +125,7 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 // share, each usage starting with prefix; checkGraph resolves them.
 func graphFlags(fs *flag.FlagSet, kc *kernelConfig, prefix string) (weights *string) {
 	fs.IntVar(&kc.neighbors, "neighbors", graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
-	return fs.String("weights", graph.Connectivity.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
+	return fs.String("weights", defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
 // checkGraph checks -neighbors and parses -weights.
@@ -169,8 +172,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		"       ssnmf solve -resume DIR [flags]\n\n"+
 		"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
 		"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
-		"descent unless -method says otherwise), where\n"+
-		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file (-affinity).")
+		"descent unless -method says otherwise), where P is the kNN graph of the rows\n"+
+		"(self-tuning weights, scaled to the mass of k clusters), or with -affinity gaussian\n"+
+		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file or an edge list.")
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")

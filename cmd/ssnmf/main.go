@@ -56,11 +56,13 @@ func main() {
 const headline = "ssnmf clusters data by simplicial symmetric NMF of their affinity matrix, P ≈ W Wᵀ."
 
 // about follows the headline in the package doc.
-const about = `P is the Gaussian affinity matrix of the rows of a data set, and each row
-of W (n×k, nonnegative, rows summing to 1) is a point's soft membership in
-k clusters. P is never stored; it is generated tile by tile in every pass,
-or read from a tile file. With no INPUT, solve clusters the yeast data set
-built into the binary.`
+const about = `P is the affinity matrix of the rows of a data set, and each row of W
+(n×k, nonnegative, rows summing to 1) is a point's soft membership in k
+clusters. By default P is the self-tuning kNN graph of the rows, built
+exactly and kept sparse; -affinity gaussian makes it the Gaussian kernel,
+never stored but generated tile by tile in every pass; P may also be read
+from a tile file or an edge list. With no INPUT, solve clusters the yeast
+data set built into the binary.`
 
 // footer ends the usage text and the package doc.
 const footer = `Run "ssnmf solve -h" for the solver's flags.`

@@ -97,7 +97,7 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "zero gamma", args: []string{"testdata/small.csv", "-gamma", "0"}, want: []string{"-gamma", "positive"}},
 		{name: "negative gamma", args: []string{"testdata/small.csv", "-gamma", "-1"}, want: []string{"-gamma", "positive"}},
 		{name: "unknown gamma rule", args: []string{"testdata/small.csv", "-gamma", "median"}, want: []string{"-gamma", "mass"}},
-		{name: "mass rule without k", args: []string{"testdata/nolabel.csv", "-gamma", "mass"}, want: []string{"-gamma mass", "k >= 2"}},
+		{name: "mass rule without k", args: []string{"testdata/nolabel.csv", "-affinity", "gaussian", "-gamma", "mass"}, want: []string{"-gamma mass", "k >= 2"}},
 		{name: "zero scale", args: []string{"testdata/small.csv", "-affinity", "knn", "-scale", "0"}, want: []string{"-scale", "positive"}},
 		{name: "negative rtol", args: []string{"-rtol", "-1"}, want: []string{"-rtol"}},
 		{name: "NaN frtol", args: []string{"-frtol", "NaN"}, want: []string{"-frtol"}},
@@ -111,7 +111,7 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "unknown flag", args: []string{"-frobnicate"}, want: []string{"frobnicate"}},
 		{name: "missing output directory", args: []string{"-summary", "/nonexistent/dir/s.json"}, want: []string{"-summary", "/nonexistent/dir"}},
 		{name: "out is a directory", args: []string{"-out", isDir}, want: []string{"-out", isDir, "is a directory"}},
-		{name: "features out of range", args: []string{"testdata/huge.csv", "-k", "2", "-standardize=false"}, want: []string{"testdata/huge.csv", "-standardize", "-gamma"}},
+		{name: "features out of range", args: []string{"testdata/huge.csv", "-k", "2", "-affinity", "gaussian", "-standardize=false"}, want: []string{"testdata/huge.csv", "-standardize", "-gamma"}},
 		{name: "bad seed", args: []string{"-seed", "-1"}, want: []string{"-seed", "solve -h"}},
 		{name: "unknown out extension", args: []string{"-out", "w.json"}, want: []string{"-out w.json", ".parquet"}},
 	} {
@@ -313,7 +313,7 @@ func TestGolden(t *testing.T) {
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "w.csv")
-			if code, _, stderr := ssnmf(t, "solve", "-q", "-method", tc.method, "-k", "3", "-seed", "1", "-max-iter", "25",
+			if code, _, stderr := ssnmf(t, "solve", "-q", "-affinity", "gaussian", "-frtol", "0", "-method", tc.method, "-k", "3", "-seed", "1", "-max-iter", "25",
 				"-standardize", "-out", out, "testdata/small.csv"); code != exitOK {
 				t.Fatalf("exit code %d: %s", code, stderr)
 			}
