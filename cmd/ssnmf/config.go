@@ -25,8 +25,8 @@ const defaultStripMemory = 512 << 20
 // The relative stop rules' defaults, -rtol and -frtol: docs/quality.md
 // gives the measurements behind them.
 const (
-	defaultRtol  = 0
-	defaultFrtol = 1e-6
+	defaultRtol  = 1e-5
+	defaultFrtol = 0
 )
 
 // defaultInitStarts is the number of k-means++ starts of the k-means start.
