@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's worked example: the built-in yeast data set with the default
-# settings (standardized features, the automatic bandwidth, a k-means start,
-# k = the 10 classes), 1000 iterations, then a plot of the trace.
+# settings (standardized features, the self-tuning kNN graph scaled by the
+# mass rule, a k-means start, k = the 10 classes, the relative gap stop),
+# at most 1000 iterations, then a plot of the trace.
 #   OUT=DIR scripts/example.sh      (default DIR: out)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -262,7 +262,7 @@ func (b *summaryBuilder) table(out io.Writer) {
 	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)
 	row("fw gap", "%.4g", s.Gap)
-	row("stopped", "%s after %d iterations, %d tile passes", s.StopReason, s.Iterations, s.Passes)
+	row("stopped", "%s after %d iterations, %d passes over P", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
 	row("||P||_F^2", "%.8g (max row sum %.6g)", s.PFrobeniusSq, s.PMaxRowSum)
 	if s.ARI != nil && s.NMI != nil {
