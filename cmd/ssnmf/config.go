@@ -90,7 +90,7 @@ type config struct {
 	maxIter         int
 	refresh         int
 	restarts        int
-	initStarts      int // k-means++ starts of -init kmeans
+	initStarts      int   // k-means++ starts of -init kmeans
 	moves           int   // rowcd: pairwise moves per row visit
 	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
 	checkpointEvery int
