@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/ssnmf/ssnmf/store"
 )
 
 // Method is an iterative method for the problem. Minimize drives it: the
@@ -288,14 +286,27 @@ func (d *driver) checkpoint(t int, fprev float64) error {
 	return nil
 }
 
-// argmaxRows returns the column of the largest entry (the first in a tie,
-// as store.Argmax) of every row of the n×k matrix w.
+// argmaxRows returns the cluster of every row of the n×k matrix w: the
+// column of its largest entry, the first in a tie (as store.Argmax, which
+// writes the cluster column of an output).
 func argmaxRows(w []float64, k int) []int32 {
 	labels := make([]int32, len(w)/k)
 	for i := range labels {
-		labels[i] = int32(store.Argmax(w[i*k : (i+1)*k]))
+		labels[i] = argmax(w[i*k : (i+1)*k])
 	}
 	return labels
+}
+
+// argmax returns the index of the largest entry of a feasible row, the
+// first in a tie.
+func argmax(row []float64) int32 {
+	best := 0
+	for j, v := range row {
+		if v > row[best] {
+			best = j
+		}
+	}
+	return int32(best)
 }
 
 // moved returns the number of rows of w whose largest entry is no longer
@@ -303,7 +314,7 @@ func argmaxRows(w []float64, k int) []int32 {
 func moved(labels []int32, w []float64, k int) int {
 	count := 0
 	for i := range labels {
-		if c := int32(store.Argmax(w[i*k : (i+1)*k])); c != labels[i] {
+		if c := argmax(w[i*k : (i+1)*k]); c != labels[i] {
 			labels[i] = c
 			count++
 		}
