@@ -21,7 +21,7 @@
 //
 // The candidates (-candidates lists them by name; all by default) are
 //
-//   - dense-neighbor, dense-mass: the Gaussian kernel with -gamma neighbor
+//   - dense-neighbor, dense-mass: the Gaussian kernel (-affinity gaussian) with -gamma neighbor
 //     or mass (not run above -dense-max-n rows: a pass is n² entries);
 //   - knn-M-W-S: the kNN graph of M neighbours (10, 15, 30, 50, or log,
 //     ⌈log₂ n⌉+1), weights W (conn or st, self-tuning), scale S (1, or
@@ -178,8 +178,8 @@ type candidate struct {
 func candidates() []candidate {
 	cs := []candidate{
 		{name: "defaults", args: func(dataset) []string { return nil }},
-		{name: "dense-neighbor", dense: true, args: func(dataset) []string { return []string{"-gamma", "neighbor"} }},
-		{name: "dense-mass", dense: true, args: func(dataset) []string { return []string{"-gamma", "mass"} }},
+		{name: "dense-neighbor", dense: true, args: func(dataset) []string { return []string{"-affinity", "gaussian", "-gamma", "neighbor"} }},
+		{name: "dense-mass", dense: true, args: func(dataset) []string { return []string{"-affinity", "gaussian", "-gamma", "mass"} }},
 		{name: "kmeans", args: func(dataset) []string {
 			return []string{"-method", "kmeans", "-affinity", "knn", "-neighbors", "10"}
 		}},
