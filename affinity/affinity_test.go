@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 	"github.com/ssnmf/ssnmf/tile"
@@ -139,6 +140,69 @@ func TestBuildTileFile(t *testing.T) {
 	}
 }
 
+// TestBuildGraphScale checks the scale of a kNN graph: the mass rule gives
+// P the sum n²/k, a given scale multiplies the stored weights, and without
+// k the graph is as stored; and the mass rule of the bandwidth.
+func TestBuildGraphScale(t *testing.T) {
+	sum := func(p []float64) (s float64) {
+		for _, v := range p {
+			s += v
+		}
+		return s
+	}
+	var unscaled float64
+	for _, tc := range []struct {
+		name      string
+		spec      Spec
+		wantScale float64 // 0: n²/(k·ΣP) with k = Clusters
+		wantRule  string
+	}{
+		{name: "as stored without k", spec: Spec{}, wantScale: 1, wantRule: "as stored"},
+		{name: "given", spec: Spec{Scale: 2.5, Clusters: 3}, wantScale: 2.5, wantRule: "given"},
+		{name: "mass", spec: Spec{Clusters: 3}, wantRule: "mass"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := readSmall(t)
+			spec := tc.spec
+			spec.Standardize, spec.BlockSize, spec.Workers, spec.Name = true, 5, 2, "small.csv"
+			spec.Graph = &graph.KNNOptions{Neighbors: 4, Weights: graph.SelfTuning}
+			b, err := Build(context.Background(), tab, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			n := float64(tab.N)
+			mass := sum(denseP(t, b))
+			if tc.wantScale == 1 {
+				unscaled = mass
+			}
+			want := tc.wantScale
+			if want == 0 {
+				want = n * n / (3 * unscaled)
+			}
+			if math.Abs(b.Scale-want) > 1e-12*want || !strings.Contains(b.ScaleRule, tc.wantRule) {
+				t.Errorf("scale %v (%s), want %v (%s)", b.Scale, b.ScaleRule, want, tc.wantRule)
+			}
+			if math.Abs(mass-want*unscaled) > 1e-9*mass {
+				t.Errorf("ΣP = %v, want %v × %v", mass, want, unscaled)
+			}
+			if tc.wantRule == "mass" && math.Abs(mass-n*n/3) > 1e-9*mass {
+				t.Errorf("ΣP = %v under the mass rule, want n²/k = %v", mass, n*n/3)
+			}
+		})
+	}
+	tab := readSmall(t)
+	b, err := Build(context.Background(), tab, Spec{GammaRule: Mass, Clusters: 3, Standardize: true, BlockSize: 5, Workers: 1, Name: "small.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	n := float64(tab.N)
+	if mass := sum(denseP(t, b)); math.Abs(mass-n*n/3) > 1e-9*mass || !strings.HasPrefix(b.GammaRule, "mass") {
+		t.Errorf("Gaussian by the mass rule: ΣP = %v (%s), want n²/k = %v", mass, b.GammaRule, n*n/3)
+	}
+}
+
 func TestBuildErrors(t *testing.T) {
 	huge, err := store.ParseCSV(strings.NewReader("x,y\n1e300,0\n-1e300,1\n0,2\n"), "huge.csv", store.CSVOptions{})
 	if err != nil {
@@ -152,6 +216,9 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{name: "nothing", spec: Spec{}, want: "no features"},
 		{name: "negative gamma", tab: readSmall(t), spec: Spec{Gamma: -1}, want: "gamma"},
+		{name: "negative scale", tab: readSmall(t), spec: Spec{Scale: -1}, want: "scale"},
+		{name: "mass rule without k", tab: readSmall(t), spec: Spec{GammaRule: Mass, Name: "small.csv"}, want: "k >= 2"},
+		{name: "unknown rule", tab: readSmall(t), spec: Spec{GammaRule: Rule(7), Name: "small.csv"}, want: "Rule(7)"},
 		{name: "missing file", tab: readSmall(t), spec: Spec{File: filepath.Join(t.TempDir(), "none.arrow")}, want: "none.arrow"},
 		{name: "no bandwidth", tab: huge, spec: Spec{Name: "huge.csv"}, want: "huge.csv"},
 	} {
