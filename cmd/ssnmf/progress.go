@@ -86,6 +86,9 @@ func (p *progress) line(what, count string, frac float64) {
 	}
 	p.lastLine = now
 	secs := now.Sub(p.passStart).Seconds()
-	fmt.Fprintf(p.out, "  %s %5.1f%% %s  %.1fs  %.3g entries/s  about %.0fs to go\n",
-		what, 100*frac, count, secs, frac*p.entries/secs, secs/frac-secs)
+	rate := "" // unknown while P is being built (the kNN pass)
+	if p.entries > 0 {
+		rate = fmt.Sprintf("  %.3g entries/s", frac*p.entries/secs)
+	}
+	fmt.Fprintf(p.out, "  %s %5.1f%% %s  %.1fs%s  about %.0fs to go\n", what, 100*frac, count, secs, rate, secs/frac-secs)
 }
