@@ -1,10 +1,12 @@
 // Package affinity builds the affinity matrix P of a run from what the user
 // gives: the Gaussian kernel of a table's feature rows, generated tile by
 // tile (standardized features, a bandwidth given or chosen by
-// tile.AutoBandwidth), the kNN graph of the feature rows (package graph),
+// tile.AutoBandwidth or tile.MassBandwidth), the kNN graph of the feature rows (package graph),
 // a tile file written by "ssnmf tiles", or an edge list (Parquet, Arrow or
 // CSV with the columns src, dst and, optionally, weight; see graph.FromEdges),
-// told apart by their content. It is the
+// told apart by their content, and its scale: a sparse P is multiplied so
+// that its entries sum to n²/k, the mass of k balanced clusters, unless
+// Spec.Scale says otherwise (docs/quality.md gives why). It is the
 // one place where a kind of affinity is set up; the command and every
 // script build P through Build, and every method consumes the result as
 // an fw.Affinity.
