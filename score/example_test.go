@@ -71,3 +71,26 @@ func ExampleCompare() {
 	// Output:
 	// ARI = 0.2424, NMI = 0.5158, accuracy = 0.6667
 }
+
+// Calibrate says whether soft memberships are surer where the clustering is
+// right: here the one row put in the wrong cluster is also the least sure.
+func ExampleCalibrate() {
+	classes := []int{0, 0, 0, 1, 1, 1}
+	w := []float64{ // two clusters, one row per point
+		0.9, 0.1,
+		0.8, 0.2,
+		0.45, 0.55, // the wrong cluster, barely
+		0.1, 0.9,
+		0.2, 0.8,
+		0.05, 0.95,
+	}
+	c, err := score.Calibrate(classes, w, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("right %d, mean largest membership %.3f right, %.3f wrong; Brier %.4f\n",
+		c.Correct, c.ConfidentCorrect, c.ConfidentWrong, c.Brier)
+	// Output:
+	// right 5, mean largest membership 0.870 right, 0.550 wrong; Brier 0.1350
+}
