@@ -202,7 +202,7 @@ func candidates() []candidate {
 		for _, f := range []float64{0.5, 2, 4} {
 			cs = append(cs, candidate{name: fmt.Sprintf("knn-%d-conn-x%g", m, f), args: func(d dataset) []string {
 				scale := f * float64(d.n) / float64(d.k*m)
-				return []string{"-affinity", "knn", "-neighbors", fmt.Sprint(m), "-scale", fmt.Sprint(scale)}
+				return []string{"-affinity", "knn", "-neighbors", fmt.Sprint(m), "-weights", "connectivity", "-scale", fmt.Sprint(scale)}
 			}})
 		}
 	}
@@ -292,7 +292,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 			r := solve(ctx, o, d, c)
 			if raw != nil {
-				b, _ := json.Marshal(r)
+				b, err := json.Marshal(r)
+				if err != nil {
+					return fmt.Errorf("%s, %s: %w", d.name, c.name, err)
+				}
 				if _, err := fmt.Fprintf(raw, "%s\n", b); err != nil {
 					return err
 				}
