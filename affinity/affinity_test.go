@@ -130,9 +130,15 @@ func TestBuildTileFile(t *testing.T) {
 			if !b.FromFile() || b.BlockSize != 4 || b.Gamma != 0.7 || b.GammaRule != "tile file" {
 				t.Errorf("from file %v, block %d, gamma %v (%s)", b.FromFile(), b.BlockSize, b.Gamma, b.GammaRule)
 			}
+			// The file was written by the portable kernel; the vector kernel,
+			// where it runs, differs from it in the last bits.
+			tol := 0.0
+			if _, vector := tile.VectorKernel(); vector {
+				tol = 1e-14
+			}
 			got, want := denseP(t, b), denseP(t, gen)
 			for i := range got {
-				if got[i] != want[i] {
+				if math.Abs(got[i]-want[i]) > tol*math.Abs(want[i]) {
 					t.Fatalf("entry %d: file %v, generated %v", i, got[i], want[i])
 				}
 			}
