@@ -226,7 +226,8 @@ func setAxis(a *plot.Axis, lo, hi float64, log bool) {
 
 // logTicks marks the powers of ten of a log axis and, when the range spans
 // less than two decades, also 2 and 5 times them, so that a short range
-// still has labels.
+// still has labels. A range too short for two of those (an objective that
+// falls by 7%) gets gonum's evenly spaced ticks instead.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -250,6 +251,20 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		for m := 2.0; m < 10; m++ {
 			if v := m * base; v >= lo && v <= hi && !(len(mults) > 1 && (m == 2 || m == 5)) {
 				ticks = append(ticks, plot.Tick{Value: v}) // minor
+			}
+		}
+	}
+	labels := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labels++
+		}
+	}
+	if labels < 2 && hi > lo {
+		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
+		for i, t := range ticks {
+			if t.Label != "" {
+				ticks[i].Label = fmt.Sprintf("%g", t.Value) // as above, not "350000.00"
 			}
 		}
 	}

@@ -126,6 +126,8 @@ func TestLogTicks(t *testing.T) {
 	}{
 		{lo: 0.05, hi: 200, wantLabels: []string{"0.1", "1", "10", "100"}},
 		{lo: 1500, hi: 6000, wantLabels: []string{"2000", "5000"}},
+		// Too short for two of 1, 2, 5 times a power of ten: even ticks.
+		{lo: 349971, hi: 376889, wantLabels: []string{"350000", "375000"}},
 		{lo: 3, hi: 3, wantLabels: nil},
 	} {
 		var labels []string
