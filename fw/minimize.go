@@ -183,7 +183,10 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		}
 		return NotTerminated
 	}
-	labels := argmaxRows(r.W, r.K)
+	var labels []int32 // the clusters of the iterate, for the records' Moved
+	if set.Recorder != nil {
+		labels = argmaxRows(r.W, r.K)
+	}
 	var last Iteration // the final record's pass time, if the method stops the run
 	t := t0
 	for ; ; t++ {
@@ -239,7 +242,9 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 			res.Status, last = status, it
 			break
 		}
-		it.Moved = moved(labels, r.W, r.K)
+		if labels != nil {
+			it.Moved = moved(labels, r.W, r.K)
+		}
 		if err := d.record(it); err != nil {
 			return d.end(err)
 		}

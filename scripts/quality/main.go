@@ -523,20 +523,28 @@ func readAnchors(path string) (map[string][]anchor, error) {
 	if path == "" {
 		return out, nil
 	}
+	err := readLines(path, func(a anchor) { out[a.Set] = append(out[a.Set], a) })
+	return out, err
+}
+
+// readLines calls add with every line of the JSON-lines file at path,
+// decoded as a T.
+func readLines[T any](path string, add func(T)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		var a anchor
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
-		out[a.Set] = append(out[a.Set], a)
+		add(v)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // reportRecords prints the cross-set summary of the records in o.report.
@@ -549,26 +557,14 @@ func reportRecords(o options, out io.Writer) error {
 	recs := make(map[key]record)
 	var order []key
 	for _, path := range o.report {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for line := 1; sc.Scan(); line++ {
-			var r record
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				f.Close()
-				return fmt.Errorf("%s: line %d: %w", path, line, err)
-			}
+		err := readLines(path, func(r record) {
 			k := key{r.Set, r.Candidate}
 			if _, ok := recs[k]; !ok {
 				order = append(order, k)
 			}
 			recs[k] = r
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 	}
