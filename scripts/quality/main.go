@@ -434,8 +434,10 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	begin := time.Now()
 	err = cmd.Run()
 	r.Seconds = time.Since(begin).Seconds()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && cmd.ProcessState != nil {
-		r.RSSkB = ru.Maxrss
+	if cmd.ProcessState != nil { // nil if the binary could not be started
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.RSSkB = ru.Maxrss
+		}
 	}
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
@@ -443,6 +445,9 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 		return r
 	case err != nil:
 		r.Error = strings.ReplaceAll(strings.TrimSpace(stderr.String()), "\n", " ")
+		if r.Error == "" { // not started, or killed without a word
+			r.Error = err.Error()
+		}
 		return r
 	}
 	b, err := os.ReadFile(sum)

@@ -145,3 +145,13 @@ func TestRunErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveMissingBinary checks that a binary that cannot be started gives
+// a record with the error, not a panic.
+func TestSolveMissingBinary(t *testing.T) {
+	o := options{bin: filepath.Join(t.TempDir(), "no-ssnmf"), maxIter: 1, timeout: time.Minute}
+	r := solve(context.Background(), o, dataset{name: "x", path: "x.csv", n: 2, k: 2}, candidates()[0])
+	if !strings.Contains(r.Error, "no-ssnmf") || r.RSSkB != 0 {
+		t.Errorf("record %+v, want the start's error", r)
+	}
+}
