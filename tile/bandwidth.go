@@ -35,7 +35,7 @@ const medianAnchors = 32
 type Bandwidth struct {
 	Gamma     float64 // the kernel parameter: P_ij = exp(-Gamma ||x_i - x_j||^2)
 	Rule      string  // how Gamma was chosen, in words
-	Scale     float64 // median squared distance of an anchor to its m-th nearest distinct neighbour
+	Scale     float64 // AutoBandwidth: median squared distance of an anchor to its m-th nearest distinct neighbour
 	Median    float64 // median squared distance between distinct rows (the first medianAnchors anchors to the reference rows), for comparison
 	Reference int     // rows among which neighbours were sought
 	Anchors   int     // anchors whose neighbours were measured
@@ -272,7 +272,6 @@ func MassBandwidth(x []float64, n, p, k int, seed uint64) (Bandwidth, error) {
 	if !(b.Gamma > 0) || math.IsInf(b.Gamma, 0) {
 		return Bandwidth{}, fmt.Errorf("bandwidth: no finite gamma > 0 gives mean affinity %.3g (k = %d)", target, k)
 	}
-	b.Scale = 1 / b.Gamma
 	b.Rule = fmt.Sprintf("mass: mean affinity %.4g, the mass of %d balanced clusters", target, k)
 	return b, nil
 }

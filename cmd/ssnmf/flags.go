@@ -76,8 +76,8 @@ func (g *gammaFlag) Set(s string) error {
 		*g = gammaFlag{rule: r}
 		return nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+	v, ok := positive(s)
+	if !ok {
 		return fmt.Errorf("want a positive number, auto, neighbor or mass, have %q", s)
 	}
 	*g = gammaFlag{value: v}
@@ -99,12 +99,18 @@ func (f *scaleFlag) Set(s string) error {
 		f.value = 0
 		return nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+	v, ok := positive(s)
+	if !ok {
 		return fmt.Errorf("want a positive number or mass, have %q", s)
 	}
 	f.value = v
 	return nil
+}
+
+// positive parses s as a finite number > 0.
+func positive(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && v > 0 && !math.IsInf(v, 0)
 }
 
 // flagMarks records what the definitions of solve's flags say about them
