@@ -111,24 +111,51 @@ type partial struct {
 // sums if wanted); it is the only part that differs between passes.
 type consume func(p *partial, diag bool)
 
-func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSums []float64, frob *float64, fn consume) error {
+// span is the share of a pass that a run computes: every row of P (whole)
+// or the rows of the row blocks [b0, b1) of the grid (a part).
+type span struct {
+	whole  bool
+	b0, b1 int
+}
+
+// run runs a pass over the tiles of sp. dst and rowSums hold the rows of
+// the span. frob gets one value for each row block of the span: the sum
+// of the squares of its tiles in the upper triangle, counted twice off
+// the diagonal, added up tile by tile from the diagonal out.
+//
+// A whole pass visits each tile of the upper triangle once and adds its
+// contributions to the rows of both of its blocks; a part visits, for each
+// of its row blocks R, the tiles (min(R, J), max(R, J)) for J = 0, 1, ...
+// and adds the contributions to R alone. Either way the contributions to
+// a row block are added in the order of J, each computed from the same
+// tile, so a part has the same bits as the whole pass's rows.
+func (e *Engine) run(ctx context.Context, pass string, in passInput, sp span, dst, rowSums, frob []float64, fn consume) error {
 	k := in.k
 	n := e.Source.N()
-	if dst != nil && len(dst) != n*k {
-		return fmt.Errorf("tile pass: output has %d values, want %d×%d", len(dst), n, k)
+	b := min(e.block(), n)
+	g := newGrid(n, b)
+	if sp.whole {
+		sp.b0, sp.b1 = 0, g.nb
 	}
-	if rowSums != nil && len(rowSums) != n {
-		return fmt.Errorf("tile pass: row sums have %d values, want %d", len(rowSums), n)
+	rows := min(n, sp.b1*b) - sp.b0*b // the rows of the span
+	off := sp.b0 * b                  // the first
+	if dst != nil && len(dst) != rows*k {
+		return fmt.Errorf("tile pass: output has %d values, want %d×%d", len(dst), rows, k)
+	}
+	if rowSums != nil && len(rowSums) != rows {
+		return fmt.Errorf("tile pass: row sums have %d values, want %d", len(rowSums), rows)
+	}
+	if frob != nil && len(frob) != sp.b1-sp.b0 {
+		return fmt.Errorf("tile pass: %d squared norms, want one for each of %d row blocks", len(frob), sp.b1-sp.b0)
 	}
 	clear(dst)
 	clear(rowSums)
-	if n == 0 {
+	clear(frob)
+	if n == 0 || rows == 0 {
 		return nil
 	}
 	sums := rowSums != nil || frob != nil
-	var fsum float64
-	b := min(e.block(), n)
-	g := newGrid(n, b)
+	var rowFrob float64 // the current row block's share of frob
 	in.sums = sums
 	var fast fastKernel
 	if !e.Generic {
@@ -162,8 +189,23 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 		}
 		return p
 	}
+	// tileOf returns task t's tile and the row block it serves (-1 in a
+	// whole pass, where it serves both of its blocks).
+	tasks := g.tiles()
+	tileOf := func(t int) (r0, r1, c0, c1, serves int) {
+		r0, r1, c0, c1 = g.bounds(t)
+		return r0, r1, c0, c1, -1
+	}
+	if !sp.whole {
+		tasks = (sp.b1 - sp.b0) * g.nb
+		tileOf = func(t int) (r0, r1, c0, c1, serves int) {
+			R, J := sp.b0+t/g.nb, t%g.nb
+			I, J := min(R, J), max(R, J)
+			return I * b, min(n, (I+1)*b), J * b, min(n, (J+1)*b), R
+		}
+	}
 	work := func(_ context.Context, t int, p *partial) error {
-		r0, r1, c0, c1 := g.bounds(t)
+		r0, r1, c0, c1, _ := tileOf(t)
 		p.r0, p.r1, p.c0, p.c1 = r0, r1, c0, c1
 		h, w := r1-r0, c1-c0
 		diag := r0 == c0
@@ -196,40 +238,61 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, dst, rowSum
 	}
 	commit := func(t int, p *partial) error {
 		if e.Progress != nil {
-			defer e.Progress(pass, t+1, g.tiles())
+			defer e.Progress(pass, t+1, tasks)
 		}
+		_, _, _, _, serves := tileOf(t)
 		diag := p.r0 == p.c0
+		// The tile adds its row side to the block of its rows, and its
+		// column side to the block of its columns, of those in the span.
+		toRows := serves < 0 || serves*b == p.r0
+		toCols := !diag && (serves < 0 || serves*b == p.c0)
 		if k > 0 {
-			addBlock(dst, k, p.r0, p.r1, p.outR, p.ldR, classMajor)
-			if !diag {
-				addBlock(dst, k, p.c0, p.c1, p.outC, p.ldC, classMajor)
+			if toRows {
+				addBlock(dst, k, p.r0-off, p.r1-off, p.outR, p.ldR, classMajor)
+			}
+			if toCols {
+				addBlock(dst, k, p.c0-off, p.c1-off, p.outC, p.ldC, classMajor)
 			}
 		}
 		if sums {
-			fsum += p.frob
-			if rowSums != nil {
-				addTo(rowSums[p.r0:p.r1], p.sumRows)
-				if !diag {
-					addTo(rowSums[p.c0:p.c1], p.sumCols)
+			if rowSums != nil && toRows {
+				addTo(rowSums[p.r0-off:p.r1-off], p.sumRows)
+			}
+			if rowSums != nil && toCols {
+				addTo(rowSums[p.c0-off:p.c1-off], p.sumCols)
+			}
+			if toRows {
+				rowFrob += p.frob
+				if p.c1 == n && frob != nil { // the last tile of the row block
+					frob[p.r0/b-sp.b0] = rowFrob
+					rowFrob = 0
 				}
 			}
 		}
 		return nil
 	}
-	if err := ordered.Run(ctx, e.workers(), g.tiles(), newBuf, work, commit); err != nil {
+	if err := ordered.Run(ctx, e.workers(), tasks, newBuf, work, commit); err != nil {
 		return err
 	}
 	if classMajor {
 		tmp := make([]float64, b*k)
-		for r0 := 0; r0 < n; r0 += b {
-			r1 := min(n, r0+b)
+		for r0 := 0; r0 < rows; r0 += b {
+			r1 := min(rows, r0+b)
 			transposeBlock(dst[r0*k:r1*k], tmp, r1-r0, k)
 		}
 	}
-	if frob != nil {
-		*frob = fsum
-	}
 	return nil
+}
+
+// FrobSq returns ||P||_F^2 from the squared norms of the row blocks of a
+// pass with sums (MulPart), all of them in order: the value that Mul and
+// Stats return.
+func FrobSq(blocks []float64) float64 {
+	var s float64
+	for _, v := range blocks {
+		s += v
+	}
+	return s
 }
 
 // addTo sets dst[i] += src[i] for i < len(dst), with vector instructions
@@ -292,23 +355,54 @@ func tileSums(tl []float64, h, w, ld int, diag bool, rows, cols []float64) float
 // Stats computes the row sums of P into rowSums (length n, or nil) and
 // returns ||P||_F^2, in one pass.
 func (e *Engine) Stats(ctx context.Context, rowSums []float64) (frobSq float64, err error) {
-	err = e.run(ctx, "stats", passInput{}, nil, rowSums, &frobSq, nil)
-	return frobSq, err
+	frob := e.blockNorms()
+	err = e.run(ctx, "stats", passInput{}, span{whole: true}, nil, rowSums, frob, nil)
+	return FrobSq(frob), err
+}
+
+// blockNorms returns room for the squared norms of the row blocks.
+func (e *Engine) blockNorms() []float64 {
+	n := e.Source.N()
+	b := max(1, min(e.block(), n))
+	return make([]float64, (n+b-1)/b)
 }
 
 // Mul sets dst = P·W, where W and dst are n×k and row-major. If rowSums is
 // not nil the same pass also writes the row sums of P into it and returns
 // ||P||_F^2; otherwise frobSq is 0.
 func (e *Engine) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (frobSq float64, err error) {
+	var frob []float64
+	if rowSums != nil {
+		frob = e.blockNorms()
+	}
+	err = e.mul(ctx, span{whole: true}, dst, w, k, rowSums, frob)
+	return FrobSq(frob), err
+}
+
+// MulPart is one part of Mul, for running a pass as several tasks: it sets
+// dst to the rows r0:r1 of P·W, where r0, r1 = PartRows(part, parts), and
+// if rowSums is not nil, the row sums of those rows and each of their row
+// blocks' share of ||P||_F^2 in blockFrob (BlockNorms(part, parts) values).
+// The rows have the same bits as Mul's, and FrobSq of the shares of all the
+// parts in order is Mul's frobSq. A part costs about twice its share of
+// the tiles of Mul, which computes each tile once for both of its blocks.
+func (e *Engine) MulPart(ctx context.Context, part, parts int, dst, w []float64, k int, rowSums, blockFrob []float64) error {
+	sp, err := e.span(part, parts)
+	if err != nil {
+		return err
+	}
+	if rowSums != nil && blockFrob == nil {
+		return fmt.Errorf("tile pass P·W part %d of %d: row sums without the squared norms", part, parts)
+	}
+	return e.mul(ctx, sp, dst, w, k, rowSums, blockFrob)
+}
+
+func (e *Engine) mul(ctx context.Context, sp span, dst, w []float64, k int, rowSums, frob []float64) error {
 	n := e.Source.N()
 	if k < 1 || len(w) != n*k {
-		return 0, fmt.Errorf("tile pass P·W: W has %d values, want %d×%d", len(w), n, k)
+		return fmt.Errorf("tile pass P·W: W has %d values, want %d×%d", len(w), n, k)
 	}
-	var frob *float64
-	if rowSums != nil {
-		frob = &frobSq
-	}
-	err = e.run(ctx, "P·W", passInput{k: k, w: w}, dst, rowSums, frob, func(p *partial, diag bool) {
+	return e.run(ctx, "P·W", passInput{k: k, w: w}, sp, dst, rowSums, frob, func(p *partial, diag bool) {
 		h, wd := p.r1-p.r0, p.c1-p.c0
 		tl := p.tile[:h*wd]
 		for i := range h {
@@ -322,7 +416,39 @@ func (e *Engine) Mul(ctx context.Context, dst, w []float64, k int, rowSums []flo
 			}
 		}
 	})
-	return frobSq, err
+}
+
+// PartRows returns the rows [r0, r1) of part part of parts: the row blocks
+// of the tile grid cut into parts runs of consecutive blocks, as even as
+// blocks allow. A part may be empty when there are more parts than blocks.
+func (e *Engine) PartRows(part, parts int) (r0, r1 int) {
+	n := e.Source.N()
+	b := max(1, min(e.block(), n))
+	b0, b1 := partBlocks(part, parts, (n+b-1)/b)
+	return min(n, b0*b), min(n, b1*b)
+}
+
+// BlockNorms returns the number of row blocks of part part of parts: the
+// length of MulPart's blockFrob.
+func (e *Engine) BlockNorms(part, parts int) int {
+	n := e.Source.N()
+	b := max(1, min(e.block(), n))
+	b0, b1 := partBlocks(part, parts, (n+b-1)/b)
+	return b1 - b0
+}
+
+func partBlocks(part, parts, nb int) (b0, b1 int) {
+	return part * nb / parts, (part + 1) * nb / parts
+}
+
+func (e *Engine) span(part, parts int) (span, error) {
+	if parts < 1 || part < 0 || part >= parts {
+		return span{}, fmt.Errorf("tile pass: part %d of %d", part, parts)
+	}
+	n := e.Source.N()
+	b := max(1, min(e.block(), n))
+	b0, b1 := partBlocks(part, parts, (n+b-1)/b)
+	return span{b0: b0, b1: b1}, nil
 }
 
 // axpy sets y += a·x.
@@ -337,6 +463,20 @@ func axpy(y []float64, a float64, x []float64) {
 // = 1 and dst is n×k, row-major: dst[i][c] is the sum of P[i][l] over the l
 // with s[l] = c. The pass costs one scatter-add per entry of P, whatever k.
 func (e *Engine) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
+	return e.mulOneHot(ctx, span{whole: true}, dst, s, k)
+}
+
+// MulOneHotPart is one part of MulOneHot, as MulPart is of Mul: it sets
+// dst to the rows PartRows(part, parts) of P·S, with the same bits.
+func (e *Engine) MulOneHotPart(ctx context.Context, part, parts int, dst []float64, s []int32, k int) error {
+	sp, err := e.span(part, parts)
+	if err != nil {
+		return err
+	}
+	return e.mulOneHot(ctx, sp, dst, s, k)
+}
+
+func (e *Engine) mulOneHot(ctx context.Context, sp span, dst []float64, s []int32, k int) error {
 	n := e.Source.N()
 	if len(s) != n {
 		return fmt.Errorf("tile pass P·S: %d column indices, want %d", len(s), n)
@@ -346,7 +486,7 @@ func (e *Engine) MulOneHot(ctx context.Context, dst []float64, s []int32, k int)
 			return fmt.Errorf("tile pass P·S: row %d has column %d, want 0 <= c < %d", i, c, k)
 		}
 	}
-	return e.run(ctx, "P·S", passInput{k: k, s: s}, dst, nil, nil, func(p *partial, diag bool) {
+	return e.run(ctx, "P·S", passInput{k: k, s: s}, sp, dst, nil, nil, func(p *partial, diag bool) {
 		h, wd := p.r1-p.r0, p.c1-p.c0
 		tl := p.tile[:h*wd]
 		sc := s[p.c0:p.c1]
