@@ -98,21 +98,10 @@ type KNNOptions struct {
 // candidates, O(n·M) memory in all, never O(n²). The result has the same
 // bits for any BlockSize, Workers and distance kernel.
 func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, error) {
-	m := opt.Neighbors
-	if m == 0 {
-		m = DefaultNeighbors
+	m, err := checkKNN(x, n, p, opt)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case n < 1 || p < 0 || len(x) != n*p:
-		return nil, fmt.Errorf("graph: kNN of %d values as %d rows of %d features", len(x), n, p)
-	case m < 1:
-		return nil, fmt.Errorf("graph: %d neighbours, want at least 1", m)
-	case opt.Weights != Connectivity && opt.Weights != SelfTuning:
-		return nil, fmt.Errorf("graph: unknown weights %v", opt.Weights)
-	case opt.BlockSize < 0 || opt.Workers < 0:
-		return nil, fmt.Errorf("graph: negative BlockSize or Workers")
-	}
-	m = min(m, n)
 	var source uint64
 	if opt.File != "" {
 		source = knnSource(x, n, p, m, opt.Weights)
@@ -122,7 +111,7 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 			g.Close()
 		}
 	}
-	nb, err := neighbors(ctx, x, n, p, m, opt)
+	nb, _, err := neighbors(ctx, x, n, p, m, opt, 0, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +123,25 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	g, err := nb.graph(opt.Weights, opt.File, source)
 	debug.FreeOSMemory()
 	return g, err
+}
+
+// checkKNN checks the arguments of a kNN build and returns its M, cut to n.
+func checkKNN(x []float64, n, p int, opt KNNOptions) (int, error) {
+	m := opt.Neighbors
+	if m == 0 {
+		m = DefaultNeighbors
+	}
+	switch {
+	case n < 1 || p < 0 || len(x) != n*p:
+		return 0, fmt.Errorf("graph: kNN of %d values as %d rows of %d features", len(x), n, p)
+	case m < 1:
+		return 0, fmt.Errorf("graph: %d neighbours, want at least 1", m)
+	case opt.Weights != Connectivity && opt.Weights != SelfTuning:
+		return 0, fmt.Errorf("graph: unknown weights %v", opt.Weights)
+	case opt.BlockSize < 0 || opt.Workers < 0:
+		return 0, fmt.Errorf("graph: negative BlockSize or Workers")
+	}
+	return min(m, n), nil
 }
 
 // knnSource tags a kNN graph's file with what it was built from: a
@@ -210,8 +218,11 @@ type tileTask struct {
 }
 
 // neighbors finds the m nearest rows of every row, itself first (offered
-// at distance -1, below every real one).
-func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*best, error) {
+// at distance -1, below every real one), or, for part part of parts, of
+// the rows of that part of the blocks of the search order, which it also
+// returns (by index, in that order); the lists of the other rows are then
+// incomplete.
+func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, part, parts int) (*best, []int32, error) {
 	bs := opt.BlockSize
 	if bs == 0 {
 		bs = 256
@@ -229,18 +240,29 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 	for q, i := range perm {
 		copy(xs[q*p:(q+1)*p], x[int(i)*p:(int(i)+1)*p])
 	}
+	//
+	// A part searches the tiles that meet its blocks [b0, b1), in the same
+	// order, and offers candidates only to its own rows.
+	b0, b1 := part*nb/parts, (part+1)*nb/parts
+	mine := func(I int) bool { return b0 <= I && I < b1 }
 	start := make([]int, nb+1)
 	for d := range nb {
-		start[d+1] = start[d] + nb - d
+		lo1, hi1, lo2, hi2 := bandRuns(d, nb, b0, b1)
+		start[d+1] = start[d] + hi1 - lo1 + hi2 - lo2
 	}
 	tileAt := func(t int) (I, J int) {
 		d := sort.Search(nb, func(d int) bool { return start[d+1] > t })
-		I = t - start[d]
+		lo1, hi1, lo2, _ := bandRuns(d, nb, b0, b1)
+		if o := t - start[d]; o < hi1-lo1 {
+			I = lo1 + o
+		} else {
+			I = lo2 + o - (hi1 - lo1)
+		}
 		return I, I + d
 	}
 	pairs, err := tile.NewPairs(xs, n, p, bs, opt.Generic)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Equal rows are contiguous in the order, by index: a run of them is a
 	// group, whose pairs, all at distance 0, are settled here and never
@@ -310,9 +332,15 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
 			for i := range rm {
 				rm[i] = bound(tt.r0 + i)
+				if !mine(I) {
+					rm[i] = math.Inf(-1)
+				}
 			}
 			for j := range cm {
 				cm[j] = bound(tt.c0 + j)
+				if !mine(J) {
+					cm[j] = math.Inf(-1)
+				}
 			}
 			// The thresholds are the committed bounds until the tile has
 			// found m candidates of its own for a row or column.
@@ -337,6 +365,9 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 				b      *best
 				lo, hi int
 			}{{tt.rows, tt.r0, tt.r1}, {tt.cols, tt.c0, tt.c1}} {
+				if !mine(side.lo / bs) {
+					continue
+				}
 				for r := side.lo; r < side.hi; r++ {
 					q, changed, i := r-side.lo, false, int(perm[r])
 					for e := range int(side.b.cnt[q]) {
@@ -349,7 +380,26 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*
 			}
 			return nil
 		})
-	return all, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return all, perm[min(n, b0*bs):min(n, b1*bs)], nil
+}
+
+// bandRuns returns the runs [lo1, hi1) and [lo2, hi2), in order and
+// disjoint, of the I whose tile (I, I+d) of band d meets the blocks
+// [b0, b1) of nb.
+func bandRuns(d, nb, b0, b1 int) (lo1, hi1, lo2, hi2 int) {
+	clip := func(lo, hi int) (int, int) {
+		lo, hi = max(lo, 0), min(hi, nb-d)
+		return lo, max(lo, hi)
+	}
+	lo1, hi1 = clip(b0-d, b1-d) // J = I+d in [b0, b1)
+	lo2, hi2 = clip(b0, b1)     // I in [b0, b1)
+	if lo2 <= hi1 {
+		return lo1, max(hi1, hi2), 0, 0
+	}
+	return lo1, hi1, lo2, hi2
 }
 
 // projectionOrder returns the rows of x (n×p) sorted by their projection on
@@ -458,4 +508,83 @@ func (b *best) sigmas() []float64 {
 		sigma[i] = max(s, floor)
 	}
 	return sigma
+}
+
+// KNNPart is one task's share of a kNN build: the neighbour lists of the
+// rows of part part of parts (KNNRows), which Join puts together with the
+// other parts' into the graph.
+type KNNPart struct {
+	M     int       // the neighbours of a row, the row itself included
+	Rows  []int32   // the part's rows, by index
+	Count []int32   // the neighbours found for each row, at most M
+	Dist  []float64 // M for each row: the squared distances, ascending
+	Index []int32   // M for each row: the neighbours
+}
+
+// KNNRows searches the neighbours of part part of parts of the rows, as KNN
+// would, for a build run as several tasks. The parts are runs of the blocks
+// of KNN's search order; a part searches the tiles that meet its blocks,
+// about twice its share of KNN's, since KNN offers each pair to both of its
+// rows. opt.File is not used.
+func KNNRows(ctx context.Context, x []float64, n, p int, opt KNNOptions, part, parts int) (*KNNPart, error) {
+	m, err := checkKNN(x, n, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	if parts < 1 || part < 0 || part >= parts {
+		return nil, fmt.Errorf("graph: kNN part %d of %d", part, parts)
+	}
+	all, rows, err := neighbors(ctx, x, n, p, m, opt, part, parts)
+	if err != nil {
+		return nil, err
+	}
+	kp := &KNNPart{M: m, Rows: rows, Count: make([]int32, len(rows)), Dist: make([]float64, len(rows)*m), Index: make([]int32, len(rows)*m)}
+	for q, i := range rows {
+		kp.Count[q] = all.cnt[i]
+		copy(kp.Dist[q*m:(q+1)*m], all.d[int(i)*m:int(i+1)*m])
+		copy(kp.Index[q*m:(q+1)*m], all.j[int(i)*m:int(i+1)*m])
+	}
+	return kp, nil
+}
+
+// JoinKNN assembles the graph of the parts of a kNN build (KNNRows), which
+// must cover every row once: the same bits as KNN with the same options,
+// kept in opt.File if it is set.
+func JoinKNN(x []float64, n, p int, opt KNNOptions, parts []*KNNPart) (*CSR, error) {
+	m, err := checkKNN(x, n, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	all := newBest(n, m)
+	seen := make([]bool, n)
+	for t, kp := range parts {
+		if kp.M != m || len(kp.Count) != len(kp.Rows) || len(kp.Dist) != m*len(kp.Rows) || len(kp.Index) != m*len(kp.Rows) {
+			return nil, fmt.Errorf("graph: kNN part %d has the shape of %d neighbours, want %d", t, kp.M, m)
+		}
+		for q, i := range kp.Rows {
+			c := kp.Count[q]
+			if i < 0 || int(i) >= n || seen[i] || c < 1 || int(c) > m {
+				return nil, fmt.Errorf("graph: kNN part %d: row %d (with %d neighbours) is outside 0..%d, repeated, or has no neighbours", t, i, c, n-1)
+			}
+			seen[i] = true
+			for e := range int(c) {
+				if j := kp.Index[q*m+e]; j < 0 || int(j) >= n {
+					return nil, fmt.Errorf("graph: kNN part %d: row %d has neighbour %d, outside 0..%d", t, i, j, n-1)
+				}
+			}
+			all.cnt[i] = c
+			copy(all.d[int(i)*m:int(i+1)*m], kp.Dist[q*m:(q+1)*m])
+			copy(all.j[int(i)*m:int(i+1)*m], kp.Index[q*m:(q+1)*m])
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return nil, fmt.Errorf("graph: the kNN parts miss row %d", i)
+		}
+	}
+	var source uint64
+	if opt.File != "" {
+		source = knnSource(x, n, p, m, opt.Weights)
+	}
+	return all.graph(opt.Weights, opt.File, source)
 }

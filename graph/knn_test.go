@@ -263,3 +263,47 @@ func TestKNNProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestKNNPartsSameBits checks that a build run as parts (KNNRows, JoinKNN)
+// gives KNN's graph bit for bit, for any number of parts, with
+// duplicated rows (settled before the search) among the data.
+func TestKNNPartsSameBits(t *testing.T) {
+	const n, p = 500, 4
+	x := points(n, p, 5)
+	copy(x[10*p:11*p], x[3*p:4*p]) // a duplicated row
+	copy(x[11*p:12*p], x[3*p:4*p])
+	ctx := context.Background()
+	for _, o := range []KNNOptions{{Neighbors: 9, Weights: SelfTuning, BlockSize: 40, Workers: 2}, {Neighbors: 3, Weights: Connectivity, BlockSize: 64, Workers: 1}} {
+		want, err := KNN(ctx, x, n, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, parts := range []int{1, 2, 3, 4, 7, 20} {
+			var ps []*KNNPart
+			for part := range parts {
+				kp, err := KNNRows(ctx, x, n, p, o, part, parts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps = append(ps, kp)
+			}
+			g, err := JoinKNN(x, n, p, o, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(g.RowPtr, want.RowPtr) || !slices.Equal(g.Col, want.Col) || !slices.Equal(g.Val, want.Val) {
+				t.Errorf("M=%d, %d parts: another graph than KNN's", o.Neighbors, parts)
+			}
+			// A part missing or given twice is refused (part 0 is empty
+			// when there are more parts than blocks).
+			if parts > 1 && len(ps[0].Rows) > 0 {
+				if _, err := JoinKNN(x, n, p, o, ps[1:]); err == nil {
+					t.Errorf("%d parts: joined without part 0", parts)
+				}
+				if _, err := JoinKNN(x, n, p, o, append(ps, ps[0])); err == nil {
+					t.Errorf("%d parts: joined with part 0 twice", parts)
+				}
+			}
+		}
+	}
+}
