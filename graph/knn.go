@@ -66,6 +66,11 @@ type KNNOptions struct {
 	// Progress, if not nil, is called after each tile of the search, with
 	// pass "kNN", in order (the tile engine's Progress hook).
 	Progress func(pass string, done, total int)
+	// Search, if not nil, runs the search elsewhere, as the tasks of a
+	// batch system's job step do (package cluster): it returns the parts
+	// (KNNRows) that cover the rows, which KNN joins (JoinKNN) into the same
+	// graph.
+	Search func(ctx context.Context, x []float64, n, p int, opt KNNOptions) ([]*KNNPart, error)
 	// File, if not empty, is the CSR file (see OpenFile) the graph is
 	// assembled in and kept in, memory-mapped, so that its entries are
 	// file-backed pages instead of heap. If File already holds the graph of
@@ -110,6 +115,15 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 		} else if err == nil {
 			g.Close()
 		}
+	}
+	if opt.Search != nil {
+		o := opt
+		o.Search, o.File, o.Progress = nil, "", nil
+		parts, err := opt.Search(ctx, x, n, p, o)
+		if err != nil {
+			return nil, err
+		}
+		return JoinKNN(x, n, p, opt, parts)
 	}
 	nb, _, err := neighbors(ctx, x, n, p, m, opt, 0, 1)
 	if err != nil {

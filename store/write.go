@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 // AtomicFile is an output file written under a temporary name in the
@@ -15,8 +16,9 @@ import (
 // Abort removes it. Either way an earlier file at the path is never seen
 // half written. Writes are buffered.
 type AtomicFile struct {
+	fs   vfs.FS
 	path string
-	f    *os.File
+	f    vfs.File
 	bw   *bufio.Writer
 	done bool
 }
@@ -24,28 +26,45 @@ type AtomicFile struct {
 // CreateAtomic starts writing the file at path. It fails at once if the
 // directory of path does not exist or is not writable, or if path is a
 // directory, so that a program can check its outputs before long work.
+// It is CreateAtomicFS on the operating system's file system.
 func CreateAtomic(path string) (*AtomicFile, error) {
+	return CreateAtomicFS(vfs.OS{}, path)
+}
+
+// CreateAtomicFS is CreateAtomic on the file system fsys: the temporary
+// file, the rename and the syncs of the AtomicFile all go through fsys.
+func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil {
+	if fi, err := fsys.Stat(dir); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("writing %s: %s is not a directory", path, dir)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	if fi, err := fsys.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("writing %s: is a directory", path)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := fsys.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return &AtomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
+	return &AtomicFile{fs: fsys, path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
 // Write writes p to the temporary file.
 func (a *AtomicFile) Write(p []byte) (int, error) { return a.bw.Write(p) }
 
-// Commit flushes and syncs the file, gives it mode 0644 and renames it to
-// its final path. If any step fails the temporary file is removed.
+// Commit flushes and syncs the file, gives it mode 0644, renames it to its
+// final path and syncs the directory, so that the rename survives a crash.
+// If a step before the rename fails the temporary file is removed and an
+// earlier file at the path is left as it was.
+//
+// If only the sync of the directory fails, the new file is already
+// complete at the path, and Abort does nothing; Commit still returns the
+// error, saying so. It is reported, not ignored, because a caller that is
+// told the file is in place may act on it, deleting what the file
+// replaces or going on from a checkpoint, while after a crash the earlier
+// file could come back: a failed directory sync (an I/O error) means the
+// rename is not known to be on disk.
 func (a *AtomicFile) Commit() error {
 	if a.done {
 		return fmt.Errorf("writing %s: already committed or aborted", a.path)
@@ -61,35 +80,45 @@ func (a *AtomicFile) Commit() error {
 		err = a.f.Close()
 	}
 	if err == nil {
-		err = os.Rename(a.f.Name(), a.path)
+		err = a.fs.Rename(a.f.Name(), a.path)
 	}
 	if err != nil {
 		a.Abort()
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
 	a.done = true
-	// The rename is durable only once the directory is synced. The file
-	// itself is complete either way, so a failure here is not reported.
-	syncDir(filepath.Dir(a.path))
+	if err := a.fs.SyncDir(filepath.Dir(a.path)); err != nil {
+		return fmt.Errorf("writing %s: the file is complete, but its rename may not survive a crash: %w", a.path, err)
+	}
 	return nil
 }
 
 // Abort removes the temporary file. It does nothing after Commit, so it can
-// be deferred.
+// be deferred. It has nothing to report: the temporary file may already be
+// closed, and if it cannot be removed there is nothing better to do than
+// leave it, under its dot name beside the untouched earlier file.
 func (a *AtomicFile) Abort() {
 	if a.done {
 		return
 	}
 	a.done = true
-	a.f.Close() // may already be closed; the error does not matter
-	os.Remove(a.f.Name())
+	a.f.Close()             // may already be closed; the error does not matter
+	a.fs.Remove(a.f.Name()) // best effort, see above
 }
 
 // WriteFileAtomic writes a file by calling write on an AtomicFile and
 // committing it; on any error the temporary file is removed and an existing
-// file at path is left untouched. The new file has mode 0644.
+// file at path is left untouched. The new file has mode 0644. It is
+// WriteFileAtomicFS on the operating system's file system.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
-	a, err := CreateAtomic(path)
+	return WriteFileAtomicFS(vfs.OS{}, path, write)
+}
+
+// WriteFileAtomicFS is WriteFileAtomic on the file system fsys. As with
+// Commit, an error from the sync of the directory alone leaves the new
+// file complete at path.
+func WriteFileAtomicFS(fsys vfs.FS, path string, write func(w io.Writer) error) error {
+	a, err := CreateAtomicFS(fsys, path)
 	if err != nil {
 		return err
 	}

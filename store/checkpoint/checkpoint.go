@@ -99,6 +99,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 const (
@@ -133,13 +134,22 @@ type Checkpoint struct {
 // Save writes st, with its W and PW and its payload, the run's settings and
 // trace so far to the file name, replacing it atomically, in format
 // version 3. The payload is an *fw.FrankWolfeState or an *fw.RowCDState,
-// whose WᵀW gives k.
+// whose WᵀW gives k. It is SaveFS on the operating system's file system.
 func Save(name string, st *fw.State, settings, trace []byte) error {
+	return SaveFS(vfs.OS{}, name, st, settings, trace)
+}
+
+// SaveFS is Save on the file system fsys, through which the checkpoint is
+// created, written, synced and renamed into place (store.CreateAtomicFS).
+// If it fails, the earlier checkpoint is left as it was, unless only the
+// sync of the directory after the rename failed: then the new checkpoint
+// is complete in its place, and the error says so.
+func SaveFS(fsys vfs.FS, name string, st *fw.State, settings, trace []byte) error {
 	n, k, err := shape(st)
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", name, err)
 	}
-	return write(name, st, n, k, settings, trace)
+	return writeFS(fsys, name, st, n, k, settings, trace)
 }
 
 // shape returns the rows and columns of the W of st, after checking that
@@ -186,8 +196,14 @@ func shape(st *fw.State) (n, k int, err error) {
 	return n, k, nil
 }
 
-// write writes st for an n×k W; its payload may be of any method.
+// write writes st for an n×k W to the operating system's file system; its
+// payload may be of any method.
 func write(name string, st *fw.State, n, k int, settings, trace []byte) error {
+	return writeFS(vfs.OS{}, name, st, n, k, settings, trace)
+}
+
+// writeFS is write on the file system fsys.
+func writeFS(fsys vfs.FS, name string, st *fw.State, n, k int, settings, trace []byte) error {
 	p := st.Payload
 	method, size := p.Method(), p.Size()
 	switch {
@@ -198,7 +214,7 @@ func write(name string, st *fw.State, n, k int, settings, trace []byte) error {
 	case n < 1 || k < 1 || len(st.W) != n*k || len(st.PW) != n*k:
 		return fmt.Errorf("checkpoint %s: W and P·W of %d and %d values, want %d×%d", name, len(st.W), len(st.PW), n, k)
 	}
-	f, err := store.CreateAtomic(name)
+	f, err := store.CreateAtomicFS(fsys, name)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 //go:build !unix
 
-package store
+package vfs
+
+// canSyncDir reports whether syncDir syncs directories.
+const canSyncDir = false
 
 // syncDir does nothing on systems where directories cannot be synced
 // through the os package.

@@ -1,0 +1,47 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Srun launches a step with Slurm's srun, inside the allocation (salloc or
+// sbatch) that the coordinator runs in: srun starts the tasks on the
+// allocation's nodes, gives each its index in SLURM_PROCID, and exits when
+// all have ended, non-zero if any failed, after killing the others
+// (--kill-on-bad-exit).
+type Srun struct {
+	// Binary is the ssnmf executable, at a path that every node sees.
+	Binary string
+	// Command is srun itself; "srun" if empty.
+	Command string
+	// Args are more options of srun, such as --cpus-per-task.
+	Args []string
+}
+
+// Launch runs the step and waits for srun to exit.
+func (s Srun) Launch(ctx context.Context, st Step) error {
+	cmd := s.Command
+	if cmd == "" {
+		cmd = "srun"
+	}
+	args := []string{"--ntasks=" + strconv.Itoa(st.Tasks), "--kill-on-bad-exit=1", "--job-name=" + st.Name,
+		"--output=" + st.Stderr} // stderr goes with stdout
+	args = append(args, s.Args...)
+	args = append(args, s.Binary, "worker", "-run", st.Dir, "-pass", strconv.FormatUint(st.Pass, 10))
+	var out bytes.Buffer
+	c := exec.CommandContext(ctx, cmd, args...)
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		if msg := strings.TrimSpace(out.String()); msg != "" {
+			lines := strings.Split(msg, "\n")
+			return fmt.Errorf("%s: %w: %s", cmd, err, strings.TrimSpace(lines[len(lines)-1]))
+		}
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+// Package vfs is the file system through which package store replaces its
+// output files: the few operations an atomic write needs (create a temporary
+// file, write, chmod, sync and close it, rename it into place, sync the
+// directory, remove it on failure), behind an interface, so that a test can
+// put a file system that fails on purpose (package errorfs) under the
+// writers and check what a failure at each step leaves on disk. [OS] is the
+// real one, over package os.
+package vfs
+
+import (
+	"io"
+	"os"
+)
+
+// FS is the file system a writer of package store works through. Paths are
+// those of package os. The methods of an FS may be called concurrently.
+type FS interface {
+	// CreateTemp creates a new file in dir, named by pattern as
+	// os.CreateTemp names it, opened for writing.
+	CreateTemp(dir, pattern string) (File, error)
+	// Rename renames oldpath to newpath, replacing a file at newpath.
+	Rename(oldpath, newpath string) error
+	// Remove removes the file name.
+	Remove(name string) error
+	// SyncDir flushes the directory dir to stable storage, so that the
+	// creations, renames and removals within it survive a crash.
+	SyncDir(dir string) error
+	// Stat describes the file name, following symbolic links.
+	Stat(name string) (os.FileInfo, error)
+}
+
+// File is a file opened for writing by FS.CreateTemp.
+type File interface {
+	io.Writer
+	// Sync flushes the file's contents to stable storage.
+	Sync() error
+	// Close closes the file; the file is not usable afterwards.
+	Close() error
+	// Chmod sets the file's mode.
+	Chmod(mode os.FileMode) error
+	// Name returns the path of the file, as CreateTemp made it.
+	Name() string
+}
+
+// OS is the FS of the operating system, through package os. It has no
+// state; its zero value is ready to use.
+type OS struct{}
+
+var (
+	_ FS   = OS{}
+	_ File = (*os.File)(nil)
+)
+
+// CreateTemp creates the file with os.CreateTemp.
+func (OS) CreateTemp(dir, pattern string) (File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err // a nil File, not a File holding a nil *os.File
+	}
+	return f, nil
+}
+
+// Rename renames the file with os.Rename.
+func (OS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+// Remove removes the file with os.Remove.
+func (OS) Remove(name string) error { return os.Remove(name) }
+
+// Stat describes the file with os.Stat.
+func (OS) Stat(name string) (os.FileInfo, error) { return os.Stat(name) }
+
+// SyncDir opens the directory dir and syncs it, on Unix systems; elsewhere,
+// where package os cannot sync a directory, it does nothing and returns nil.
+func (OS) SyncDir(dir string) error { return syncDir(dir) }
