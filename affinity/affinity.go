@@ -68,11 +68,27 @@ type Spec struct {
 	// bandwidth then only serves a k-means start). BlockSize and Workers
 	// apply to its build.
 	Graph *graph.KNNOptions
+	// Engine, if not nil, runs the O(n²) work of a P made from the
+	// features elsewhere: the search of a kNN graph, and the passes of the
+	// Gaussian kernel (package cluster). A tile file or an edge list is
+	// read here either way.
+	Engine Engine
 	// GraphFile, if not empty, is the CSR file a sparse P (a kNN graph or
 	// an edge list) is assembled and kept in, memory-mapped (see
 	// graph.OpenFile). A kNN graph of the same features and options
 	// already there is opened instead of built again.
 	GraphFile string
+}
+
+// Engine runs the O(n²) work of P on other machines, with the same bits
+// as here: cluster.Coordinator, whose tasks are a batch system's job steps.
+type Engine interface {
+	// SearchKNN searches the neighbours of the n×p rows x, as the parts
+	// of graph.KNNRows; it serves as graph.KNNOptions.Search.
+	SearchKNN(ctx context.Context, x []float64, n, p int, opt graph.KNNOptions) ([]*graph.KNNPart, error)
+	// Gaussian returns the Gaussian kernel of the n×p rows x, whose passes
+	// run elsewhere, in tiles of edge block.
+	Gaussian(x []float64, n, p int, gamma float64, prec tile.Precision, block int) (fw.Affinity, error)
 }
 
 // Rule is a rule that chooses the Gaussian kernel's bandwidth from the data.
@@ -175,6 +191,13 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	}
 	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress}
 	b.Affinity = fw.Tiled(b.Engine)
+	if spec.Engine != nil && b.file == nil {
+		// The passes run elsewhere; the local engine only names the kernel.
+		var err error
+		if b.Affinity, err = spec.Engine.Gaussian(tab.Features, tab.N, tab.P, b.Gamma, spec.Precision, b.BlockSize); err != nil {
+			return nil, err
+		}
+	}
 	return b, nil
 }
 
@@ -214,6 +237,9 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	opt := *spec.Graph
 	opt.BlockSize, opt.Workers, opt.File, opt.Progress = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress
+	if spec.Engine != nil {
+		opt.Search = spec.Engine.SearchKNN
+	}
 	g, err := graph.KNN(ctx, tab.Features, tab.N, tab.P, opt)
 	if err != nil {
 		return nil, err

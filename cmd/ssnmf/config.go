@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,6 +75,13 @@ type kernelConfig struct {
 	workers     int
 	seed        uint64
 	quiet       bool
+
+	// Where the O(n²) work runs (solve's -engine, -tasks, -retries), and
+	// where the lines of a coordinator's retries go.
+	engine    string
+	tasks     int
+	retries   int
+	engineLog func(msg string)
 }
 
 // config is the parsed command line of solve.
@@ -202,6 +211,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
 	// Last: its usage lists the flags marked mutable, in the order defined.
+	engineFlags(fs, &c.kernelConfig, m.mutable)
 	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only "+
 		m.mutableList()+" may change")
 	pos, err := parseFlags(fs, args, stdout)
@@ -264,8 +274,17 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if len(pos) == 1 {
 		c.input = pos[0]
 	}
-	kSet := false // -k 0 is an error; no -k means "the number of classes"
-	fs.Visit(func(f *flag.Flag) { kSet = kSet || f.Name == "k" })
+	kSet, methodSet := false, false // -k 0 is an error; no -k means "the number of classes"
+	fs.Visit(func(f *flag.Flag) {
+		kSet = kSet || f.Name == "k"
+		methodSet = methodSet || f.Name == "method"
+	})
+	if err := c.checkEngine(); err != nil {
+		return nil, err
+	}
+	if err := c.checkMethod(methodSet); err != nil {
+		return nil, err
+	}
 	if kSet && c.k < 1 {
 		return nil, usagef("-k must be >= 1, have %d", c.k)
 	}
@@ -298,4 +317,63 @@ func checkpointers() string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, " and ")
+}
+
+// The engines of -engine.
+const (
+	engineLocal = "local"
+	engineSlurm = "slurm"
+)
+
+// engineFlags defines -engine, -tasks and -retries on fs, their names
+// passed through mark.
+func engineFlags(fs *flag.FlagSet, kc *kernelConfig, mark func(string) string) {
+	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search, or the passes of -affinity gaussian with -method fw (README \"Past one node\")")
+	fs.IntVar(&kc.tasks, mark("tasks"), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step (default $SLURM_NTASKS)")
+	fs.IntVar(&kc.retries, mark("retries"), 2, "-engine slurm: launch a failed step again up to this many times")
+}
+
+// checkEngine checks -engine, -tasks and -retries.
+func (kc *kernelConfig) checkEngine() error {
+	switch {
+	case kc.engine == engineLocal:
+		return nil
+	case kc.engine != engineSlurm:
+		return usagef("-engine %q: want %s or %s", kc.engine, engineLocal, engineSlurm)
+	case kc.tasks < 1:
+		return usagef("-engine slurm: -tasks is %d and SLURM_NTASKS is not set: run inside salloc or sbatch, or give -tasks", kc.tasks)
+	case kc.retries < 0:
+		return usagef("-retries must be >= 0, have %d", kc.retries)
+	}
+	return nil
+}
+
+// checkMethod checks -engine against the method. With -engine slurm the
+// Gaussian kernel's passes run as steps, which have no row sweeps: the
+// method is then fw unless -method (set, if methodSet) says otherwise.
+func (c *config) checkMethod(methodSet bool) error {
+	if c.engine != engineSlurm || !c.gaussian() {
+		return nil
+	}
+	if !methodSet {
+		c.method = "fw"
+	}
+	if c.method == "rowcd" {
+		return usagef("-engine slurm with -affinity gaussian: -method rowcd needs row sweeps, and the steps give whole passes: use -method fw (README \"Past one node\")")
+	}
+	return nil
+}
+
+// envInt returns the integer in the environment variable name, 0 if it is
+// not set or not an integer.
+func envInt(name string) int { return envIntOr(name, 0) }
+
+// envIntOr returns the integer in the environment variable name, or def if
+// it is not set or not an integer.
+func envIntOr(name string, def int) int {
+	v, err := strconv.Atoi(os.Getenv(name))
+	if err != nil {
+		return def
+	}
+	return v
 }

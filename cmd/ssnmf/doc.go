@@ -18,6 +18,7 @@
 //	ssnmf gen -n N [flags] -o FILE  write a seeded Gaussian mixture (Parquet, Arrow or CSV)
 //	ssnmf tiles [flags] -o FILE   write P of an input as an Arrow tile file (for solve -affinity)
 //	ssnmf graph [flags] -o EDGES [INPUT]  write the kNN graph of an input as an edge list (for solve -affinity)
+//	ssnmf worker -run DIR -pass N  one task of a job step of solve -engine slurm (launched by srun)
 //	ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
 //	ssnmf plot [flags] -o FILE TRACE.csv...  plot traces (objective, gap against seconds, passes)
 //	ssnmf dump FILE               print a work-directory matrix, checkpoint or tile file for debugging

@@ -34,10 +34,15 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present)")
 	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
 	out := fs.String("o", "", "the edge list to write, `EDGES`.parquet, .arrow or .csv")
+	engineFlags(fs, &kc, func(name string) string { return name })
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
+	if err := kc.checkEngine(); err != nil {
+		return err
+	}
+	kc.engineLog = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if err := kc.checkGraph(*weights); err != nil {
 		return err
 	}

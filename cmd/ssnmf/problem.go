@@ -4,23 +4,30 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 )
 
-// graphFile is the name of a sparse P's CSR file in the work directory.
-const graphFile = "graph.csr"
+// graphFile is the name of a sparse P's CSR file in the work directory,
+// and clusterDir that of the run directory of -engine slurm's tasks.
+const (
+	graphFile  = "graph.csr"
+	clusterDir = "cluster"
+)
 
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
 	tab *store.Table // the input; nil when P comes from a tile file and no INPUT is given
 	*affinity.Built
+	coord *cluster.Coordinator // -engine slurm's; nil for local
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
@@ -63,6 +70,18 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	} else if kc.affinity == affinityKNN {
 		spec.Graph = &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights}
 		spec.GraphFile = filepath.Join(dir, graphFile)
+	}
+	if kc.engine == engineSlurm {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return nil, err
+		}
+		bin, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
+		}
+		pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
+			Launcher: cluster.Srun{Binary: bin}, Log: kc.engineLog}
+		spec.Engine = pr.coord
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
 	var bw *affinity.BandwidthError
@@ -108,7 +127,7 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 // what is made of it) to the file out, which appears, atomically, only if
 // write succeeds: the end of the tiles and graph commands.
 func (kc *kernelConfig) export(ctx context.Context, out string, write func(w io.Writer, prob *problem) error) error {
-	dir, err := os.MkdirTemp("", "ssnmf-export-")
+	dir, err := os.MkdirTemp(kc.workParent(), "ssnmf-export-")
 	if err != nil {
 		return err
 	}
@@ -127,4 +146,14 @@ func (kc *kernelConfig) export(ctx context.Context, out string, write func(w io.
 		return err
 	}
 	return f.Commit()
+}
+
+// workParent returns the directory in which a temporary work directory is
+// made: the system's, or with -engine slurm the current directory, which a
+// batch job shares with its nodes, where the node's own is not.
+func (kc *kernelConfig) workParent() string {
+	if kc.engine == engineSlurm {
+		return "."
+	}
+	return ""
 }

@@ -51,6 +51,10 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	}()
 
 	prog := &progress{out: stderr, quiet: c.quiet}
+	c.engineLog = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
+	if c.engine == engineSlurm && !c.quiet {
+		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
+	}
 	prob, err := c.problem(ctx, dir, c.k, prog.pass)
 	if err != nil {
 		return err
@@ -222,7 +226,7 @@ func (c *config) openWorkdir() (string, bool, error) {
 		}
 		return c.workdir, false, nil
 	}
-	dir, err := os.MkdirTemp("", "ssnmf-")
+	dir, err := os.MkdirTemp(c.workParent(), "ssnmf-")
 	if err != nil {
 		return "", false, fmt.Errorf("work directory: %w", err)
 	}

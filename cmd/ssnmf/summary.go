@@ -109,6 +109,13 @@ type summary struct {
 	ConfidenceCorrect *float64 `json:"confidence_correct,omitempty"`
 	ConfidenceWrong   *float64 `json:"confidence_wrong,omitempty"`
 	Brier             *float64 `json:"brier,omitempty"`
+	// -engine slurm: the tasks of a step, the steps launched (retries
+	// included), the retries, and the seconds in the steps.
+	Engine      string  `json:"engine"`
+	Tasks       int     `json:"tasks,omitempty"`
+	Steps       int     `json:"steps,omitempty"`
+	StepRetries int     `json:"step_retries,omitempty"`
+	StepSeconds float64 `json:"step_seconds,omitempty"`
 }
 
 // report takes up what the method m adds to its result res: the penalty
@@ -146,6 +153,10 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
 	}
 	b.sum.PeakRSSBytes = peakRSS()
+	b.sum.Engine = c.engine
+	if co := pr.coord; co != nil {
+		b.sum.Tasks, b.sum.Steps, b.sum.StepRetries, b.sum.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
+	}
 	if c.fromFile() {
 		b.sum.AffinityKind = "tile file"
 		if g := pr.Graph(); g != nil {
@@ -264,6 +275,13 @@ func (b *summaryBuilder) table(out io.Writer) {
 	row("fw gap", "%.4g", s.Gap)
 	row("stopped", "%s after %d iterations, %d passes over P", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
+	if s.Steps > 0 {
+		what := "the passes of P"
+		if s.Neighbors > 0 {
+			what = "the kNN search; the solve ran here"
+		}
+		row("engine", "%s: %d steps of %d tasks (%d retried), %.2fs in them: %s", s.Engine, s.Steps, s.Tasks, s.StepRetries, s.StepSeconds, what)
+	}
 	row("||P||_F^2", "%.8g (max row sum %.6g)", s.PFrobeniusSq, s.PMaxRowSum)
 	if s.ARI != nil && s.NMI != nil {
 		acc := "-"
