@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// slurmOrSkip skips the test when no Slurm cluster answers (start one with
+// scripts/slurm/local-cluster.sh start), unless SSNMF_REQUIRE_SLURM is set,
+// as .ci/run sets it: then a missing cluster fails the test.
+func slurmOrSkip(t *testing.T) {
+	t.Helper()
+	why := ""
+	if _, err := exec.LookPath("salloc"); err != nil {
+		why = "salloc is not installed"
+	} else if out, err := exec.Command("sinfo", "-h", "-o", "%t").CombinedOutput(); err != nil {
+		why = "sinfo: " + strings.TrimSpace(string(out))
+	} else if !strings.Contains(string(out), "idle") && !strings.Contains(string(out), "mix") {
+		why = "no node takes jobs: " + strings.TrimSpace(string(out))
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("SSNMF_REQUIRE_SLURM") != "" {
+		t.Fatalf("SSNMF_REQUIRE_SLURM is set, but no Slurm cluster answers: %s", why)
+	}
+	t.Skipf("no Slurm cluster (%s); start one with scripts/slurm/local-cluster.sh start", why)
+}
+
+// slurmInput is a shared data set if ../shared is beside the repository,
+// else the repository's copy of yeast (the built-in data set).
+func slurmInput(name string) string {
+	if p := filepath.Join("..", "..", "..", "shared", "data", name); fileExists(p) {
+		return p
+	}
+	return filepath.Join("data", "yeast.csv")
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// buildBinary builds ssnmf for the tasks that srun starts.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ssnmf")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runBin runs the binary with args in dir, inside salloc with tasks tasks if
+// tasks > 0, and returns its stderr.
+func runBin(t *testing.T, ctx context.Context, dir, bin string, tasks int, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	if tasks > 0 {
+		cmd = exec.CommandContext(ctx, "salloc", append([]string{"--ntasks", strconv.Itoa(tasks), "--overcommit", "--quiet", bin}, args...)...)
+	}
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, stderr.String())
+	}
+	return stderr.String()
+}
+
+func sameFile(t *testing.T, what, got, want string) {
+	t.Helper()
+	a, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("%s: %s differs from %s", what, got, want)
+	}
+}
+
+func readSummary(t *testing.T, path string) summary {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSlurmSameBits solves a shared data set with -engine slurm on 2 and 4
+// tasks, the dense kernel's passes and the kNN search as job steps of a
+// real Slurm cluster, builds its kNN graph the same way, and checks that
+// every output has the bits of -engine local.
+func TestSlurmSameBits(t *testing.T) {
+	slurmOrSkip(t)
+	bin, dir := buildBinary(t), t.TempDir()
+	ctx := context.Background()
+	in, _ := filepath.Abs(slurmInput("yeast.csv"))
+	dense := []string{"solve", "-affinity", "gaussian", "-method", "fw", "-max-iter", "15", "-q"}
+	knn := []string{"solve", "-q"}
+	graph := []string{"graph", "-q"}
+	runBin(t, ctx, dir, bin, 0, append(dense, "-out", "dense-local.csv", in)...)
+	runBin(t, ctx, dir, bin, 0, append(knn, "-out", "knn-local.csv", in)...)
+	runBin(t, ctx, dir, bin, 0, append(graph, "-o", "graph-local.csv", in)...)
+	for _, tasks := range []int{2, 4} {
+		name := func(s string) string { return s + "-slurm" + strconv.Itoa(tasks) + ".csv" }
+		runBin(t, ctx, dir, bin, tasks, append(dense, "-engine", "slurm", "-out", name("dense"), "-summary", name("dense")+".json", in)...)
+		runBin(t, ctx, dir, bin, tasks, append(knn, "-engine", "slurm", "-out", name("knn"), in)...)
+		runBin(t, ctx, dir, bin, tasks, append(graph, "-engine", "slurm", "-o", name("graph"), in)...)
+		sameFile(t, "dense W", filepath.Join(dir, name("dense")), filepath.Join(dir, "dense-local.csv"))
+		sameFile(t, "kNN W", filepath.Join(dir, name("knn")), filepath.Join(dir, "knn-local.csv"))
+		sameFile(t, "kNN graph", filepath.Join(dir, name("graph")), filepath.Join(dir, "graph-local.csv"))
+		s := readSummary(t, filepath.Join(dir, name("dense")+".json"))
+		if s.Engine != engineSlurm || s.Tasks != tasks || s.Steps != s.Passes {
+			t.Fatalf("%d tasks: summary says engine %q, %d tasks, %d steps for %d passes", tasks, s.Engine, s.Tasks, s.Steps, s.Passes)
+		}
+		t.Logf("-engine slurm, %d tasks: dense fw (%d steps, objective %.10g), kNN solve and kNN graph: same bits as -engine local", tasks, s.Steps, s.Objective)
+	}
+}
+
+// TestSlurmKillRetry kills the tasks of a step of a running solve with
+// scancel --signal=KILL, and checks that the coordinator launches the step
+// again and ends with the bits of -engine local.
+func TestSlurmKillRetry(t *testing.T) {
+	slurmOrSkip(t)
+	bin, dir := buildBinary(t), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	in, _ := filepath.Abs(slurmInput("pendigits.csv"))
+	args := []string{"solve", "-affinity", "gaussian", "-method", "fw", "-max-iter", "6", "-tile", "128"}
+	runBin(t, ctx, dir, bin, 0, append(args, "-q", "-out", "local.csv", in)...)
+
+	// The watcher kills the first step it sees of the job that runs
+	// solve, once it has run a moment.
+	killed := make(chan string, 1)
+	go func() {
+		defer close(killed)
+		for ctx.Err() == nil {
+			out, _ := exec.Command("squeue", "-h", "-s", "-o", "%i %j").Output()
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				f := strings.Fields(line)
+				if len(f) == 2 && strings.HasPrefix(f[1], "ssnmf-pass-") {
+					time.Sleep(100 * time.Millisecond)
+					if msg, err := exec.Command("scancel", "--signal=KILL", f[0]).CombinedOutput(); err != nil {
+						t.Logf("scancel %s: %v %s", f[0], err, msg)
+						continue
+					}
+					killed <- f[0] + " (" + f[1] + ")"
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	stderr := runBin(t, ctx, dir, bin, 2, append(args, "-engine", "slurm", "-out", "slurm.csv", "-summary", "slurm.json", in)...)
+	step, ok := <-killed
+	if !ok {
+		t.Fatal("no step of the run was seen to kill")
+	}
+	s := readSummary(t, filepath.Join(dir, "slurm.json"))
+	var retry string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "launching the step again") {
+			retry = l
+		}
+	}
+	if s.StepRetries < 1 || retry == "" {
+		t.Fatalf("killed step %s, but the run reports %d retries; its stderr:\n%s", step, s.StepRetries, stderr)
+	}
+	sameFile(t, "W after a killed step", filepath.Join(dir, "slurm.csv"), filepath.Join(dir, "local.csv"))
+	t.Logf("killed step %s with scancel --signal=KILL; the run said %q; %d steps, %d retried; W has the bits of -engine local", step, strings.TrimSpace(retry), s.Steps, s.StepRetries)
+}
