@@ -338,4 +338,3 @@ func TestWorkFaults(t *testing.T) {
 	}
 	t.Logf("fault points tried in a task's output: %d", points)
 }
-

@@ -280,7 +280,7 @@ func (b *summaryBuilder) table(out io.Writer) {
 		if s.Neighbors > 0 {
 			what = "the kNN search; the solve ran here"
 		}
-		row("engine", "%s: %d steps of %d tasks (%d retried), %.2fs in them: %s", s.Engine, s.Steps, s.Tasks, s.StepRetries, s.StepSeconds, what)
+		row("engine", "%s: %d step(s) of %d tasks (%d retried), %.2fs in them: %s", s.Engine, s.Steps, s.Tasks, s.StepRetries, s.StepSeconds, what)
 	}
 	row("||P||_F^2", "%.8g (max row sum %.6g)", s.PFrobeniusSq, s.PMaxRowSum)
 	if s.ARI != nil && s.NMI != nil {
