@@ -55,6 +55,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	if c.engine == engineSlurm && !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
 	}
+	setup := time.Now()
 	prob, err := c.problem(ctx, dir, c.k, prog.pass)
 	if err != nil {
 		return err
@@ -100,7 +101,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 		traceOut = outs.trace
 	}
 	rep := &report{progress: prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
-		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, meter: m, warn: stderr}}
+		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, meter: m, warn: stderr, setup: time.Since(setup).Seconds()}}
 
 	ws, err := newWorkspace(dir, n, k)
 	if err != nil {

@@ -24,6 +24,7 @@ type summaryBuilder struct {
 	cfg    *config
 	prob   *problem
 	kernel string    // the tile kernel's name
+	setup  float64   // the seconds of loading the input and setting P up
 	meter  *meter    // counts and times every pass of the run
 	warn   io.Writer // warnings: a score that cannot be computed
 
@@ -78,6 +79,8 @@ type summary struct {
 	Seconds          float64       `json:"seconds"`
 	SolveSeconds     float64       `json:"solve_seconds"`
 	EntriesPerSecond float64       `json:"entries_per_second"`
+	PassSeconds      float64       `json:"pass_seconds"`     // the mean time of a pass over P
+	AffinitySeconds  float64       `json:"affinity_seconds"` // the time to load the input and set P up (a kNN graph's search)
 	PFrobeniusSq     float64       `json:"p_frobenius_sq"`
 	PMaxRowSum       float64       `json:"p_max_row_sum"`
 	Precision        string        `json:"precision"`
@@ -150,7 +153,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Objective: res.Objective, Gap: res.Gap,
 		Converged: res.Status.Converged(), StopReason: res.Status.String(),
 		Seconds: seconds, SolveSeconds: res.Runtime.Seconds(),
-		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum,
+		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
 	}
 	b.sum.PeakRSSBytes = peakRSS()
 	b.sum.Engine = c.engine
@@ -188,6 +191,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	}
 	if t := b.meter; t != nil && t.passes > 0 {
 		b.sum.EntriesPerSecond = entriesPerSecond(pr.Entries(), t.elapsed/time.Duration(t.passes))
+		b.sum.PassSeconds = (t.elapsed / time.Duration(t.passes)).Seconds()
 	}
 	pred := make([]int, pr.N())
 	b.sizes = make([]int, c.k)
