@@ -210,8 +210,9 @@ func TestRetry(t *testing.T) {
 		t.Fatalf("%d steps, %d retries, want 2 and 1", c.Stats.Steps, c.Stats.Retries)
 	}
 	_, _, err = run(&inProcess{fail: func(_ uint64, task, _ int) bool { return task == 2 }}, 1)
-	if err == nil {
-		t.Fatal("a task that always dies: no error")
+	var se *StepError
+	if !errors.As(err, &se) || se.Task != 2 || se.Tries != 2 {
+		t.Fatalf("a task that always dies: %v, want a StepError of task 2 after 2 tries", err)
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "\n") || !strings.Contains(msg, "task 2 of 3") || !strings.Contains(msg, "killed by the test") || !strings.Contains(msg, "after 2 tries") {

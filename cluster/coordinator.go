@@ -171,8 +171,8 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 			why = lerr.Error()
 		}
 		if try == c.Retries {
-			return fmt.Errorf("pass %d: task %d of %d has no part after %d tries (the last step: %s); its stderr (%s): %s",
-				pass, bad, c.Tasks, try+1, why, d.LogPath(pass, try, bad), lastLine(d.LogPath(pass, try, bad)))
+			log := d.LogPath(pass, try, bad)
+			return &StepError{Pass: pass, Task: bad, Tasks: c.Tasks, Tries: try + 1, Step: why, Log: log, Stderr: lastLine(log)}
 		}
 		c.Stats.Retries++
 		if c.Log != nil {
@@ -211,6 +211,23 @@ func (c *Coordinator) clean(pass uint64) {
 	for t := range c.Tasks {
 		os.Remove(c.dir.PartPath(pass, t))
 	}
+}
+
+// StepError reports a pass whose step failed more often than the retries
+// allow: the first task without a part, and the end of its output.
+type StepError struct {
+	Pass        uint64
+	Task, Tasks int
+	Tries       int
+	Step        string // how the last step ended
+	Log         string // the task's output in the last try
+	Stderr      string // its last line
+}
+
+// Error returns the report as one line.
+func (e *StepError) Error() string {
+	return fmt.Sprintf("pass %d: task %d of %d has no part after %d tries (the last step: %s); its output (%s) ends: %s",
+		e.Pass, e.Task, e.Tasks, e.Tries, e.Step, e.Log, e.Stderr)
 }
 
 // lastLine returns the last non-empty line of the file at path, or why

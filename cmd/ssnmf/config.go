@@ -274,15 +274,13 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if len(pos) == 1 {
 		c.input = pos[0]
 	}
-	kSet, methodSet := false, false // -k 0 is an error; no -k means "the number of classes"
-	fs.Visit(func(f *flag.Flag) {
-		kSet = kSet || f.Name == "k"
-		methodSet = methodSet || f.Name == "method"
-	})
+	set := map[string]bool{} // -k 0 is an error; no -k means "the number of classes"
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	kSet := set["k"]
 	if err := c.checkEngine(); err != nil {
 		return nil, err
 	}
-	if err := c.checkMethod(methodSet); err != nil {
+	if err := c.checkMethod(set); err != nil {
 		return nil, err
 	}
 	if kSet && c.k < 1 {
@@ -348,15 +346,25 @@ func (kc *kernelConfig) checkEngine() error {
 	return nil
 }
 
-// checkMethod checks -engine against the method. With -engine slurm the
-// Gaussian kernel's passes run as steps, which have no row sweeps: the
-// method is then fw unless -method (set, if methodSet) says otherwise.
-func (c *config) checkMethod(methodSet bool) error {
+// slurmCheckpointEvery is -checkpoint-every of a run whose passes are
+// steps, unless given: a step that fails for good ends the run, which then
+// resumes from the last checkpoint.
+const slurmCheckpointEvery = 5
+
+// checkMethod checks -engine against the method, given the flags set. With
+// -engine slurm the Gaussian kernel's passes run as steps, which have no
+// row sweeps: the method is then fw unless -method says otherwise, and a
+// checkpoint is saved every slurmCheckpointEvery iterations unless
+// -checkpoint-every or -restarts says otherwise.
+func (c *config) checkMethod(set map[string]bool) error {
 	if c.engine != engineSlurm || !c.gaussian() {
 		return nil
 	}
-	if !methodSet {
+	if !set["method"] {
 		c.method = "fw"
+	}
+	if !set["checkpoint-every"] && c.restarts == 1 && c.method == "fw" {
+		c.checkpointEvery = slurmCheckpointEvery
 	}
 	if c.method == "rowcd" {
 		return usagef("-engine slurm with -affinity gaussian: -method rowcd needs row sweeps, and the steps give whole passes: use -method fw (README \"Past one node\")")

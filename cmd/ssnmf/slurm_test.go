@@ -132,20 +132,11 @@ func TestSlurmSameBits(t *testing.T) {
 	}
 }
 
-// TestSlurmKillRetry kills the tasks of a step of a running solve with
-// scancel --signal=KILL, and checks that the coordinator launches the step
-// again and ends with the bits of -engine local.
-func TestSlurmKillRetry(t *testing.T) {
-	slurmOrSkip(t)
-	bin, dir := buildBinary(t), t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	in, _ := filepath.Abs(slurmInput("pendigits.csv"))
-	args := []string{"solve", "-affinity", "gaussian", "-method", "fw", "-max-iter", "6", "-tile", "128"}
-	runBin(t, ctx, dir, bin, 0, append(args, "-q", "-out", "local.csv", in)...)
-
-	// The watcher kills the first step it sees of the job that runs
-	// solve, once it has run a moment.
+// killStep kills, with scancel --signal=KILL, the first step of pass
+// minPass or later that it sees, once it has run a moment, and sends its
+// id on the channel it returns (closed without one if none was seen
+// before ctx ended).
+func killStep(t *testing.T, ctx context.Context, minPass int) <-chan string {
 	killed := make(chan string, 1)
 	go func() {
 		defer close(killed)
@@ -153,19 +144,41 @@ func TestSlurmKillRetry(t *testing.T) {
 			out, _ := exec.Command("squeue", "-h", "-s", "-o", "%i %j").Output()
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				f := strings.Fields(line)
-				if len(f) == 2 && strings.HasPrefix(f[1], "ssnmf-pass-") {
-					time.Sleep(100 * time.Millisecond)
-					if msg, err := exec.Command("scancel", "--signal=KILL", f[0]).CombinedOutput(); err != nil {
-						t.Logf("scancel %s: %v %s", f[0], err, msg)
-						continue
-					}
-					killed <- f[0] + " (" + f[1] + ")"
-					return
+				if len(f) != 2 || !strings.HasPrefix(f[1], "ssnmf-pass-") {
+					continue
 				}
+				if pass, err := strconv.Atoi(strings.TrimPrefix(f[1], "ssnmf-pass-")); err != nil || pass < minPass {
+					continue
+				}
+				time.Sleep(100 * time.Millisecond)
+				if msg, err := exec.Command("scancel", "--signal=KILL", f[0]).CombinedOutput(); err != nil {
+					t.Logf("scancel %s: %v %s", f[0], err, msg)
+					continue
+				}
+				killed <- f[0] + " (" + f[1] + ")"
+				return
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
+	return killed
+}
+
+// TestSlurmKillRetry kills the tasks of a step of a running solve with
+// scancel --signal=KILL. With retries, the coordinator launches the step
+// again and ends with the bits of -engine local. Without, the run stops
+// with one line naming the task, keeping its last checkpoint, and the run
+// resumed from it ends with the same bits.
+func TestSlurmKillRetry(t *testing.T) {
+	slurmOrSkip(t)
+	bin, dir := buildBinary(t), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	in, _ := filepath.Abs(slurmInput("pendigits.csv"))
+	args := []string{"solve", "-affinity", "gaussian", "-method", "fw", "-max-iter", "6", "-tile", "128", "-checkpoint-every", "2"}
+	runBin(t, ctx, dir, bin, 0, append(args, "-q", "-out", "local.csv", in)...)
+
+	killed := killStep(t, ctx, 1)
 	stderr := runBin(t, ctx, dir, bin, 2, append(args, "-engine", "slurm", "-out", "slurm.csv", "-summary", "slurm.json", in)...)
 	step, ok := <-killed
 	if !ok {
@@ -183,4 +196,28 @@ func TestSlurmKillRetry(t *testing.T) {
 	}
 	sameFile(t, "W after a killed step", filepath.Join(dir, "slurm.csv"), filepath.Join(dir, "local.csv"))
 	t.Logf("killed step %s with scancel --signal=KILL; the run said %q; %d steps, %d retried; W has the bits of -engine local", step, strings.TrimSpace(retry), s.Steps, s.StepRetries)
+
+	// No retries: the run stops at the killed step, after the checkpoint
+	// of iteration 2 or 4, and is resumed.
+	work := filepath.Join(dir, "work")
+	killed = killStep(t, ctx, 5)
+	cmd := exec.CommandContext(ctx, "salloc", append([]string{"--quiet", "--overcommit", "--ntasks", "2", bin},
+		append(args, "-q", "-engine", "slurm", "-retries", "0", "-workdir", work, "-out", "slurm2.csv", in)...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	step, ok = <-killed
+	if !ok {
+		t.Fatal("no step of pass 5 or later was seen to kill")
+	}
+	msg := strings.TrimSpace(string(out))
+	if err == nil || strings.Count(msg, "\n") > 0 || !strings.Contains(msg, "has no part after 1 tries") || !strings.Contains(msg, "ssnmf solve -resume "+work) {
+		t.Fatalf("killed step %s without retries: %v, output %q; want one line naming the task and how to resume", step, err, msg)
+	}
+	if fileExists(filepath.Join(dir, "slurm2.csv")) {
+		t.Fatal("a failed run wrote -out")
+	}
+	t.Logf("killed step %s with -retries 0: %s", step, msg)
+	runBin(t, ctx, dir, bin, 2, "solve", "-q", "-resume", work, "-out", "slurm2.csv")
+	sameFile(t, "W resumed after a failed step", filepath.Join(dir, "slurm2.csv"), filepath.Join(dir, "local.csv"))
+	t.Logf("resumed with -resume %s: W has the bits of -engine local", work)
 }

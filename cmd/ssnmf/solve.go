@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
@@ -115,8 +117,13 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin}
 	res, err := run.solve(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
+		var step *cluster.StepError
+		switch {
+		case ctx.Err() != nil:
 			return fmt.Errorf("interrupted: %w", ctx.Err())
+		case errors.As(err, &step) && run.checkpointed:
+			keep = true
+			return fmt.Errorf("%w; continue from the last checkpoint with: ssnmf solve -resume %s", err, dir)
 		}
 		return err
 	}
