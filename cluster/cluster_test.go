@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -338,4 +339,36 @@ func TestWorkFaults(t *testing.T) {
 		t.Fatalf("the part after the faults: %v", err)
 	}
 	t.Logf("fault points tried in a task's output: %d", points)
+}
+
+// FuzzReadBlock checks that reading any bytes as a block file returns an
+// error or a payload of the length and checksum its header gives, and
+// never panics.
+func FuzzReadBlock(f *testing.F) {
+	dir := f.TempDir()
+	good := filepath.Join(dir, "good.blk")
+	if _, err := writeBlock(vfs.OS{}, good, Header{Kind: MulInput, Pass: 3, Rows: 2, Cols: 2, Source: 7}, store.AsBytes([]float64{1, 2, 3, 4})); err != nil {
+		f.Fatal(err)
+	}
+	b, _ := os.ReadFile(good)
+	f.Add(b)
+	f.Add(b[:headerSize])
+	f.Add([]byte(Magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "x.blk")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, payload, err := readBlock(path, MulInput)
+		if err != nil {
+			return
+		}
+		if uint64(len(payload)) != h.Length || h.Kind != MulInput {
+			t.Fatalf("read %d bytes of a %v, the header says %d", len(payload), h.Kind, h.Length)
+		}
+		var out bytes.Buffer
+		if err := Dump(&out, path); err != nil {
+			t.Fatalf("Dump of a readable block: %v", err)
+		}
+	})
 }

@@ -49,8 +49,10 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint32(k))
 }
 
+// Magic begins every block file.
+const Magic = "SSNMFBLK"
+
 const (
-	magic      = "SSNMFBLK"
 	version    = 1
 	headerSize = 72
 	crcOff     = 68
@@ -75,7 +77,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func (h *Header) encode() []byte {
 	b := make([]byte, headerSize)
 	le := binary.LittleEndian
-	copy(b, magic)
+	copy(b, Magic)
 	le.PutUint32(b[8:], version)
 	le.PutUint32(b[12:], uint32(h.Kind))
 	le.PutUint64(b[16:], h.Pass)
@@ -98,7 +100,7 @@ func (h *Header) ID() uint64 {
 }
 
 func decodeHeader(b []byte) (Header, error) {
-	if err := store.CheckHeader(b, magic, crcOff); err != nil {
+	if err := store.CheckHeader(b, Magic, crcOff); err != nil {
 		return Header{}, err
 	}
 	le := binary.LittleEndian

@@ -2,6 +2,7 @@ package tile
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -100,5 +101,42 @@ func TestPartErrors(t *testing.T) {
 		if err := e.MulPart(context.Background(), tc.part, tc.parts, tc.dst, w, 2, nil, nil); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// BenchmarkMulPart times part 0 of a P·W pass cut into parts, against the
+// whole pass: a part's rows cover rows×n entries of P, all computed (the
+// whole pass computes each tile off the diagonal once for both of its
+// blocks), so its entries/s is about half the whole pass's.
+func BenchmarkMulPart(b *testing.B) {
+	const n, p, k = 4096, 16, 10
+	x := randomFeatures(n, p, 1)
+	src, _ := NewGaussian(x, n, p, 1.0/(2*p))
+	e := &Engine{Source: src}
+	w := make([]float64, n*k)
+	for i := range w {
+		w[i] = 1.0 / k
+	}
+	ctx := context.Background()
+	b.Run("whole", func(b *testing.B) {
+		dst := make([]float64, n*k)
+		for b.Loop() {
+			if _, err := e.Mul(ctx, dst, w, k, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n)*n*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	})
+	for _, parts := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("part-of-%d", parts), func(b *testing.B) {
+			r0, r1 := e.PartRows(0, parts)
+			dst := make([]float64, (r1-r0)*k)
+			for b.Loop() {
+				if err := e.MulPart(ctx, 0, parts, dst, w, k, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r1-r0)*n*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
 	}
 }

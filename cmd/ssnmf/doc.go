@@ -21,7 +21,7 @@
 //	ssnmf worker -run DIR -pass N  one task of a job step of solve -engine slurm (launched by srun)
 //	ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
 //	ssnmf plot [flags] -o FILE TRACE.csv...  plot traces (objective, gap against seconds, passes)
-//	ssnmf dump FILE               print a work-directory matrix, checkpoint or tile file for debugging
+//	ssnmf dump FILE               print a work-directory matrix, checkpoint, tile file or block file for debugging
 //
 // Run "ssnmf solve -h" for the solver's flags.
 package main

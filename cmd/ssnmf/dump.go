@@ -6,14 +6,15 @@ import (
 	"io"
 	"os"
 
+	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 )
 
-// dump prints a work-directory matrix, a graph's CSR file, a checkpoint or
-// a tile file for debugging, telling them apart by their first bytes.
+// dump prints a work-directory matrix, a graph's CSR file, a checkpoint, a
+// tile file or a block file of -engine slurm's run directory for debugging, telling them apart by their first bytes.
 func dump(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ssnmf dump", flag.ContinueOnError)
 	rows := fs.Int("rows", 10, "number of matrix rows to print")
@@ -39,6 +40,8 @@ func dump(args []string, stdout io.Writer) error {
 		return tilefile.Dump(stdout, name)
 	case bytes.HasPrefix(head, []byte("SSNMFCSR")):
 		return graph.DumpFile(stdout, name, *rows)
+	case bytes.HasPrefix(head, []byte(cluster.Magic)):
+		return cluster.Dump(stdout, name)
 	}
 	return store.DumpMatrix(stdout, name, *rows)
 }

@@ -94,7 +94,7 @@ var commands = []subcommand{
 	{name: "worker", usage: []usageLine{{"-run DIR -pass N", "one task of a job step of solve -engine slurm (launched by srun)"}}, run: noStop(worker)},
 	{name: "bench", usage: []usageLine{{"[flags]", "time the tile kernels against this machine's FMA peak"}}, run: noStop(bench)},
 	{name: "plot", usage: []usageLine{{"[flags] -o FILE TRACE.csv...", "plot traces (objective, gap against seconds, passes)"}}, run: noStop(plotCmd)},
-	{name: "dump", usage: []usageLine{{"FILE", "print a work-directory matrix, checkpoint or tile file for debugging"}},
+	{name: "dump", usage: []usageLine{{"FILE", "print a work-directory matrix, checkpoint, tile file or block file for debugging"}},
 		run: func(_ context.Context, args []string, stdout, _ io.Writer, _ func() bool) error {
 			return dump(args, stdout)
 		}},
