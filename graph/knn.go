@@ -232,10 +232,10 @@ type tileTask struct {
 }
 
 // neighbors finds the m nearest rows of every row, itself first (offered
-// at distance -1, below every real one), or, for part part of parts, of
-// the rows of that part of the blocks of the search order, which it also
-// returns (by index, in that order); the lists of the other rows are then
-// incomplete.
+// at distance -1, below every real one), held by row; or, for part part of
+// parts > 1, those of the rows of that part of the blocks of the search
+// order, which it also returns (by index, in that order), held in that
+// order.
 func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, part, parts int) (*best, []int32, error) {
 	bs := opt.BlockSize
 	if bs == 0 {
@@ -288,7 +288,15 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	// one exception would be two unequal rows whose differences all square
 	// below the least float64 (about 1e-162), at distance 0 too; such rows
 	// are taken as farther.
-	all := newBest(n, m)
+	//
+	// The candidates of the whole search are held by row; those of a part
+	// only for the part's rows, by position from the part's first, lo.
+	lo, hi := min(n, b0*bs), min(n, b1*bs)
+	all, slot := newBest(n, m), func(q int) int { return int(perm[q]) }
+	if parts > 1 {
+		all, slot = newBest(hi-lo, m), func(q int) int { return q - lo }
+	}
+	mineAt := func(q int) bool { return parts == 1 || lo <= q && q < hi }
 	group := make([]int32, n) // by position: the position of the group's first row
 	closed := make([]bool, n) // by position
 	for a := 0; a < n; {
@@ -297,15 +305,18 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 			b++
 		}
 		for q := a; q < b; q++ {
-			i := int(perm[q])
 			group[q] = int32(a)
-			all.offer(i, -1, int32(i))
-			for r := a; r < b && int(all.cnt[i]) < m; r++ {
+			closed[q] = b-a >= m
+			if !mineAt(q) {
+				continue
+			}
+			i, s := perm[q], slot(q)
+			all.offer(s, -1, i)
+			for r := a; r < b && int(all.cnt[s]) < m; r++ {
 				if r != q {
-					all.offer(i, 0, perm[r])
+					all.offer(s, 0, perm[r])
 				}
 			}
-			closed[q] = b-a >= m
 		}
 		a = b
 	}
@@ -316,8 +327,11 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	// any committed set of m never makes the final m, so the graph does not
 	// depend on the timing.
 	worst := make([]atomic.Uint64, n)
-	for q, i := range perm {
-		b := all.bound(int(i))
+	for q := range perm {
+		b := math.Inf(1) // another part's row: never offered to
+		if mineAt(q) {
+			b = all.bound(slot(q))
+		}
 		if closed[q] {
 			b = math.Inf(-1)
 		}
@@ -383,7 +397,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 					continue
 				}
 				for r := side.lo; r < side.hi; r++ {
-					q, changed, i := r-side.lo, false, int(perm[r])
+					q, changed, i := r-side.lo, false, slot(r)
 					for e := range int(side.b.cnt[q]) {
 						changed = all.offer(i, side.b.d[q*m+e], side.b.j[q*m+e]) || changed
 					}
@@ -397,7 +411,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	if err != nil {
 		return nil, nil, err
 	}
-	return all, perm[min(n, b0*bs):min(n, b1*bs)], nil
+	return all, perm[lo:hi], nil
 }
 
 // bandRuns returns the runs [lo1, hi1) and [lo2, hi2), in order and
@@ -554,9 +568,13 @@ func KNNRows(ctx context.Context, x []float64, n, p int, opt KNNOptions, part, p
 	}
 	kp := &KNNPart{M: m, Rows: rows, Count: make([]int32, len(rows)), Dist: make([]float64, len(rows)*m), Index: make([]int32, len(rows)*m)}
 	for q, i := range rows {
-		kp.Count[q] = all.cnt[i]
-		copy(kp.Dist[q*m:(q+1)*m], all.d[int(i)*m:int(i+1)*m])
-		copy(kp.Index[q*m:(q+1)*m], all.j[int(i)*m:int(i+1)*m])
+		s := q // where neighbors holds the row
+		if parts == 1 {
+			s = int(i)
+		}
+		kp.Count[q] = all.cnt[s]
+		copy(kp.Dist[q*m:(q+1)*m], all.d[s*m:(s+1)*m])
+		copy(kp.Index[q*m:(q+1)*m], all.j[s*m:(s+1)*m])
 	}
 	return kp, nil
 }

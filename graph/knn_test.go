@@ -270,8 +270,11 @@ func TestKNNProgress(t *testing.T) {
 func TestKNNPartsSameBits(t *testing.T) {
 	const n, p = 500, 4
 	x := points(n, p, 5)
-	copy(x[10*p:11*p], x[3*p:4*p]) // a duplicated row
+	copy(x[10*p:11*p], x[3*p:4*p]) // a row with two copies
 	copy(x[11*p:12*p], x[3*p:4*p])
+	for i := 100; i < 112; i++ { // and one with 11, more than M-1: closed
+		copy(x[i*p:(i+1)*p], x[50*p:51*p])
+	}
 	ctx := context.Background()
 	for _, o := range []KNNOptions{{Neighbors: 9, Weights: SelfTuning, BlockSize: 40, Workers: 2}, {Neighbors: 3, Weights: Connectivity, BlockSize: 64, Workers: 1}} {
 		want, err := KNN(ctx, x, n, p, o)
