@@ -16,6 +16,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -82,6 +83,11 @@ type kernelConfig struct {
 	tasks     int
 	retries   int
 	engineLog func(msg string)
+
+	// fsys is the file system of the outputs, the checkpoints and a
+	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs
+	// here).
+	fsys vfs.FS
 }
 
 // config is the parsed command line of solve.
@@ -384,4 +390,12 @@ func envIntOr(name string, def int) int {
 		return def
 	}
 	return v
+}
+
+// fs returns the file system of the outputs and checkpoints.
+func (kc *kernelConfig) fs() vfs.FS {
+	if kc.fsys == nil {
+		return vfs.OS{}
+	}
+	return kc.fsys
 }

@@ -229,7 +229,7 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	}
 	set.Checkpoint = func(st *fw.State) error {
 		start := time.Now()
-		if err := checkpoint.Save(ws.checkpointPath(), st, settings, r.rep.trace.Bytes()); err != nil {
+		if err := checkpoint.SaveFS(c.fs(), ws.checkpointPath(), st, settings, r.rep.trace.Bytes()); err != nil {
 			return err
 		}
 		r.checkpointed = true

@@ -16,6 +16,7 @@ import (
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/trace"
 )
 
@@ -30,10 +31,17 @@ const builtinName = "yeast.csv (built in)"
 // solve is the solve command. stop, if not nil, is polled between
 // iterations: once it returns true, the run saves a checkpoint and ends.
 func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error {
+	return solveFS(ctx, nil, args, stdout, stderr, stop)
+}
+
+// solveFS is solve with its outputs and checkpoints written through fsys
+// (vfs.OS{} if nil).
+func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) error {
 	c, err := parseSolve(args, stdout)
 	if err != nil {
 		return err
 	}
+	c.fsys = fsys
 	begin := time.Now()
 	var saved *savedRun
 	if c.resume != "" {
@@ -164,7 +172,7 @@ func (c *config) createOutputs() (*outputs, error) {
 		if f.path == "" {
 			continue
 		}
-		a, err := store.CreateAtomic(f.path)
+		a, err := store.CreateAtomicFS(c.fs(), f.path)
 		if err != nil {
 			o.abort()
 			return nil, fmt.Errorf("%s: %w", f.flag, err)

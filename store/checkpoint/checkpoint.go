@@ -196,13 +196,8 @@ func shape(st *fw.State) (n, k int, err error) {
 	return n, k, nil
 }
 
-// write writes st for an n×k W to the operating system's file system; its
-// payload may be of any method.
-func write(name string, st *fw.State, n, k int, settings, trace []byte) error {
-	return writeFS(vfs.OS{}, name, st, n, k, settings, trace)
-}
-
-// writeFS is write on the file system fsys.
+// writeFS writes st for an n×k W through fsys; its payload may be of any
+// method.
 func writeFS(fsys vfs.FS, name string, st *fw.State, n, k int, settings, trace []byte) error {
 	p := st.Payload
 	method, size := p.Method(), p.Size()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/v3_*.ckp and testdata/dump.golden (never the files of versions 1 and 2)")
@@ -582,7 +583,7 @@ func TestSaveReplacesAtomically(t *testing.T) {
 		{"write error", func() error { return saveLying(name, st, &lying{fws, 0, 0, io.ErrShortWrite, "fw"}) }, "fw payload: short write"},
 		{"no method name", func() error { return saveLying(name, st, &lying{fws, 0, 0, nil, ""}) }, `method name ""`},
 		{"long method name", func() error { return saveLying(name, st, &lying{fws, 0, 0, nil, strings.Repeat("m", 256)}) }, "want 1 to 255 bytes"},
-		{"shape", func() error { return write(name, st, 2, 2, nil, nil) }, "want 2×2"},
+		{"shape", func() error { return writeFS(vfs.OS{}, name, st, 2, 2, nil, nil) }, "want 2×2"},
 	}
 	for _, f := range fails {
 		if err := f.write(); err == nil || !strings.Contains(err.Error(), f.want) || !strings.Contains(err.Error(), name) {
@@ -631,7 +632,7 @@ func saveLying(name string, st *fw.State, p *lying) error {
 	s := *st
 	s.Payload = p
 	k := int(math.Sqrt(float64(len(p.Gram))))
-	return write(name, &s, len(st.W)/k, k, nil, nil)
+	return writeFS(vfs.OS{}, name, &s, len(st.W)/k, k, nil, nil)
 }
 
 // Save refuses pending changes that do not fit the state.
