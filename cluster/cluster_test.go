@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
@@ -371,4 +372,67 @@ func FuzzReadBlock(f *testing.F) {
 			t.Fatalf("Dump of a readable block: %v", err)
 		}
 	})
+}
+
+// partsKept launches the step in process after noting which parts are
+// already there and their times.
+type partsKept struct {
+	inProcess
+	before map[int]time.Time
+}
+
+func (l *partsKept) Launch(ctx context.Context, s Step) error {
+	d, err := Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	l.before = map[int]time.Time{}
+	for t := range s.Tasks {
+		if fi, err := os.Stat(d.PartPath(s.Pass, t)); err == nil {
+			l.before[t] = fi.ModTime()
+		}
+	}
+	if err := l.inProcess.Launch(ctx, s); err != nil {
+		return err
+	}
+	for t, mt := range l.before {
+		if fi, err := os.Stat(d.PartPath(s.Pass, t)); err != nil || !fi.ModTime().Equal(mt) {
+			return fmt.Errorf("task %d wrote its part again", t)
+		}
+	}
+	return nil
+}
+
+// TestRerunReusesParts checks that a pass that failed for good leaves the
+// parts done, and that the same pass in the same run directory, as a run
+// started again with the same work directory makes it, skips their tasks
+// and gives the same result.
+func TestRerunReusesParts(t *testing.T) {
+	const n, p = 200, 3
+	x := features(n, p, 8)
+	opt := graph.KNNOptions{Neighbors: 6, Weights: graph.Connectivity, BlockSize: 40}
+	want, err := graph.KNN(context.Background(), x, n, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := &Coordinator{Path: dir, Tasks: 3, Launcher: &inProcess{fail: func(_ uint64, task, _ int) bool { return task == 1 }}}
+	o := opt
+	o.Search = c.SearchKNN
+	if _, err := graph.KNN(context.Background(), x, n, p, o); !errors.As(err, new(*StepError)) {
+		t.Fatalf("a task that always dies: %v, want a StepError", err)
+	}
+	l := &partsKept{}
+	c = &Coordinator{Path: dir, Tasks: 3, Launcher: l}
+	o.Search = c.SearchKNN
+	g, err := graph.KNN(context.Background(), x, n, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.before) != 2 {
+		t.Fatalf("the run again found the parts of tasks %v, want 0 and 2", l.before)
+	}
+	if !slices.Equal(g.RowPtr, want.RowPtr) || !slices.Equal(g.Col, want.Col) || !slices.Equal(g.Val, want.Val) {
+		t.Fatal("another graph than graph.KNN's")
+	}
 }

@@ -136,6 +136,8 @@ func (c *Coordinator) Gaussian(x []float64, n, p int, gamma float64, prec tile.P
 // run runs one pass: it writes the input (header h, payload), launches
 // the step until every task's part is there or the retries are spent, and
 // hands the parts to collect in task order, then removes the pass's files.
+// A pass that fails leaves them: the same pass of a run in the same
+// directory (the same input) finds the parts done and skips their tasks.
 func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect func(task int, h Header, payload []byte) error) error {
 	c.pass++
 	d, pass := c.dir, c.pass
@@ -148,7 +150,6 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 	if h.Kind != KNNInput {
 		want = ProductPart
 	}
-	defer c.clean(pass)
 	for try := 0; ; try++ {
 		start := time.Now()
 		lerr := c.Launcher.Launch(ctx, Step{Name: fmt.Sprintf("ssnmf-pass-%06d", pass), Dir: d.Path, Pass: pass, Tasks: c.Tasks, Stderr: d.LogPath(pass, try, -1)})
@@ -164,6 +165,7 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 			return err
 		}
 		if bad < 0 {
+			c.clean(pass)
 			return nil
 		}
 		why := "it succeeded"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -31,6 +32,11 @@ func (s Srun) Launch(ctx context.Context, st Step) error {
 	}
 	args := []string{"--ntasks=" + strconv.Itoa(st.Tasks), "--kill-on-bad-exit=1", "--job-name=" + st.Name,
 		"--output=" + st.Stderr} // stderr goes with stdout
+	// Since Slurm 22.05 srun does not take --cpus-per-task from the
+	// allocation; a task's goroutines follow it.
+	if c := os.Getenv("SLURM_CPUS_PER_TASK"); c != "" {
+		args = append(args, "--cpus-per-task="+c)
+	}
 	args = append(args, s.Args...)
 	args = append(args, s.Binary, "worker", "-run", st.Dir, "-pass", strconv.FormatUint(st.Pass, 10))
 	var out bytes.Buffer

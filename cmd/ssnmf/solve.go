@@ -67,7 +67,10 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	setup := time.Now()
 	prob, err := c.problem(ctx, dir, c.k, prog.pass)
-	if err != nil {
+	if errors.As(err, new(*cluster.StepError)) {
+		keep = true
+		return stepFailed(err, dir, false)
+	} else if err != nil {
 		return err
 	}
 	defer prob.close()
@@ -125,13 +128,12 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin}
 	res, err := run.solve(ctx)
 	if err != nil {
-		var step *cluster.StepError
 		switch {
 		case ctx.Err() != nil:
 			return fmt.Errorf("interrupted: %w", ctx.Err())
-		case errors.As(err, &step) && run.checkpointed:
+		case errors.As(err, new(*cluster.StepError)):
 			keep = true
-			return fmt.Errorf("%w; continue from the last checkpoint with: ssnmf solve -resume %s", err, dir)
+			return stepFailed(err, dir, run.checkpointed)
 		}
 		return err
 	}
@@ -247,4 +249,13 @@ func (c *config) openWorkdir() (string, bool, error) {
 		return "", false, fmt.Errorf("work directory: %w", err)
 	}
 	return dir, true, nil
+}
+
+// stepFailed is the error of a run whose step failed for good (a
+// cluster.StepError), which keeps its work directory dir: how to go on.
+func stepFailed(err error, dir string, checkpointed bool) error {
+	if checkpointed {
+		return fmt.Errorf("%w; continue from the last checkpoint with: ssnmf solve -resume %s", err, dir)
+	}
+	return fmt.Errorf("%w; the parts done are kept in %s: run again with -workdir %s to reuse them", err, dir, dir)
 }
