@@ -344,8 +344,10 @@ func (kc *kernelConfig) checkEngine() error {
 		return nil
 	case kc.engine != engineSlurm:
 		return usagef("-engine %q: want %s or %s", kc.engine, engineLocal, engineSlurm)
+	case os.Getenv("SLURM_JOB_ID") == "":
+		return usagef("-engine slurm runs inside a Slurm allocation, and SLURM_JOB_ID is not set: start it with salloc or sbatch")
 	case kc.tasks < 1:
-		return usagef("-engine slurm: -tasks is %d and SLURM_NTASKS is not set: run inside salloc or sbatch, or give -tasks", kc.tasks)
+		return usagef("-engine slurm: -tasks is %d and SLURM_NTASKS is not set: give -tasks", kc.tasks)
 	case kc.retries < 0:
 		return usagef("-retries must be >= 0, have %d", kc.retries)
 	}

@@ -221,3 +221,33 @@ func TestSlurmKillRetry(t *testing.T) {
 	sameFile(t, "W resumed after a failed step", filepath.Join(dir, "slurm2.csv"), filepath.Join(dir, "local.csv"))
 	t.Logf("resumed with -resume %s: W has the bits of -engine local", work)
 }
+
+// TestEngineUsage checks the refusals of -engine and of ssnmf worker,
+// which need no cluster.
+func TestEngineUsage(t *testing.T) {
+	t.Setenv("SLURM_JOB_ID", "")
+	t.Setenv("SLURM_NTASKS", "")
+	testUsage(t, []string{"solve"}, []usageCase{
+		{name: "unknown engine", args: []string{"-engine", "mpi"}, want: `-engine "mpi": want local or slurm`},
+		{name: "outside an allocation", args: []string{"-engine", "slurm"}, want: "SLURM_JOB_ID is not set"},
+	})
+	testUsage(t, []string{"graph", "-o", "x.csv"}, []usageCase{
+		{name: "graph outside an allocation", args: []string{"-engine", "slurm"}, want: "SLURM_JOB_ID is not set"},
+	})
+	t.Setenv("SLURM_JOB_ID", "7")
+	testUsage(t, []string{"solve", "-engine", "slurm"}, []usageCase{
+		{name: "no tasks", args: nil, want: "-tasks is 0"},
+		{name: "negative retries", args: []string{"-tasks", "2", "-retries", "-1"}, want: "-retries must be >= 0"},
+		{name: "rowcd on the dense kernel", args: []string{"-tasks", "2", "-affinity", "gaussian", "-method", "rowcd"}, want: "-method rowcd needs row sweeps"},
+	})
+	testUsage(t, []string{"worker"}, []usageCase{
+		{name: "no run", args: nil, want: "worker needs -run DIR and -pass N"},
+		{name: "no task", args: []string{"-run", "x", "-pass", "1"}, want: "give -task and -tasks, or run it under srun"},
+		{name: "task past the tasks", args: []string{"-run", "x", "-pass", "1", "-task", "2", "-tasks", "2"}, want: "task 2 of 2"},
+	})
+	// A run directory that is not there is an error naming it.
+	code, _, stderr := ssnmf(t, "worker", "-run", filepath.Join(t.TempDir(), "none"), "-pass", "1", "-task", "0", "-tasks", "1")
+	if code != exitFailure || !strings.Contains(stderr, "run.json") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("worker on no run directory: exit %d, %q", code, stderr)
+	}
+}

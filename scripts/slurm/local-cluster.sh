@@ -30,7 +30,7 @@ install() {
 	[ "$(id -u)" = 0 ] || die "slurm-wlm and munge are not installed, and installing them needs root"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends slurm-wlm munge >/dev/null ||
+	apt-get install -y -q slurm-wlm munge >/dev/null ||
 		die "apt-get install slurm-wlm munge failed"
 }
 
