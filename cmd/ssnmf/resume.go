@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
@@ -84,7 +85,9 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	}
 	sfs, mutable := saved.flags, c.marks.mutables
 	var conflict error
+	given := map[string]bool{}
 	c.flags.Visit(func(f *flag.Flag) {
+		given[f.Name] = true
 		switch {
 		case conflict != nil || f.Name == "resume":
 		case f.Name == "workdir":
@@ -98,6 +101,11 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	})
 	if conflict != nil {
 		return nil, nil, conflict
+	}
+	// The tasks of -engine slurm are those of the allocation the run
+	// resumes in, unless -tasks says otherwise.
+	if n := envInt("SLURM_NTASKS"); n > 0 && !given["tasks"] {
+		sfs.Set("tasks", strconv.Itoa(n))
 	}
 	if c.input != "" {
 		abs, err := filepath.Abs(c.input)

@@ -217,9 +217,13 @@ func TestSlurmKillRetry(t *testing.T) {
 		t.Fatal("a failed run wrote -out")
 	}
 	t.Logf("killed step %s with -retries 0: %s", step, msg)
-	runBin(t, ctx, dir, bin, 2, "solve", "-q", "-resume", work, "-out", "slurm2.csv")
+	// Resumed in an allocation of 4 tasks, it takes them.
+	runBin(t, ctx, dir, bin, 4, "solve", "-q", "-resume", work, "-out", "slurm2.csv", "-summary", "slurm2.json")
 	sameFile(t, "W resumed after a failed step", filepath.Join(dir, "slurm2.csv"), filepath.Join(dir, "local.csv"))
-	t.Logf("resumed with -resume %s: W has the bits of -engine local", work)
+	if s := readSummary(t, filepath.Join(dir, "slurm2.json")); s.Tasks != 4 {
+		t.Fatalf("resumed in an allocation of 4 tasks: ran %d", s.Tasks)
+	}
+	t.Logf("resumed with -resume %s in an allocation of 4 tasks: W has the bits of -engine local", work)
 }
 
 // TestEngineUsage checks the refusals of -engine and of ssnmf worker,

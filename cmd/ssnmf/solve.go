@@ -245,6 +245,9 @@ func (c *config) openWorkdir() (string, bool, error) {
 		return c.workdir, false, nil
 	}
 	dir, err := os.MkdirTemp(c.workParent(), "ssnmf-")
+	if err == nil {
+		dir, err = filepath.Abs(dir)
+	}
 	if err != nil {
 		return "", false, fmt.Errorf("work directory: %w", err)
 	}
