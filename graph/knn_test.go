@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -235,6 +236,35 @@ func BenchmarkKNN(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
+// BenchmarkKNNRows times part 0 of a search cut into parts (KNNRows) on
+// the data of BenchmarkKNN, and reports the distance entries of its rows
+// (rows × n) a second: a part searches every pair of its rows with all
+// rows, where KNN offers each pair to both of its rows.
+func BenchmarkKNNRows(b *testing.B) {
+	const n, p = 20_000, 16
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := make([]float64, n*p)
+	for i := range n {
+		c := float64(rng.IntN(10))
+		for q := range p {
+			x[i*p+q] = c*float64(q%3) + rng.NormFloat64()
+		}
+	}
+	for _, parts := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("part-of-%d", parts), func(b *testing.B) {
+			rows := 0
+			for b.Loop() {
+				kp, err := KNNRows(context.Background(), x, n, p, KNNOptions{Workers: 2}, 0, parts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows = len(kp.Rows)
+			}
+			b.ReportMetric(float64(rows)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 		})
 	}
 }
