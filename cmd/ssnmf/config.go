@@ -333,7 +333,7 @@ const (
 // passed through mark.
 func engineFlags(fs *flag.FlagSet, kc *kernelConfig, mark func(string) string) {
 	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search, or the passes of -affinity gaussian with -method fw (README \"Past one node\")")
-	fs.IntVar(&kc.tasks, mark("tasks"), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step (default $SLURM_NTASKS)")
+	fs.IntVar(&kc.tasks, mark("tasks"), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step ($SLURM_NTASKS in an allocation)")
 	fs.IntVar(&kc.retries, mark("retries"), 2, "-engine slurm: launch a failed step again up to this many times")
 }
 

@@ -21,9 +21,9 @@ func worker(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		"it is not meant to be run by hand, but for debugging.")
 	run := fs.String("run", "", "the run directory `DIR` (the work directory's cluster/)")
 	pass := fs.Uint64("pass", 0, "the pass `N`")
-	task := fs.Int("task", envIntOr("SLURM_PROCID", -1), "the task `I` (default $SLURM_PROCID)")
-	tasks := fs.Int("tasks", envIntOr("SLURM_STEP_NUM_TASKS", envInt("SLURM_NTASKS")), "the tasks `T` of the step (default $SLURM_STEP_NUM_TASKS)")
-	workers := fs.Int("workers", envIntOr("SLURM_CPUS_PER_TASK", runtime.GOMAXPROCS(0)), "goroutines (default $SLURM_CPUS_PER_TASK, else GOMAXPROCS)")
+	task := fs.Int("task", envIntOr("SLURM_PROCID", -1), "the task `I` ($SLURM_PROCID under srun)")
+	tasks := fs.Int("tasks", envIntOr("SLURM_STEP_NUM_TASKS", envInt("SLURM_NTASKS")), "the tasks `T` of the step ($SLURM_STEP_NUM_TASKS under srun)")
+	workers := fs.Int("workers", envIntOr("SLURM_CPUS_PER_TASK", runtime.GOMAXPROCS(0)), "goroutines ($SLURM_CPUS_PER_TASK under srun, else GOMAXPROCS)")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
