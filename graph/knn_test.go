@@ -220,14 +220,7 @@ func TestKNNErrors(t *testing.T) {
 // reports distance entries (all n² counted, as for a tile pass) a second.
 func BenchmarkKNN(b *testing.B) {
 	const n, p = 20_000, 16
-	rng := rand.New(rand.NewPCG(3, 3))
-	x := make([]float64, n*p)
-	for i := range n {
-		c := float64(rng.IntN(10))
-		for q := range p {
-			x[i*p+q] = c*float64(q%3) + rng.NormFloat64()
-		}
-	}
+	x := benchPoints(n, p)
 	for _, generic := range []bool{true, false} {
 		b.Run(map[bool]string{true: "generic", false: "default"}[generic], func(b *testing.B) {
 			for b.Loop() {
@@ -240,12 +233,9 @@ func BenchmarkKNN(b *testing.B) {
 	}
 }
 
-// BenchmarkKNNRows times part 0 of a search cut into parts (KNNRows) on
-// the data of BenchmarkKNN, and reports the distance entries of its rows
-// (rows × n) a second: a part searches every pair of its rows with all
-// rows, where KNN offers each pair to both of its rows.
-func BenchmarkKNNRows(b *testing.B) {
-	const n, p = 20_000, 16
+// benchPoints returns n rows of p features in ten Gaussian clusters, the
+// data of the kNN benchmarks.
+func benchPoints(n, p int) []float64 {
 	rng := rand.New(rand.NewPCG(3, 3))
 	x := make([]float64, n*p)
 	for i := range n {
@@ -254,6 +244,16 @@ func BenchmarkKNNRows(b *testing.B) {
 			x[i*p+q] = c*float64(q%3) + rng.NormFloat64()
 		}
 	}
+	return x
+}
+
+// BenchmarkKNNRows times part 0 of a search cut into parts (KNNRows) on
+// the data of BenchmarkKNN, and reports the distance entries of its rows
+// (rows × n) a second: a part searches every pair of its rows with all
+// rows, where KNN offers each pair to both of its rows.
+func BenchmarkKNNRows(b *testing.B) {
+	const n, p = 20_000, 16
+	x := benchPoints(n, p)
 	for _, parts := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("part-of-%d", parts), func(b *testing.B) {
 			rows := 0
