@@ -46,31 +46,41 @@ func slurmInput(name string) string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// buildBinary builds ssnmf for the tasks that srun starts.
-func buildBinary(t *testing.T) string {
+// selfBinary returns the path of the test binary, which runs as ssnmf
+// with SSNMF_TEST_MAIN=1 in its environment (TestMain): the coordinator
+// that runBin starts passes it to srun for the tasks, and srun passes the
+// environment on.
+func selfBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ssnmf")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
 
-// runBin runs the binary with args in dir, inside salloc with tasks tasks if
-// tasks > 0, and returns its stderr.
+// runBin runs the binary as ssnmf with args in dir, inside salloc with
+// tasks tasks if tasks > 0, and returns its stderr.
 func runBin(t *testing.T, ctx context.Context, dir, bin string, tasks int, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	if tasks > 0 {
-		cmd = exec.CommandContext(ctx, "salloc", append([]string{"--ntasks", strconv.Itoa(tasks), "--overcommit", "--quiet", bin}, args...)...)
-	}
-	cmd.Dir = dir
+	cmd := slurmCommand(ctx, dir, bin, tasks, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, stderr.String())
 	}
 	return stderr.String()
+}
+
+// slurmCommand returns the command of runBin.
+func slurmCommand(ctx context.Context, dir, bin string, tasks int, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	if tasks > 0 {
+		cmd = exec.CommandContext(ctx, "salloc", append([]string{"--ntasks", strconv.Itoa(tasks), "--overcommit", "--quiet", bin}, args...)...)
+	}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SSNMF_TEST_MAIN=1")
+	return cmd
 }
 
 func sameFile(t *testing.T, what, got, want string) {
@@ -107,7 +117,7 @@ func readSummary(t *testing.T, path string) summary {
 // every output has the bits of -engine local.
 func TestSlurmSameBits(t *testing.T) {
 	slurmOrSkip(t)
-	bin, dir := buildBinary(t), t.TempDir()
+	bin, dir := selfBinary(t), t.TempDir()
 	ctx := context.Background()
 	in, _ := filepath.Abs(slurmInput("yeast.csv"))
 	dense := []string{"solve", "-affinity", "gaussian", "-method", "fw", "-max-iter", "15", "-q"}
@@ -171,7 +181,7 @@ func killStep(t *testing.T, ctx context.Context, minPass int) <-chan string {
 // resumed from it ends with the same bits.
 func TestSlurmKillRetry(t *testing.T) {
 	slurmOrSkip(t)
-	bin, dir := buildBinary(t), t.TempDir()
+	bin, dir := selfBinary(t), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	in, _ := filepath.Abs(slurmInput("pendigits.csv"))
@@ -201,9 +211,7 @@ func TestSlurmKillRetry(t *testing.T) {
 	// of iteration 2 or 4, and is resumed.
 	work := filepath.Join(dir, "work")
 	killed = killStep(t, ctx, 5)
-	cmd := exec.CommandContext(ctx, "salloc", append([]string{"--quiet", "--overcommit", "--ntasks", "2", bin},
-		append(args, "-q", "-engine", "slurm", "-retries", "0", "-workdir", work, "-out", "slurm2.csv", in)...)...)
-	cmd.Dir = dir
+	cmd := slurmCommand(ctx, dir, bin, 2, append(args, "-q", "-engine", "slurm", "-retries", "0", "-workdir", work, "-out", "slurm2.csv", in)...)
 	out, err := cmd.CombinedOutput()
 	step, ok = <-killed
 	if !ok {
