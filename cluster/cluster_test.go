@@ -436,3 +436,60 @@ func TestRerunReusesParts(t *testing.T) {
 		t.Fatal("another graph than graph.KNN's")
 	}
 }
+
+// corrupting launches the step in process and then, in the first try,
+// flips a byte of the payload of task 1's part, as a torn read or a bad
+// disk would.
+type corrupting struct {
+	inProcess
+	done bool
+}
+
+func (l *corrupting) Launch(ctx context.Context, s Step) error {
+	if err := l.inProcess.Launch(ctx, s); err != nil || l.done {
+		return err
+	}
+	l.done = true
+	d, err := Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(d.PartPath(s.Pass, 1))
+	if err != nil {
+		return err
+	}
+	b[len(b)-1] ^= 1
+	return os.WriteFile(d.PartPath(s.Pass, 1), b, 0o644)
+}
+
+// TestDamagedPart checks that a part whose payload does not match its
+// checksum is found as it is read, its task run again, and the pass ends
+// with the bits of a pass without damage.
+func TestDamagedPart(t *testing.T) {
+	const n, p, k = 150, 2, 3
+	x := features(n, p, 9)
+	w := make([]float64, n*k)
+	for i := range w {
+		w[i] = float64(i%5) / 5
+	}
+	var want []float64
+	for _, l := range []Launcher{&inProcess{}, &corrupting{}} {
+		c := &Coordinator{Path: t.TempDir(), Tasks: 3, Launcher: l, Retries: 1}
+		a, err := c.Gaussian(x, n, p, 1, tile.Float64, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, rows := make([]float64, n*k), make([]float64, n)
+		if _, err := a.Mul(context.Background(), dst, w, k, rows); err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = dst
+			continue
+		}
+		sameBits(t, "P·W after a damaged part", dst, want)
+		if c.Stats.Retries != 1 {
+			t.Fatalf("%d retries, want 1", c.Stats.Retries)
+		}
+	}
+}

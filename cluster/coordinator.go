@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,14 +101,14 @@ func (c *Coordinator) SearchKNN(ctx context.Context, x []float64, n, p int, opt 
 	if err := c.prepare(spec, x); err != nil {
 		return nil, err
 	}
-	var parts []*graph.KNNPart
+	parts := make([]*graph.KNNPart, c.Tasks)
 	err := c.run(ctx, Header{Kind: KNNInput, Rows: uint64(n)}, nil, func(t int, h Header, payload []byte) error {
 		m, rows := int(h.Cols), int(h.Rows)
 		s, err := cut(payload, 4*rows, 4*rows, 8*rows*m, 4*rows*m)
 		if err != nil {
 			return err
 		}
-		parts = append(parts, &graph.KNNPart{M: m, Rows: int32s(s[0]), Count: int32s(s[1]), Dist: float64s(s[2]), Index: int32s(s[3])})
+		parts[t] = &graph.KNNPart{M: m, Rows: int32s(s[0]), Count: int32s(s[1]), Dist: float64s(s[2]), Index: int32s(s[3])}
 		return nil
 	})
 	return parts, err
@@ -183,24 +184,27 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 	}
 }
 
-// collect reads the parts of a pass in task order and hands them on, or
-// returns the first task whose part is missing or not of input id; -1 when
-// every part was there.
+// collect reads the parts of a pass in task order and hands each on as it
+// is read, so that one part at a time is in memory, or returns the first
+// task whose part is missing, damaged or not of input id; -1 when every
+// part was there. The headers are checked first, so a part missing is found
+// before any is read; a part damaged is found as it is read, and the parts
+// of a later try are handed on again, so collect must set, not add.
 func (c *Coordinator) collect(pass, id uint64, want Kind, collect func(int, Header, []byte) error) (bad int, err error) {
-	type part struct {
-		h       Header
-		payload []byte
+	ok := func(t int, h Header) bool {
+		return h.Kind == want && h.Source == id && h.Pass == pass && h.Task == uint32(t) && h.Tasks == uint32(c.Tasks)
 	}
-	parts := make([]part, c.Tasks)
 	for t := range c.Tasks {
-		h, payload, err := readBlock(c.dir.PartPath(pass, t), want)
-		if err != nil || h.Source != id || h.Pass != pass || h.Task != uint32(t) || h.Tasks != uint32(c.Tasks) {
+		if h, err := readHeader(c.dir.PartPath(pass, t)); err != nil || !ok(t, h) {
 			return t, nil
 		}
-		parts[t] = part{h, payload}
 	}
-	for t, p := range parts {
-		if err := collect(t, p.h, p.payload); err != nil {
+	for t := range c.Tasks {
+		h, payload, err := readBlock(c.dir.PartPath(pass, t), want)
+		if err != nil || !ok(t, h) {
+			return t, nil
+		}
+		if err := collect(t, h, payload); err != nil {
 			return 0, fmt.Errorf("pass %d: %s: %w", pass, c.dir.PartPath(pass, t), err)
 		}
 	}
@@ -271,7 +275,7 @@ func (g *gaussian) Mul(ctx context.Context, dst, w []float64, k int, rowSums []f
 	if rowSums != nil {
 		kind = MulSumsInput
 	}
-	var norms []float64
+	norms := make([][]float64, g.c.Tasks) // each task's row blocks' shares of ||P||²
 	err := g.c.run(ctx, Header{Kind: kind, Rows: uint64(n), Cols: uint64(k)}, store.AsBytes(w), func(t int, h Header, payload []byte) error {
 		r0, r1 := g.e.PartRows(t, g.c.Tasks)
 		rows := r1 - r0
@@ -289,11 +293,11 @@ func (g *gaussian) Mul(ctx context.Context, dst, w []float64, k int, rowSums []f
 		copy(store.AsBytes(dst[r0*k:r1*k]), s[0])
 		if rowSums != nil {
 			copy(store.AsBytes(rowSums[r0:r1]), s[1])
-			norms = append(norms, float64s(s[2])...)
+			norms[t] = float64s(s[2])
 		}
 		return nil
 	})
-	return tile.FrobSq(norms), err
+	return tile.FrobSq(slices.Concat(norms...)), err
 }
 
 func (g *gaussian) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
