@@ -304,35 +304,31 @@ func TestWorkFaults(t *testing.T) {
 	if _, err := writeBlock(vfs.OS{}, d.InputPath(1), Header{Kind: MulSumsInput, Pass: 1, Rows: n, Cols: k, Source: d.ID}, store.AsBytes(w)); err != nil {
 		t.Fatal(err)
 	}
-	var want []byte
 	points := 0
-	for failAt := 1; ; failAt++ {
+	_, err := errorfs.Each(vfs.OS{}, func(fsys *errorfs.FS) error {
 		os.Remove(d.PartPath(1, 0))
-		fsys := errorfs.New(vfs.OS{}, failAt)
-		err := Work(context.Background(), fsys, d, 1, 0, 2, 1)
-		if !fsys.Injected() {
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _ = os.ReadFile(d.PartPath(1, 0))
-			break
-		}
+		return Work(context.Background(), fsys, d, 1, 0, 2, 1)
+	}, func(failAt int, fault *errorfs.Fault, err error) {
 		points++
-		if fault := fsys.Fault(); fault.Op == errorfs.OpSyncDir {
+		if fault.Op == errorfs.OpSyncDir {
 			// The directory's sync comes after the rename: the part is
-			// whole, and Commit does not report it.
-			continue
+			// whole.
+			return
 		}
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), d.PartPath(1, 0)) {
-			t.Fatalf("fault %d (%v): error %v, want one line naming the part", failAt, fsys.Fault(), err)
+			t.Fatalf("fault %d (%v): error %v, want one line naming the part", failAt, fault, err)
 		}
 		if _, serr := os.Stat(d.PartPath(1, 0)); serr == nil {
-			t.Fatalf("fault %d (%v): a part was left", failAt, fsys.Fault())
+			t.Fatalf("fault %d (%v): a part was left", failAt, fault)
 		}
 		if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) > 0 {
-			t.Fatalf("fault %d (%v): temporary files left: %v", failAt, fsys.Fault(), tmp)
+			t.Fatalf("fault %d (%v): temporary files left: %v", failAt, fault, tmp)
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	want, _ := os.ReadFile(d.PartPath(1, 0))
 	if points < 5 {
 		t.Fatalf("%d fault points, want at least one for each of create, write, chmod, sync, close, rename", points)
 	}

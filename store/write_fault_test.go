@@ -100,23 +100,11 @@ func TestWriteFileAtomicFault(t *testing.T) {
 			}
 			writeGood()
 			tried, seen := 0, map[errorfs.Op]int{}
-			for failAt := 1; ; failAt++ {
-				fsys := errorfs.New(vfs.OS{}, failAt)
-				err := WriteFileAtomicFS(fsys, path, tt.new)
-				if !fsys.Injected() {
-					if err != nil {
-						t.Fatalf("failAt %d, past the %d operations of a write: %v", failAt, fsys.Ops(), err)
-					}
-					check(failAt, want, "new")
-					if fi, err := os.Stat(path); err != nil {
-						t.Fatal(err)
-					} else if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 {
-						t.Errorf("mode %v, want 0644", fi.Mode().Perm())
-					}
-					break
-				}
+			ops, err := errorfs.Each(vfs.OS{}, func(fsys *errorfs.FS) error {
+				return WriteFileAtomicFS(fsys, path, tt.new)
+			}, func(failAt int, fault *errorfs.Fault, err error) {
 				tried++
-				op := fsys.Fault().Op
+				op := fault.Op
 				seen[op]++
 				if err == nil {
 					t.Fatalf("failAt %d: the fault in %v was not reported", failAt, op)
@@ -127,7 +115,7 @@ func TestWriteFileAtomicFault(t *testing.T) {
 				}
 				if op != errorfs.OpSyncDir {
 					check(failAt, good, "good")
-					continue
+					return
 				}
 				// The directory is synced after the rename: the new file is
 				// in place, whole, and the error says so.
@@ -136,6 +124,15 @@ func TestWriteFileAtomicFault(t *testing.T) {
 				}
 				check(failAt, want, "new")
 				writeGood()
+			})
+			if err != nil {
+				t.Fatalf("failAt %d, past the %d operations of a write: %v", ops+1, ops, err)
+			}
+			check(ops+1, want, "new")
+			if fi, err := os.Stat(path); err != nil {
+				t.Fatal(err)
+			} else if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 {
+				t.Errorf("mode %v, want 0644", fi.Mode().Perm())
 			}
 			t.Logf("fault points tried: %d (%v)", tried, seen)
 			for _, op := range pathKinds {

@@ -44,23 +44,17 @@ func TestSolveFaults(t *testing.T) {
 	wantTrace, _ := os.ReadFile(refTrace)
 
 	points, stopped, resumed := 0, 0, 0
-	for failAt := 1; ; failAt++ {
-		dir := filepath.Join(base, fmt.Sprint(failAt))
+	trial, dir := 0, ""
+	ops, err := errorfs.Each(vfs.OS{}, func(fsys *errorfs.FS) error {
+		trial++
+		dir = filepath.Join(base, fmt.Sprint(trial))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		fsys := errorfs.New(vfs.OS{}, failAt)
-		err := solveFS(ctx, fsys, args(dir), io.Discard, io.Discard, nil)
+		return solveFS(ctx, fsys, args(dir), io.Discard, io.Discard, nil)
+	}, func(failAt int, fault *errorfs.Fault, err error) {
 		out, sum, tr, work := paths(dir)
-		if !fsys.Injected() {
-			if err != nil {
-				t.Fatalf("no fault at %d, past the %d operations of a run: %v", failAt, fsys.Ops(), err)
-			}
-			sameFile(t, "W of a run without faults", out, refOut)
-			break
-		}
 		points++
-		fault := fsys.Fault()
 		if err != nil {
 			stopped++
 			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "injected fault") {
@@ -95,7 +89,7 @@ func TestSolveFaults(t *testing.T) {
 		// as the run without faults.
 		ck := filepath.Join(work, checkpointFile)
 		if err == nil || !fileExists(ck) {
-			continue
+			return
 		}
 		if _, lerr := checkpoint.Load(ck, func(n, k int) ([]float64, []float64, error) {
 			return make([]float64, n*k), make([]float64, n*k), nil
@@ -108,7 +102,12 @@ func TestSolveFaults(t *testing.T) {
 		}
 		sameFile(t, fmt.Sprintf("fault %d (%v): W resumed", failAt, fault), out2, refOut)
 		resumed++
+	})
+	if err != nil {
+		t.Fatalf("no fault at %d, past the %d operations of a run: %v", ops+1, ops, err)
 	}
+	out, _, _, _ := paths(dir)
+	sameFile(t, "W of a run without faults", out, refOut)
 	if points < 20 || resumed == 0 {
 		t.Fatalf("%d fault points, %d resumed; want at least 20 and one", points, resumed)
 	}

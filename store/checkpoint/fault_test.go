@@ -76,18 +76,11 @@ func TestSaveFault(t *testing.T) {
 				t.Fatal("the two checkpoints are the same")
 			}
 			tried, seen := 0, map[errorfs.Op]int{}
-			for failAt := 1; ; failAt++ {
-				fsys := errorfs.New(vfs.OS{}, failAt)
-				err := SaveFS(fsys, name, next, []byte(testSettings), []byte(testTrace))
-				if !fsys.Injected() {
-					if err != nil {
-						t.Fatalf("failAt %d, past the %d operations of a Save: %v", failAt, fsys.Ops(), err)
-					}
-					check(failAt, next, after)
-					break
-				}
+			ops, err := errorfs.Each(vfs.OS{}, func(fsys *errorfs.FS) error {
+				return SaveFS(fsys, name, next, []byte(testSettings), []byte(testTrace))
+			}, func(failAt int, fault *errorfs.Fault, err error) {
 				tried++
-				op := fsys.Fault().Op
+				op := fault.Op
 				seen[op]++
 				if err == nil {
 					t.Fatalf("failAt %d: the fault in %v was not reported", failAt, op)
@@ -98,7 +91,7 @@ func TestSaveFault(t *testing.T) {
 				}
 				if op != errorfs.OpSyncDir {
 					check(failAt, good, before)
-					continue
+					return
 				}
 				// The directory is synced after the rename: the new
 				// checkpoint is in place, whole, and the error says so.
@@ -109,7 +102,11 @@ func TestSaveFault(t *testing.T) {
 				if b := saveGood(); !bytes.Equal(b, before) {
 					t.Fatal("Save wrote the good checkpoint differently the second time")
 				}
+			})
+			if err != nil {
+				t.Fatalf("failAt %d, past the %d operations of a Save: %v", ops+1, ops, err)
 			}
+			check(ops+1, next, after)
 			t.Logf("fault points tried: %d (%v)", tried, seen)
 			var missing []errorfs.Op
 			for _, op := range pathKinds {

@@ -120,6 +120,23 @@ func (fs *FS) Fault() *Fault {
 	return fs.injected
 }
 
+// Each tries a fault at every operation of run: it calls run with an FS
+// over inner that fails the failAt-th operation (of kinds, or of every
+// kind if none are given), for failAt = 1, 2, ..., until a call in which
+// no fault fires. After each call whose fault fired it calls fired with
+// failAt, the fault and the call's error. It returns the number of
+// operations of the last call, which had no fault, and that call's error.
+func Each(inner vfs.FS, run func(fsys *FS) error, fired func(failAt int, f *Fault, err error), kinds ...Op) (ops int, err error) {
+	for failAt := 1; ; failAt++ {
+		fsys := New(inner, failAt, kinds...)
+		err := run(fsys)
+		if !fsys.Injected() {
+			return fsys.Ops(), err
+		}
+		fired(failAt, fsys.Fault(), err)
+	}
+}
+
 // check counts an operation of kind op on path and returns the fault if it
 // is the one to fail.
 func (fs *FS) check(op Op, path string) error {

@@ -222,3 +222,28 @@ func TestOpString(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+// TestEach checks that Each fails every operation of a run once, in order,
+// and ends with the run that has no fault.
+func TestEach(t *testing.T) {
+	dir := t.TempDir()
+	var got []Op
+	ops, err := Each(vfs.OS{}, func(fsys *FS) error {
+		f, err := fsys.CreateTemp(dir, "x*")
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write([]byte("x")); err != nil {
+			return err
+		}
+		return f.Close()
+	}, func(failAt int, f *Fault, err error) {
+		if !errors.Is(err, ErrInjected) || len(got) != failAt-1 {
+			t.Fatalf("fault %d (%v): error %v, after %d faults", failAt, f, err, len(got))
+		}
+		got = append(got, f.Op)
+	})
+	if err != nil || ops != 3 || !slices.Equal(got, []Op{OpCreate, OpWrite, OpClose}) {
+		t.Fatalf("Each: %d operations, %v, faults %v; want 3, nil, create write close", ops, err, got)
+	}
+}
