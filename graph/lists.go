@@ -63,7 +63,6 @@ func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
 	return d1 < d2 || d1 == d2 && j1 < j2
 }
 
-
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
 // or in the CSR file path, tagged source.
 func (b *best) graph(w Weights, path string, source uint64) (*CSR, error) {
