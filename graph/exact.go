@@ -346,7 +346,7 @@ func JoinKNN(x []float64, n, p int, opt KNNOptions, parts []*KNNPart) (*CSR, err
 	}
 	var source uint64
 	if opt.File != "" {
-		source = knnSource(x, n, p, m, opt.Weights)
+		source = knnSource(x, n, p, m, opt)
 	}
 	return all.graph(opt.Weights, opt.File, source)
 }

@@ -49,7 +49,7 @@ func TestFileKNN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameCSR(h, mem) || src != knnSource(x, n, p, 7, SelfTuning) {
+	if !sameCSR(h, mem) || src != knnSource(x, n, p, 7, KNNOptions{Weights: SelfTuning}) {
 		t.Errorf("reopened: same bits %t, source %x", sameCSR(h, mem), src)
 	}
 	h.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"runtime/debug"
 
 	"github.com/ssnmf/ssnmf/internal/enum"
@@ -69,6 +70,95 @@ type KNNOptions struct {
 	// the same rows and options, KNN opens it instead of searching again
 	// (as a resumed run does). Close releases it.
 	File string
+
+	// Method is the search: Exact, Approximate, or Auto (Approximate
+	// above ApproxMinRows rows). See KNN.
+	Method KNNMethod
+	// Probes is the effort of the approximate search: the blocks searched
+	// with each block in a round; DefaultProbes if 0.
+	Probes int
+	// Recall is the sampled recall@M at which the approximate search stops
+	// refining; DefaultRecall if 0. Above 1, it refines until the lists
+	// settle or Rounds is reached.
+	Recall float64
+	// Rounds caps the rounds of the approximate search; DefaultRounds if 0.
+	Rounds int
+	// Sample is the number of rows whose exact lists measure the recall
+	// of the approximate search: 0 chooses it (1,000 rows up to n = 2·10⁶,
+	// fewer above, at least 100), < 0 measures nothing (the search then
+	// stops when its lists settle).
+	Sample int
+	// Seed seeds the approximate search's sample of rows.
+	Seed uint64
+	// ScratchDir, if not empty, is the directory where the approximate
+	// search keeps its candidate lists, in an unlinked file, instead of the
+	// heap (n·M·12 bytes).
+	ScratchDir string
+	// Round, if not nil, is called after each round of the approximate
+	// search with its number (from 1) and what it did.
+	Round func(round int, r KNNRound)
+	// Stats, if not nil, is set to what the search did.
+	Stats *KNNStats
+}
+
+// KNNMethod is a kNN search.
+type KNNMethod int
+
+const (
+	// Auto is Exact up to ApproxMinRows rows and Approximate above.
+	Auto KNNMethod = iota
+	// Exact finds the M nearest rows of every row: O(n²) distances.
+	Exact
+	// Approximate finds about the M nearest, with a measured recall, in
+	// O(n·M) memory and O(n·Probes·BlockSize) distances a round.
+	Approximate
+)
+
+// ApproxMinRows is the number of rows above which Auto searches
+// approximately.
+const ApproxMinRows = 50_000
+
+var methodNames = [...]string{Auto: "auto", Exact: "exact", Approximate: "approx"}
+
+// String returns the name as the command line spells it.
+func (m KNNMethod) String() string { return enum.Name(methodNames[:], m, "KNNMethod") }
+
+// ParseKNNMethod returns the method named s ("auto", "exact" or "approx").
+func ParseKNNMethod(s string) (KNNMethod, error) {
+	return enum.Parse[KNNMethod](methodNames[:], s, "kNN search")
+}
+
+// Resolve returns the method that runs for n rows: Auto becomes Exact or
+// Approximate.
+func (m KNNMethod) Resolve(n int) KNNMethod {
+	if m != Auto {
+		return m
+	}
+	if n > ApproxMinRows {
+		return Approximate
+	}
+	return Exact
+}
+
+// KNNStats says what a kNN search did.
+type KNNStats struct {
+	Method    KNNMethod // Exact or Approximate
+	Reused    bool      // the graph was found in KNNOptions.File, not searched
+	Blocks    int       // blocks of BlockSize rows
+	BlockSize int
+	Tiles     int        // tiles (pairs of blocks) searched, in all rounds
+	Rounds    []KNNRound // the approximate search's rounds
+	// Recall is the recall@M measured on RecallRows sampled rows: 1 for
+	// the exact search, NaN if not measured.
+	Recall     float64
+	RecallRows int
+}
+
+// KNNRound is what a round of the approximate search did.
+type KNNRound struct {
+	Tiles   int     // tiles searched
+	Changed float64 // share of the rows whose list changed
+	Recall  float64 // sampled recall@M after the round, NaN if not measured
 }
 
 // KNN returns the symmetrized M-nearest-neighbour graph of the n rows of x
@@ -99,27 +189,43 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	if err != nil {
 		return nil, err
 	}
+	method := opt.Method.Resolve(n)
+	stats := &KNNStats{Method: method, Recall: math.NaN()}
+	if opt.Stats != nil {
+		defer func() { *opt.Stats = *stats }()
+	}
 	var source uint64
 	if opt.File != "" {
-		source = knnSource(x, n, p, m, opt.Weights)
+		source = knnSource(x, n, p, m, opt)
 		if g, src, err := OpenFile(opt.File); err == nil && src == source {
+			stats.Reused = true
 			return g, nil
 		} else if err == nil {
 			g.Close()
 		}
 	}
-	if opt.Search != nil {
+	var nb *best
+	switch {
+	case method == Approximate:
+		var sc *scratch
+		if nb, sc, stats, err = approxNeighbors(ctx, x, n, p, m, opt); err != nil {
+			return nil, err
+		}
+		defer sc.release()
+	case opt.Search != nil:
 		o := opt
-		o.Search, o.File, o.Progress = nil, "", nil
+		o.Search, o.File, o.Progress, o.Stats = nil, "", nil, nil
 		parts, err := opt.Search(ctx, x, n, p, o)
 		if err != nil {
 			return nil, err
 		}
+		*stats = KNNStats{Method: Exact, Recall: 1}
 		return JoinKNN(x, n, p, opt, parts)
-	}
-	nb, _, err := neighbors(ctx, x, n, p, m, opt, 0, 1)
-	if err != nil {
-		return nil, err
+	default:
+		if nb, _, err = neighbors(ctx, x, n, p, m, opt, 0, 1); err != nil {
+			return nil, err
+		}
+		stats.Recall = 1
 	}
 	// The search's panels and copies are garbage now, and its candidate
 	// lists are after the assembly: their memory goes back to the
@@ -146,14 +252,25 @@ func checkKNN(x []float64, n, p int, opt KNNOptions) (int, error) {
 		return 0, fmt.Errorf("graph: unknown weights %v", opt.Weights)
 	case opt.BlockSize < 0 || opt.Workers < 0:
 		return 0, fmt.Errorf("graph: negative BlockSize or Workers")
+	case opt.Method < Auto || opt.Method > Approximate:
+		return 0, fmt.Errorf("graph: unknown kNN search %d", opt.Method)
+	case opt.Probes < 0 || opt.Rounds < 0:
+		return 0, fmt.Errorf("graph: %d probes and %d rounds, want them >= 0", opt.Probes, opt.Rounds)
+	case !(opt.Recall >= 0) || math.IsInf(opt.Recall, 0):
+		return 0, fmt.Errorf("graph: recall target %v, want a finite value >= 0", opt.Recall)
 	}
 	return min(m, n), nil
 }
 
 // knnSource tags a kNN graph's file with what it was built from: a
 // CRC-32C of the rows (low half) and of the shape and options (high half).
-func knnSource(x []float64, n, p, m int, w Weights) uint64 {
+func knnSource(x []float64, n, p, m int, opt KNNOptions) uint64 {
 	rows := crc32.Checksum(store.AsBytes(x), castagnoli)
-	opts := crc32.Checksum(fmt.Appendf(nil, "knn v1 n=%d p=%d m=%d weights=%v", n, p, m, w), castagnoli)
+	tag := fmt.Appendf(nil, "knn v1 n=%d p=%d m=%d weights=%v", n, p, m, opt.Weights)
+	if method := opt.Method.Resolve(n); method != Exact {
+		tag = fmt.Appendf(tag, " %v probes=%d recall=%v rounds=%d sample=%d seed=%d block=%d",
+			method, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed, opt.BlockSize)
+	}
+	opts := crc32.Checksum(tag, castagnoli)
 	return uint64(opts)<<32 | uint64(rows)
 }

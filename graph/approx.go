@@ -1,0 +1,359 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// Defaults of the approximate search (KNNOptions).
+const (
+	// DefaultProbes is the number of blocks searched with each block in
+	// a round: its nearest blocks by centroid in the first, the blocks its
+	// neighbours' neighbours fall in most often after.
+	DefaultProbes = 8
+	// DefaultRecall is the sampled recall@M at which the refinement stops.
+	DefaultRecall = 0.99
+	// DefaultRounds caps the rounds of a search, the first included.
+	DefaultRounds = 10
+	// minChanged is the fraction of the lists below which a round that
+	// changed them ends the refinement: it has converged.
+	minChanged = 1e-3
+)
+
+// approxSearch is the state of an approximate search: the rows, in the
+// order of Partition, cut into blocks of bs rows; the candidate lists and
+// their bounds, in scratch memory; and the pairs of blocks searched.
+type approxSearch struct {
+	x                   []float64
+	n, p, m, bs, nb     int
+	pairs               *tile.Pairs
+	lists               *best
+	bound               []uint64  // by row: the m-th candidate's distance, as bits
+	partners            [][]int32 // by block: the blocks searched with it, ascending
+	changed             []bool    // by row: the list changed in this round
+	workers             int
+	generic             bool
+	progress            func(pass string, done, total int)
+	probes, round       int
+	rounds              int // the most rounds
+	ring                [][]int32 // by block: the blocks by centroid distance, nearest first
+}
+
+// approxNeighbors finds about the m nearest rows of every row of x, itself
+// first, by searching exactly the tiles of a sparse set of pairs of blocks
+// (see KNN), and returns the lists (by row), the scratch that holds them,
+// and what the search did.
+func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*best, *scratch, *KNNStats, error) {
+	bs := opt.BlockSize
+	if bs == 0 {
+		bs = 256
+	}
+	bs = min(bs, n)
+	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
+		generic: opt.Generic, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
+	var err error
+	var sc *scratch
+	if a.lists, a.bound, sc, err = bestIn(opt.ScratchDir, n, m); err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*best, *scratch, *KNNStats, error) {
+		sc.release()
+		return nil, nil, nil, err
+	}
+	for i := range n {
+		a.lists.offer(i, -1, int32(i))
+		storeBound(a.bound, i, a.lists.bound(i))
+	}
+	if a.pairs, err = tile.NewPairs(x, n, p, bs, opt.Generic); err != nil {
+		return fail(err)
+	}
+	a.partners = make([][]int32, a.nb)
+	a.changed = make([]bool, n)
+	st := &KNNStats{Method: Approximate, Blocks: a.nb, BlockSize: bs, Recall: math.NaN()}
+	ref, err := newRecallSample(ctx, x, n, p, m, opt.sampleRows(n), opt.Seed, a.workers, opt.Generic)
+	if err != nil {
+		return fail(err)
+	}
+	target, rounds := cmp.Or(opt.Recall, DefaultRecall), a.rounds
+	tiles, err := a.firstTiles(ctx)
+	for err == nil && len(tiles) > 0 {
+		var changed int
+		if changed, err = a.search(ctx, tiles); err != nil {
+			break
+		}
+		r := KNNRound{Tiles: len(tiles), Changed: float64(changed) / float64(n), Recall: ref.recall(a.lists)}
+		st.Rounds = append(st.Rounds, r)
+		st.Tiles += r.Tiles
+		st.Recall, st.RecallRows = r.Recall, len(ref.rows)
+		if opt.Round != nil {
+			opt.Round(len(st.Rounds), r)
+		}
+		if r.Recall >= target || math.IsNaN(r.Recall) && r.Changed < minChanged || len(st.Rounds) >= rounds {
+			break
+		}
+		tiles = a.nextTiles(ctx)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return a.lists, sc, st, nil
+}
+
+// tilePair is a tile of the search: blocks I <= J.
+type tilePair struct{ I, J int32 }
+
+// firstTiles returns the tiles of the first round: each block with its
+// probes nearest blocks by centroid (itself first), found by the exact
+// search on the centroids.
+func (a *approxSearch) firstTiles(ctx context.Context) ([]tilePair, error) {
+	x, p, bs := a.x, a.p, a.bs
+	cent := make([]float64, a.nb*p)
+	for I := range a.nb {
+		lo, hi := I*bs, min(a.n, (I+1)*bs)
+		c := cent[I*p : (I+1)*p]
+		for i := lo; i < hi; i++ {
+			for q, v := range x[i*p : (i+1)*p] {
+				c[q] += v
+			}
+		}
+		for q := range c {
+			c[q] /= float64(hi - lo)
+		}
+	}
+	// Each round searches a block with probes more of its nearest blocks
+	// by centroid, besides those neighbour descent finds, so that the
+	// search reaches every block near a block in the end, whatever its
+	// lists say.
+	m := min(a.nb, a.probes*(a.rounds+1))
+	near, _, err := neighbors(ctx, cent, a.nb, p, m, KNNOptions{Workers: a.workers, Generic: a.generic}, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	a.ring = make([][]int32, a.nb)
+	var tiles []tilePair
+	for I := range a.nb {
+		a.ring[I] = slices.Clone(near.j[I*m : I*m+int(near.cnt[I])])
+		for _, J := range a.nextRing(I, a.probes) {
+			tiles = append(tiles, tilePair{min(int32(I), J), max(int32(I), J)})
+		}
+	}
+	return a.take(tiles), nil
+}
+
+// nextRing returns the next k blocks of block I's ring not yet searched
+// with it, dropping them from the ring.
+func (a *approxSearch) nextRing(I, k int) []int32 {
+	var out []int32
+	ring := a.ring[I]
+	for len(ring) > 0 && len(out) < k {
+		if _, found := slices.BinarySearch(a.partners[I], ring[0]); !found {
+			out = append(out, ring[0])
+		}
+		ring = ring[1:]
+	}
+	a.ring[I] = ring
+	return out
+}
+
+// take sorts the tiles, drops repeats and those searched before, records
+// the rest as searched and returns them.
+func (a *approxSearch) take(tiles []tilePair) []tilePair {
+	// The diagonal tiles first: a block's own rows give its rows finite
+	// bounds at once, which prune most pairs of the tiles that follow.
+	slices.SortFunc(tiles, func(s, t tilePair) int {
+		return cmp.Or(cmp.Compare(btoi(s.I != s.J), btoi(t.I != t.J)), cmp.Compare(s.I, t.I), cmp.Compare(s.J, t.J))
+	})
+	tiles = slices.Compact(tiles)
+	out := tiles[:0]
+	for _, t := range tiles {
+		if _, found := slices.BinarySearch(a.partners[t.I], t.J); found {
+			continue
+		}
+		out = append(out, t)
+	}
+	for _, t := range out {
+		a.partners[t.I] = append(a.partners[t.I], t.J)
+		if t.I != t.J {
+			a.partners[t.J] = append(a.partners[t.J], t.I)
+		}
+	}
+	for I := range a.partners {
+		slices.Sort(a.partners[I])
+	}
+	return out
+}
+
+// blockCount is a block and how many list entries point into it.
+type blockCount struct {
+	J   int32
+	cnt int32
+}
+
+// nextTiles returns the tiles of a refinement round: for each block I,
+// the probes blocks not yet searched with it that are reached most often
+// in two steps of the block graph, whose edge I→J counts the entries of
+// I's lists that are rows of J. They are the blocks of the neighbours of
+// I's rows' neighbours: neighbour descent, a block at a time.
+func (a *approxSearch) nextTiles(ctx context.Context) []tilePair {
+	// The block graph, each block's edges by J.
+	out := make([][]blockCount, a.nb)
+	const chunk = 64
+	_ = ordered.Run(ctx, a.workers, (a.nb+chunk-1)/chunk,
+		func() []int32 { return make([]int32, a.nb) },
+		func(_ context.Context, t int, count []int32) error {
+			for I := t * chunk; I < min(a.nb, (t+1)*chunk); I++ {
+				out[I] = a.blockEdges(I, count)
+			}
+			return nil
+		},
+		func(int, []int32) error { return nil })
+	next := make([][]tilePair, (a.nb+chunk-1)/chunk)
+	_ = ordered.Run(ctx, a.workers, len(next),
+		func() []int64 { return make([]int64, a.nb) },
+		func(_ context.Context, t int, score []int64) error {
+			next[t] = next[t][:0]
+			for I := t * chunk; I < min(a.nb, (t+1)*chunk); I++ {
+				for _, L := range slices.Concat(a.twoHop(I, out, score), a.nextRing(I, a.probes)) {
+					next[t] = append(next[t], tilePair{min(int32(I), L), max(int32(I), L)})
+				}
+			}
+			return nil
+		},
+		func(int, []int64) error { return nil })
+	return a.take(slices.Concat(next...))
+}
+
+// blockEdges returns the edges of block I of the block graph, using count
+// (nb long, zero) as scratch and leaving it zero.
+func (a *approxSearch) blockEdges(I int, count []int32) []blockCount {
+	var edges []blockCount
+	lo, hi := I*a.bs, min(a.n, (I+1)*a.bs)
+	for i := lo; i < hi; i++ {
+		for e := range int(a.lists.cnt[i]) {
+			J := a.lists.j[i*a.m+e] / int32(a.bs)
+			if count[J] == 0 {
+				edges = append(edges, blockCount{J: J})
+			}
+			count[J]++
+		}
+	}
+	for q := range edges {
+		edges[q].cnt = count[edges[q].J]
+		count[edges[q].J] = 0
+	}
+	slices.SortFunc(edges, func(s, t blockCount) int { return cmp.Compare(s.J, t.J) })
+	return edges
+}
+
+// twoHop returns the probes blocks L not yet searched with block I of
+// the largest two-step weight Σ_J count(I→J)·count(J→L), ties to the
+// lower L, using score (nb long, zero) as scratch and leaving it zero.
+func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int32 {
+	var cand []int32
+	for _, e := range edges[I] {
+		for _, f := range edges[e.J] {
+			if score[f.J] == 0 {
+				cand = append(cand, f.J)
+			}
+			score[f.J] += int64(e.cnt) * int64(f.cnt)
+		}
+	}
+	type scored struct {
+		L int32
+		s int64
+	}
+	ranked := make([]scored, 0, len(cand))
+	for _, L := range cand {
+		if _, found := slices.BinarySearch(a.partners[I], L); !found {
+			ranked = append(ranked, scored{L, score[L]})
+		}
+		score[L] = 0
+	}
+	slices.SortFunc(ranked, func(s, t scored) int { return cmp.Or(cmp.Compare(t.s, s.s), cmp.Compare(s.L, t.L)) })
+	var best []int32
+	for _, r := range ranked[:min(len(ranked), a.probes)] {
+		best = append(best, r.L)
+	}
+	return best
+}
+
+// search screens the tiles on the workers, each offering its pairs to the
+// lists of both of its blocks, the offers committed in tile order, and
+// returns the number of rows whose list changed.
+func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
+	clear(a.changed)
+	a.round++
+	pass := fmt.Sprintf("kNN round %d", a.round)
+	bs, m := a.bs, a.m
+	err := ordered.Run(ctx, a.workers, len(tiles),
+		func() *tileTask {
+			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
+				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: a.pairs.NewScratch()}
+		},
+		func(_ context.Context, t int, tt *tileTask) error {
+			I, J := int(tiles[t].I), int(tiles[t].J)
+			tt.r0, tt.r1 = a.pairs.Rows(I)
+			tt.c0, tt.c1 = a.pairs.Rows(J)
+			tt.rows.reset(bs)
+			tt.cols.reset(bs)
+			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
+			for i := range rm {
+				rm[i] = loadBound(a.bound, tt.r0+i)
+			}
+			for j := range cm {
+				cm[j] = loadBound(a.bound, tt.c0+j)
+			}
+			a.pairs.Near(tt.scratch, I, J, rm, cm, func(i, j int, d float64) {
+				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, int32(j)) {
+					rm[li] = min(rm[li], tt.rows.bound(li))
+				}
+				if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, int32(i)) {
+					cm[lj] = min(cm[lj], tt.cols.bound(lj))
+				}
+			})
+			return nil
+		},
+		func(t int, tt *tileTask) error {
+			if a.progress != nil {
+				defer a.progress(pass, t+1, len(tiles))
+			}
+			a.commit(tt.rows, tt.r0, tt.r1)
+			a.commit(tt.cols, tt.c0, tt.c1)
+			return nil
+		})
+	changed := 0
+	for _, c := range a.changed {
+		if c {
+			changed++
+		}
+	}
+	return changed, err
+}
+
+// commit offers a tile's candidates for the rows [lo, hi) to their lists.
+func (a *approxSearch) commit(b *best, lo, hi int) {
+	m := a.m
+	for r := lo; r < hi; r++ {
+		q, changed := r-lo, false
+		for e := range int(b.cnt[q]) {
+			changed = a.lists.offer(r, b.d[q*m+e], b.j[q*m+e]) || changed
+		}
+		if changed {
+			a.changed[r] = true
+			storeBound(a.bound, r, a.lists.bound(r))
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,212 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// clustered returns n rows of p features around 12 centres, every seventh
+// row a copy of the one before: data with structure, as the approximate
+// search meets it, and ties at distance 0.
+func clustered(n, p int, seed uint64) []float64 {
+	x := points(n, p, seed)
+	for i := range n {
+		c := i % 12
+		for q := range p {
+			x[i*p+q] += 6 * float64((c>>q)&1)
+		}
+		if i%7 == 6 {
+			copy(x[i*p:(i+1)*p], x[(i-1)*p:i*p])
+		}
+	}
+	return x
+}
+
+// listRecall returns the recall@m of lists against the exact search
+// (itself checked against brute force): the share of each row's exact m
+// nearest matched by a list entry no farther than the exact m-th.
+func listRecall(t *testing.T, x []float64, n, p, m int, lists *best) float64 {
+	exact, _, err := neighbors(context.Background(), x, n, p, m, KNNOptions{Workers: 2}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hit int
+	for i := range n {
+		last := exact.d[i*m+m-1]
+		got := 0
+		for e := range int(lists.cnt[i]) {
+			if lists.d[i*m+e] <= last {
+				got++
+			}
+		}
+		hit += min(got, m)
+	}
+	return float64(hit) / float64(n*m)
+}
+
+func TestApproxRecall(t *testing.T) {
+	for _, tc := range []struct {
+		n, p, m, block, probes int
+		recall                 float64
+	}{
+		{3000, 8, 15, 64, 4, 0.99},
+		{4000, 16, 30, 128, 8, 0.99},
+		{2500, 3, 10, 32, 2, 0.999},
+	} {
+		t.Run(fmt.Sprintf("n=%d,p=%d,m=%d", tc.n, tc.p, tc.m), func(t *testing.T) {
+			x := clustered(tc.n, tc.p, 5)
+			if _, err := Partition(context.Background(), x, tc.n, tc.p, tc.block, 1, 2); err != nil {
+				t.Fatal(err)
+			}
+			opt := KNNOptions{Neighbors: tc.m, BlockSize: tc.block, Workers: 2, Probes: tc.probes, Recall: tc.recall, Sample: 400}
+			lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.release()
+			got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
+			t.Logf("%d rounds, %d tiles of %d, sampled recall %.4f, true recall %.4f", len(st.Rounds), st.Tiles, st.Blocks*(st.Blocks+1)/2, st.Recall, got)
+			if st.Recall < tc.recall && len(st.Rounds) < DefaultRounds {
+				t.Errorf("stopped at sampled recall %.4f < %.4f after %d rounds", st.Recall, tc.recall, len(st.Rounds))
+			}
+			if got < tc.recall-0.01 {
+				t.Errorf("true recall %.4f, want at least %.4f", got, tc.recall-0.01)
+			}
+			if math.Abs(got-st.Recall) > 0.01 {
+				t.Errorf("sampled recall %.4f, true %.4f: the sample misleads", st.Recall, got)
+			}
+			for i := range tc.n {
+				if lists.cnt[i] != int32(tc.m) || lists.j[i*tc.m] != int32(i) {
+					t.Fatalf("row %d: %d candidates, first %d; want %d, itself first", i, lists.cnt[i], lists.j[i*tc.m], tc.m)
+				}
+			}
+		})
+	}
+}
+
+// TestRecallSampleExact checks the sample's lists against brute force.
+func TestRecallSampleExact(t *testing.T) {
+	n, p, m := 2000, 5, 12
+	x := clustered(n, p, 3)
+	for _, generic := range []bool{false, true} {
+		rs, err := newRecallSample(context.Background(), x, n, p, m, 150, 9, 3, generic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bruteNeighbors(x, n, p, m)
+		if len(rs.rows) != 150 {
+			t.Fatalf("%d rows sampled, want 150", len(rs.rows))
+		}
+		for r, i := range rs.rows {
+			got := make([]int, rs.exact.cnt[r])
+			for e := range got {
+				got[e] = int(rs.exact.j[r*m+e])
+			}
+			if !slices.Equal(got, want[i]) {
+				t.Fatalf("generic=%v: row %d: %v, want %v", generic, i, got, want[i])
+			}
+		}
+	}
+}
+
+// TestApproxSameBits checks that the approximate graph does not depend on
+// the workers, the kernel or the scratch directory.
+func TestApproxSameBits(t *testing.T) {
+	n, p := 3000, 6
+	x := clustered(n, p, 8)
+	var want *CSR
+	for _, tc := range []struct {
+		workers int
+		generic bool
+		scratch string
+	}{{1, false, ""}, {2, false, t.TempDir()}, {5, true, ""}, {3, false, t.TempDir()}} {
+		xs := slices.Clone(x)
+		order, err := Partition(context.Background(), xs, n, p, 64, 4, tc.workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, i := range order {
+			if !slices.Equal(xs[q*p:(q+1)*p], x[int(i)*p:int(i+1)*p]) {
+				t.Fatalf("workers=%d: position %d holds row %v, not row %d", tc.workers, q, xs[q*p:(q+1)*p], i)
+			}
+		}
+		g, err := KNN(context.Background(), xs, n, p, KNNOptions{Method: Approximate, Weights: SelfTuning, Neighbors: 10,
+			BlockSize: 64, Workers: tc.workers, Generic: tc.generic, ScratchDir: tc.scratch, Probes: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = g
+		} else if !sameCSR(want, g) {
+			t.Errorf("workers=%d generic=%v scratch=%q: a different graph", tc.workers, tc.generic, tc.scratch)
+		}
+	}
+}
+
+// TestApproxDuplicates runs the search on a data set of few distinct rows:
+// every row's list is its copies, at distance 0.
+func TestApproxDuplicates(t *testing.T) {
+	n, p, m := 1500, 3, 8
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = float64((i % 5) * (q + 1))
+		}
+	}
+	if _, err := Partition(context.Background(), x, n, p, 50, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{BlockSize: 50, Workers: 2, Probes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.release()
+	if st.Recall != 1 {
+		t.Errorf("sampled recall %v, want 1", st.Recall)
+	}
+	for i := range n {
+		for e := 1; e < m; e++ {
+			if lists.d[i*m+e] != 0 {
+				t.Fatalf("row %d: candidate %d at distance %v, want a copy", i, lists.j[i*m+e], lists.d[i*m+e])
+			}
+		}
+	}
+}
+
+func TestPartitionLeaves(t *testing.T) {
+	n, p, leaf := 5000, 4, 100
+	x := clustered(n, p, 2)
+	orig := slices.Clone(x)
+	order, err := Partition(context.Background(), x, n, p, leaf, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]bool, n)
+	for q, i := range order {
+		if seen[i] {
+			t.Fatalf("row %d twice", i)
+		}
+		seen[i] = true
+		if !slices.Equal(x[q*p:(q+1)*p], orig[int(i)*p:int(i+1)*p]) {
+			t.Fatalf("position %d does not hold row %d", q, i)
+		}
+	}
+	// A leaf is compact: its rows are much nearer each other than random
+	// rows are.
+	var in, out float64
+	for q := 0; q+1 < n; q++ {
+		d := tile.SqDist(x[q*p:(q+1)*p], x[(q+1)*p:(q+2)*p])
+		if q/leaf == (q+1)/leaf {
+			in += d
+		}
+		out += tile.SqDist(x[q*p:(q+1)*p], orig[((q*7919)%n)*p:((q*7919)%n+1)*p])
+	}
+	if in > 0.5*out {
+		t.Errorf("sum of distances within leaves %.4g, to random rows %.4g: the leaves are not compact", in, out)
+	}
+}
