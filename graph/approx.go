@@ -30,19 +30,19 @@ const (
 // order of Partition, cut into blocks of bs rows; the candidate lists and
 // their bounds, in scratch memory; and the pairs of blocks searched.
 type approxSearch struct {
-	x                   []float64
-	n, p, m, bs, nb     int
-	pairs               *tile.Pairs
-	lists               *best
-	bound               []uint64  // by row: the m-th candidate's distance, as bits
-	partners            [][]int32 // by block: the blocks searched with it, ascending
-	changed             []bool    // by row: the list changed in this round
-	workers             int
-	generic             bool
-	progress            func(pass string, done, total int)
-	probes, round       int
-	rounds              int // the most rounds
-	ring                [][]int32 // by block: the blocks by centroid distance, nearest first
+	x               []float64
+	n, p, m, bs, nb int
+	pairs           *tile.Pairs
+	lists           *best
+	bound           []uint64  // by row: the m-th candidate's distance, as bits
+	partners        [][]int32 // by block: the blocks searched with it, ascending
+	changed         []bool    // by row: the list changed in this round
+	workers         int
+	generic         bool
+	progress        func(pass string, done, total int)
+	probes, round   int
+	rounds          int       // the most rounds
+	ring            [][]int32 // by block: the blocks by centroid distance, nearest first
 }
 
 // approxNeighbors finds about the m nearest rows of every row of x, itself
