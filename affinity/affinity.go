@@ -13,11 +13,13 @@
 package affinity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -122,11 +124,19 @@ type Built struct {
 	// Checksum is a CRC-32C of the features as the kernel uses them, or
 	// of a tile file's header: a resumed run checks that P is the same.
 	Checksum uint32
-	file     *tilefile.File
-	graph    *graph.CSR
-	knn      graph.KNNOptions
-	edges    bool // the graph is an edge list's
-	p        int
+	// Order, if not nil, is the order of the rows of the features, of P
+	// and so of W: Order[q] is the input's row at position q. The
+	// approximate kNN search moves the rows into the leaves of
+	// graph.Partition, so that near rows are near in P; a W solved on P
+	// is put back into the input's order by it. Nil is the input's order.
+	Order []int32
+	// KNN is what the search of a kNN graph did.
+	KNN   graph.KNNStats
+	file  *tilefile.File
+	graph *graph.CSR
+	knn   graph.KNNOptions
+	edges bool // the graph is an edge list's
+	p     int
 }
 
 // Build sets up P for spec. tab holds the features; it may be nil when
@@ -233,11 +243,26 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 	return b.useGraph(g, tab, spec)
 }
 
-// buildGraph makes P the kNN graph of the features.
+// buildGraph makes P the kNN graph of the features. For the approximate
+// search it first moves the rows into the order of graph.Partition
+// (b.Order), in place, its candidate lists kept in scratch files beside
+// spec.GraphFile.
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	opt := *spec.Graph
 	opt.BlockSize, opt.Workers, opt.File, opt.Progress = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress
-	if spec.Engine != nil {
+	opt.Stats = &b.KNN
+	if opt.Method = opt.Method.Resolve(tab.N); opt.Method == graph.Approximate {
+		opt.Seed = spec.Seed
+		if spec.GraphFile != "" {
+			opt.ScratchDir = filepath.Dir(spec.GraphFile)
+		}
+		leaf := cmp.Or(opt.Leaf, graph.DefaultLeaf)
+		order, err := graph.Partition(ctx, tab.Features, tab.N, tab.P, leaf, spec.Seed, spec.Workers)
+		if err != nil {
+			return nil, err
+		}
+		b.Order = order
+	} else if spec.Engine != nil {
 		opt.Search = spec.Engine.SearchKNN
 	}
 	g, err := graph.KNN(ctx, tab.Features, tab.N, tab.P, opt)
@@ -246,7 +271,7 @@ func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*B
 	}
 	b.knn = opt
 	b.Checksum = crc32.Update(crc32.Checksum(store.AsBytes(tab.Features), castagnoli), castagnoli,
-		fmt.Appendf(nil, "knn %d %v", opt.Neighbors, opt.Weights))
+		fmt.Appendf(nil, "knn %d %v %v", opt.Neighbors, opt.Weights, opt.Method))
 	return b.useGraph(g, tab, spec)
 }
 
@@ -328,7 +353,7 @@ func (b *Built) Describe() string {
 		if m == 0 {
 			m = graph.DefaultNeighbors
 		}
-		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %d entries, scale %.4g)", b.p, m, b.knn.Weights, g.NNZ(), b.Scale)
+		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %s, %d entries, scale %.4g)", b.p, m, b.knn.Weights, b.DescribeSearch(), g.NNZ(), b.Scale)
 	}
 	if f := b.file; f != nil {
 		prec := "float64"
@@ -338,6 +363,21 @@ func (b *Built) Describe() string {
 		return fmt.Sprintf("P from tile file (block %d, %s)", f.Block(), prec)
 	}
 	return fmt.Sprintf("p=%d gamma=%.6g (%s)", b.p, b.Gamma, b.GammaRule)
+}
+
+// DescribeSearch says how the kNN graph's neighbours were found: "exact
+// search", or "approximate search, recall@M R on S sampled rows".
+func (b *Built) DescribeSearch() string {
+	st := b.KNN
+	switch {
+	case st.Method != graph.Approximate:
+		return "exact search"
+	case st.Reused:
+		return "approximate search (reused)"
+	case st.RecallRows == 0:
+		return fmt.Sprintf("approximate search, %d rounds, recall not measured", len(st.Rounds))
+	}
+	return fmt.Sprintf("approximate search, recall %.4f on %d sampled rows", st.Recall, st.RecallRows)
 }
 
 // Kernel names what computes P's passes: the tile kernel, or "graph/csr".

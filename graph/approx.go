@@ -13,10 +13,13 @@ import (
 
 // Defaults of the approximate search (KNNOptions).
 const (
-	// DefaultProbes is the number of blocks searched with each block in
-	// a round: its nearest blocks by centroid in the first, the blocks its
+	// DefaultLeaf is the number of rows of a leaf of the partition, the
+	// block of the approximate search.
+	DefaultLeaf = 512
+	// DefaultProbes is the number of leaves searched with each leaf in
+	// a round: its nearest leaves by centroid in the first, the leaves its
 	// neighbours' neighbours fall in most often after.
-	DefaultProbes = 8
+	DefaultProbes = 32
 	// DefaultRecall is the sampled recall@M at which the refinement stops.
 	DefaultRecall = 0.99
 	// DefaultRounds caps the rounds of a search, the first included.
@@ -50,11 +53,7 @@ type approxSearch struct {
 // (see KNN), and returns the lists (by row), the scratch that holds them,
 // and what the search did.
 func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*best, *scratch, *KNNStats, error) {
-	bs := opt.BlockSize
-	if bs == 0 {
-		bs = 256
-	}
-	bs = min(bs, n)
+	bs := min(cmp.Or(opt.Leaf, DefaultLeaf), n)
 	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
 		generic: opt.Generic, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
 	var err error
@@ -75,7 +74,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	}
 	a.partners = make([][]int32, a.nb)
 	a.changed = make([]bool, n)
-	st := &KNNStats{Method: Approximate, Blocks: a.nb, BlockSize: bs, Recall: math.NaN()}
+	st := &KNNStats{Method: Approximate, Leaves: a.nb, Leaf: bs, Recall: math.NaN()}
 	ref, err := newRecallSample(ctx, x, n, p, m, opt.sampleRows(n), opt.Seed, a.workers, opt.Generic)
 	if err != nil {
 		return fail(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -63,14 +65,14 @@ func TestApproxRecall(t *testing.T) {
 			if _, err := Partition(context.Background(), x, tc.n, tc.p, tc.block, 1, 2); err != nil {
 				t.Fatal(err)
 			}
-			opt := KNNOptions{Neighbors: tc.m, BlockSize: tc.block, Workers: 2, Probes: tc.probes, Recall: tc.recall, Sample: 400}
+			opt := KNNOptions{Neighbors: tc.m, Leaf: tc.block, Workers: 2, Probes: tc.probes, Recall: tc.recall, Sample: 400}
 			lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer sc.release()
 			got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
-			t.Logf("%d rounds, %d tiles of %d, sampled recall %.4f, true recall %.4f", len(st.Rounds), st.Tiles, st.Blocks*(st.Blocks+1)/2, st.Recall, got)
+			t.Logf("%d rounds, %d tiles of %d, sampled recall %.4f, true recall %.4f", len(st.Rounds), st.Tiles, st.Leaves*(st.Leaves+1)/2, st.Recall, got)
 			if st.Recall < tc.recall && len(st.Rounds) < DefaultRounds {
 				t.Errorf("stopped at sampled recall %.4f < %.4f after %d rounds", st.Recall, tc.recall, len(st.Rounds))
 			}
@@ -136,7 +138,7 @@ func TestApproxSameBits(t *testing.T) {
 			}
 		}
 		g, err := KNN(context.Background(), xs, n, p, KNNOptions{Method: Approximate, Weights: SelfTuning, Neighbors: 10,
-			BlockSize: 64, Workers: tc.workers, Generic: tc.generic, ScratchDir: tc.scratch, Probes: 3})
+			Leaf: 64, Workers: tc.workers, Generic: tc.generic, ScratchDir: tc.scratch, Probes: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +163,7 @@ func TestApproxDuplicates(t *testing.T) {
 	if _, err := Partition(context.Background(), x, n, p, 50, 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{BlockSize: 50, Workers: 2, Probes: 2})
+	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{Leaf: 50, Workers: 2, Probes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,5 +210,47 @@ func TestPartitionLeaves(t *testing.T) {
 	}
 	if in > 0.5*out {
 		t.Errorf("sum of distances within leaves %.4g, to random rows %.4g: the leaves are not compact", in, out)
+	}
+}
+
+// TestRenumber checks that the exact graph of the rows in Partition's
+// order, renumbered, is the exact graph of the rows in the input's order,
+// in memory and in a file. The rows are distinct and their distances too,
+// so that no tie is broken by the numbering.
+func TestRenumber(t *testing.T) {
+	n, p := 1200, 5
+	x := make([]float64, n*p)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	opt := KNNOptions{Method: Exact, Weights: SelfTuning, Neighbors: 9, Workers: 2}
+	want, err := KNN(context.Background(), x, n, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := slices.Clone(x)
+	order, err := Partition(context.Background(), xs, n, p, 100, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := KNN(context.Background(), xs, n, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "g.csr")} {
+		r, err := g.Renumber(order, path, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameCSR(r, want) {
+			t.Errorf("path %q: the renumbered graph differs from the graph in input order", path)
+		}
+		r.Close()
+	}
+	bad := slices.Clone(order)
+	bad[0] = bad[1]
+	if _, err := g.Renumber(bad, "", 0); err == nil {
+		t.Error("an order with a row twice: no error")
 	}
 }

@@ -74,8 +74,12 @@ type KNNOptions struct {
 	// Method is the search: Exact, Approximate, or Auto (Approximate
 	// above ApproxMinRows rows). See KNN.
 	Method KNNMethod
-	// Probes is the effort of the approximate search: the blocks searched
-	// with each block in a round; DefaultProbes if 0.
+	// Leaf is the number of rows of a leaf of the approximate search:
+	// the rows must be in the order of Partition with the same leaf, so
+	// that every run of Leaf rows is a leaf; DefaultLeaf if 0.
+	Leaf int
+	// Probes is the effort of the approximate search: the leaves searched
+	// with each leaf in a round; DefaultProbes if 0.
 	Probes int
 	// Recall is the sampled recall@M at which the approximate search stops
 	// refining; DefaultRecall if 0. Above 1, it refines until the lists
@@ -142,12 +146,12 @@ func (m KNNMethod) Resolve(n int) KNNMethod {
 
 // KNNStats says what a kNN search did.
 type KNNStats struct {
-	Method    KNNMethod // Exact or Approximate
-	Reused    bool      // the graph was found in KNNOptions.File, not searched
-	Blocks    int       // blocks of BlockSize rows
-	BlockSize int
-	Tiles     int        // tiles (pairs of blocks) searched, in all rounds
-	Rounds    []KNNRound // the approximate search's rounds
+	Method KNNMethod  // Exact or Approximate
+	Reused bool       // the graph was found in KNNOptions.File, not searched
+	Leaves int        // leaves of the approximate search
+	Leaf   int        // rows of a leaf
+	Tiles  int        // tiles (pairs of leaves) searched, in all rounds
+	Rounds []KNNRound // the approximate search's rounds
 	// Recall is the recall@M measured on RecallRows sampled rows: 1 for
 	// the exact search, NaN if not measured.
 	Recall     float64
@@ -254,8 +258,8 @@ func checkKNN(x []float64, n, p int, opt KNNOptions) (int, error) {
 		return 0, fmt.Errorf("graph: negative BlockSize or Workers")
 	case opt.Method < Auto || opt.Method > Approximate:
 		return 0, fmt.Errorf("graph: unknown kNN search %d", opt.Method)
-	case opt.Probes < 0 || opt.Rounds < 0:
-		return 0, fmt.Errorf("graph: %d probes and %d rounds, want them >= 0", opt.Probes, opt.Rounds)
+	case opt.Probes < 0 || opt.Rounds < 0 || opt.Leaf < 0:
+		return 0, fmt.Errorf("graph: %d probes, %d rounds and leaves of %d rows, want them >= 0", opt.Probes, opt.Rounds, opt.Leaf)
 	case !(opt.Recall >= 0) || math.IsInf(opt.Recall, 0):
 		return 0, fmt.Errorf("graph: recall target %v, want a finite value >= 0", opt.Recall)
 	}
@@ -268,8 +272,8 @@ func knnSource(x []float64, n, p, m int, opt KNNOptions) uint64 {
 	rows := crc32.Checksum(store.AsBytes(x), castagnoli)
 	tag := fmt.Appendf(nil, "knn v1 n=%d p=%d m=%d weights=%v", n, p, m, opt.Weights)
 	if method := opt.Method.Resolve(n); method != Exact {
-		tag = fmt.Appendf(tag, " %v probes=%d recall=%v rounds=%d sample=%d seed=%d block=%d",
-			method, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed, opt.BlockSize)
+		tag = fmt.Appendf(tag, " %v leaf=%d probes=%d recall=%v rounds=%d sample=%d seed=%d",
+			method, opt.Leaf, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed)
 	}
 	opts := crc32.Checksum(tag, castagnoli)
 	return uint64(opts)<<32 | uint64(rows)

@@ -324,3 +324,69 @@ func TestGraphUsage(t *testing.T) {
 		t.Error("a refused run left an output file")
 	}
 }
+
+// TestApproxKNN runs the approximate kNN search (-knn approx) end to end
+// on a Gaussian mixture of distinct rows: at this size every pair of
+// leaves is searched, so the edge list is the exact search's; the
+// memberships come out in the input's order (they match the labels); they
+// have the same bits for any -workers and after a resume, which moves the
+// rows into the same order again; and bad search flags are refused.
+func TestApproxKNN(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "mix.csv")
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", "3000", "-p", "4", "-k", "4", "-sep", "8", "-seed", "3", "-o", data); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	read := func(name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, knn := range []string{"exact", "approx"} {
+		if code, _, stderr := ssnmf(t, "graph", "-q", "-neighbors", "10", "-knn", knn, "-o", filepath.Join(dir, knn+".csv"), data); code != exitOK {
+			t.Fatalf("graph -knn %s: exit %d: %s", knn, code, stderr)
+		}
+	}
+	if !bytes.Equal(read("exact.csv"), read("approx.csv")) {
+		t.Error("graph -knn approx, every leaf searched: the edge list differs from the exact search's")
+	}
+	solveOut := func(out string, extra ...string) []byte {
+		t.Helper()
+		args := append([]string{"solve", "-q", "-knn", "approx", "-neighbors", "10", "-seed", "1", "-frtol", "0", "-rtol", "0", "-tol", "0", "-out", filepath.Join(dir, out)}, extra...)
+		if code, _, stderr := ssnmf(t, append(args, data)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return read(out)
+	}
+	sum := filepath.Join(dir, "s.json")
+	one := solveOut("one.csv", "-workers", "1", "-max-iter", "30", "-summary", sum)
+	var s summary
+	if err := json.Unmarshal(read("s.json"), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.KNN != "approx" || s.KNNRecall == nil || *s.KNNRecall != 1 || s.KNNRecallRows != 1000 || s.ARI == nil || *s.ARI < 0.99 {
+		t.Errorf("summary: knn %q, recall %v on %d rows, ARI %v; want approx, 1 on 1000, ARI >= 0.99 (W in the input's order)",
+			s.KNN, s.KNNRecall, s.KNNRecallRows, s.ARI)
+	}
+	if three := solveOut("three.csv", "-workers", "3", "-max-iter", "30"); !bytes.Equal(one, three) {
+		t.Error("1 and 3 workers give different memberships")
+	}
+	work := filepath.Join(dir, "work")
+	solveOut("first.csv", "-workdir", work, "-checkpoint-every", "5", "-max-iter", "12")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-max-iter", "30", "-out", filepath.Join(dir, "resumed.csv")); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if !bytes.Equal(one, read("resumed.csv")) {
+		t.Error("the resumed run ends with other memberships than the run never interrupted")
+	}
+	testUsage(t, []string{"solve", data}, []usageCase{
+		{name: "unknown search", args: []string{"-knn", "lsh"}, want: `invalid value "lsh" for flag -knn`},
+		{name: "recall 0", args: []string{"-knn-recall", "0"}, want: "-knn-recall must be in (0, 1], have 0"},
+		{name: "recall above 1", args: []string{"-knn-recall", "1.5"}, want: "-knn-recall must be in (0, 1]"},
+		{name: "no probes", args: []string{"-knn-probes", "0"}, want: "-knn-probes must be >= 1"},
+		{name: "no rounds", args: []string{"-knn-rounds", "0"}, want: "-knn-rounds must be >= 1"},
+	})
+}

@@ -72,17 +72,22 @@ type kernelConfig struct {
 	affinity    string        // tile file of P, or affinityKNN; "" to generate P from the features
 	neighbors   int           // -affinity knn: neighbours a row
 	weights     graph.Weights // -affinity knn: the edges' weights
+	knn         knnFlag       // -affinity knn: the search
+	knnRecall   float64       // -knn approx: the recall target
+	knnProbes   int           // -knn approx: leaves searched with a leaf a round
+	knnRounds   int           // -knn approx: the most rounds
 	block       int
 	workers     int
 	seed        uint64
 	quiet       bool
 
-	// Where the O(n²) work runs (solve's -engine, -tasks, -retries), and
-	// where the lines of a coordinator's retries go.
-	engine    string
-	tasks     int
-	retries   int
-	engineLog func(msg string)
+	// Where the O(n²) work runs (solve's -engine, -tasks, -retries).
+	engine  string
+	tasks   int
+	retries int
+	// log prints a line of a coordinator's retries, or of the rounds of
+	// an approximate kNN search, on stderr.
+	log func(msg string)
 
 	// fsys is the file system of the outputs, the checkpoints and a
 	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs
@@ -140,19 +145,44 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 // share, each usage starting with prefix; checkGraph resolves them.
 func graphFlags(fs *flag.FlagSet, kc *kernelConfig, prefix string) (weights *string) {
 	fs.IntVar(&kc.neighbors, "neighbors", graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
+	fs.Var(&kc.knn, "knn", prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
+	fs.Float64Var(&kc.knnRecall, "knn-recall", graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
+	fs.IntVar(&kc.knnProbes, "knn-probes", graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
+	fs.IntVar(&kc.knnRounds, "knn-rounds", graph.DefaultRounds, prefix+"-knn approx: the most rounds")
 	return fs.String("weights", defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
-// checkGraph checks -neighbors and parses -weights.
+// checkGraph checks -neighbors and the search's flags, and parses -weights.
 func (kc *kernelConfig) checkGraph(weights string) error {
-	if kc.neighbors < 1 {
+	switch {
+	case kc.neighbors < 1:
 		return usagef("-neighbors must be >= 1, have %d", kc.neighbors)
+	case !(kc.knnRecall > 0 && kc.knnRecall <= 1):
+		return usagef("-knn-recall must be in (0, 1], have %v", kc.knnRecall)
+	case kc.knnProbes < 1:
+		return usagef("-knn-probes must be >= 1, have %d", kc.knnProbes)
+	case kc.knnRounds < 1:
+		return usagef("-knn-rounds must be >= 1, have %d", kc.knnRounds)
 	}
 	var err error
 	if kc.weights, err = graph.ParseWeights(weights); err != nil {
 		return usagef("-weights: %v", err)
 	}
 	return nil
+}
+
+// knnFlag is -knn, the neighbour search: a graph.KNNMethod by name.
+type knnFlag struct{ graph.KNNMethod }
+
+func (f *knnFlag) Set(s string) (err error) {
+	f.KNNMethod, err = graph.ParseKNNMethod(s)
+	return err
+}
+
+// knnOptions returns the options of the kNN graph of the flags.
+func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
+	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
+		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds}
 }
 
 // check validates the kernel flags after parsing.

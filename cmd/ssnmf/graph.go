@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := kc.checkEngine(); err != nil {
 		return err
 	}
-	kc.engineLog = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
+	kc.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if err := kc.checkGraph(*weights); err != nil {
 		return err
 	}
@@ -64,6 +65,15 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		g := prob.Graph()
 		if !kc.quiet {
 			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs -> %s\n", kc.inputName(), g.N(), prob.Describe(), time.Since(begin).Seconds(), *out)
+		}
+		if prob.Order != nil {
+			// The rows were searched in the partition's order; the edges
+			// name them in the input's.
+			var err error
+			if g, err = g.Renumber(prob.Order, filepath.Join(prob.dir, "graph.input.csr"), 0); err != nil {
+				return err
+			}
+			defer g.Close()
 		}
 		if err := writeEdges(w, g, outFormat(*out)); err != nil {
 			return fmt.Errorf("-o %s: %w", *out, err)

@@ -28,6 +28,7 @@ type problem struct {
 	tab *store.Table // the input; nil when P comes from a tile file and no INPUT is given
 	*affinity.Built
 	coord *cluster.Coordinator // -engine slurm's; nil for local
+	dir   string               // the work directory
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
@@ -38,7 +39,7 @@ type problem struct {
 // match P's mass to k clusters, is the number of classes of the input's
 // labels if 0.
 func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (_ *problem, err error) {
-	pr := &problem{}
+	pr := &problem{dir: dir}
 	if kc.input != "" || !kc.fromFile() {
 		if pr.tab, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
@@ -68,7 +69,12 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			return nil, err
 		}
 	} else if kc.affinity == affinityKNN {
-		spec.Graph = &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights}
+		spec.Graph = kc.knnOptions()
+		if !kc.quiet && kc.log != nil {
+			spec.Graph.Round = func(round int, r graph.KNNRound) {
+				kc.log(fmt.Sprintf("kNN round %d: %d tiles, %.1f%% of the lists changed, sampled recall %.4f", round, r.Tiles, 100*r.Changed, r.Recall))
+			}
+		}
 		spec.GraphFile = filepath.Join(dir, graphFile)
 	}
 	if kc.engine == engineSlurm {
@@ -80,7 +86,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
 		}
 		pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
-			Launcher: cluster.Srun{Binary: bin}, Log: kc.engineLog, FS: kc.fsys}
+			Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys}
 		spec.Engine = pr.coord
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)

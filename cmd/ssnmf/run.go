@@ -55,6 +55,20 @@ func (ws *workspace) close() {
 	}
 }
 
+// inputOrder returns W in the input's order of the rows: W itself if
+// order is nil, else W's rows moved by order (see affinity.Built.Order)
+// into a matrix file of the work directory.
+func (ws *workspace) inputOrder(order []int32) ([]float64, error) {
+	if order == nil {
+		return ws.w, nil
+	}
+	w, err := ws.matrix("W.input.mat")
+	if err != nil {
+		return nil, err
+	}
+	return w, store.PermuteRows(w, ws.w, ws.k, order)
+}
+
 func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, checkpointFile) }
 
 // solveRun is one solve: the method, its starts, checkpoints and resumption.

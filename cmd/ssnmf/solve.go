@@ -61,7 +61,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}()
 
 	prog := &progress{out: stderr, quiet: c.quiet}
-	c.engineLog = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
+	c.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if c.engine == engineSlurm && !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
 	}
@@ -149,8 +149,12 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
 			c.maxTime, res.Iterations, dir)
 	}
-	rep.sum.finish(res, time.Since(begin).Seconds(), ws.w)
-	if err := rep.sum.write(outs, ws.w); err != nil {
+	w, err := ws.inputOrder(prob.Order)
+	if err != nil {
+		return err
+	}
+	rep.sum.finish(res, time.Since(begin).Seconds(), w)
+	if err := rep.sum.write(outs, w); err != nil {
 		return err
 	}
 	if err := outs.commit(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
@@ -49,52 +50,59 @@ type startResult struct {
 
 // summary is the JSON document of -summary.
 type summary struct {
-	Input            string        `json:"input"`
-	N                int           `json:"n"`
-	P                int           `json:"p"`
-	K                int           `json:"k"`
-	Method           string        `json:"method"`
-	Step             string        `json:"step"`
-	Init             string        `json:"init"`
-	Gamma            float64       `json:"gamma"`
-	GammaRule        string        `json:"gamma_rule"`
-	Standardize      bool          `json:"standardize"`
-	Seed             uint64        `json:"seed"`
-	Workers          int           `json:"workers"`
-	Tile             int           `json:"tile"`
-	Kernel           string        `json:"kernel"`
-	Tol              float64       `json:"tol"`
-	Ftol             float64       `json:"ftol"`
-	Rtol             float64       `json:"rtol"`
-	Frtol            float64       `json:"frtol"`
-	MaxTimeSeconds   float64       `json:"max_time_seconds,omitempty"`
-	MaxIter          int           `json:"max_iter"`
-	Refresh          int           `json:"refresh"`
-	Iterations       int           `json:"iterations"`
-	Passes           int           `json:"passes"`
-	Objective        float64       `json:"objective"`
-	Gap              float64       `json:"gap"`
-	Converged        bool          `json:"converged"`
-	StopReason       string        `json:"stop_reason"`
-	Seconds          float64       `json:"seconds"`
-	SolveSeconds     float64       `json:"solve_seconds"`
-	EntriesPerSecond float64       `json:"entries_per_second"`
-	PassSeconds      float64       `json:"pass_seconds"`     // the mean time of a pass over P
-	AffinitySeconds  float64       `json:"affinity_seconds"` // the time to load the input and set P up (a kNN graph's search)
-	PFrobeniusSq     float64       `json:"p_frobenius_sq"`
-	PMaxRowSum       float64       `json:"p_max_row_sum"`
-	Precision        string        `json:"precision"`
-	Affinity         string        `json:"affinity,omitempty"`
-	AffinityKind     string        `json:"affinity_kind,omitempty"` // -affinity FILE: "tile file" or "edge list"
-	Neighbors        int           `json:"neighbors,omitempty"`     // -affinity knn
-	Weights          string        `json:"weights,omitempty"`       // -affinity knn
-	GraphEntries     int64         `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
-	Scale            float64       `json:"scale,omitempty"`         // a sparse P: the factor of its stored values
-	ScaleRule        string        `json:"scale_rule,omitempty"`
-	ResumedAt        int           `json:"resumed_at,omitempty"`
-	Starts           []startResult `json:"starts,omitempty"`
-	BestStart        int           `json:"best_start"`
-	KmeansInertias   []float64     `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
+	Input            string  `json:"input"`
+	N                int     `json:"n"`
+	P                int     `json:"p"`
+	K                int     `json:"k"`
+	Method           string  `json:"method"`
+	Step             string  `json:"step"`
+	Init             string  `json:"init"`
+	Gamma            float64 `json:"gamma"`
+	GammaRule        string  `json:"gamma_rule"`
+	Standardize      bool    `json:"standardize"`
+	Seed             uint64  `json:"seed"`
+	Workers          int     `json:"workers"`
+	Tile             int     `json:"tile"`
+	Kernel           string  `json:"kernel"`
+	Tol              float64 `json:"tol"`
+	Ftol             float64 `json:"ftol"`
+	Rtol             float64 `json:"rtol"`
+	Frtol            float64 `json:"frtol"`
+	MaxTimeSeconds   float64 `json:"max_time_seconds,omitempty"`
+	MaxIter          int     `json:"max_iter"`
+	Refresh          int     `json:"refresh"`
+	Iterations       int     `json:"iterations"`
+	Passes           int     `json:"passes"`
+	Objective        float64 `json:"objective"`
+	Gap              float64 `json:"gap"`
+	Converged        bool    `json:"converged"`
+	StopReason       string  `json:"stop_reason"`
+	Seconds          float64 `json:"seconds"`
+	SolveSeconds     float64 `json:"solve_seconds"`
+	EntriesPerSecond float64 `json:"entries_per_second"`
+	PassSeconds      float64 `json:"pass_seconds"`     // the mean time of a pass over P
+	AffinitySeconds  float64 `json:"affinity_seconds"` // the time to load the input and set P up (a kNN graph's search)
+	PFrobeniusSq     float64 `json:"p_frobenius_sq"`
+	PMaxRowSum       float64 `json:"p_max_row_sum"`
+	Precision        string  `json:"precision"`
+	Affinity         string  `json:"affinity,omitempty"`
+	AffinityKind     string  `json:"affinity_kind,omitempty"` // -affinity FILE: "tile file" or "edge list"
+	Neighbors        int     `json:"neighbors,omitempty"`     // -affinity knn
+	Weights          string  `json:"weights,omitempty"`       // -affinity knn
+	GraphEntries     int64   `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
+	// -affinity knn: the search ("exact" or "approx"), and for approx
+	// its rounds and the recall@M measured on RecallRows sampled rows
+	// (absent when not measured, or when the graph was reused).
+	KNN            string        `json:"knn,omitempty"`
+	KNNRounds      int           `json:"knn_rounds,omitempty"`
+	KNNRecall      *float64      `json:"knn_recall,omitempty"`
+	KNNRecallRows  int           `json:"knn_recall_rows,omitempty"`
+	Scale          float64       `json:"scale,omitempty"` // a sparse P: the factor of its stored values
+	ScaleRule      string        `json:"scale_rule,omitempty"`
+	ResumedAt      int           `json:"resumed_at,omitempty"`
+	Starts         []startResult `json:"starts,omitempty"`
+	BestStart      int           `json:"best_start"`
+	KmeansInertias []float64     `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
 	// The penalty method's final point is not feasible: how far it is, and
 	// the objective and gap of its projection onto the constraints.
 	RowSumViolation    *float64 `json:"row_sum_violation,omitempty"`
@@ -168,6 +176,11 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	}
 	if c.affinity == affinityKNN {
 		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = c.neighbors, c.weights.String(), int64(pr.Entries())
+		st := pr.KNN
+		b.sum.KNN, b.sum.KNNRounds = st.Method.String(), len(st.Rounds)
+		if st.RecallRows > 0 {
+			b.sum.KNNRecall, b.sum.KNNRecallRows = &st.Recall, st.RecallRows
+		}
 	}
 	if pr.ScaleRule != "" {
 		b.sum.Scale, b.sum.ScaleRule = pr.Scale, pr.ScaleRule
@@ -267,6 +280,9 @@ func (b *summaryBuilder) table(out io.Writer) {
 	case affinityKNN:
 		row("input", "%s (n=%d, p=%d)", s.Input, s.N, s.P)
 		row("affinity", "kNN graph: %d neighbours, %s weights, %d entries, scale %.4g (%s), standardize=%v", s.Neighbors, s.Weights, s.GraphEntries, s.Scale, s.ScaleRule, s.Standardize)
+		if s.KNN == graph.Approximate.String() {
+			row("kNN search", "%s", b.prob.DescribeSearch())
+		}
 	default:
 		row("input", "%s (n=%d)", s.Input, s.N)
 		row("affinity", "%s %s", s.AffinityKind, s.Affinity)

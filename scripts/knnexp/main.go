@@ -40,7 +40,7 @@ func main() {
 	t1 := time.Now()
 	fmt.Printf("partition %.2fs\n", t1.Sub(t0).Seconds())
 	var st graph.KNNStats
-	opt := graph.KNNOptions{Method: graph.Approximate, Probes: *probes, Recall: *recall, Rounds: *rounds, BlockSize: *leaf, Workers: *workers, Stats: &st, ScratchDir: dir,
+	opt := graph.KNNOptions{Method: graph.Approximate, Probes: *probes, Recall: *recall, Rounds: *rounds, Leaf: *leaf, Workers: *workers, Stats: &st, ScratchDir: dir,
 		Round: func(r int, kr graph.KNNRound) {
 			fmt.Printf("round %d tiles %d changed %.4f recall %.4f  t=%.2fs\n", r, kr.Tiles, kr.Changed, kr.Recall, time.Since(t1).Seconds())
 		}}
@@ -48,5 +48,5 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("knn %.2fs total %.2fs nnz %d tiles %d (%.4f of all)\n", time.Since(t1).Seconds(), time.Since(t0).Seconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/(float64(st.Blocks)*float64(st.Blocks+1)/2))
+	fmt.Printf("knn %.2fs total %.2fs nnz %d tiles %d (%.4f of all)\n", time.Since(t1).Seconds(), time.Since(t0).Seconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/(float64(st.Leaves)*float64(st.Leaves+1)/2))
 }
