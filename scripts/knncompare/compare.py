@@ -5,47 +5,36 @@ Usage: compare.py [-ssnmf BIN] [-m 30] [-threads 2] [-sample 1000] [-seed 0]
                   [-builders ssnmf,pynndescent,hnswlib,faiss] [-ssnmf-args ARGS]
                   [-hnsw-ef-construction 100] [-hnsw-m 16] [-hnsw-ef 60] DATA
 
-DATA is a CSV file with a header (.csv or .csv.gz) or a Parquet file of
-numeric features; a column "label" is never a feature. The features are
-z-scored as ssnmf's -standardize does it (population standard deviation, a
-constant feature becomes 0), and every builder finds the M nearest rows of
-every row, the row itself included (ssnmf's -neighbors M: the row and M-1
-others):
+DATA is a CSV file with a header (.csv, .csv.gz) or, with pyarrow, a Parquet
+file; every column but "label" is a feature. The features are z-scored as
+ssnmf's -standardize does, and each builder finds the M nearest rows of every
+row, the row itself included (ssnmf's -neighbors M), in a child process with
+GOMAXPROCS, OMP_NUM_THREADS and the like set to THREADS:
 
-  ssnmf        BIN graph -neighbors M -workers THREADS -o EDGES DATA ARGS, with
-               ARGS from -ssnmf-args; EDGES is Parquet if pyarrow is present,
-               CSV otherwise. Without -ssnmf, BIN is built from this tree,
-               with GOEXPERIMENT=simd if that builds.
-  ssnmf-exact  the same plus -knn exact, if BIN graph has -knn: O(n^2), so
-               not a default builder.
-  pynndescent  NNDescent(X, n_neighbors=M, n_jobs=THREADS, random_state=SEED)
-               .neighbor_graph, after a warm-up on a few rows that compiles
-               Numba's code outside the timing.
-  hnswlib      Index("l2"), init_index(ef_construction, M), add_items,
-               set_ef(ef), knn_query(X, k=M): the -hnsw-* flags.
+  ssnmf        BIN graph -neighbors M -workers THREADS -o EDGES DATA ARGS
+               (EDGES: Parquet with pyarrow, else CSV); without -ssnmf, BIN
+               is built from this tree (GOEXPERIMENT=simd if it can).
+               ssnmf-exact adds -knn exact, if BIN graph has -knn.
+  pynndescent  NNDescent(X, n_neighbors=M, n_jobs=THREADS, random_state=SEED),
+               after a warm-up on a few rows (Numba's JIT).
+  hnswlib      Index("l2"), init_index(ef_construction, M), set_ef(ef),
+               knn_query(X, k=M), from the -hnsw-* flags.
   faiss        IndexHNSWFlat(p, 32), efSearch 64, search(X, M).
 
-The peers get the z-scored float32 matrix. Each builder runs in a child
-process of its own with GOMAXPROCS, OMP_NUM_THREADS and the like set to
-THREADS. "seconds" is the wall time of the build (for a peer, reading and
-z-scoring excluded; for ssnmf the whole graph process, whose own "built in"
-seconds are the column "own"); "RSS" is the child's peak resident set (Python
-and NumPy included for a peer; the parent stays small, since Linux counts a
-parent's resident set at fork in its child's peak).
-
-Recall is measured on -sample rows drawn with -seed, whose M-th nearest
-distances come from a chunked brute-force search in float64. A row j is a hit
-of sample row i if its distance is at most that of i's M-th nearest row (so
-ties count). "directed" is the recall@M of the builder's lists (n/a for
-ssnmf, whose edge list is symmetric); "graph" is that of the symmetrized
-graph: the candidates of i are its list and every row whose list holds i (for
-ssnmf, its neighbours in the edge list), of which the M nearest are scored.
-"ratio" is the seconds over those of the faster of pynndescent and hnswlib.
-One JSON object a line per builder follows the table. Temporary files (the
-matrix twice, a builder's output) go to $TMPDIR. This is a comparison script:
-ssnmf never calls Python. It needs Debian's python3-numpy, and
-python3-pynndescent, python3-hnswlib, python3-faiss for those builders (a
-builder whose module is absent is skipped).
+The peers get the z-scored float32 matrix; "seconds" is their build alone,
+and the whole graph process for ssnmf (its own "built in" seconds: "own").
+"RSS" is the child's peak resident set (Linux counts the parent's at fork
+in it, so the parent stays small). "ratio" is seconds over those of the
+faster of pynndescent and hnswlib. Recall is measured on -sample rows drawn
+with -seed: row j is a hit of sample row i if it is at most as far from i as
+i's M-th nearest row by a brute-force search in float64 (so ties count).
+"directed" scores the builder's lists (n/a for ssnmf's symmetric edge list),
+"graph" the M nearest of i's list and every row whose list holds i (for
+ssnmf, i's neighbours in the edge list); both are hits over M·sample. One
+JSON object a line per builder follows the table; temporary files go to
+$TMPDIR. This is a comparison script: ssnmf never calls Python. It needs
+Debian's python3-numpy; a builder whose python3-pynndescent, python3-hnswlib
+or python3-faiss is absent is skipped.
 """
 import importlib.util
 import itertools
@@ -134,10 +123,11 @@ def build(cfg):
     elif b == "hnswlib":
         import hnswlib
         index = hnswlib.Index(space="l2", dim=x.shape[1])
-        index.init_index(max_elements=len(x), ef_construction=cfg["ef_construction"], M=cfg["hnsw_m"], random_seed=seed)
+        index.init_index(max_elements=len(x), ef_construction=cfg["hnsw-ef-construction"], M=cfg["hnsw-m"],
+                         random_seed=seed)
         index.set_num_threads(threads)
         index.add_items(x)
-        index.set_ef(cfg["ef"])
+        index.set_ef(cfg["hnsw-ef"])
         ids = index.knn_query(x, k=m)[0]
     else:
         import faiss
@@ -155,11 +145,11 @@ def run(cmd, env, errpath):
     """Runs cmd, its stderr to errpath, and returns its stdout, wall seconds
     and peak RSS in kB; raises RuntimeError with its last stderr line if it fails."""
     begin = time.perf_counter()
-    with open(errpath, "w") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env, text=True)
+    with open(errpath, "w") as err, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env,
+                                                     text=True) as proc:
         out = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)
-    seconds, proc.returncode = time.perf_counter() - begin, os.waitstatus_to_exitcode(status)
+        seconds, proc.returncode = time.perf_counter() - begin, os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         with open(errpath) as f:
             raise RuntimeError((f.read().strip().splitlines() or [f"exit {proc.returncode}"])[-1])
@@ -201,18 +191,39 @@ def list_pairs(ids, pos):
         yield pos[chunk[r, c]], r0 + r
 
 
-def edge_chunks(path):
-    """Yields the src and dst columns of an edge list (Parquet or CSV) in chunks."""
-    if path.endswith(".parquet"):
-        import pyarrow.parquet as pq
-        for b in pq.ParquetFile(path).iter_batches(STEP, columns=["src", "dst"]):
-            yield b.column(0).to_numpy(), b.column(1).to_numpy()
-        return
-    with open(path) as f:
-        f.readline()
-        while lines := list(itertools.islice(f, STEP)):
-            a = np.loadtxt(lines, delimiter=",", usecols=(0, 1), dtype=np.int64, ndmin=2)
-            yield a[:, 0], a[:, 1]
+def edge_pairs(path, pos):
+    """Yields (sample position, neighbour) for each edge of an ssnmf edge list
+    (Parquet or CSV) with an end in the sample, in both directions."""
+    def chunks():
+        if path.endswith(".parquet"):
+            import pyarrow.parquet as pq
+            for b in pq.ParquetFile(path).iter_batches(STEP, columns=["src", "dst"]):
+                yield b.column(0).to_numpy(), b.column(1).to_numpy()
+            return
+        with open(path) as f:
+            f.readline()
+            while lines := list(itertools.islice(f, STEP)):
+                a = np.loadtxt(lines, delimiter=",", usecols=(0, 1), dtype=np.int64, ndmin=2)
+                yield a[:, 0], a[:, 1]
+    for src, dst in chunks():
+        for s, d in ((src, dst), (dst, src)):
+            hit = pos[s] >= 0
+            yield pos[s[hit]], d[hit]
+
+
+def score(files, rows, thr, pos, m, rec, out):
+    """Scores a builder's output, a peer's lists (files["out"]) or ssnmf's
+    edge list, into rec and removes it. The matrix and the lists are
+    memory-mapped only meanwhile, so the parent stays small between builders."""
+    x = np.load(files["x64"], mmap_mode="r")
+    if out == files["out"]:
+        ids = np.load(out, mmap_mode="r")
+        rec["recall_directed"] = recall(x, rows, thr, ids[rows], m)
+        cands = group(list(list_pairs(ids, pos)), list(ids[rows]))
+    else:
+        cands = group(list(edge_pairs(out, pos)), [np.empty(0, np.int64)] * len(rows))
+    rec["recall_graph"] = recall(x, rows, thr, cands, m)
+    os.remove(out)
 
 
 def run_ssnmf(b, binary, opt, env, tmp, rec):
@@ -230,7 +241,8 @@ def run_ssnmf(b, binary, opt, env, tmp, rec):
     _, rec["seconds"], rec["maxrss_kB"] = run(cmd + args, env, os.path.join(tmp, "err"))
     with open(os.path.join(tmp, "err")) as f:
         own = re.findall(r"built in ([0-9.]+)s", f.read())
-    rec.update(args=" ".join(args), own_seconds=float(own[-1]) if own else None, recall_directed=None)
+    rec.update(binary=binary, args=" ".join(args), recall_directed=None,
+               own_seconds=float(own[-1]) if own else None)
     return edges
 
 
@@ -280,8 +292,8 @@ def main(argv):
             paths.append(a)
     builders = opt["builders"].split(",")
     if len(paths) != 1 or not set(builders) <= set(BUILDERS):
-        print(f"compare.py: want one DATA file and builders among {','.join(BUILDERS)} (usage: the top of compare.py)",
-              file=sys.stderr)
+        print(f"compare.py: want one DATA file and builders among {','.join(BUILDERS)}; "
+              "see the usage at the top of compare.py", file=sys.stderr)
         return 2
     opt["data"], m, threads = paths[0], opt["m"], opt["threads"]
     env = dict(os.environ, **{v: str(threads) for v in
@@ -289,17 +301,17 @@ def main(argv):
     name, results = os.path.basename(opt["data"]).split(".")[0], []
     with tempfile.TemporaryDirectory(prefix="knncompare.") as tmp:
         files = {f: os.path.join(tmp, f + ".npy") for f in ("x32", "x64", "rows", "thr", "out")}
+        cfg = dict(opt, **files)
         try:
-            shape = child("-prepare", dict(files, data=opt["data"], seed=opt["seed"], sample=opt["sample"], m=m),
-                          os.environ, tmp)
+            shape = child("-prepare", cfg, os.environ, tmp)
         except RuntimeError as e:
             print(f"compare.py: {e}", file=sys.stderr)
             return 1
-        x, rows, thr = np.load(files["x64"], mmap_mode="r"), np.load(files["rows"]), np.load(files["thr"])
+        rows, thr = np.load(files["rows"]), np.load(files["thr"])
         pos = np.full(shape["n"], -1, dtype=np.int64)
         pos[rows] = np.arange(len(rows))
-        print(f"# {name}: n={shape['n']} p={shape['p']} M={m} threads={threads} sample={len(rows)} seed={opt['seed']}",
-              flush=True)
+        print(f"# {name}: n={shape['n']} p={shape['p']} M={m} threads={threads} sample={len(rows)} "
+              f"seed={opt['seed']}", flush=True)
         binary = opt["ssnmf"]
         for b in builders:
             rec = {"set": name, "builder": b, "n": shape["n"], "p": shape["p"], "m": m, "threads": threads}
@@ -307,23 +319,12 @@ def main(argv):
             try:
                 if b.startswith("ssnmf"):
                     binary = binary or build_ssnmf(tmp)
-                    edges = run_ssnmf(b, binary, opt, env, tmp, rec)
-                    pairs = [(pos[s[pos[s] >= 0]], d[pos[s] >= 0]) for src, dst in edge_chunks(edges)
-                             for s, d in ((src, dst), (dst, src))]
-                    cands = group(pairs, [np.empty(0, np.int64)] * len(rows))
-                    os.remove(edges)
+                    score(files, rows, thr, pos, m, rec, run_ssnmf(b, binary, opt, env, tmp, rec))
                 elif not have(b):
                     raise RuntimeError(f"skipped: no module {b}")
                 else:
-                    rec.update(child("-build", dict(files, builder=b, m=m, threads=threads, seed=opt["seed"],
-                                                    ef_construction=opt["hnsw-ef-construction"],
-                                                    hnsw_m=opt["hnsw-m"], ef=opt["hnsw-ef"]), env, tmp))
-                    ids = np.load(files["out"], mmap_mode="r")
-                    rec["recall_directed"] = recall(x, rows, thr, ids[rows], m)
-                    cands = group(list(list_pairs(ids, pos)), list(ids[rows]))
-                    del ids
-                    os.remove(files["out"])
-                rec["recall_graph"] = recall(x, rows, thr, cands, m)
+                    rec.update(child("-build", dict(cfg, builder=b), env, tmp))
+                    score(files, rows, thr, pos, m, rec, files["out"])
             except RuntimeError as e:
                 rec["error"] = str(e)
                 print(f"{b}: {e}", file=sys.stderr, flush=True)
