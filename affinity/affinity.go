@@ -243,19 +243,18 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 	return b.useGraph(g, tab, spec)
 }
 
-// buildGraph makes P the kNN graph of the features. For the approximate
-// search it first moves the rows into the order of graph.Partition
-// (b.Order), in place, its candidate lists kept in scratch files beside
-// spec.GraphFile.
+// buildGraph makes P the kNN graph of the features, its scratch files
+// beside spec.GraphFile. For the approximate search it first moves the
+// rows into the order of graph.Partition (b.Order), in place.
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	opt := *spec.Graph
 	opt.BlockSize, opt.Workers, opt.File, opt.Progress = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress
 	opt.Stats = &b.KNN
+	if spec.GraphFile != "" {
+		opt.ScratchDir = filepath.Dir(spec.GraphFile)
+	}
 	if opt.Method = opt.Method.Resolve(tab.N); opt.Method == graph.Approximate {
 		opt.Seed = spec.Seed
-		if spec.GraphFile != "" {
-			opt.ScratchDir = filepath.Dir(spec.GraphFile)
-		}
 		leaf := cmp.Or(opt.Leaf, graph.DefaultLeaf)
 		order, err := graph.Partition(ctx, tab.Features, tab.N, tab.P, leaf, spec.Seed, spec.Workers)
 		if err != nil {

@@ -95,8 +95,9 @@ type KNNOptions struct {
 	// Seed seeds the approximate search's sample of rows.
 	Seed uint64
 	// ScratchDir, if not empty, is the directory where the approximate
-	// search keeps its candidate lists, in an unlinked file, instead of the
-	// heap (n·M·12 bytes).
+	// search keeps its candidate lists (n·M·12 bytes), and the assembly of
+	// the graph the reverse halves of its edges (n·M·16 bytes), in
+	// unlinked files, instead of the heap.
 	ScratchDir string
 	// Round, if not nil, is called after each round of the approximate
 	// search with its number (from 1) and what it did.
@@ -236,7 +237,7 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	// operating system at once, so that the peak resident memory a batch
 	// scheduler counts is that of one phase, not of their sum.
 	debug.FreeOSMemory()
-	g, err := nb.graph(opt.Weights, opt.File, source)
+	g, err := nb.graph(opt.Weights, opt.File, source, opt.ScratchDir)
 	debug.FreeOSMemory()
 	return g, err
 }

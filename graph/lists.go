@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/ssnmf/ssnmf/internal/negexp"
 )
@@ -64,8 +65,13 @@ func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
 }
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
-// or in the CSR file path, tagged source.
-func (b *best) graph(w Weights, path string, source uint64) (*CSR, error) {
+// or in the CSR file path, tagged source. The reverse halves of the edges
+// go through scratch memory in dir (see newScratch), bucketed by ranges of
+// rows, so that every row of the CSR is written once, in order, with its
+// own and its reverse entries: the file is filled sequentially, and a
+// graph larger than memory is assembled without writing its pages at
+// random.
+func (b *best) graph(w Weights, path string, source uint64, dir string) (*CSR, error) {
 	n, m := len(b.cnt), b.m
 	weight := func(i, e int) float64 { return 1 }
 	if w == SelfTuning {
@@ -85,18 +91,118 @@ func (b *best) graph(w Weights, path string, source uint64) (*CSR, error) {
 			count[b.j[i*m+e]]++
 		}
 	}
+	rev, err := newReverse(b, count, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer rev.sc.release()
+	for i := range n {
+		for e := range int(b.cnt[i]) {
+			rev.add(b.j[i*m+e], int32(i), weight(i, e)/2)
+		}
+	}
 	es, err := newEntries(count, path, source)
 	if err != nil {
 		return nil, err
 	}
-	for i := range n {
-		for e := range int(b.cnt[i]) {
-			j, v := b.j[i*m+e], weight(i, e)/2
-			es.put(i, j, v)
-			es.put(int(j), int32(i), v)
+	for q := range rev.bucket[:len(rev.bucket)-1] {
+		lo, hi := int(rev.first[q]), int(rev.first[q+1])
+		in := rev.rows(q)
+		for i := lo; i < hi; i++ {
+			for e := range int(b.cnt[i]) {
+				es.put(i, b.j[i*m+e], weight(i, e)/2)
+			}
+			for _, r := range in[i-lo] {
+				es.put(i, r.col, r.v)
+			}
 		}
 	}
 	return es.csr(func(_ int, _ int32, a, b float64) (float64, error) { return a + b, nil })
+}
+
+// reverseBucketEntries bounds the reverse entries of a bucket, which are
+// held on the heap while their rows are written (16 bytes each).
+const reverseBucketEntries = 1 << 20
+
+// revEntry is a reverse half of an edge: row (of the CSR), col, value.
+type revEntry struct {
+	row, col int32
+	v        float64
+}
+
+// reverse holds the reverse halves of the edges of a kNN graph by buckets
+// of consecutive rows: bucket q holds the entries of the rows
+// [first[q], first[q+1]), at [bucket[q], bucket[q+1]) of all.
+type reverse struct {
+	sc     *scratch
+	all    []revEntry
+	first  []int32 // by bucket, its first row; then n
+	bucket []int64 // by bucket, its first entry; then the total
+	next   []int64 // by bucket, where its next entry goes
+	of     []int32 // by row, its bucket
+	cnt    []int32 // scratch of rows: entries by row of a bucket
+}
+
+// newReverse returns room for the reverse entries of b's lists, whose
+// rows' entries in all are count (own ones included), in scratch memory
+// in dir, cut into buckets of at most reverseBucketEntries entries (or of
+// one row).
+func newReverse(b *best, count []int64, dir string) (*reverse, error) {
+	n := len(count)
+	r := &reverse{of: make([]int32, n)}
+	var total, size int64
+	for i := range n {
+		c := count[i] - int64(b.cnt[i])
+		if i == 0 || size > 0 && size+c > reverseBucketEntries {
+			r.first = append(r.first, int32(i))
+			r.bucket = append(r.bucket, total)
+			size = 0
+		}
+		r.of[i] = int32(len(r.first) - 1)
+		size += c
+		total += c
+	}
+	r.first = append(r.first, int32(n))
+	r.bucket = append(r.bucket, total)
+	r.next = slices.Clone(r.bucket)
+	var err error
+	if r.sc, err = newScratch(dir, int(total)*int(unsafe.Sizeof(revEntry{}))); err != nil {
+		return nil, err
+	}
+	r.all = carve[revEntry](r.sc, new(int), int(total))
+	return r, nil
+}
+
+// add places the reverse entry (row, col) = v in row's bucket.
+func (r *reverse) add(row, col int32, v float64) {
+	q := r.of[row]
+	r.all[r.next[q]] = revEntry{row: row, col: col, v: v}
+	r.next[q]++
+}
+
+// rows returns the entries of bucket q by row, from its first row on, in
+// the order they were added.
+func (r *reverse) rows(q int) [][]revEntry {
+	lo, hi := int(r.first[q]), int(r.first[q+1])
+	in := r.all[r.bucket[q]:r.bucket[q+1]]
+	sorted := make([]revEntry, len(in))
+	start := make([]int, hi-lo+1)
+	for _, e := range in {
+		start[int(e.row)-lo+1]++
+	}
+	for i := range hi - lo {
+		start[i+1] += start[i]
+	}
+	at := slices.Clone(start[:hi-lo])
+	for _, e := range in {
+		sorted[at[int(e.row)-lo]] = e
+		at[int(e.row)-lo]++
+	}
+	out := make([][]revEntry, hi-lo)
+	for i := range out {
+		out[i] = sorted[start[i]:start[i+1]]
+	}
+	return out
 }
 
 // sigmas returns the self-tuning scales: the distance of each row to its

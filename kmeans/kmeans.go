@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
 )
@@ -39,6 +40,12 @@ type Settings struct {
 	// Workers is the number of goroutines; 0 means 1. It never changes the
 	// result.
 	Workers int
+	// Sample, if > 0 and less than the number of rows, is the number of
+	// rows, drawn with Seed, on which the starts run; the centers of the
+	// best start are then refined by Lloyd iterations over all the rows
+	// (at most MaxIter), so that many starts cost about one pass each
+	// over a large data set. Result.Inertias are then the sample's.
+	Sample int
 }
 
 // DefaultMaxIter is the Lloyd iteration cap when Settings.MaxIter is 0.
@@ -78,6 +85,9 @@ func StartSeed(seed uint64, r int) uint64 {
 func Cluster(ctx context.Context, x []float64, n, p, k int, s Settings) (*Result, error) {
 	if err := check(x, n, p, k); err != nil {
 		return nil, err
+	}
+	if s.Sample > 0 && n > s.Sample && s.Sample >= k {
+		return sampled(ctx, x, n, p, k, s)
 	}
 	starts := max(s.Starts, 1)
 	var best *Result
@@ -395,17 +405,23 @@ func run(ctx context.Context, x []float64, n, p, k int, s Settings, seed uint64)
 	if err != nil {
 		return nil, err
 	}
-	maxIter := s.MaxIter
+	return m.lloyd(ctx, centers, s.MaxIter)
+}
+
+// lloyd runs Lloyd iterations from centers (which it updates) until no
+// row changes cluster or maxIter (DefaultMaxIter if 0) have run.
+func (m *model) lloyd(ctx context.Context, centers []float64, maxIter int) (*Result, error) {
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIter
 	}
-	labels := make([]int32, n)
+	labels := make([]int32, m.n)
 	for i := range labels {
 		labels[i] = -1
 	}
-	dist := make([]float64, n)
-	res := &Result{K: k, P: p, Centers: centers, Labels: labels}
+	dist := make([]float64, m.n)
+	res := &Result{K: m.k, P: m.p, Centers: centers, Labels: labels}
 	var sums *lloydSums
+	var err error
 	for it := 1; ; it++ {
 		if sums, err = m.assign(ctx, centers, labels, dist); err != nil {
 			return nil, err
@@ -432,6 +448,48 @@ func run(ctx context.Context, x []float64, n, p, k int, s Settings, seed uint64)
 		res.Inertia = sums.inertia
 	}
 	return res, nil
+}
+
+// sampled is Cluster on more than s.Sample rows: the starts run on a
+// seeded sample of s.Sample rows, and the centers of the best are refined
+// by Lloyd iterations over all the rows.
+func sampled(ctx context.Context, x []float64, n, p, k int, s Settings) (*Result, error) {
+	rows := sampleRows(n, s.Sample, s.Seed)
+	xs := make([]float64, 0, len(rows)*p)
+	for _, i := range rows {
+		xs = append(xs, x[i*p:(i+1)*p]...)
+	}
+	sub := s
+	sub.Sample = 0
+	best, err := Cluster(ctx, xs, len(rows), p, k, sub)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{x: x, n: n, p: p, k: k, workers: max(s.Workers, 1)}
+	res, err := m.lloyd(ctx, best.Centers, s.MaxIter)
+	if err != nil {
+		return nil, err
+	}
+	res.Start, res.Inertias = best.Start, best.Inertias
+	return res, nil
+}
+
+// sampleRows returns s distinct rows of n drawn with seed (Floyd's
+// method), ascending, so that the sample is read in order.
+func sampleRows(n, s int, seed uint64) []int {
+	rng := rand.New(rand.NewPCG(seed, 0x73616d706c65)) // "sample"
+	picked := make(map[int]bool, s)
+	rows := make([]int, 0, s)
+	for j := n - s; j < n; j++ {
+		i := rng.IntN(j + 1)
+		if picked[i] {
+			i = j
+		}
+		picked[i] = true
+		rows = append(rows, i)
+	}
+	slices.Sort(rows)
+	return rows
 }
 
 // means sets each nonempty cluster's center to the mean of its rows; an

@@ -100,14 +100,16 @@ func TestClusterRecoversBlobs(t *testing.T) {
 		name    string
 		n, p, k int
 		starts  int
+		sample  int
 	}{
 		{name: "two", n: 50, p: 2, k: 2, starts: 1},
 		{name: "five", n: 500, p: 3, k: 5, starts: 1},
 		{name: "several chunks", n: 3001, p: 4, k: 7, starts: 3},
+		{name: "starts on a sample", n: 9000, p: 4, k: 7, starts: 4, sample: 700},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, truth := blobs(tc.n, tc.p, tc.k, 3)
-			r, err := Cluster(context.Background(), x, tc.n, tc.p, tc.k, Settings{Starts: tc.starts, Workers: 2})
+			r, err := Cluster(context.Background(), x, tc.n, tc.p, tc.k, Settings{Starts: tc.starts, Workers: 2, Sample: tc.sample})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +129,10 @@ func TestClusterRecoversBlobs(t *testing.T) {
 				}
 				match[truth[i]], back[c] = c, truth[i]
 			}
-			if len(r.Inertias) != tc.starts || r.Inertias[r.Start] != r.Inertia || slices.Min(r.Inertias) != r.Inertia {
+			if len(r.Inertias) != tc.starts || slices.Min(r.Inertias) != r.Inertias[r.Start] {
+				t.Fatalf("start %d returned, starts had %v", r.Start, r.Inertias)
+			}
+			if tc.sample == 0 && r.Inertias[r.Start] != r.Inertia {
 				t.Fatalf("start %d with inertia %g returned, starts had %v", r.Start, r.Inertia, r.Inertias)
 			}
 		})
@@ -150,6 +155,20 @@ func TestSameBitsAnyWorkers(t *testing.T) {
 	checkFixedPoint(t, x, n, p, ref)
 	for _, workers := range []int{1, 2, 3, 8} {
 		r, err := Cluster(ctx, x, n, p, k, Settings{Seed: 11, Workers: workers, Starts: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s1, err := Cluster(ctx, x, n, p, k, Settings{Seed: 11, Workers: 1, Starts: 3, Sample: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Cluster(ctx, x, n, p, k, Settings{Seed: 11, Workers: workers, Starts: 3, Sample: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.Centers, s1.Centers) || !slices.Equal(s.Labels, s1.Labels) || s.Inertia != s1.Inertia {
+			t.Fatalf("workers=%d, starts on a sample: result differs from workers=1", workers)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/vfs"
@@ -32,8 +33,16 @@ const (
 	defaultFrtol = 0
 )
 
-// defaultInitStarts is the number of k-means++ starts of the k-means start.
-const defaultInitStarts = 1
+// The k-means start: one k-means++ start up to initSampleRows rows (or
+// as many as fit in initSampleBytes); above, sampleStarts starts on a
+// sample of that many rows, the best refined by Lloyd passes over all
+// rows (kmeans.Settings.Sample), so that the start neither costs ten
+// passes over a large data set nor rests on the luck of one start.
+const (
+	initSampleRows  = 1 << 16
+	initSampleBytes = 128 << 20
+	sampleStarts    = 10
+)
 
 // defaultRule is the bandwidth rule of -gamma auto.
 const defaultRule = affinity.Neighbor
@@ -179,6 +188,20 @@ func (f *knnFlag) Set(s string) (err error) {
 	return err
 }
 
+// kmeansStart returns the settings of the k-means start of n rows of p
+// features, seeded with seed.
+func (c *config) kmeansStart(n, p int, seed uint64) kmeans.Settings {
+	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers}
+	if sample := max(50*c.k, min(initSampleRows, initSampleBytes/(8*max(p, 1)))); n > sample {
+		s.Sample = sample
+		if s.Starts == 0 {
+			s.Starts = sampleStarts
+		}
+	}
+	s.Starts = max(s.Starts, 1)
+	return s
+}
+
 // knnOptions returns the options of the kNN graph of the flags.
 func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
 	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
@@ -240,7 +263,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
-	fs.IntVar(&c.initStarts, "init-starts", defaultInitStarts, "-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start")
+	fs.IntVar(&c.initStarts, "init-starts", 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of that many rows, the best refined over all rows)", initSampleRows, sampleStarts))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
@@ -296,8 +319,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
 	case c.restarts < 1:
 		return nil, usagef("-restarts must be >= 1, have %d", c.restarts)
-	case c.initStarts < 1:
-		return nil, usagef("-init-starts must be >= 1, have %d", c.initStarts)
+	case c.initStarts < 0:
+		return nil, usagef("-init-starts must be >= 0, have %d", c.initStarts)
 	case c.checkpointEvery < 0:
 		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
 	case c.checkpointEvery > 0 && !info.Checkpoints:

@@ -35,6 +35,7 @@ func usagef(format string, args ...any) error {
 // stop at the end of the current tile pass, leaving a checkpoint to resume
 // from; a second one aborts at once.
 func main() {
+	fitHeapToCgroup()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stopping atomic.Bool
 	sigs := make(chan os.Signal, 2)

@@ -145,7 +145,7 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 		return fw.Initialize(ws.w, c.k, c.start, seed)
 	}
 	tab := r.prob.tab
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers})
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed))
 	if err != nil {
 		return fmt.Errorf("-init kmeans: %w", err)
 	}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMemoryLimit runs a real solve with the default settings (the
+// approximate kNN graph above graph.ApproxMinRows rows) inside a Linux
+// memory cgroup whose limit is a third of what the run leaves in its work
+// directory: it must finish, and cluster as well as it does unbound.
+// The cgroup counts the page cache of the mapped files, so the run
+// finishes only if its heap stays bounded and its files are visited in
+// a way that lets the kernel write pages back and drop them. It skips,
+// with scripts/memlimit/run.sh's reason, where no memory cgroup can be
+// made (not root, no controller). SSNMF_MEMLIMIT_N sets the rows (default
+// 300,000).
+func TestMemoryLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a solve of 300,000 rows in a memory cgroup: not with -short")
+	}
+	n := 300_000
+	if s := os.Getenv("SSNMF_MEMLIMIT_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("SSNMF_MEMLIMIT_N=%s: %v", s, err)
+		}
+	}
+	dir := t.TempDir()
+	data, work, sum := filepath.Join(dir, "mix.parquet"), filepath.Join(dir, "work"), filepath.Join(dir, "s.json")
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", strconv.Itoa(n), "-p", "16", "-k", "10", "-seed", "1", "-o", data); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	// The limit: a third of the work directory an unbounded run leaves
+	// (features 128 bytes a row, the graph about 550, W, P·W, P·S and W
+	// in the input's order 320, at p = 16, k = 10, M = 30), besides the
+	// lists of the search, in an unlinked scratch file of 368 bytes a row.
+	limit := int64(n) * 1000 / 3
+	script, err := filepath.Abs("../../scripts/memlimit/run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", script, strconv.FormatInt(limit, 10), os.Args[0],
+		"solve", "-q", "-workers", "2", "-workdir", work, "-summary", sum, data)
+	cmd.Env = append(os.Environ(), "SSNMF_TEST_MAIN=1", "GOMAXPROCS=2")
+	out, err := cmd.CombinedOutput()
+	text := strings.TrimSpace(string(out))
+	if code := cmd.ProcessState.ExitCode(); code == 77 {
+		t.Skip(text)
+	} else if err != nil {
+		t.Fatalf("solve in a memory cgroup of %d bytes: %v:\n%s", limit, err, text)
+	}
+	var size int64
+	filepath.Walk(work, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			size += fi.Size()
+		}
+		return nil
+	})
+	var s summary
+	raw, err := os.ReadFile(sum)
+	if err == nil {
+		err = json.Unmarshal(raw, &s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("n=%d: %s; work directory %d bytes (%.1f× the limit); %s; ARI %.4f", n, text[strings.LastIndex(text, "memlimit:"):], size, float64(size)/float64(limit), s.KNN, *s.ARI)
+	if size < 5*limit/2 {
+		t.Errorf("the work directory holds %d bytes, not 2.5× the limit %d: the test does not show bounded memory", size, limit)
+	}
+	if s.ARI == nil || *s.ARI < 0.95 {
+		t.Errorf("ARI %v, want at least 0.95 on a well separated mixture", s.ARI)
+	}
+}
