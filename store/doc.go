@@ -81,7 +81,10 @@
 // # Output
 //
 // [WriteFileAtomic] and [CreateAtomic] replace a file all at once or not at
-// all. [WriteMembershipCSV] and [WriteMembershipArrow] write a membership
+// all (through a symbolic link, the file it points to). An output that
+// cannot be replaced by a rename, one that exists and is not a regular
+// file (a character device, a named pipe) or standard output
+// ([WriteThrough]), is written directly instead. [WriteMembershipCSV] and [WriteMembershipArrow] write a membership
 // matrix W with the columns of [MembershipSchema] (id, w1..wk, cluster, confidence), so
 // that it reads back bit-exactly; [MembershipBatches] cuts it into the
 // record batches every writer, Parquet's included, uses.

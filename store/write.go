@@ -15,12 +15,21 @@ import (
 // directory of its final path. Commit moves it into place with one rename;
 // Abort removes it. Either way an earlier file at the path is never seen
 // half written. Writes are buffered.
+//
+// An output that cannot be replaced by a rename is written directly
+// instead: a path that exists and is not a regular file (a character
+// device such as /dev/null or a terminal, a named pipe, /dev/stdout when it
+// is one of those), and a writer given to WriteThrough (standard output).
+// Commit then flushes and closes it, and Abort closes it; what was written
+// before a failure stays written.
 type AtomicFile struct {
-	fs   vfs.FS
-	path string
-	f    vfs.File
-	bw   *bufio.Writer
-	done bool
+	fs     vfs.FS
+	path   string   // the path given, for messages
+	target string   // the path renamed to: path with symbolic links resolved
+	f      vfs.File // the temporary file, or the direct file; nil for WriteThrough
+	bw     *bufio.Writer
+	direct bool // written in place, not renamed
+	done   bool
 }
 
 // CreateAtomic starts writing the file at path. It fails at once if the
@@ -33,30 +42,69 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 
 // CreateAtomicFS is CreateAtomic on the file system fsys: the temporary
 // file, the rename and the syncs of the AtomicFile all go through fsys.
+//
+// If path is a symbolic link to a regular file, the file it points to is
+// replaced (the temporary file is made beside it), and the link is kept. If
+// path exists and is not a regular file, or is a link whose target has no
+// path (a /proc link to a deleted file), it is opened for writing
+// (fsys.OpenWrite; a named pipe waits for its reader) and written directly.
 func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
-	dir := filepath.Dir(path)
+	fi, err := fsys.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("writing %s: is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		return openDirect(fsys, path)
+	}
+	target := path
+	if err == nil {
+		// A link through /proc to a deleted file (/dev/stdout, say) has no
+		// path to rename to: the file is written in place.
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return openDirect(fsys, path)
+		}
+	}
+	dir := filepath.Dir(target)
 	if fi, err := fsys.Stat(dir); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("writing %s: %s is not a directory", path, dir)
 	}
-	if fi, err := fsys.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("writing %s: is a directory", path)
-	}
-	f, err := fsys.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := fsys.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return &AtomicFile{fs: fsys, path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
+	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
-// Write writes p to the temporary file.
+// openDirect opens path to be written in place.
+func openDirect(fsys vfs.FS, path string) (*AtomicFile, error) {
+	f, err := fsys.OpenWrite(path)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return &AtomicFile{fs: fsys, path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10), direct: true}, nil
+}
+
+// WriteThrough returns an AtomicFile that writes directly to w, named name
+// in its errors: an output, such as standard output, that is not a file
+// of a path. Commit flushes it, and neither Commit nor Abort closes w.
+func WriteThrough(w io.Writer, name string) *AtomicFile {
+	return &AtomicFile{path: name, bw: bufio.NewWriterSize(w, 64<<10), direct: true}
+}
+
+// Direct reports whether the file is written in place, not under a
+// temporary name: see AtomicFile.
+func (a *AtomicFile) Direct() bool { return a.direct }
+
+// Write writes p to the temporary file (or the direct output).
 func (a *AtomicFile) Write(p []byte) (int, error) { return a.bw.Write(p) }
 
 // Commit flushes and syncs the file, gives it mode 0644, renames it to its
 // final path and syncs the directory, so that the rename survives a crash.
 // If a step before the rename fails the temporary file is removed and an
-// earlier file at the path is left as it was.
+// earlier file at the path is left as it was. A direct output is only
+// flushed and closed.
 //
 // If only the sync of the directory fails, the new file is already
 // complete at the path, and Abort does nothing; Commit still returns the
@@ -69,6 +117,19 @@ func (a *AtomicFile) Commit() error {
 	if a.done {
 		return fmt.Errorf("writing %s: already committed or aborted", a.path)
 	}
+	if a.direct {
+		a.done = true
+		err := a.bw.Flush()
+		if a.f != nil {
+			if cerr := a.f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", a.path, err)
+		}
+		return nil
+	}
 	err := a.bw.Flush()
 	if err == nil {
 		err = a.f.Chmod(0o644)
@@ -80,14 +141,14 @@ func (a *AtomicFile) Commit() error {
 		err = a.f.Close()
 	}
 	if err == nil {
-		err = a.fs.Rename(a.f.Name(), a.path)
+		err = a.fs.Rename(a.f.Name(), a.target)
 	}
 	if err != nil {
 		a.Abort()
 		return fmt.Errorf("writing %s: %w", a.path, err)
 	}
 	a.done = true
-	if err := a.fs.SyncDir(filepath.Dir(a.path)); err != nil {
+	if err := a.fs.SyncDir(filepath.Dir(a.target)); err != nil {
 		return fmt.Errorf("writing %s: the file is complete, but its rename may not survive a crash: %w", a.path, err)
 	}
 	return nil
@@ -96,14 +157,20 @@ func (a *AtomicFile) Commit() error {
 // Abort removes the temporary file. It does nothing after Commit, so it can
 // be deferred. It has nothing to report: the temporary file may already be
 // closed, and if it cannot be removed there is nothing better to do than
-// leave it, under its dot name beside the untouched earlier file.
+// leave it, under its dot name beside the untouched earlier file. A direct
+// output is closed (not w of WriteThrough), keeping what was written.
 func (a *AtomicFile) Abort() {
 	if a.done {
 		return
 	}
 	a.done = true
-	a.f.Close()             // may already be closed; the error does not matter
-	a.fs.Remove(a.f.Name()) // best effort, see above
+	if a.f == nil {
+		return
+	}
+	a.f.Close() // may already be closed; the error does not matter
+	if !a.direct {
+		a.fs.Remove(a.f.Name()) // best effort, see above
+	}
 }
 
 // WriteFileAtomic writes a file by calling write on an AtomicFile and

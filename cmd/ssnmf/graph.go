@@ -61,7 +61,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		kc.input = pos[0]
 	}
 	begin := time.Now()
-	return kc.export(ctx, *out, func(w io.Writer, prob *problem) error {
+	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
 		g := prob.Graph()
 		if !kc.quiet {
 			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs -> %s\n", kc.inputName(), g.N(), prob.Describe(), time.Since(begin).Seconds(), *out)

@@ -40,6 +40,13 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if _, err := figure.Format(*out); err != nil {
 		return usagef("plot: -o %v", err)
 	}
+	traces := make([]fileArg, len(pos))
+	for i, p := range pos {
+		traces[i] = fileArg{"TRACE", p}
+	}
+	if err := checkFiles(traces, []fileArg{{"-o", *out}}); err != nil {
+		return err
+	}
 	panel := figure.Panel{Title: *title, XLabel: *xcol, YLabel: *ycol, LogX: !*linear, LogY: !*linear}
 	if *ycol == trace.Excess {
 		panel.YLabel = "f - f* (f* = the trace's smallest f)"

@@ -131,16 +131,25 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 
 // export builds P in a temporary work directory and has write write it (or
 // what is made of it) to the file out, which appears, atomically, only if
-// write succeeds: the end of the tiles and graph commands.
-func (kc *kernelConfig) export(ctx context.Context, out string, write func(w io.Writer, prob *problem) error) error {
+// write succeeds ("-" is stdout, written directly): the end of the tiles
+// and graph commands. An out that is one of the inputs is refused first.
+func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer, write func(w io.Writer, prob *problem) error) error {
+	if err := checkFiles(kc.inputs(), []fileArg{{"-o", out}}); err != nil {
+		return err
+	}
 	dir, err := os.MkdirTemp(kc.workParent(), "ssnmf-export-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	f, err := store.CreateAtomic(out)
+	lock, err := lockWorkdir("work directory", dir, "", nil)
 	if err != nil {
-		return usagef("-o: %v", err)
+		return err
+	}
+	defer lock.Close()
+	f, err := createOutput(kc.fs(), "-o", out, stdout)
+	if err != nil {
+		return usageError{err}
 	}
 	defer f.Abort()
 	prob, err := kc.problem(ctx, dir, 0, nil)

@@ -66,9 +66,16 @@ func (c *config) canonicalArgs() ([]string, error) {
 	return args, nil
 }
 
+// outputFlags are the flags of solve's outputs.
+var outputFlags = []string{"out", "summary", "trace"}
+
 // resumeConfig returns the configuration of the run checkpointed in
 // c.resume: its saved settings, with the mutable flags given now applied.
-// A result-shaping flag given now must agree with the checkpoint.
+// A result-shaping flag given now must agree with the checkpoint. If any
+// output flag (-out, -summary, -trace) is given now, the run writes the
+// outputs given and none of the checkpoint's; if none is, it writes all of
+// the checkpoint's, so that never some of them are rewritten and others
+// left from an earlier state.
 func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	name := filepath.Join(c.resume, checkpointFile)
 	raw, err := checkpoint.ReadSettings(name)
@@ -101,6 +108,16 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	})
 	if conflict != nil {
 		return nil, nil, conflict
+	}
+	// The outputs written are one set, all from the state this run ends
+	// in: those given now, if any is, and none of the checkpoint's then;
+	// else all of the checkpoint's.
+	if slices.ContainsFunc(outputFlags, func(name string) bool { return given[name] }) {
+		for _, name := range outputFlags {
+			if !given[name] {
+				sfs.Set(name, "")
+			}
+		}
 	}
 	// The tasks of -engine slurm are those of the allocation the run
 	// resumes in, unless -tasks says otherwise.

@@ -292,3 +292,57 @@ func TestMaxTimeAndResume(t *testing.T) {
 		t.Fatal("stopped by -max-time and resumed: memberships differ from the uninterrupted run's")
 	}
 }
+
+// A resumed run writes one consistent set of outputs: given -out alone, it
+// writes -out and leaves the earlier run's summary and trace alone (the
+// issue's a.w.csv, a.json, a.trace.csv after -max-time, then -resume
+// -out b.w.csv); given no output flag, it rewrites every output of the
+// checkpoint, all from its final state.
+func TestResumeWritesOneSet(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	work := at("work")
+	code, _, stderr := ssnmf(t, append(rowcdResumeArgs(work), "-checkpoint-every", "0", "-max-time", "1ns",
+		"-out", at("a.w.csv"), "-summary", at("a.json"), "-trace", at("a.trace.csv"))...)
+	if code != exitOK || !strings.Contains(stderr, "-resume "+work) {
+		t.Fatalf("run with -max-time: exit %d: %s", code, stderr)
+	}
+	read := func(names ...string) map[string][]byte {
+		m := map[string][]byte{}
+		for _, name := range names {
+			b, err := os.ReadFile(at(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[name] = b
+		}
+		return m
+	}
+	partial := read("a.w.csv", "a.json", "a.trace.csv")
+	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-max-time", "0", "-out", at("b.w.csv"), "-q"); code != exitOK {
+		t.Fatalf("resume -out b.w.csv: exit %d: %s", code, stderr)
+	}
+	for name, b := range read("a.w.csv", "a.json", "a.trace.csv") {
+		if !bytes.Equal(b, partial[name]) {
+			t.Errorf("resume -out b.w.csv rewrote %s", name)
+		}
+	}
+	if s := readSummary(t, at("a.json")); s.StopReason != "max-time" {
+		t.Errorf("a.json: stop_reason %q, want the first run's max-time", s.StopReason)
+	}
+	// No output flag: the checkpoint's outputs, all of them, from the end.
+	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-max-time", "0", "-q"); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	final := read("a.w.csv", "a.json", "a.trace.csv", "b.w.csv")
+	if !bytes.Equal(final["a.w.csv"], final["b.w.csv"]) {
+		t.Error("resume without outputs: a.w.csv is not the final W of b.w.csv")
+	}
+	s := readSummary(t, at("a.json"))
+	if s.StopReason == "max-time" || bytes.Equal(final["a.trace.csv"], partial["a.trace.csv"]) {
+		t.Errorf("resume without outputs: a.json (stop_reason %q) or a.trace.csv left from the stopped run", s.StopReason)
+	}
+	if _, rows := readCSV(t, at("a.trace.csv")); len(rows) != s.Iterations+1 {
+		t.Errorf("a.trace.csv has %d rows, a.json %d iterations", len(rows), s.Iterations)
+	}
+}

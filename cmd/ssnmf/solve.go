@@ -45,9 +45,19 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	begin := time.Now()
 	var saved *savedRun
 	if c.resume != "" {
+		// Locked before the checkpoint is read: a run still writing it
+		// refuses the resume.
+		lock, err := lockWorkdir("-resume", c.resume, "wait for it to end before resuming", stderr)
+		if err != nil {
+			return err
+		}
+		defer lock.Close()
 		if c, saved, err = resumeConfig(c, stdout); err != nil {
 			return err
 		}
+	}
+	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
+		return err
 	}
 	dir, temp, err := c.openWorkdir()
 	if err != nil {
@@ -59,6 +69,17 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			os.RemoveAll(dir)
 		}
 	}()
+	if c.resume == "" {
+		var warn io.Writer
+		if !temp {
+			warn = stderr
+		}
+		lock, err := lockWorkdir("-workdir", dir, "wait for it to end, or use another -workdir", warn)
+		if err != nil {
+			return err
+		}
+		defer lock.Close()
+	}
 
 	prog := &progress{out: stderr, quiet: c.quiet}
 	c.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
@@ -104,7 +125,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
-	outs, err := c.createOutputs()
+	outs, err := c.createOutputs(stdout)
 	if err != nil {
 		return usageError{err}
 	}
@@ -160,7 +181,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	rep.sum.table(stdout)
+	if !writesStdout(c.out, c.summary, c.trace) {
+		rep.sum.table(stdout)
+	}
 	return nil
 }
 
@@ -169,7 +192,8 @@ type outputs struct {
 	out, summary, trace *store.AtomicFile
 }
 
-func (c *config) createOutputs() (*outputs, error) {
+// createOutputs starts writing the outputs; "-" is stdout.
+func (c *config) createOutputs(stdout io.Writer) (*outputs, error) {
 	o := &outputs{}
 	for _, f := range []struct {
 		flag, path string
@@ -178,14 +202,28 @@ func (c *config) createOutputs() (*outputs, error) {
 		if f.path == "" {
 			continue
 		}
-		a, err := store.CreateAtomicFS(c.fs(), f.path)
+		a, err := createOutput(c.fs(), f.flag, f.path, stdout)
 		if err != nil {
 			o.abort()
-			return nil, fmt.Errorf("%s: %w", f.flag, err)
+			return nil, err
 		}
 		*f.dst = a
 	}
 	return o, nil
+}
+
+// inputs are the files a run reads: INPUT and the file of -affinity.
+func (kc *kernelConfig) inputs() []fileArg {
+	in := []fileArg{{"INPUT", kc.input}}
+	if kc.fromFile() {
+		in = append(in, fileArg{"-affinity", kc.affinity})
+	}
+	return in
+}
+
+// outputs are the files a run writes, as checkFiles takes them.
+func (c *config) outputs() []fileArg {
+	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}}
 }
 
 func (o *outputs) files() []*store.AtomicFile {

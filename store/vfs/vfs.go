@@ -1,7 +1,9 @@
 // Package vfs is the file system through which package store replaces its
 // output files: the few operations an atomic write needs (create a temporary
 // file, write, chmod, sync and close it, rename it into place, sync the
-// directory, remove it on failure), behind an interface, so that a test can
+// directory, remove it on failure), and the opening of an output that is
+// not a regular file (a device, a named pipe) to write it directly, behind
+// an interface, so that a test can
 // put a file system that fails on purpose (package errorfs) under the
 // writers and check what a failure at each step leaves on disk. [OS] is the
 // real one, over package os.
@@ -27,9 +29,14 @@ type FS interface {
 	SyncDir(dir string) error
 	// Stat describes the file name, following symbolic links.
 	Stat(name string) (os.FileInfo, error)
+	// OpenWrite opens the existing file name for writing, without
+	// creating it, truncating it if it is a regular file: an output
+	// that cannot be replaced by a rename, such as a character device or
+	// a named pipe, written in place.
+	OpenWrite(name string) (File, error)
 }
 
-// File is a file opened for writing by FS.CreateTemp.
+// File is a file opened for writing by FS.CreateTemp or FS.OpenWrite.
 type File interface {
 	io.Writer
 	// Sync flushes the file's contents to stable storage.
@@ -65,6 +72,17 @@ func (OS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newp
 
 // Remove removes the file with os.Remove.
 func (OS) Remove(name string) error { return os.Remove(name) }
+
+// OpenWrite opens the file with os.OpenFile(name, os.O_WRONLY|os.O_TRUNC,
+// 0). On a named pipe it waits, as any writer of one does, until a reader
+// opens it.
+func (OS) OpenWrite(name string) (File, error) {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return nil, err // a nil File, as CreateTemp returns
+	}
+	return f, nil
+}
 
 // Stat describes the file with os.Stat.
 func (OS) Stat(name string) (os.FileInfo, error) { return os.Stat(name) }

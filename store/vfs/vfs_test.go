@@ -79,6 +79,13 @@ func TestOSErrors(t *testing.T) {
 		{"rename a missing file", func() error { return fsys.Rename(missing, filepath.Join(dir, "y")) }, true},
 		{"remove a missing file", func() error { return fsys.Remove(missing) }, true},
 		{"stat a missing file", func() error { _, err := fsys.Stat(missing); return err }, true},
+		{"open a missing file", func() error {
+			f, err := fsys.OpenWrite(missing) // never creates it
+			if f != nil {
+				t.Errorf("OpenWrite returned the file %v with the error %v", f, err)
+			}
+			return err
+		}, true},
 		// Where directories cannot be synced SyncDir does nothing.
 		{"sync a missing directory", func() error { return fsys.SyncDir(missing) }, canSyncDir},
 		{"sync a directory", func() error { return fsys.SyncDir(dir) }, false},
@@ -96,5 +103,26 @@ func TestOSErrors(t *testing.T) {
 				t.Fatalf("error %v, want one that the file does not exist, naming %s", err, missing)
 			}
 		})
+	}
+}
+
+// OpenWrite writes an existing file in place, truncated.
+func TestOSOpenWrite(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(name, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OS{}.OpenWrite(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("J")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(name); err != nil || string(b) != "J" {
+		t.Errorf("file holds %q (%v), want J", b, err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package errorfs makes a file system fail on purpose: an [FS] wraps a
 // vfs.FS, counts the operations that can fail while a file is written
-// (create, write, chmod, sync, close, rename, remove, sync of a directory)
+// (create, write, chmod, sync, close, rename, remove, sync of a directory,
+// open of an existing file)
 // and fails the N-th of them with [ErrInjected]. A test runs a writer for
 // N = 1, 2, 3, ... until the fault no longer fires, and so checks what a
 // failure at every step of the writer leaves on disk.
@@ -37,14 +38,15 @@ const (
 	OpRename            // FS.Rename
 	OpRemove            // FS.Remove
 	OpSyncDir           // FS.SyncDir
+	OpOpen              // FS.OpenWrite
 	numOps
 )
 
-var opNames = [numOps]string{"create", "write", "chmod", "sync", "close", "rename", "remove", "syncdir"}
+var opNames = [numOps]string{"create", "write", "chmod", "sync", "close", "rename", "remove", "syncdir", "open"}
 
 // String returns the name of the operation, as the message of a fault
-// gives it: "create", "write", "chmod", "sync", "close", "rename", "remove"
-// or "syncdir".
+// gives it: "create", "write", "chmod", "sync", "close", "rename",
+// "remove", "syncdir" or "open".
 func (o Op) String() string {
 	if o < numOps {
 		return opNames[o]
@@ -187,6 +189,18 @@ func (fs *FS) SyncDir(dir string) error {
 		return err
 	}
 	return fs.inner.SyncDir(dir)
+}
+
+// OpenWrite opens the file in the inner FS, unless the fault fires.
+func (fs *FS) OpenWrite(name string) (vfs.File, error) {
+	if err := fs.check(OpOpen, name); err != nil {
+		return nil, err
+	}
+	f, err := fs.inner.OpenWrite(name)
+	if err != nil {
+		return nil, err
+	}
+	return &file{fs: fs, f: f}, nil
 }
 
 // Stat describes the file in the inner FS; it is not counted and never

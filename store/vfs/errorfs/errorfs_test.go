@@ -60,6 +60,13 @@ func script(t *testing.T, fsys vfs.FS, dir string) ([]step, func(Op) string) {
 		}, checkOps: 1},
 		{op: OpRename, do: func() error { return fsys.Rename(f.Name(), final) }, notDone: func() bool { return exists(f.Name()) && !exists(final) }},
 		{op: OpSyncDir, do: func() error { return fsys.SyncDir(dir) }, notDone: unobservable},
+		{op: OpOpen, do: func() error {
+			g, err := fsys.OpenWrite(final)
+			if err == nil {
+				g.(*file).f.Close() // uncounted, so that the script's count stays one a step
+			}
+			return err
+		}, notDone: unobservable},
 		{op: OpRemove, do: func() error { return fsys.Remove(final) }, notDone: func() bool { return exists(final) }},
 	}
 	path := func(op Op) string {
@@ -70,7 +77,7 @@ func script(t *testing.T, fsys vfs.FS, dir string) ([]step, func(Op) string) {
 			return f.Name() + " -> " + final
 		case OpSyncDir:
 			return dir
-		case OpRemove:
+		case OpRemove, OpOpen:
 			return final
 		}
 		return f.Name()
@@ -81,7 +88,7 @@ func script(t *testing.T, fsys vfs.FS, dir string) ([]step, func(Op) string) {
 // The failAt-th counted operation, and only it, fails with a Fault naming
 // it, and is not carried out.
 func TestFS(t *testing.T) {
-	all := []Op{OpCreate, OpWrite, OpChmod, OpSync, OpClose, OpRename, OpSyncDir, OpRemove}
+	all := []Op{OpCreate, OpWrite, OpChmod, OpSync, OpClose, OpRename, OpSyncDir, OpOpen, OpRemove}
 	type fsTest struct {
 		name   string
 		kinds  []Op // counted, all if empty
@@ -91,7 +98,7 @@ func TestFS(t *testing.T) {
 	}
 	tests := []fsTest{
 		{name: "never", failAt: 0},
-		{name: "past the end", failAt: 9},
+		{name: "past the end", failAt: 10},
 		{name: "only syncs, past the end", kinds: []Op{OpSync, OpSyncDir}, failAt: 3},
 		{name: "only syncs, the directory's", kinds: []Op{OpSync, OpSyncDir}, failAt: 2, want: OpSyncDir, fires: true},
 		{name: "only removes", kinds: []Op{OpRemove}, failAt: 1, want: OpRemove, fires: true},
@@ -211,7 +218,8 @@ func TestOpString(t *testing.T) {
 		{OpRename, "rename"},
 		{OpRemove, "remove"},
 		{OpSyncDir, "syncdir"},
-		{numOps, "Op(8)"},
+		{OpOpen, "open"},
+		{numOps, "Op(9)"},
 	}
 	for _, tt := range tests {
 		if got := tt.op.String(); got != tt.want {
