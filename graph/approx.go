@@ -72,6 +72,22 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	if a.pairs, err = tile.NewPairs(x, n, p, bs, opt.Generic); err != nil {
 		return fail(err)
 	}
+	// The vector kernel's panels, as large as the features, go to the
+	// scratch directory too.
+	var panels *scratch
+	defer func() {
+		if panels != nil {
+			panels.release()
+		}
+	}()
+	a.pairs.Memory = func(size int) ([]byte, error) {
+		var err error
+		panels, err = newScratch(opt.ScratchDir, size)
+		if err != nil {
+			return nil, err
+		}
+		return panels.mem, nil
+	}
 	a.partners = make([][]int32, a.nb)
 	a.changed = make([]bool, n)
 	st := &KNNStats{Method: Approximate, Leaves: a.nb, Leaf: bs, Recall: math.NaN()}

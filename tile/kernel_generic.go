@@ -33,7 +33,7 @@ func fmaBlock(_ Precision, n int) float64 { return scalarFMA(n) }
 // pairsVector is the vectorized screen of Pairs, which this build lacks.
 type pairsVector struct{}
 
-func newPairsVector([]float64, int, int, int) *pairsVector { return nil }
+func newPairsVector([]float64, int, int, int, func(int) ([]byte, error)) *pairsVector { return nil }
 
 func (*pairsVector) newScratch() any { return nil }
 

@@ -3,6 +3,7 @@ package tile
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // Pairs screens the pairs of rows of a feature matrix by squared Euclidean
@@ -18,6 +19,13 @@ import (
 // whose approximation is within a proven rounding bound of a threshold, so
 // the two kernels report the same pairs with the same bits.
 type Pairs struct {
+	// Memory, if not nil, returns size bytes of zeroed memory, aligned for
+	// 8-byte words, in which the vectorized kernel packs its panels (about
+	// 8·n·p + 12·n bytes; see Kernel), for example a memory-mapped scratch
+	// file, so that they need not be on the heap. Set it before the first
+	// use.
+	Memory func(size int) ([]byte, error)
+
 	x       []float64
 	n, p, b int
 	generic bool
@@ -51,7 +59,15 @@ func (ps *Pairs) vector() *pairsVector {
 	if ps.generic {
 		return nil
 	}
-	ps.once.Do(func() { ps.vec = newPairsVector(ps.x, ps.n, ps.p, ps.b) })
+	ps.once.Do(func() {
+		mem := ps.Memory
+		if mem == nil {
+			mem = func(size int) ([]byte, error) {
+				return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size), nil
+			}
+		}
+		ps.vec = newPairsVector(ps.x, ps.n, ps.p, ps.b, mem)
+	})
 	return ps.vec
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"simd/archsimd"
+	"unsafe"
 )
 
 // pairsVector is the vectorized screen of Pairs. A tile of approximate
@@ -44,17 +45,27 @@ const maxCentred = 1e15
 // newPairsVector packs x (n×p) in blocks of b rows for the vectorized
 // screen, or returns nil where it is not built, the CPU lacks AVX-512, or a
 // centred feature is out of float32's reach.
-func newPairsVector(x []float64, n, p, b int) *pairsVector {
+func newPairsVector(x []float64, n, p, b int, memory func(int) ([]byte, error)) *pairsVector {
 	if !simdUsable() || n == 0 {
 		return nil
 	}
 	nb, bp := (n+b-1)/b, roundUp(b, 16)
 	mean := ColumnMeans(x, n, p)
+	// The panels, the float32 norms padded to whole blocks (an even number
+	// of values, so that the float64 norms after them are aligned) and the
+	// float64 norms, in one piece of memory.
+	panel, n32 := nb*bp*p, roundUp(nb*bp, 2)
+	mem, err := memory(4*(2*panel+n32) + 8*n)
+	if err != nil {
+		return nil
+	}
+	f32 := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(mem))), 2*panel+n32)
 	v := &pairsVector{
 		x: x, n: n, p: p, b: b, bp: bp,
-		xr: make([]float32, nb*bp*p), xt: make([]float32, nb*bp*p),
-		n32: make([]float32, nb*bp), n64: make([]float64, n),
-		c: float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
+		xr: f32[:panel:panel], xt: f32[panel : 2*panel : 2*panel],
+		n32: f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
+		n64: unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
+		c:   float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
 	}
 	a := make([]float32, b*p)
 	for blk := range nb {
