@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -65,9 +67,8 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		sc.release()
 		return nil, nil, nil, err
 	}
-	for i := range n {
-		a.lists.offer(i, -1, int32(i))
-		storeBound(a.bound, i, a.lists.bound(i))
+	if err := a.seedLists(ctx); err != nil {
+		return fail(err)
 	}
 	if a.pairs, err = tile.NewPairs(x, n, p, bs, opt.Generic); err != nil {
 		return fail(err)
@@ -118,6 +119,38 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return fail(err)
 	}
 	return a.lists, sc, st, nil
+}
+
+// seedLists starts every row's list with itself and the m-1 rows that
+// follow it in its leaf (cyclically), so that the first tiles, each leaf
+// with itself, start with finite bounds and prune most of their pairs
+// instead of recomputing them all exactly. The seeds are pairs of those
+// tiles, so the lists after the first round are the same without them.
+func (a *approxSearch) seedLists(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(a.workers)
+	const chunk = 64 // leaves a task
+	for first := 0; first < a.nb; first += chunk {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for I := first; I < min(a.nb, first+chunk); I++ {
+				lo, hi := I*a.bs, min(a.n, (I+1)*a.bs)
+				for i := lo; i < hi; i++ {
+					a.lists.offer(i, -1, int32(i))
+					xi := a.x[i*a.p : (i+1)*a.p]
+					for t := 1; t < min(a.m, hi-lo); t++ {
+						j := lo + (i-lo+t)%(hi-lo)
+						a.lists.offer(i, tile.SqDist(xi, a.x[j*a.p:(j+1)*a.p]), int32(j))
+					}
+					storeBound(a.bound, i, a.lists.bound(i))
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // tilePair is a tile of the search: blocks I <= J.

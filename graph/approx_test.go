@@ -254,3 +254,22 @@ func TestRenumber(t *testing.T) {
 		t.Error("an order with a row twice: no error")
 	}
 }
+
+// TestApproxListsDistinct checks that no list holds a row twice: the
+// seeds of the lists are offered again by the first tiles.
+func TestApproxListsDistinct(t *testing.T) {
+	n, p, m := 2000, 4, 12
+	x := clustered(n, p, 6)
+	lists, sc, _, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{Leaf: 100, Workers: 2, Probes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.release()
+	for i := range n {
+		row := slices.Clone(lists.j[i*m : i*m+int(lists.cnt[i])])
+		slices.Sort(row)
+		if len(slices.Compact(row)) != int(lists.cnt[i]) {
+			t.Fatalf("row %d: a row twice in %v", i, lists.j[i*m:i*m+int(lists.cnt[i])])
+		}
+	}
+}

@@ -32,8 +32,8 @@ func (b *best) bound(r int) float64 {
 	return b.d[r*b.m+b.m-1]
 }
 
-// offer makes (d, j) a candidate of row r if it is among the best m, and
-// reports whether it did.
+// offer makes (d, j) a candidate of row r if it is among the best m and
+// not one already, and reports whether it did.
 func (b *best) offer(r int, d float64, j int32) bool {
 	m, c := b.m, int(b.cnt[r])
 	ds, js := b.d[r*m:r*m+m], b.j[r*m:r*m+m]
@@ -47,6 +47,9 @@ func (b *best) offer(r int, d float64, j int32) bool {
 		} else {
 			pos = h + 1
 		}
+	}
+	if pos > 0 && js[pos-1] == j && ds[pos-1] == d {
+		return false // offered before
 	}
 	if c < m {
 		c++

@@ -30,7 +30,9 @@
 //     with scale F·n/(k·M), F times the mass rule's (0.5, 2 or 4): the
 //     connectivity graph's entries sum to n·M;
 //   - kmeans: ssnmf -method kmeans (10 starts of k-means++ and Lloyd);
-//   - defaults: ssnmf solve with no flags but -k;
+//   - defaults: ssnmf solve with no flags but -k; defaults-exact and
+//     defaults-approx: the same with -knn exact or -knn approx, the exact
+//     or the approximate kNN search whatever n;
 //   - NAME+sN: the candidate NAME with -init-starts N, the k-means start
 //     the best of N k-means++ runs (only when -candidates names it).
 //
@@ -155,6 +157,8 @@ type record struct {
 	Scale      float64  `json:"scale"`
 	Iterations int      `json:"iterations"`
 	Stop       string   `json:"stop_reason"`
+	KNN        string   `json:"knn"`
+	KNNRecall  *float64 `json:"knn_recall"`
 	// From the trace: the first sweep from which the objective stays
 	// within 0.01% of its final value, and the last sweep that moved a
 	// point to another cluster (0 if none did).
@@ -178,6 +182,8 @@ type candidate struct {
 func candidates() []candidate {
 	cs := []candidate{
 		{name: "defaults", args: func(dataset) []string { return nil }},
+		{name: "defaults-exact", args: func(dataset) []string { return []string{"-knn", "exact"} }},
+		{name: "defaults-approx", args: func(dataset) []string { return []string{"-knn", "approx"} }},
 		{name: "dense-neighbor", dense: true, args: func(dataset) []string { return []string{"-affinity", "gaussian", "-gamma", "neighbor"} }},
 		{name: "dense-mass", dense: true, args: func(dataset) []string { return []string{"-affinity", "gaussian", "-gamma", "mass"} }},
 		{name: "kmeans", args: func(dataset) []string {
@@ -422,7 +428,7 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	defer os.RemoveAll(dir)
 	sum, tr := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.csv")
 	args := []string{"solve", "-q", "-seed", "0", "-summary", sum, "-trace", tr, "-workdir", filepath.Join(dir, "work")}
-	if c.name != "defaults" {
+	if !strings.HasPrefix(c.name, "defaults") {
 		args = append(args, "-max-iter", fmt.Sprint(o.maxIter), "-rtol", "0", "-frtol", "0")
 	}
 	args = append(append(args, r.Args...), d.path)
