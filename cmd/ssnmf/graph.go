@@ -64,7 +64,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
 		g := prob.Graph()
 		if !kc.quiet {
-			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs -> %s\n", kc.inputName(), g.N(), prob.Describe(), time.Since(begin).Seconds(), *out)
+			total := time.Since(begin)
+			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs (reading %.1fs, the graph %.1fs) -> %s\n",
+				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), *out)
 		}
 		if prob.Order != nil {
 			// The rows were searched in the partition's order; the edges

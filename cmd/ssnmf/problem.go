@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/cluster"
@@ -29,6 +30,7 @@ type problem struct {
 	*affinity.Built
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
+	read  time.Duration        // the time to read the input
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
@@ -40,11 +42,13 @@ type problem struct {
 // labels if 0.
 func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (_ *problem, err error) {
 	pr := &problem{dir: dir}
+	begin := time.Now()
 	if kc.input != "" || !kc.fromFile() {
 		if pr.tab, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
 		}
 	}
+	pr.read = time.Since(begin)
 	rule := kc.gamma.rule
 	if kc.gamma.auto {
 		rule = defaultRule

@@ -22,10 +22,13 @@ GOMAXPROCS, OMP_NUM_THREADS and the like set to THREADS:
   faiss        IndexHNSWFlat(p, 32), efSearch 64, search(X, M).
 
 The peers get the z-scored float32 matrix; "seconds" is their build alone,
-and the whole graph process for ssnmf (its own "built in" seconds: "own").
+and the whole graph process for ssnmf, reading DATA and writing the edge
+list included; "own" is ssnmf's own time for the graph, from the input
+read to the graph built (standardizing, the search and the assembly).
 "RSS" is the child's peak resident set (Linux counts the parent's at fork
-in it, so the parent stays small). "ratio" is seconds over those of the
-faster of pynndescent and hnswlib. Recall is measured on -sample rows drawn
+in it, so the parent stays small). "ratio" is the builder's time (own
+for ssnmf, seconds for the peers) over the seconds of the faster of
+pynndescent and hnswlib. Recall is measured on -sample rows drawn
 with -seed: row j is a hit of sample row i if it is at most as far from i as
 i's M-th nearest row by a brute-force search in float64 (so ties count).
 "directed" scores the builder's lists (n/a for ssnmf's symmetric edge list),
@@ -240,7 +243,7 @@ def run_ssnmf(b, binary, opt, env, tmp, rec):
     cmd = [binary, "graph", "-neighbors", str(opt["m"]), "-workers", str(opt["threads"]), "-o", edges, opt["data"]]
     _, rec["seconds"], rec["maxrss_kB"] = run(cmd + args, env, os.path.join(tmp, "err"))
     with open(os.path.join(tmp, "err")) as f:
-        own = re.findall(r"built in ([0-9.]+)s", f.read())
+        own = re.findall(r"the graph ([0-9.]+)s", f.read())
     rec.update(binary=binary, args=" ".join(args), recall_directed=None,
                own_seconds=float(own[-1]) if own else None)
     return edges
@@ -268,7 +271,7 @@ def print_results(results):
         if "error" in r:
             print(f"{r['builder']:<12} {r['error']}")
             continue
-        r["ratio"] = r["seconds"] / min(peers) if peers else None
+        r["ratio"] = (r.get("own_seconds") or r["seconds"]) / min(peers) if peers else None
         cells = [(r["seconds"], ".2f"), (r.get("own_seconds"), ".2f"), (r["recall_directed"], ".4f"),
                  (r["recall_graph"], ".4f"), (r["maxrss_kB"] / 1024, ".0f"), (r["ratio"], ".2f")]
         print(fmt.format(r["builder"], *("n/a" if v is None else format(v, f) for v, f in cells)))
