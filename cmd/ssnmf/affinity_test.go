@@ -390,3 +390,18 @@ func TestApproxKNN(t *testing.T) {
 		{name: "no rounds", args: []string{"-knn-rounds", "0"}, want: "-knn-rounds must be >= 1"},
 	})
 }
+
+// TestApproxKNNShortOfRecall checks that a search stopped by -knn-rounds
+// below its recall target says so.
+func TestApproxKNNShortOfRecall(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "mix.csv")
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", "3000", "-p", "8", "-k", "3", "-seed", "2", "-o", data); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	args := []string{"graph", "-q", "-knn", "approx", "-knn-probes", "1", "-knn-rounds", "1", "-o", filepath.Join(dir, "e.csv"), data}
+	code, _, stderr := ssnmf(t, args...)
+	if code != exitOK || !strings.Contains(stderr, "warning: the kNN search stopped after 1 rounds (-knn-rounds) at sampled recall 0.") {
+		t.Errorf("%v: exit %d, stderr %q; want a warning that the recall is short of -knn-recall", args, code, stderr)
+	}
+}

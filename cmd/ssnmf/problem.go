@@ -108,6 +108,10 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		return nil, err
 	}
 	kc.block = pr.BlockSize
+	if st := pr.KNN; kc.log != nil && st.Method == graph.Approximate && st.RecallRows > 0 && st.Recall < kc.knnRecall {
+		kc.log(fmt.Sprintf("warning: the kNN search stopped after %d rounds (-knn-rounds) at sampled recall %.4f, below -knn-recall %v; more -knn-rounds or -knn-probes reach more",
+			len(st.Rounds), st.Recall, kc.knnRecall))
+	}
 	return pr, nil
 }
 
