@@ -33,11 +33,12 @@ const (
 	defaultFrtol = 0
 )
 
-// The k-means start: one k-means++ start up to initSampleRows rows (or
-// as many as fit in initSampleBytes); above, sampleStarts starts on a
-// sample of that many rows, the best refined by Lloyd passes over all
-// rows (kmeans.Settings.Sample), so that the start neither costs ten
-// passes over a large data set nor rests on the luck of one start.
+// The k-means start: one k-means++ start on all rows, unless sampleStarts
+// starts on a sample of initSampleRows rows (or as many as fit in
+// initSampleBytes) cost no more, that is above sampleStarts times the
+// sample's rows; then the best of those is refined by Lloyd passes over
+// all rows (kmeans.Settings.Sample), so that the start of a large data
+// set does not rest on the luck of one start.
 const (
 	initSampleRows  = 1 << 16
 	initSampleBytes = 128 << 20
@@ -192,7 +193,7 @@ func (f *knnFlag) Set(s string) (err error) {
 // features, seeded with seed.
 func (c *config) kmeansStart(n, p int, seed uint64) kmeans.Settings {
 	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers}
-	if sample := max(50*c.k, min(initSampleRows, initSampleBytes/(8*max(p, 1)))); n > sample {
+	if sample := max(50*c.k, min(initSampleRows, initSampleBytes/(8*max(p, 1)))); n > sampleStarts*sample {
 		s.Sample = sample
 		if s.Starts == 0 {
 			s.Starts = sampleStarts
@@ -263,7 +264,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
-	fs.IntVar(&c.initStarts, "init-starts", 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of that many rows, the best refined over all rows)", initSampleRows, sampleStarts))
+	fs.IntVar(&c.initStarts, "init-starts", 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")

@@ -33,7 +33,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	dir := t.TempDir()
 	data, work, sum := filepath.Join(dir, "mix.parquet"), filepath.Join(dir, "work"), filepath.Join(dir, "s.json")
-	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", strconv.Itoa(n), "-p", "16", "-k", "10", "-seed", "1", "-o", data); code != exitOK {
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", strconv.Itoa(n), "-p", "16", "-k", "10", "-sep", "6", "-seed", "1", "-o", data); code != exitOK {
 		t.Fatalf("gen: exit %d: %s", code, stderr)
 	}
 	// The limit: a third of the work directory an unbounded run leaves
@@ -70,11 +70,14 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("n=%d: %s; work directory %d bytes (%.1f× the limit); %s; ARI %.4f", n, text[strings.LastIndex(text, "memlimit:"):], size, float64(size)/float64(limit), s.KNN, *s.ARI)
+	if s.ARI == nil {
+		t.Fatal("the summary has no ARI")
+	}
+	t.Logf("n=%d: %s; work directory %d bytes (%.1f× the limit); %s search; ARI %.4f", n, text[strings.LastIndex(text, "memlimit:"):], size, float64(size)/float64(limit), s.KNN, *s.ARI)
 	if size < 5*limit/2 {
 		t.Errorf("the work directory holds %d bytes, not 2.5× the limit %d: the test does not show bounded memory", size, limit)
 	}
-	if s.ARI == nil || *s.ARI < 0.95 {
-		t.Errorf("ARI %v, want at least 0.95 on a well separated mixture", s.ARI)
+	if *s.ARI < 0.95 {
+		t.Errorf("ARI %.4f, want at least 0.95 on a well separated mixture", *s.ARI)
 	}
 }
