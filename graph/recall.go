@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/internal/sample"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -47,13 +48,8 @@ func newRecallSample(ctx context.Context, x []float64, n, p, m, s int, seed uint
 	if s == 0 {
 		return rs, nil
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x7ecA11))
-	picked := make(map[int32]bool, s)
-	for len(rs.rows) < s {
-		if i := int32(rng.IntN(n)); !picked[i] {
-			picked[i] = true
-			rs.rows = append(rs.rows, i)
-		}
+	for _, i := range sample.Rows(rand.New(rand.NewPCG(seed, 0x7ecA11)), n, s) {
+		rs.rows = append(rs.rows, int32(i))
 	}
 	slices.Sort(rs.rows)
 	rs.exact = newBest(s, m)

@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/internal/sample"
 )
 
 // chunkRows is the number of rows of a task in a pass. It is fixed, not
@@ -474,20 +475,10 @@ func sampled(ctx context.Context, x []float64, n, p, k int, s Settings) (*Result
 	return res, nil
 }
 
-// sampleRows returns s distinct rows of n drawn with seed (Floyd's
-// method), ascending, so that the sample is read in order.
+// sampleRows returns s distinct rows of n drawn with seed, ascending, so
+// that the sample is read in order.
 func sampleRows(n, s int, seed uint64) []int {
-	rng := rand.New(rand.NewPCG(seed, 0x73616d706c65)) // "sample"
-	picked := make(map[int]bool, s)
-	rows := make([]int, 0, s)
-	for j := n - s; j < n; j++ {
-		i := rng.IntN(j + 1)
-		if picked[i] {
-			i = j
-		}
-		picked[i] = true
-		rows = append(rows, i)
-	}
+	rows := sample.Rows(rand.New(rand.NewPCG(seed, 0x73616d706c65)), n, s) // "sample"
 	slices.Sort(rows)
 	return rows
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ssnmf/ssnmf/internal/negexp"
+	"github.com/ssnmf/ssnmf/internal/sample"
 )
 
 // The constants of AutoBandwidth; docs/bandwidth.md gives the measurements
@@ -132,16 +133,7 @@ func sampleRows(rng *rand.Rand, n, s int) []int {
 	if n <= s {
 		return rng.Perm(n)
 	}
-	seen := make(map[int]bool, s)
-	rows := make([]int, 0, s)
-	for j := n - s; j < n; j++ {
-		t := rng.IntN(j + 1)
-		if seen[t] {
-			t = j
-		}
-		seen[t] = true
-		rows = append(rows, t)
-	}
+	rows := sample.Rows(rng, n, s)
 	rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 	return rows
 }
