@@ -5,6 +5,11 @@
 // neighbour list, so the solver's methods run on a graph of a million
 // points as they run on the dense kernel of a few thousand.
 //
+// KNN builds the kNN graph of a feature matrix, by an exact search or, for
+// large n, an approximate one over the leaves of a partition tree
+// (Partition) whose recall it measures; CSR.Renumber puts a graph built in
+// the partition's order back into the input's.
+//
 // A CSR is an fw.Affinity: its products, and a Sweep of one block whose
 // Block.Spread passes every change of a row of W on to the row's
 // neighbours at once, so that P·W stays exact through a sweep with nothing

@@ -115,7 +115,7 @@ const (
 	// Exact finds the M nearest rows of every row: O(n²) distances.
 	Exact
 	// Approximate finds about the M nearest, with a measured recall, in
-	// O(n·M) memory and O(n·Probes·BlockSize) distances a round.
+	// O(n·M) memory and O(n·Probes·Leaf) distances a round.
 	Approximate
 )
 
@@ -176,7 +176,8 @@ type KNNRound struct {
 // other's neighbours gets its full weight, a pair where only one is the
 // other's gets half of it, and P_ii = 1.
 //
-// The neighbours are exact. A row is always its own first neighbour; the
+// With Method Exact (Auto up to ApproxMinRows rows) the neighbours are
+// exact. A row is always its own first neighbour; the
 // others are the M-1 rows nearest to it, ties (duplicated rows among them,
 // at distance 0) going to the lower index, so the graph does not depend on
 // the order of the work. Rows equal in every feature are found first, and
@@ -189,6 +190,22 @@ type KNNRound struct {
 // near rows meet early and prune the rest; a row keeps its best M
 // candidates, O(n·M) memory in all, never O(n²). The result has the same
 // bits for any BlockSize, Workers and distance kernel.
+//
+// With Method Approximate (Auto above ApproxMinRows rows) the rows must be
+// in the order of Partition, so that every run of Leaf rows is a leaf of
+// its tree. The search runs in rounds, each searching exactly, as above, a
+// set of tiles that pair two leaves: each leaf with itself and its Probes
+// nearest leaves by centroid first, then, each round, with the Probes
+// leaves where its rows' neighbours' lists point most often and Probes
+// more by centroid (neighbour descent, a leaf at a time). A row keeps its
+// best M candidates by (distance, index), so the lists after a round are
+// the best M of all the pairs searched, whatever the order of the work:
+// the graph has the same bits for any Workers and kernel. The recall@M of
+// the lists is measured after every round on a seeded sample of rows
+// (Sample) whose exact lists one scan of x finds, and the search stops at
+// Recall, or after Rounds. The candidate lists, the kernel's panels and
+// the assembly's reverse edges go to ScratchDir; Stats and Round report
+// the rounds and the recall.
 func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, error) {
 	m, err := checkKNN(x, n, p, opt)
 	if err != nil {
