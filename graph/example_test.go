@@ -53,3 +53,39 @@ func ExampleFromEdges() {
 	// 2 [1 2] [2 1]
 	// 3 [] []
 }
+
+// ExamplePartition builds a graph by the approximate search: the rows are
+// moved into the leaves of the partition tree, searched, and the graph is
+// renumbered back into the input's order. Two clusters of 400 points on a
+// line, every row's 5 nearest.
+func ExamplePartition() {
+	const n = 800
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i%400) + 1000*float64(i/400) // rows 0..399 and 400..799 apart
+	}
+	order, err := graph.Partition(context.Background(), x, n, 1, 100, 1, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var st graph.KNNStats
+	g, err := graph.KNN(context.Background(), x, n, 1, graph.KNNOptions{Neighbors: 5, Method: graph.Approximate,
+		Leaf: 100, Probes: 2, Workers: 2, Stats: &st})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err = g.Renumber(order, "", 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d leaves, recall %.2f on %d rows, %d rounds\n", st.Leaves, st.Recall, st.RecallRows, len(st.Rounds))
+	fmt.Println("row 0:", g.Col[g.RowPtr[0]:g.RowPtr[1]])
+	fmt.Println("row 500:", g.Col[g.RowPtr[500]:g.RowPtr[501]])
+	// Output:
+	// 8 leaves, recall 1.00 on 800 rows, 1 rounds
+	// row 0: [0 1 2 3 4]
+	// row 500: [498 499 500 501 502]
+}
