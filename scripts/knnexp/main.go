@@ -1,10 +1,23 @@
+// Command knnexp times the approximate kNN search alone, round by round,
+// on a data set: it reads the input (as ssnmf solve does), standardizes
+// it, moves the rows into the partition's leaves, and searches, printing
+// each round's tiles, the share of the lists that changed and the sampled
+// recall, then the whole search's time. It is for choosing the search's
+// settings (README, "The approximate search at scale").
+//
+// Usage:
+//
+//	go run ./scripts/knnexp [-leaf 512] [-probes 32] [-recall 0.99] [-rounds 10]
+//	    [-workers 2] [-cpuprofile FILE] INPUT
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -15,38 +28,64 @@ import (
 )
 
 func main() {
-	probes := flag.Int("probes", 8, "")
-	recall := flag.Float64("recall", 0.99, "")
-	rounds := flag.Int("rounds", 10, "")
-	leaf := flag.Int("leaf", 256, "")
-	workers := flag.Int("workers", 2, "")
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "knnexp:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	leaf := flag.Int("leaf", graph.DefaultLeaf, "rows of a leaf")
+	probes := flag.Int("probes", graph.DefaultProbes, "leaves searched with each leaf in a round")
+	recall := flag.Float64("recall", graph.DefaultRecall, "the sampled recall@M at which the search stops")
+	rounds := flag.Int("rounds", graph.DefaultRounds, "the most rounds")
+	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines")
+	profile := flag.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	flag.Parse()
-	if f, err := os.Create("/tmp/knn.prof"); err == nil {
-		pprof.StartCPUProfile(f)
+	if flag.NArg() != 1 {
+		return errors.New("want one INPUT (usage in the package doc)")
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
 		defer pprof.StopCPUProfile()
 	}
-	dir, _ := os.MkdirTemp("/tmp", "knnexp")
+	dir, err := os.MkdirTemp("", "knnexp-")
+	if err != nil {
+		return err
+	}
 	defer os.RemoveAll(dir)
-	tab, err := input.Open(flag.Arg(0), "auto", store.TableOptions{}, dir)
+	tab, err := input.Open(flag.Arg(0), input.Auto, store.TableOptions{}, dir)
 	if err != nil {
-		panic(err)
+		return err
 	}
+	defer tab.Close()
 	tile.Standardize(tab.Features, tab.N, tab.P)
-	t0 := time.Now()
-	_, err = graph.Partition(context.Background(), tab.Features, tab.N, tab.P, *leaf, 1, *workers)
-	if err != nil {
-		panic(err)
+	begin := time.Now()
+	if _, err := graph.Partition(context.Background(), tab.Features, tab.N, tab.P, *leaf, 1, *workers); err != nil {
+		return err
 	}
-	t1 := time.Now()
-	fmt.Printf("partition %.2fs\n", t1.Sub(t0).Seconds())
+	parted := time.Now()
+	fmt.Printf("partition %.2fs\n", parted.Sub(begin).Seconds())
 	var st graph.KNNStats
-	opt := graph.KNNOptions{Method: graph.Approximate, Probes: *probes, Recall: *recall, Rounds: *rounds, Leaf: *leaf, Workers: *workers, Stats: &st, ScratchDir: dir,
+	opt := graph.KNNOptions{Method: graph.Approximate, Leaf: *leaf, Probes: *probes, Recall: *recall, Rounds: *rounds,
+		Workers: *workers, Stats: &st, ScratchDir: dir,
 		Round: func(r int, kr graph.KNNRound) {
-			fmt.Printf("round %d tiles %d changed %.4f recall %.4f  t=%.2fs\n", r, kr.Tiles, kr.Changed, kr.Recall, time.Since(t1).Seconds())
+			fmt.Printf("round %d tiles %d changed %.4f recall %.4f  t=%.2fs\n", r, kr.Tiles, kr.Changed, kr.Recall, time.Since(parted).Seconds())
 		}}
 	g, err := graph.KNN(context.Background(), tab.Features, tab.N, tab.P, opt)
 	if err != nil {
-		panic(err)
+		return err
 	}
-	fmt.Printf("knn %.2fs total %.2fs nnz %d tiles %d (%.4f of all)\n", time.Since(t1).Seconds(), time.Since(t0).Seconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/(float64(st.Leaves)*float64(st.Leaves+1)/2))
+	defer g.Close()
+	all := float64(st.Leaves) * float64(st.Leaves+1) / 2
+	fmt.Printf("knn %.2fs total %.2fs nnz %d tiles %d (%.4f of all)\n",
+		time.Since(parted).Seconds(), time.Since(begin).Seconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/all)
+	return nil
 }
