@@ -187,7 +187,9 @@ func interruptAndResume(t *testing.T, runArgs func(work string) []string, resume
 			break
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	// The signal goes as soon as the workspace exists (the handler is in
+	// place from the start of main): a run of a few hundred milliseconds
+	// could otherwise end before a later signal is seen, and exit 0.
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
