@@ -409,6 +409,80 @@ func checkWorkedExample(t *testing.T, lines []docLine, runs []docRun) {
 // docFlagRE matches a flag's line in the output of -h.
 var docFlagRE = regexp.MustCompile(`^  -([a-z][a-z0-9-]*)`)
 
+// commandFlags returns the names of the flags of the command name, as its
+// -h lists them.
+func commandFlags(t *testing.T, name string) []string {
+	t.Helper()
+	code, stdout, stderr := ssnmf(t, name, "-h")
+	if code != exitOK {
+		t.Fatalf("%s -h: exit %d: %s", name, code, stderr)
+	}
+	var flags []string
+	for line := range strings.SplitSeq(stdout, "\n") {
+		if m := docFlagRE.FindStringSubmatch(line); m != nil {
+			flags = append(flags, m[1])
+		}
+	}
+	return flags
+}
+
+// docMarkdown returns the Markdown files of the documentation, relative to
+// the repository root: the README, docs/*.md and the guide's pages.
+func docMarkdown(t *testing.T, root string) []string {
+	t.Helper()
+	files := []string{docReadme}
+	for _, pat := range []string{"docs/*.md", docGuideDir + "/*.md"} {
+		m, err := filepath.Glob(filepath.Join(root, pat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m {
+			rel, _ := filepath.Rel(root, f)
+			files = append(files, rel)
+		}
+	}
+	return files
+}
+
+// mentionRE matches an ssnmf command in running text or a code block: the
+// command's name and what follows it up to the end of the code span or
+// line.
+var mentionRE = regexp.MustCompile("ssnmf ([a-z]+)((?: [^`\n]*)?)")
+
+// mentionFlagRE matches a flag in a mentioned command: a dash after a
+// space or bracket, then the name.
+var mentionFlagRE = regexp.MustCompile(`(?:^|[\s\[])-([a-z][a-z0-9-]*)`)
+
+// TestDocFlagNames checks that every flag written after an ssnmf command
+// anywhere in the documentation, in code blocks or in running text (such
+// as "ssnmf solve -method kmeans -k 10", or a fragment such as "ssnmf
+// solve -trace"), is a flag of that command: commands in prose are not
+// run, but a renamed flag must not survive in them.
+func TestDocFlagNames(t *testing.T) {
+	root := "../.."
+	flags := map[string][]string{}
+	for _, c := range commands {
+		flags[c.name] = commandFlags(t, c.name)
+	}
+	for _, f := range docMarkdown(t, root) {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mentionRE.FindAllStringSubmatch(string(b), -1) {
+			known, ok := flags[m[1]]
+			if !ok {
+				continue // "ssnmf clusters", a word in a sentence
+			}
+			for _, fm := range mentionFlagRE.FindAllStringSubmatch(m[2], -1) {
+				if !slices.Contains(known, fm[1]) {
+					t.Errorf("%s: \"ssnmf %s%s\": ssnmf %s has no flag -%s", f, m[1], m[2], m[1], fm[1])
+				}
+			}
+		}
+	}
+}
+
 // TestDocFlags checks that every flag of every command has a row in the
 // command's table in docs/guide/usage-and-flags.md (a row whose first cell
 // begins with the flag), and that every row names a flag the command has.
@@ -433,16 +507,7 @@ func TestDocFlags(t *testing.T) {
 		}
 	}
 	for _, c := range commands {
-		code, stdout, stderr := ssnmf(t, c.name, "-h")
-		if code != exitOK {
-			t.Fatalf("%s -h: exit %d: %s", c.name, code, stderr)
-		}
-		var flags []string
-		for line := range strings.SplitSeq(stdout, "\n") {
-			if m := docFlagRE.FindStringSubmatch(line); m != nil {
-				flags = append(flags, m[1])
-			}
-		}
+		flags := commandFlags(t, c.name)
 		documented := rows[c.name]
 		if len(documented) == 0 {
 			t.Errorf("usage-and-flags.md has no section \"## `ssnmf %s ...`\" with a flag table", c.name)
@@ -483,17 +548,7 @@ func slug(heading string) string {
 // anchor, if it has one, that a heading of that file makes.
 func TestDocLinks(t *testing.T) {
 	root := "../.."
-	files := []string{docReadme}
-	for _, pat := range []string{"docs/*.md", docGuideDir + "/*.md"} {
-		m, err := filepath.Glob(filepath.Join(root, pat))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range m {
-			rel, _ := filepath.Rel(root, f)
-			files = append(files, rel)
-		}
-	}
+	files := docMarkdown(t, root)
 	anchors := func(path string) []string {
 		b, err := os.ReadFile(path)
 		if err != nil {

@@ -66,7 +66,7 @@ from a tile file or an edge list. With no INPUT, solve clusters the yeast
 data set built into the binary.`
 
 // footer ends the usage text and the package doc.
-const footer = `Run "ssnmf solve -h" for the solver's flags.`
+const footer = `Run "ssnmf solve -h" for the solver's flags; docs/guide/usage-and-flags.md in the source tree has every command's flags, and docs/guide/README.md the rest of the guide.`
 
 // A subcommand is one of ssnmf's commands. The command table, commands, makes
 // the usage text, the dispatch of runStop and the package doc (doc.go,
