@@ -186,20 +186,16 @@ func flagValue(args []string, name string) (string, int) {
 	return "", -1
 }
 
-// docInputs returns the files that the command args reads: its positional
-// arguments, and the file of -affinity. Flags of solve, tiles, graph,
-// plot and dump take a value unless they are boolean.
+// docInputs returns the positional arguments of the command args, the
+// files it reads. Its flags take a value unless they are boolean. (A file
+// that a flag names, such as an -affinity edge list, is not generated: an
+// earlier command of the page must write it.)
 func docInputs(args []string) []string {
 	bools := map[string]bool{"-q": true, "-standardize": true, "-linear": true, "-quick": true}
 	var in []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-affinity" && i+1 < len(args):
-			if v := args[i+1]; v != affinityKNN && v != affinityGaussian {
-				in = append(in, v)
-			}
-			i++
 		case strings.HasPrefix(a, "-") && a != "-" && !strings.Contains(a, "=") && !bools[a]:
 			i++ // the flag's value
 		case !strings.HasPrefix(a, "-"):
@@ -207,11 +203,6 @@ func docInputs(args []string) []string {
 		}
 	}
 	return in
-}
-
-// isTable reports whether name is an input table that gen can write.
-func isTable(name string) bool {
-	return genFormat(name) != ""
 }
 
 // TestDocCommands checks every ssnmf command in a code block of the README
@@ -294,7 +285,7 @@ func runDocCommands(t *testing.T, root string, lines []docLine) int {
 			}
 		}
 		for _, in := range docInputs(args) {
-			if _, err := os.Stat(in); err == nil || !isTable(in) || args[0] == "dump" || args[0] == "plot" {
+			if _, err := os.Stat(in); err == nil || genFormat(in) == "" || args[0] == "dump" || args[0] == "plot" {
 				continue
 			}
 			gen := []string{"gen", "-q", "-n", strconv.Itoa(docMaxRows), "-p", "8", "-k", "10", "-seed", "1", "-o", in}
