@@ -25,7 +25,7 @@ import (
 // f(W + λD), a quartic whose coefficients need P·D, one pass. With one
 // task and λ = 1 it is RowCD's sweep. It lives here, with its measurement
 // (BenchmarkBlockRowCD), because it did not converge within 1.5× the
-// passes of RowCD (README "Past one node").
+// passes of RowCD (docs/guide/slurm.md, "Block row-wise CD").
 type blockCD struct {
 	p          []float64 // P, n×n
 	n, k       int

@@ -79,6 +79,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case c.probe <= 0:
 		return usagef("-probe %v: want a positive duration", c.probe)
 	}
+	if checkOnly(ctx) {
+		return nil
+	}
 	return runBench(ctx, c, stdout, stderr)
 }
 

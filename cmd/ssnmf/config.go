@@ -386,7 +386,7 @@ const (
 // engineFlags defines -engine, -tasks and -retries on fs, their names
 // passed through mark.
 func engineFlags(fs *flag.FlagSet, kc *kernelConfig, mark func(string) string) {
-	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search, or the passes of -affinity gaussian with -method fw (README \"Past one node\")")
+	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search, or the passes of -affinity gaussian with -method fw (docs/guide/slurm.md)")
 	fs.IntVar(&kc.tasks, mark("tasks"), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step ($SLURM_NTASKS in an allocation)")
 	fs.IntVar(&kc.retries, mark("retries"), 2, "-engine slurm: launch a failed step again up to this many times")
 }
@@ -429,7 +429,7 @@ func (c *config) checkMethod(set map[string]bool) error {
 		c.checkpointEvery = slurmCheckpointEvery
 	}
 	if c.method == "rowcd" {
-		return usagef("-engine slurm with -affinity gaussian: -method rowcd needs row sweeps, and the steps give whole passes: use -method fw (README \"Past one node\")")
+		return usagef("-engine slurm with -affinity gaussian: -method rowcd needs row sweeps, and the steps give whole passes: use -method fw (docs/guide/slurm.md)")
 	}
 	return nil
 }

@@ -23,5 +23,7 @@
 //	ssnmf plot [flags] -o FILE TRACE.csv...  plot traces (objective, gap against seconds, passes)
 //	ssnmf dump FILE               print a work-directory matrix, checkpoint, tile file or block file for debugging
 //
-// Run "ssnmf solve -h" for the solver's flags.
+// Run "ssnmf solve -h" for the solver's flags; docs/guide/usage-and-flags.md
+// in the source tree has every command's flags, and docs/guide/README.md the
+// rest of the guide.
 package main

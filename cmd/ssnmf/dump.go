@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"io"
 	"os"
@@ -15,7 +16,7 @@ import (
 
 // dump prints a work-directory matrix, a graph's CSR file, a checkpoint, a
 // tile file or a block file of -engine slurm's run directory for debugging, telling them apart by their first bytes.
-func dump(args []string, stdout io.Writer) error {
+func dump(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ssnmf dump", flag.ContinueOnError)
 	rows := fs.Int("rows", 10, "number of matrix rows to print")
 	pos, err := parseFlags(fs, args, stdout)
@@ -24,6 +25,9 @@ func dump(args []string, stdout io.Writer) error {
 	}
 	if len(pos) != 1 {
 		return usagef("dump: want exactly one FILE, have %d arguments", len(pos))
+	}
+	if checkOnly(ctx) {
+		return nil
 	}
 	name := pos[0]
 	head := make([]byte, 8)

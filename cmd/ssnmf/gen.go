@@ -91,7 +91,7 @@ func genFormat(path string) string {
 // gen is the gen command.
 func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := parseGen(args, stdout)
-	if err != nil {
+	if err != nil || checkOnly(ctx) {
 		return err
 	}
 	out, err := store.CreateAtomic(c.out)

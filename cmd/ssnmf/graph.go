@@ -60,6 +60,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 1:
 		kc.input = pos[0]
 	}
+	if checkOnly(ctx) {
+		return nil
+	}
 	begin := time.Now()
 	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
 		g := prob.Graph()

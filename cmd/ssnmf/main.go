@@ -66,7 +66,7 @@ from a tile file or an edge list. With no INPUT, solve clusters the yeast
 data set built into the binary.`
 
 // footer ends the usage text and the package doc.
-const footer = `Run "ssnmf solve -h" for the solver's flags.`
+const footer = `Run "ssnmf solve -h" for the solver's flags; docs/guide/usage-and-flags.md in the source tree has every command's flags, and docs/guide/README.md the rest of the guide.`
 
 // A subcommand is one of ssnmf's commands. The command table, commands, makes
 // the usage text, the dispatch of runStop and the package doc (doc.go,
@@ -96,8 +96,8 @@ var commands = []subcommand{
 	{name: "bench", usage: []usageLine{{"[flags]", "time the tile kernels against this machine's FMA peak"}}, run: noStop(bench)},
 	{name: "plot", usage: []usageLine{{"[flags] -o FILE TRACE.csv...", "plot traces (objective, gap against seconds, passes)"}}, run: noStop(plotCmd)},
 	{name: "dump", usage: []usageLine{{"FILE", "print a work-directory matrix, checkpoint, tile file or block file for debugging"}},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer, _ func() bool) error {
-			return dump(args, stdout)
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer, _ func() bool) error {
+			return dump(ctx, args, stdout)
 		}},
 }
 
@@ -129,6 +129,25 @@ func usage() string {
 	}
 	b.WriteString("\n" + footer + "\n")
 	return b.String()
+}
+
+// checkOnlyKey is the context key of checkOnly.
+type checkOnlyKey struct{}
+
+// withCheckOnly returns a context under which every command parses and
+// checks its command line and then returns nil without doing its work. It
+// is not reachable from the command line: TestDocCommands uses it to check
+// the documented commands it cannot afford to run (a Slurm allocation, a
+// worker's run directory, a timing run).
+func withCheckOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, checkOnlyKey{}, true)
+}
+
+// checkOnly reports whether ctx asks a command to stop once its command
+// line is checked (withCheckOnly).
+func checkOnly(ctx context.Context) bool {
+	v, _ := ctx.Value(checkOnlyKey{}).(bool)
+	return v
 }
 
 // joinWords joins words as prose does, with conj ("and", "or") before the

@@ -40,6 +40,9 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if _, err := figure.Format(*out); err != nil {
 		return usagef("plot: -o %v", err)
 	}
+	if checkOnly(ctx) {
+		return nil
+	}
 	traces := make([]fileArg, len(pos))
 	for i, p := range pos {
 		traces[i] = fileArg{"TRACE", p}

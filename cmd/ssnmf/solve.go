@@ -38,7 +38,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 // (vfs.OS{} if nil).
 func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) error {
 	c, err := parseSolve(args, stdout)
-	if err != nil {
+	if err != nil || checkOnly(ctx) {
 		return err
 	}
 	c.fsys = fsys

@@ -36,6 +36,9 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case len(pos) == 1:
 		kc.input = pos[0]
 	}
+	if checkOnly(ctx) {
+		return nil
+	}
 	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
 		opt := tilefile.Options{Block: kc.block, Float32: kc.precision == tile.Float32, Workers: kc.workers,
 			Meta: map[string]string{"kernel": "gaussian", "gamma": fmt.Sprint(prob.Gamma), "gamma_rule": prob.GammaRule,

@@ -38,6 +38,9 @@ func worker(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	case *workers < 1:
 		return usagef("-workers must be >= 1, have %d", *workers)
 	}
+	if checkOnly(ctx) {
+		return nil
+	}
 	d, err := cluster.Open(*run)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@
 // it, moves the rows into the partition's leaves, and searches, printing
 // each round's tiles, the share of the lists that changed and the sampled
 // recall, then the whole search's time. It is for choosing the search's
-// settings (README, "The approximate search at scale").
+// settings (docs/guide/performance.md, "The approximate search at scale").
 //
 // Usage:
 //
