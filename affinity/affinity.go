@@ -160,6 +160,8 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 		b.p = tab.P
 		if spec.Standardize {
 			tile.Standardize(tab.Features, tab.N, tab.P)
+		} else if err := checkRaw(tab, spec.Name); err != nil {
+			return nil, err
 		}
 	}
 	var src tile.Source
@@ -283,15 +285,15 @@ func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, err
 	switch {
 	case spec.Scale > 0:
 		b.Scale, b.ScaleRule = spec.Scale, "given"
-	case spec.Clusters < 2 || sum == 0:
-		b.Scale, b.ScaleRule = 1, "as stored (no mass rule for k < 2 or an empty graph)"
+	case spec.Clusters < 2:
+		b.Scale, b.ScaleRule = 1, "as stored (no mass rule for k < 2)"
 	default:
 		b.Scale = n * n / (float64(spec.Clusters) * sum)
 		b.ScaleRule = fmt.Sprintf("mass: n²/(k·ΣP) = %.4g, the mass of %d balanced clusters", b.Scale, spec.Clusters)
 	}
-	if math.IsInf(b.Scale, 0) {
+	if err := checkSum(g, sum, b.Scale, spec); err != nil {
 		g.Close()
-		return nil, fmt.Errorf("affinity: the graph's scale %v is out of range", b.Scale)
+		return nil, err
 	}
 	g.Scale = b.Scale
 	b.BlockSize = min(b.BlockSize, g.N())

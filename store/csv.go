@@ -177,9 +177,9 @@ func (p *csvParser) records(b *tableBuilder, label int, features []int) (*Table,
 		}
 		if label >= 0 {
 			s := strings.TrimSpace(rec[label])
-			if s == "" {
+			if what, missing := missingLabel(s); missing {
 				line, _ := p.cr.FieldPos(label)
-				return nil, p.errorf(line, "column %q: empty label", p.header[label])
+				return nil, p.errorf(line, "column %q: %s", p.header[label], what)
 			}
 			b.addLabel(s)
 		}

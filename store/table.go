@@ -196,6 +196,24 @@ func (b *tableBuilder) addRows(x []float64) error {
 	return nil
 }
 
+// MissingLabels lists, in prose, the label texts that mean "no label":
+// a row with one of them (case aside, spaces trimmed), or with a null
+// label, is refused by every reader, as a row whose class is unknown
+// would otherwise be counted as a class of its own.
+const MissingLabels = "empty, NA, N/A, NaN, null or None"
+
+// missingLabel reports whether the label text, trimmed, is one of
+// MissingLabels, and returns the reader's message for it if so.
+func missingLabel(text string) (string, bool) {
+	switch t := strings.TrimSpace(text); strings.ToLower(t) {
+	case "":
+		return "empty label (a row with a missing label is refused: " + MissingLabels + "; drop the row, or choose another -label)", true
+	case "na", "n/a", "nan", "null", "none":
+		return fmt.Sprintf("missing label %q (a row with a missing label is refused: %s; drop the row, or choose another -label)", t, MissingLabels), true
+	}
+	return "", false
+}
+
 // addLabel appends the label of the next row. The text may alias memory
 // that changes later; it is copied when it is new.
 func (b *tableBuilder) addLabel(text string) {
