@@ -37,6 +37,9 @@ type Spec struct {
 	// File, if not empty, is a tile file or an edge list holding P;
 	// otherwise P is the Gaussian kernel of the features.
 	File string
+	// Rows is the number of rows of an edge list File when tab is nil; 0
+	// takes it from the largest id (see graph.EdgeOptions).
+	Rows int
 	// MapDir, if not empty, is a directory where a large edge list is
 	// mapped while it is read (see store.TableOptions.MapDir).
 	MapDir string
@@ -213,6 +216,9 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	return b, nil
 }
 
+// edgeHint is the hint of an edge list's column that is not numeric.
+const edgeHint = "an edge list's src and dst are row ids (whole numbers >= 0) and its weight a number"
+
 // openEdges makes P the graph of the edge list spec.File, which is not a
 // tile file (tileErr says why). If it is no edge list either, the tile
 // file's error is returned for an Arrow IPC file.
@@ -221,22 +227,23 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 	if err != nil {
 		return nil, err
 	}
-	etab, err := input.Open(spec.File, format, store.TableOptions{}, spec.MapDir)
-	if err != nil {
-		if format == input.Arrow {
+	if format == input.Arrow {
+		// An Arrow file is an edge list if it has a column src, else the
+		// tile file's error says what is wrong with it.
+		if cols, err := input.ArrowColumns(spec.File); err != nil || !slices.Contains(cols, graph.ColSrc) {
 			return nil, tileErr
 		}
+	}
+	etab, err := input.Open(spec.File, format, store.TableOptions{NumericHint: edgeHint}, spec.MapDir)
+	if err != nil {
 		return nil, err
 	}
 	defer etab.Close()
-	if format == input.Arrow && !slices.Contains(etab.Names, graph.ColSrc) {
-		return nil, tileErr
-	}
-	n := 0
+	opt := graph.EdgeOptions{Rows: spec.Rows, File: spec.GraphFile, Progress: spec.Progress}
 	if tab != nil {
-		n = tab.N
+		opt.Rows = tab.N
 	}
-	g, err := graph.FromEdges(spec.File, etab, n, spec.GraphFile)
+	g, err := graph.FromEdges(spec.File, etab, opt)
 	if err != nil {
 		return nil, err
 	}

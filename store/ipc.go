@@ -182,7 +182,7 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 	for i, j := range features {
 		names[i] = columns[j]
 		if !isNumeric(fields[j].Type) {
-			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; choose the feature columns with -features", name, columns[j], fields[j].Type)
+			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; %s", name, columns[j], fields[j].Type, opt.Hint())
 		}
 	}
 	labelName := ""

@@ -69,6 +69,10 @@ type TableOptions struct {
 	// if the input has one, and no label column otherwise.
 	Label string
 
+	// NumericHint is what an error about a column that is not numeric
+	// says to do; empty means "choose the feature columns with -features".
+	NumericHint string
+
 	// MapDir, if not empty, is an existing directory in which the features
 	// are written, as they are read, to the matrix file FeaturesFile
 	// (replacing any file of that name); the table then maps that file
@@ -212,6 +216,14 @@ func missingLabel(text string) (string, bool) {
 		return fmt.Sprintf("missing label %q (a row with a missing label is refused: %s; drop the row, or choose another -label)", t, MissingLabels), true
 	}
 	return "", false
+}
+
+// Hint returns o.NumericHint, or the default hint.
+func (o TableOptions) Hint() string {
+	if o.NumericHint != "" {
+		return o.NumericHint
+	}
+	return "choose the feature columns with -features"
 }
 
 // addLabel appends the label of the next row. The text may alias memory
