@@ -361,7 +361,11 @@ func (b *Built) Describe() string {
 		if m == 0 {
 			m = graph.DefaultNeighbors
 		}
-		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %s, %d entries, scale %.4g)", b.p, m, b.knn.Weights, b.DescribeSearch(), g.NNZ(), b.Scale)
+		neighbours := fmt.Sprintf("%d neighbours", m)
+		if m > g.N() {
+			neighbours = fmt.Sprintf("%d neighbours, clamped from %d to the number of rows", g.N(), m)
+		}
+		return fmt.Sprintf("p=%d kNN graph (%s, %v weights, %s, %d entries, scale %.4g)", b.p, neighbours, b.knn.Weights, b.DescribeSearch(), g.NNZ(), b.Scale)
 	}
 	if f := b.file; f != nil {
 		prec := "float64"

@@ -13,6 +13,17 @@ import (
 // or infinities and a silently wrong W. So Build refuses such a P up
 // front, naming the rule.
 
+// RangeError is the error of a P refused by one of these rules: the input
+// is out of the range the rule names, not the program at fault.
+type RangeError struct{ Msg string }
+
+func (e *RangeError) Error() string { return e.Msg }
+
+// rangeErrorf returns a *RangeError of the formatted message.
+func rangeErrorf(format string, args ...any) error {
+	return &RangeError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // maxRaw returns the largest absolute feature value whose squared
 // distances, summed over p features, stay finite: (2x)²·p <= MaxFloat64.
 func maxRaw(p int) float64 { return math.Sqrt(math.MaxFloat64/float64(4*max(p, 1))) / 2 }
@@ -28,7 +39,7 @@ func checkRaw(tab *store.Table, name string) error {
 				if q < len(tab.Names) {
 					col = tab.Names[q]
 				}
-				return fmt.Errorf("%s: row %d, column %q: %g with -standardize=false: squared distances of %d features overflow above |x| = %.3g; keep -standardize, or rescale the column",
+				return rangeErrorf("%s: row %d, column %q: %g with -standardize=false: squared distances of %d features overflow above |x| = %.3g; keep -standardize, or rescale the column",
 					name, i+1, col, v, tab.P, limit)
 			}
 		}
@@ -46,11 +57,11 @@ func checkSum(g *graph.CSR, sum, scale float64, spec Spec) error {
 	}
 	switch {
 	case sum == 0:
-		return fmt.Errorf("%s: every weight is 0 (ΣP = 0): P has nothing to cluster", what)
+		return rangeErrorf("%s: every weight is 0 (ΣP = 0): P has nothing to cluster", what)
 	case math.IsInf(sum, 0):
-		return fmt.Errorf("%s: the weights sum to more than %.3g (ΣP overflows a float64): divide them by a common factor", what, math.MaxFloat64)
+		return rangeErrorf("%s: the weights sum to more than %.3g (ΣP overflows a float64): divide them by a common factor", what, math.MaxFloat64)
 	case math.IsInf(scale, 0) || scale == 0:
-		return fmt.Errorf("%s: the weights sum to %g, so the mass rule's scale n²/(k·ΣP) is out of a float64's range: multiply them by a common factor, or give -scale", what, sum)
+		return rangeErrorf("%s: the weights sum to %g, so the mass rule's scale n²/(k·ΣP) is out of a float64's range: multiply them by a common factor, or give -scale", what, sum)
 	}
 	var frob, top float64
 	for _, v := range g.Val {
@@ -71,7 +82,7 @@ func checkSum(g *graph.CSR, sum, scale float64, spec Spec) error {
 		if f == 0 {
 			limit, bound = math.Sqrt(math.SmallestNonzeroFloat64)/(top*math.Sqrt(frob)), "at least"
 		}
-		return fmt.Errorf("%s: %s %g times the largest weight %g puts ||S·P||² out of a float64's range: want a scale %s %.3g",
+		return rangeErrorf("%s: %s %g times the largest weight %g puts ||S·P||² out of a float64's range: want a scale %s %.3g",
 			what, given, scale, top, bound, limit)
 	}
 	return nil

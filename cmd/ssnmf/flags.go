@@ -119,12 +119,13 @@ func positive(s string) (float64, bool) {
 //
 //	fs.IntVar(&c.maxIter, marks.mutable("max-iter"), 1000, "stop after this many iterations")
 //
-// A nil *flagMarks marks nothing, for the tiles command, which shares
-// definitions with solve but never resumes.
+// A nil *flagMarks marks nothing. The marks of what a flag applies to
+// (needs, applies.go) serve every command that shares the definition.
 type flagMarks struct {
-	mutables []string // may change on resume, in the order defined
-	files    []string // name a file
-	optional []string // left out of a checkpoint when empty
+	mutables []string        // may change on resume, in the order defined
+	files    []string        // name a file
+	optional []string        // left out of a checkpoint when empty
+	applies  map[string]need // apply only to runs with the need
 }
 
 // mutable marks the flag name as one that may differ between a run and its

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	c.fsys = fsys
 	begin := time.Now()
+	given := givenFlags(c.flags)
 	var saved *savedRun
 	if c.resume != "" {
 		// Locked before the checkpoint is read: a run still writing it
@@ -56,6 +58,10 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			return err
 		}
 	}
+	if err := c.marks.checkApplies(given, c.scope()); err != nil {
+		return err
+	}
+	c.neighborsGiven = slices.Contains(given, "neighbors")
 	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
 		return err
 	}
