@@ -195,6 +195,8 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "truncated gzip", file: "broken.csv.gz", wantErr: "corrupt gzip stream: unexpected EOF", is: io.ErrUnexpectedEOF},
 		{name: "gzip checksum", file: "badcrc.csv.gz", wantErr: "corrupt gzip stream: gzip: invalid checksum", is: gzip.ErrChecksum},
 		{name: "gzip bad header", content: "\x1f\x8b\x00garbage", wantErr: "corrupt gzip stream"},
+		{name: "UTF-16 LE", content: "\xff\xfex\x001\x00\n\x001\x00", wantErr: "the text is UTF-16 (byte order mark FF FE): save it as UTF-8"},
+		{name: "UTF-16 without a mark", content: "x\x001\x00\n\x001\x00", wantErr: "NUL bytes in the first 8 bytes: the text is UTF-16 or binary"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

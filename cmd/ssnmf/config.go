@@ -265,7 +265,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
 	fs.Float64Var(&c.rtol, "rtol", defaultRtol, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
 	fs.Float64Var(&c.frtol, "frtol", defaultFrtol, "stop when the objective changes by at most this times its value over an iteration (0: off)")
-	fs.DurationVar(&c.maxTime, m.mutable("max-time"), 0, "stop after this long (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
+	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
 )
@@ -104,6 +105,26 @@ func (f *scaleFlag) Set(s string) error {
 		return fmt.Errorf("want a positive number or mass, have %q", s)
 	}
 	f.value = v
+	return nil
+}
+
+// durationFlag is a time.Duration flag whose errors say what a duration
+// is and how long one may be, where the flag package says "parse error".
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 90s, 30m or 12h, up to %dh (Go's time.Duration)", math.MaxInt64/int64(time.Hour))
+	}
+	*f.d = d
 	return nil
 }
 

@@ -101,7 +101,7 @@ func read(rdr *file.Reader, name string, opt store.TableOptions) (t *store.Table
 	}
 	// Project onto the selected columns, by name, so that the order of
 	// the decoded columns does not matter.
-	sel := store.TableOptions{Features: make([]string, len(features)), MapDir: opt.MapDir}
+	sel := store.TableOptions{Features: make([]string, len(features)), MapDir: opt.MapDir, NumericHint: opt.NumericHint}
 	var leaves []int
 	add := func(j int) error {
 		sf := fr.Manifest.Fields[j]
