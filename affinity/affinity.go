@@ -171,7 +171,7 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	if spec.File != "" {
 		f, err := tilefile.Open(spec.File, spec.Workers)
 		if err != nil {
-			return b.openEdges(tab, spec, err)
+			return b.openEdges(ctx, tab, spec, err)
 		}
 		if tab != nil && tab.N != f.N() {
 			f.Close()
@@ -222,7 +222,7 @@ const edgeHint = "an edge list's src and dst are row ids (whole numbers >= 0) an
 // openEdges makes P the graph of the edge list spec.File, which is not a
 // tile file (tileErr says why). If it is no edge list either, the tile
 // file's error is returned for an Arrow IPC file.
-func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, error) {
+func (b *Built) openEdges(ctx context.Context, tab *store.Table, spec Spec, tileErr error) (*Built, error) {
 	format, err := input.Detect(spec.File)
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, e
 	if tab != nil {
 		opt.Rows = tab.N
 	}
-	g, err := graph.FromEdges(spec.File, etab, opt)
+	g, err := graph.FromEdges(ctx, spec.File, etab, opt)
 	if err != nil {
 		return nil, err
 	}

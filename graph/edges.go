@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -51,7 +52,8 @@ type EdgeOptions struct {
 }
 
 // FromEdges returns the graph of the edge list in tab (its columns src,
-// dst and, optionally, weight), named name in errors, for opt.Rows rows.
+// dst and, optionally, weight), named name in errors, for opt.Rows rows,
+// or ctx's error once it is canceled.
 // It counts each row's entries in one pass over the edges and places them
 // in a second, so it holds the CSR, O(n) and no more; with opt.File not
 // empty the CSR is assembled in that CSR file, memory-mapped (see
@@ -59,7 +61,7 @@ type EdgeOptions struct {
 // neither the edges nor the graph need fit in memory. Every bad edge is a
 // one-line error naming the file, the edge (1 for the first row of data)
 // and the column.
-func FromEdges(name string, tab *store.Table, opt EdgeOptions) (*CSR, error) {
+func FromEdges(ctx context.Context, name string, tab *store.Table, opt EdgeOptions) (*CSR, error) {
 	n := opt.Rows
 	cols := map[string]int{}
 	for c, s := range tab.Names {
@@ -102,10 +104,16 @@ func FromEdges(name string, tab *store.Table, opt EdgeOptions) (*CSR, error) {
 		return 0, fmt.Errorf("%s: edge %d: column %s: %v, want a finite weight >= 0", name, r+1, ColWeight, x[r*p+c])
 	}
 	chunks := (tab.N + EdgeBatchRows - 1) / EdgeBatchRows
-	progress := func(r, pass int) {
-		if opt.Progress != nil && ((r+1)%EdgeBatchRows == 0 || r == tab.N-1) {
+	// progress reports the edges up to r of pass 0 or 1 done, and whether
+	// ctx is canceled, every EdgeBatchRows edges.
+	progress := func(r, pass int) error {
+		if (r+1)%EdgeBatchRows != 0 && r != tab.N-1 {
+			return nil
+		}
+		if opt.Progress != nil {
 			opt.Progress("edge list", pass*chunks+r/EdgeBatchRows+1, 2*chunks)
 		}
+		return ctx.Err()
 	}
 	// Pass 1: check every edge, and find the largest id.
 	top := -1
@@ -122,7 +130,9 @@ func FromEdges(name string, tab *store.Table, opt EdgeOptions) (*CSR, error) {
 			return nil, err
 		}
 		top = max(top, s, d)
-		progress(r, 0)
+		if err := progress(r, 0); err != nil {
+			return nil, err
+		}
 	}
 	if n == 0 {
 		n = top + 1
@@ -154,7 +164,10 @@ func FromEdges(name string, tab *store.Table, opt EdgeOptions) (*CSR, error) {
 		if d != s {
 			es.put(d, int32(s), v)
 		}
-		progress(r, 1)
+		if err := progress(r, 1); err != nil {
+			es.abort()
+			return nil, err
+		}
 	}
 	return es.csr(func(i int, c int32, _, _ float64) (float64, error) {
 		lo, hi := min(i, int(c)), max(i, int(c))

@@ -41,7 +41,7 @@ func TestEdgesRoundTrip(t *testing.T) {
 	if err := g.WriteEdgesCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
-	h, err := FromEdges("e.csv", edgeTable(t, buf.String()), EdgeOptions{Rows: n})
+	h, err := FromEdges(context.Background(), "e.csv", edgeTable(t, buf.String()), EdgeOptions{Rows: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestEdgesRoundTrip(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h, err = FromEdges("e.arrow", &store.Table{Features: rows, N: len(rows) / 3, P: 3, Names: []string{ColSrc, ColDst, ColWeight}}, EdgeOptions{})
+	h, err = FromEdges(context.Background(), "e.arrow", &store.Table{Features: rows, N: len(rows) / 3, P: 3, Names: []string{ColSrc, ColDst, ColWeight}}, EdgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestFromEdges(t *testing.T) {
 		{name: "largest id within MaxImpliedRows", text: "src,dst\n0,65535\n", want: nil, err: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := FromEdges("e.csv", edgeTable(t, tc.text), EdgeOptions{Rows: tc.n})
+			g, err := FromEdges(context.Background(), "e.csv", edgeTable(t, tc.text), EdgeOptions{Rows: tc.n})
 			if tc.want == nil && tc.err == "" { // only that it builds
 				if err != nil || g.N() != 65536 {
 					t.Fatalf("error %v, want a graph of 65536 rows", err)
@@ -113,7 +113,7 @@ func TestFromEdges(t *testing.T) {
 			}
 		})
 	}
-	if _, err := FromEdges("e.csv", &store.Table{Names: []string{ColSrc, ColDst}, P: 2}, EdgeOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := FromEdges(context.Background(), "e.csv", &store.Table{Names: []string{ColSrc, ColDst}, P: 2}, EdgeOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("no edges: error %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func FuzzFromEdges(f *testing.F) {
 				return
 			}
 		}
-		g, err := FromEdges("e.csv", tab, EdgeOptions{Rows: n})
+		g, err := FromEdges(context.Background(), "e.csv", tab, EdgeOptions{Rows: n})
 		if err != nil {
 			return
 		}
@@ -146,7 +146,7 @@ func FuzzFromEdges(f *testing.F) {
 // TestFromEdgesProgress checks that both passes over the edges report.
 func TestFromEdgesProgress(t *testing.T) {
 	var calls [][2]int
-	_, err := FromEdges("e.csv", edgeTable(t, "src,dst\n0,1\n1,2\n"), EdgeOptions{Progress: func(pass string, done, total int) {
+	_, err := FromEdges(context.Background(), "e.csv", edgeTable(t, "src,dst\n0,1\n1,2\n"), EdgeOptions{Progress: func(pass string, done, total int) {
 		if pass != "edge list" {
 			t.Errorf("pass %q", pass)
 		}
