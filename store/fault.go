@@ -24,7 +24,7 @@ func CatchFault(name string, err *error) func() {
 			return
 		}
 		if f, ok := r.(interface{ Addr() uintptr }); ok {
-			*err = fmt.Errorf("%s: a read of the mapped file faulted (%v): it was cut short or changed while in use; keep it unchanged while a run reads it", name, f)
+			*err = fmt.Errorf("%s: a read of the mapped file faulted (address %#x): it was cut short or changed while in use; keep it unchanged while a run reads it", name, f.Addr())
 			return
 		}
 		panic(r)

@@ -16,6 +16,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/tile"
@@ -149,7 +150,7 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats+" (auto: by the file's first bytes, then its extension)")
 	features = fs.String(marks.needs(marks.optionalFlag("features"), needFeatures), "", "comma-separated feature columns (default: every column but the label)")
-	fs.StringVar(&kc.label, marks.needs("label", needFeatures), "", "ground-truth column, never a feature (default: \"label\" if present)")
+	fs.StringVar(&kc.label, marks.needs("label", needFeatures), "", "ground-truth column, never a feature (default: \"label\" if present); a row whose label is missing ("+store.MissingLabels+") is refused")
 	return features, precision
 }
 

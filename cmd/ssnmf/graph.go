@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/tile"
@@ -34,7 +35,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
-	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present)")
+	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present); a row whose label is missing ("+store.MissingLabels+") is refused")
 	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
 	out := fs.String("o", "", "the edge list to write, `EDGES`.parquet, .arrow or .csv")
 	engineFlags(fs, &kc, &marks, func(name string) string { return name })
