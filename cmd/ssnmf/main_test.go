@@ -248,7 +248,7 @@ func TestSolveOutputs(t *testing.T) {
 			t.Errorf("summary lacks %q", key)
 		}
 	}
-	if m["n"] != 12.0 || m["k"] != 3.0 || m["gamma"] != 1.0 || m["ari"] != 1.0 {
+	if g, _ := m["gamma"].(float64); m["n"] != 12.0 || m["k"] != 3.0 || !(g > 0) || m["ari"] != 1.0 {
 		t.Errorf("summary: n=%v k=%v gamma=%v ari=%v", m["n"], m["k"], m["gamma"], m["ari"])
 	}
 	iters := int(m["iterations"].(float64))
