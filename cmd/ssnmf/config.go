@@ -81,6 +81,7 @@ type kernelConfig struct {
 	standardize    bool
 	precision      tile.Precision
 	affinity       string        // tile file of P, or affinityKNN; "" to generate P from the features
+	rows           int           // -rows: an edge list's rows without INPUT; 0 takes them from its ids
 	neighbors      int           // -affinity knn: neighbours a row
 	neighborsGiven bool          // -neighbors was given: a clamp to n is reported
 	weights        graph.Weights // -affinity knn: the edges' weights
@@ -96,7 +97,6 @@ type kernelConfig struct {
 	// Where the O(n²) work runs (solve's -engine, -tasks, -retries).
 	engine  string
 	tasks   int
-	rows    int // -rows: an edge list's rows without INPUT; 0 from its ids
 	retries int
 	// log prints a line of a coordinator's retries, or of the rounds of
 	// an approximate kNN search, on stderr.
