@@ -37,6 +37,9 @@ type Spec struct {
 	// File, if not empty, is a tile file or an edge list holding P;
 	// otherwise P is the Gaussian kernel of the features.
 	File string
+	// Rows is the number of rows of an edge list File when tab is nil; 0
+	// takes it from the largest id (see graph.EdgeOptions).
+	Rows int
 	// MapDir, if not empty, is a directory where a large edge list is
 	// mapped while it is read (see store.TableOptions.MapDir).
 	MapDir string
@@ -160,13 +163,15 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 		b.p = tab.P
 		if spec.Standardize {
 			tile.Standardize(tab.Features, tab.N, tab.P)
+		} else if err := checkRaw(tab, spec.Name); err != nil {
+			return nil, err
 		}
 	}
 	var src tile.Source
 	if spec.File != "" {
 		f, err := tilefile.Open(spec.File, spec.Workers)
 		if err != nil {
-			return b.openEdges(tab, spec, err)
+			return b.openEdges(ctx, tab, spec, err)
 		}
 		if tab != nil && tab.N != f.N() {
 			f.Close()
@@ -211,30 +216,34 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	return b, nil
 }
 
+// edgeHint is the hint of an edge list's column that is not numeric.
+const edgeHint = "an edge list's src and dst are row ids (whole numbers >= 0) and its weight a number"
+
 // openEdges makes P the graph of the edge list spec.File, which is not a
 // tile file (tileErr says why). If it is no edge list either, the tile
 // file's error is returned for an Arrow IPC file.
-func (b *Built) openEdges(tab *store.Table, spec Spec, tileErr error) (*Built, error) {
+func (b *Built) openEdges(ctx context.Context, tab *store.Table, spec Spec, tileErr error) (*Built, error) {
 	format, err := input.Detect(spec.File)
 	if err != nil {
 		return nil, err
 	}
-	etab, err := input.Open(spec.File, format, store.TableOptions{}, spec.MapDir)
-	if err != nil {
-		if format == input.Arrow {
+	if format == input.Arrow {
+		// An Arrow file is an edge list if it has a column src, else the
+		// tile file's error says what is wrong with it.
+		if cols, err := input.ArrowColumns(spec.File); err != nil || !slices.Contains(cols, graph.ColSrc) {
 			return nil, tileErr
 		}
+	}
+	etab, err := input.Open(spec.File, format, store.TableOptions{NumericHint: edgeHint}, spec.MapDir)
+	if err != nil {
 		return nil, err
 	}
 	defer etab.Close()
-	if format == input.Arrow && !slices.Contains(etab.Names, graph.ColSrc) {
-		return nil, tileErr
-	}
-	n := 0
+	opt := graph.EdgeOptions{Rows: spec.Rows, File: spec.GraphFile, Progress: spec.Progress}
 	if tab != nil {
-		n = tab.N
+		opt.Rows = tab.N
 	}
-	g, err := graph.FromEdges(spec.File, etab, n, spec.GraphFile)
+	g, err := graph.FromEdges(ctx, spec.File, etab, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -283,15 +292,15 @@ func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, err
 	switch {
 	case spec.Scale > 0:
 		b.Scale, b.ScaleRule = spec.Scale, "given"
-	case spec.Clusters < 2 || sum == 0:
-		b.Scale, b.ScaleRule = 1, "as stored (no mass rule for k < 2 or an empty graph)"
+	case spec.Clusters < 2:
+		b.Scale, b.ScaleRule = 1, "as stored (no mass rule for k < 2)"
 	default:
 		b.Scale = n * n / (float64(spec.Clusters) * sum)
 		b.ScaleRule = fmt.Sprintf("mass: n²/(k·ΣP) = %.4g, the mass of %d balanced clusters", b.Scale, spec.Clusters)
 	}
-	if math.IsInf(b.Scale, 0) {
+	if err := checkSum(g, sum, b.Scale, spec); err != nil {
 		g.Close()
-		return nil, fmt.Errorf("affinity: the graph's scale %v is out of range", b.Scale)
+		return nil, err
 	}
 	g.Scale = b.Scale
 	b.BlockSize = min(b.BlockSize, g.N())
@@ -352,7 +361,11 @@ func (b *Built) Describe() string {
 		if m == 0 {
 			m = graph.DefaultNeighbors
 		}
-		return fmt.Sprintf("p=%d kNN graph (%d neighbours, %v weights, %s, %d entries, scale %.4g)", b.p, m, b.knn.Weights, b.DescribeSearch(), g.NNZ(), b.Scale)
+		neighbours := fmt.Sprintf("%d neighbours", m)
+		if m > g.N() {
+			neighbours = fmt.Sprintf("%d neighbours, clamped from %d to the number of rows", g.N(), m)
+		}
+		return fmt.Sprintf("p=%d kNN graph (%s, %v weights, %s, %d entries, scale %.4g)", b.p, neighbours, b.knn.Weights, b.DescribeSearch(), g.NNZ(), b.Scale)
 	}
 	if f := b.file; f != nil {
 		prec := "float64"

@@ -210,7 +210,12 @@ func TestBuildGraphScale(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	huge, err := store.ParseCSV(strings.NewReader("x,y\n1e300,0\n-1e300,1\n0,2\n"), "huge.csv", store.CSVOptions{})
+	// Squared distances around 1e-322, subnormal: 1/(4·1e-322) overflows.
+	huge, err := store.ParseCSV(strings.NewReader("x,y\n1e-161,0\n0,0\n2e-161,0\n"), "huge.csv", store.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw300, err := store.ParseCSV(strings.NewReader("x,y\n1,0\n2,1e300\n3,2\n"), "raw.csv", store.CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +232,7 @@ func TestBuildErrors(t *testing.T) {
 		{name: "unknown rule", tab: readSmall(t), spec: Spec{GammaRule: Rule(7), Name: "small.csv"}, want: "Rule(7)"},
 		{name: "missing file", tab: readSmall(t), spec: Spec{File: filepath.Join(t.TempDir(), "none.arrow")}, want: "none.arrow"},
 		{name: "no bandwidth", tab: huge, spec: Spec{Name: "huge.csv"}, want: "huge.csv"},
+		{name: "raw features overflow", tab: raw300, spec: Spec{Name: "raw.csv"}, want: `raw.csv: row 2, column "y": 1e+300 with -standardize=false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Build(context.Background(), tc.tab, tc.spec)

@@ -471,6 +471,8 @@ func TestDamagedPart(t *testing.T) {
 	var want []float64
 	for _, l := range []Launcher{&inProcess{}, &corrupting{}} {
 		c := &Coordinator{Path: t.TempDir(), Tasks: 3, Launcher: l, Retries: 1}
+		var logged []string
+		c.Log = func(m string) { logged = append(logged, m) }
 		a, err := c.Gaussian(x, n, p, 1, tile.Float64, 40)
 		if err != nil {
 			t.Fatal(err)
@@ -486,6 +488,11 @@ func TestDamagedPart(t *testing.T) {
 		sameBits(t, "P·W after a damaged part", dst, want)
 		if c.Stats.Retries != 1 {
 			t.Fatalf("%d retries, want 1", c.Stats.Retries)
+		}
+		// The retry says what was wrong with the part, not that it is
+		// missing.
+		if len(logged) != 1 || !strings.Contains(logged[0], "task 1 has a damaged part (") || !strings.Contains(logged[0], "the step: it succeeded") {
+			t.Fatalf("logged %q, want the retry of task 1 naming its damaged part", logged)
 		}
 	}
 }

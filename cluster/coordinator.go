@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -160,7 +162,7 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 			return err
 		}
 		start = time.Now()
-		bad, err := c.collect(pass, in.ID(), want, collect)
+		bad, part, err := c.collect(pass, in.ID(), want, collect)
 		c.Stats.Collect += time.Since(start)
 		if err != nil {
 			return err
@@ -175,40 +177,50 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 		}
 		if try == c.Retries {
 			log := d.LogPath(pass, try, bad)
-			return &StepError{Pass: pass, Task: bad, Tasks: c.Tasks, Tries: try + 1, Step: why, Log: log, Stderr: lastLine(log)}
+			return &StepError{Pass: pass, Task: bad, Tasks: c.Tasks, Part: part, Tries: try + 1, Step: why, Log: log, Stderr: lastLine(log)}
 		}
 		c.Stats.Retries++
 		if c.Log != nil {
-			c.Log(fmt.Sprintf("pass %d: task %d has no part (the step: %s); launching the step again, retry %d of %d", pass, bad, why, try+1, c.Retries))
+			c.Log(fmt.Sprintf("pass %d: task %d %s (the step: %s); launching the step again, retry %d of %d", pass, bad, part, why, try+1, c.Retries))
 		}
 	}
 }
 
 // collect reads the parts of a pass in task order and hands each on as it
 // is read, so that one part at a time is in memory, or returns the first
-// task whose part is missing, damaged or not of input id; -1 when every
+// task whose part is missing, damaged or not of input id, with what is
+// wrong with it ("has no part", "has a damaged part (why)"); -1 when every
 // part was there. The headers are checked first, so a part missing is found
 // before any is read; a part damaged is found as it is read, and the parts
 // of a later try are handed on again, so collect must set, not add.
-func (c *Coordinator) collect(pass, id uint64, want Kind, collect func(int, Header, []byte) error) (bad int, err error) {
-	ok := func(t int, h Header) bool {
-		return h.Kind == want && h.Source == id && h.Pass == pass && h.Task == uint32(t) && h.Tasks == uint32(c.Tasks)
+func (c *Coordinator) collect(pass, id uint64, want Kind, collect func(int, Header, []byte) error) (bad int, part string, err error) {
+	wrong := func(t int, h Header, err error) string {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "has no part"
+		case err != nil:
+			return fmt.Sprintf("has a damaged part (%v)", err)
+		case !(h.Kind == want && h.Source == id && h.Pass == pass && h.Task == uint32(t) && h.Tasks == uint32(c.Tasks)):
+			return fmt.Sprintf("has a part of another step (%s: kind %v, pass %d, task %d of %d)", c.dir.PartPath(pass, t), h.Kind, h.Pass, h.Task, h.Tasks)
+		}
+		return ""
 	}
 	for t := range c.Tasks {
-		if h, err := readHeader(c.dir.PartPath(pass, t)); err != nil || !ok(t, h) {
-			return t, nil
+		h, err := readHeader(c.dir.PartPath(pass, t))
+		if why := wrong(t, h, err); why != "" {
+			return t, why, nil
 		}
 	}
 	for t := range c.Tasks {
 		h, payload, err := readBlock(c.dir.PartPath(pass, t), want)
-		if err != nil || !ok(t, h) {
-			return t, nil
+		if why := wrong(t, h, err); why != "" {
+			return t, why, nil
 		}
 		if err := collect(t, h, payload); err != nil {
-			return 0, fmt.Errorf("pass %d: %s: %w", pass, c.dir.PartPath(pass, t), err)
+			return 0, "", fmt.Errorf("pass %d: %s: %w", pass, c.dir.PartPath(pass, t), err)
 		}
 	}
-	return -1, nil
+	return -1, "", nil
 }
 
 // clean removes the input and the parts of a pass; the logs stay.
@@ -224,6 +236,7 @@ func (c *Coordinator) clean(pass uint64) {
 type StepError struct {
 	Pass        uint64
 	Task, Tasks int
+	Part        string // what is wrong with the task's part: "has no part", "has a damaged part (why)"
 	Tries       int
 	Step        string // how the last step ended
 	Log         string // the task's output in the last try
@@ -232,8 +245,8 @@ type StepError struct {
 
 // Error returns the report as one line.
 func (e *StepError) Error() string {
-	return fmt.Sprintf("pass %d: task %d of %d has no part after %d tries (the last step: %s); its output (%s) ends: %s",
-		e.Pass, e.Task, e.Tasks, e.Tries, e.Step, e.Log, e.Stderr)
+	return fmt.Sprintf("pass %d: task %d of %d %s after %d tries (the last step: %s); its output (%s) ends: %s",
+		e.Pass, e.Task, e.Tasks, cmp.Or(e.Part, "has no part"), e.Tries, e.Step, e.Log, e.Stderr)
 }
 
 // lastLine returns the last non-empty line of the file at path, or why

@@ -48,6 +48,13 @@ func (e *entries) put(i int, j int32, v float64) {
 	e.next[i]++
 }
 
+// abort discards the entries, and their file if any.
+func (e *entries) abort() {
+	if e.file != nil {
+		e.file.abort()
+	}
+}
+
 // entry is an entry of a row being sorted.
 type entry struct {
 	c int32

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -31,16 +32,37 @@ const (
 // emits.
 const EdgeBatchRows = 64 << 10
 
+// MaxImpliedRows is the most rows an edge list may imply by its largest
+// id alone, when no number of rows is given, beyond two a listed edge:
+// an edge names at most two distinct rows, so a largest id far above
+// twice the number of edges makes mostly empty rows, and is more likely a
+// stray id than a graph (one edge to row 2·10⁹ would make a CSR of 16 GB).
+const MaxImpliedRows = 1 << 16
+
+// EdgeOptions are the settings of FromEdges.
+type EdgeOptions struct {
+	// Rows is the number of rows; 0 takes it from the largest id, which
+	// must then be below max(2·edges, MaxImpliedRows).
+	Rows int
+	// File, if not empty, is the CSR file the graph is assembled in.
+	File string
+	// Progress, if not nil, is called with pass "edge list" after each
+	// EdgeBatchRows edges of each of the two passes over the edges.
+	Progress func(pass string, done, total int)
+}
+
 // FromEdges returns the graph of the edge list in tab (its columns src,
-// dst and, optionally, weight), named name in errors, for n rows; n = 0
-// takes n from the largest id. It counts each row's entries in one pass
-// over the edges and places them in a second, so it holds the CSR, O(n)
-// and no more; with file not empty the CSR is assembled in that CSR file,
-// memory-mapped (see OpenFile), so that with tab mapped too (see
-// store.TableOptions.MapDir) neither the edges nor the graph need fit in
-// memory. Every bad edge is a one-line error naming the file, the edge (1
-// for the first row of data) and the column.
-func FromEdges(name string, tab *store.Table, n int, file string) (*CSR, error) {
+// dst and, optionally, weight), named name in errors, for opt.Rows rows,
+// or ctx's error once it is canceled.
+// It counts each row's entries in one pass over the edges and places them
+// in a second, so it holds the CSR, O(n) and no more; with opt.File not
+// empty the CSR is assembled in that CSR file, memory-mapped (see
+// OpenFile), so that with tab mapped too (see store.TableOptions.MapDir)
+// neither the edges nor the graph need fit in memory. Every bad edge is a
+// one-line error naming the file, the edge (1 for the first row of data)
+// and the column.
+func FromEdges(ctx context.Context, name string, tab *store.Table, opt EdgeOptions) (*CSR, error) {
+	n := opt.Rows
 	cols := map[string]int{}
 	for c, s := range tab.Names {
 		switch s {
@@ -81,8 +103,20 @@ func FromEdges(name string, tab *store.Table, n int, file string) (*CSR, error) 
 		}
 		return 0, fmt.Errorf("%s: edge %d: column %s: %v, want a finite weight >= 0", name, r+1, ColWeight, x[r*p+c])
 	}
-	// Pass 1: check every edge, and count the entries of every row.
-	var count []int64
+	chunks := (tab.N + EdgeBatchRows - 1) / EdgeBatchRows
+	// progress reports the edges up to r of pass 0 or 1 done, and whether
+	// ctx is canceled, every EdgeBatchRows edges.
+	progress := func(r, pass int) error {
+		if (r+1)%EdgeBatchRows != 0 && r != tab.N-1 {
+			return nil
+		}
+		if opt.Progress != nil {
+			opt.Progress("edge list", pass*chunks+r/EdgeBatchRows+1, 2*chunks)
+		}
+		return ctx.Err()
+	}
+	// Pass 1: check every edge, and find the largest id.
+	top := -1
 	for r := range tab.N {
 		s, err := id(r, ColSrc)
 		if err != nil {
@@ -95,21 +129,30 @@ func FromEdges(name string, tab *store.Table, n int, file string) (*CSR, error) 
 		if _, err := weight(r); err != nil {
 			return nil, err
 		}
-		if m := max(s, d) + 1; m > len(count) {
-			count = append(count, make([]int64, m-len(count))...)
+		top = max(top, s, d)
+		if err := progress(r, 0); err != nil {
+			return nil, err
 		}
+	}
+	if n == 0 {
+		n = top + 1
+		if limit := max(2*tab.N, MaxImpliedRows); n > limit {
+			return nil, fmt.Errorf("%s: the largest id %d makes %d rows, but %d edges name at most %d distinct rows: give the number of rows (-rows %d, or the INPUT the edges were made from) if the rows without an edge are meant",
+				name, top, n, tab.N, 2*tab.N, n)
+		}
+	}
+	count := make([]int64, n)
+	for r := range tab.N {
+		s, _ := id(r, ColSrc)
+		d, _ := id(r, ColDst)
 		count[s]++
 		if d != s {
 			count[d]++
 		}
 	}
-	if n == 0 {
-		n = len(count)
-	}
-	count = append(count, make([]int64, n-len(count))...)
 	// Pass 2: place the entries; a column twice in a row is a pair listed
 	// twice, whose edges a third pass finds for the error.
-	es, err := newEntries(count, file, 0)
+	es, err := newEntries(count, opt.File, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +163,10 @@ func FromEdges(name string, tab *store.Table, n int, file string) (*CSR, error) 
 		es.put(s, int32(d), v)
 		if d != s {
 			es.put(d, int32(s), v)
+		}
+		if err := progress(r, 1); err != nil {
+			es.abort()
+			return nil, err
 		}
 	}
 	return es.csr(func(i int, c int32, _, _ float64) (float64, error) {

@@ -41,7 +41,7 @@ func TestEdgesRoundTrip(t *testing.T) {
 	if err := g.WriteEdgesCSV(&buf); err != nil {
 		t.Fatal(err)
 	}
-	h, err := FromEdges("e.csv", edgeTable(t, buf.String()), n, "")
+	h, err := FromEdges(context.Background(), "e.csv", edgeTable(t, buf.String()), EdgeOptions{Rows: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestEdgesRoundTrip(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h, err = FromEdges("e.arrow", &store.Table{Features: rows, N: len(rows) / 3, P: 3, Names: []string{ColSrc, ColDst, ColWeight}}, 0, "")
+	h, err = FromEdges(context.Background(), "e.arrow", &store.Table{Features: rows, N: len(rows) / 3, P: 3, Names: []string{ColSrc, ColDst, ColWeight}}, EdgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +87,18 @@ func TestFromEdges(t *testing.T) {
 		{name: "other column", text: "src,dst,w\n0,1,1\n", err: `column "w" of an edge list`},
 		{name: "no dst", text: "src,weight\n0,1\n", err: "needs the columns src and dst"},
 		{name: "label column", text: "src,dst,label\n0,1,a\n", err: "no label column"},
+		{name: "largest id far above the edges", text: "src,dst,weight\n0,1,1\n1,2000000000,1\n",
+			err: "e.csv: the largest id 2000000000 makes 2000000001 rows, but 2 edges name at most 4 distinct rows: give the number of rows (-rows 2000000001"},
+		{name: "largest id within MaxImpliedRows", text: "src,dst\n0,65535\n", want: nil, err: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := FromEdges("e.csv", edgeTable(t, tc.text), tc.n, "")
+			g, err := FromEdges(context.Background(), "e.csv", edgeTable(t, tc.text), EdgeOptions{Rows: tc.n})
+			if tc.want == nil && tc.err == "" { // only that it builds
+				if err != nil || g.N() != 65536 {
+					t.Fatalf("error %v, want a graph of 65536 rows", err)
+				}
+				return
+			}
 			if tc.want == nil {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one with %q", err, tc.err)
@@ -104,7 +113,7 @@ func TestFromEdges(t *testing.T) {
 			}
 		})
 	}
-	if _, err := FromEdges("e.csv", &store.Table{Names: []string{ColSrc, ColDst}, P: 2}, 0, ""); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := FromEdges(context.Background(), "e.csv", &store.Table{Names: []string{ColSrc, ColDst}, P: 2}, EdgeOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("no edges: error %v", err)
 	}
 }
@@ -124,7 +133,7 @@ func FuzzFromEdges(f *testing.F) {
 				return
 			}
 		}
-		g, err := FromEdges("e.csv", tab, n, "")
+		g, err := FromEdges(context.Background(), "e.csv", tab, EdgeOptions{Rows: n})
 		if err != nil {
 			return
 		}
@@ -132,4 +141,21 @@ func FuzzFromEdges(f *testing.F) {
 			t.Fatalf("FromEdges gave an invalid graph: %v", err)
 		}
 	})
+}
+
+// TestFromEdgesProgress checks that both passes over the edges report.
+func TestFromEdgesProgress(t *testing.T) {
+	var calls [][2]int
+	_, err := FromEdges(context.Background(), "e.csv", edgeTable(t, "src,dst\n0,1\n1,2\n"), EdgeOptions{Progress: func(pass string, done, total int) {
+		if pass != "edge list" {
+			t.Errorf("pass %q", pass)
+		}
+		calls = append(calls, [2]int{done, total})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int{{1, 2}, {2, 2}}; !slices.Equal(calls, want) {
+		t.Errorf("progress %v, want %v", calls, want)
+	}
 }

@@ -39,7 +39,7 @@ func ExampleFromEdges() {
 		fmt.Println(err)
 		return
 	}
-	g, err := graph.FromEdges("edges.csv", tab, 4, "")
+	g, err := graph.FromEdges(context.Background(), "edges.csv", tab, graph.EdgeOptions{Rows: 4})
 	if err != nil {
 		fmt.Println(err)
 		return

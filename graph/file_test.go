@@ -80,12 +80,12 @@ func TestFileKNN(t *testing.T) {
 // file behind.
 func TestFileEdges(t *testing.T) {
 	const text = "src,dst,weight\n0,1,0.5\n2,1,2\n3,3,1\n"
-	mem, err := FromEdges("e.csv", edgeTable(t, text), 5, "")
+	mem, err := FromEdges(context.Background(), "e.csv", edgeTable(t, text), EdgeOptions{Rows: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "g.csr")
-	g, err := FromEdges("e.csv", edgeTable(t, text), 5, path)
+	g, err := FromEdges(context.Background(), "e.csv", edgeTable(t, text), EdgeOptions{Rows: 5, File: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestFileEdges(t *testing.T) {
 		t.Error("the graph assembled in a file differs from the one in memory")
 	}
 	bad := filepath.Join(t.TempDir(), "bad.csr")
-	_, err = FromEdges("e.csv", edgeTable(t, text+"1,0,1\n"), 5, bad)
+	_, err = FromEdges(context.Background(), "e.csv", edgeTable(t, text+"1,0,1\n"), EdgeOptions{Rows: 5, File: bad})
 	if err == nil || !strings.Contains(err.Error(), "edges 1 and 4") {
 		t.Fatalf("a pair listed twice: %v", err)
 	}

@@ -46,7 +46,7 @@ for n in "${sizes[@]}"; do
 	work=$dir/work-$n
 	rm -rf "$work"
 	echo "scale: n=$n: $((iters + 2)) passes of $(awk "BEGIN{printf \"%.3g\", $n*$n}") entries" >&2
-	"$bin" solve -q -method fw -k 10 -standardize -max-iter "$iters" -refresh 0 -precision "$precision" \
+	"$bin" solve -q -affinity gaussian -method fw -k 10 -standardize -max-iter "$iters" -refresh 0 -precision "$precision" \
 		-workers "$workers" -workdir "$work" -summary "$dir/summary-$n.json" "$data" >/dev/null
 	s=$dir/summary-$n.json
 	eps=$(field entries_per_second "$s")

@@ -58,10 +58,28 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Table, error) {
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\uFEFF")) {
 		br.Discard(3)
 	}
+	if err := checkText(br, name); err != nil {
+		return nil, err
+	}
 
 	p := csvParser{name: name, gzipped: gzipped, cr: csv.NewReader(br)}
 	p.cr.ReuseRecord = true
 	return p.parse(opt)
+}
+
+// checkText refuses a text that is not UTF-8 (or ASCII) by its first
+// bytes: UTF-16, by its byte order mark or by the NUL bytes of its ASCII
+// characters, or binary data, whose fields would otherwise reach an error
+// message as raw bytes.
+func checkText(br *bufio.Reader, name string) error {
+	head, _ := br.Peek(512)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		return fmt.Errorf("%s: the text is UTF-16 (byte order mark % X): save it as UTF-8 to read it as CSV", name, head[:2])
+	case bytes.IndexByte(head, 0) >= 0:
+		return fmt.Errorf("%s: NUL bytes in the first %d bytes: the text is UTF-16 or binary, not UTF-8 CSV (save it as UTF-8, or give -format)", name, len(head))
+	}
+	return nil
 }
 
 // csvParser holds the state of one ParseCSV call.
@@ -177,9 +195,9 @@ func (p *csvParser) records(b *tableBuilder, label int, features []int) (*Table,
 		}
 		if label >= 0 {
 			s := strings.TrimSpace(rec[label])
-			if s == "" {
+			if what, missing := missingLabel(s); missing {
 				line, _ := p.cr.FieldPos(label)
-				return nil, p.errorf(line, "column %q: empty label", p.header[label])
+				return nil, p.errorf(line, "column %q: %s", p.header[label], what)
 			}
 			b.addLabel(s)
 		}

@@ -180,6 +180,9 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "out of range", file: "range.csv", wantErr: `"1e400" is out of range`, line: 2, column: "b"},
 		{name: "line after multi-line record", file: "quoted.csv", opt: CSVOptions{Features: []string{"f1"}}, wantErr: `"abc" is not a number`, line: 4, column: "f1"},
 		{name: "empty label", file: "empty_label.csv", wantErr: "empty label", line: 3, column: "label"},
+		{name: "NA label", content: "a,label\n1,x\n2,NA\n", wantErr: `missing label "NA" (a row with a missing label is refused: empty, NA, N/A, NaN, null or None;`, line: 3, column: "label"},
+		{name: "NaN label", content: "a,label\n1,x\n2, nan \n", wantErr: `missing label "nan"`, line: 3, column: "label"},
+		{name: "N/A label", content: "a,label\n1,N/A\n2,y\n", wantErr: `missing label "N/A"`, line: 2, column: "label"},
 		{name: "bad quote", file: "bad_quote.csv", wantErr: `bare " in non-quoted-field`, line: 3, is: csv.ErrBareQuote},
 		{name: "unterminated quote", content: "a,b\n1,\"2\n3,4\n", wantErr: `extraneous or missing " in quoted-field (in the record starting on line 2)`, line: 3, is: csv.ErrQuote},
 		{name: "unknown feature", file: "good.csv", opt: CSVOptions{Features: []string{"f1", "f9"}}, wantErr: `unknown feature column "f9"; available columns: "f1", "f2", "f3", "label"`},
@@ -192,6 +195,8 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "truncated gzip", file: "broken.csv.gz", wantErr: "corrupt gzip stream: unexpected EOF", is: io.ErrUnexpectedEOF},
 		{name: "gzip checksum", file: "badcrc.csv.gz", wantErr: "corrupt gzip stream: gzip: invalid checksum", is: gzip.ErrChecksum},
 		{name: "gzip bad header", content: "\x1f\x8b\x00garbage", wantErr: "corrupt gzip stream"},
+		{name: "UTF-16 LE", content: "\xff\xfex\x001\x00\n\x001\x00", wantErr: "the text is UTF-16 (byte order mark FF FE): save it as UTF-8"},
+		{name: "UTF-16 without a mark", content: "x\x001\x00\n\x001\x00", wantErr: "NUL bytes in the first 8 bytes: the text is UTF-16 or binary"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -182,7 +182,7 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 	for i, j := range features {
 		names[i] = columns[j]
 		if !isNumeric(fields[j].Type) {
-			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; choose the feature columns with -features", name, columns[j], fields[j].Type)
+			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; %s", name, columns[j], fields[j].Type, opt.Hint())
 		}
 	}
 	labelName := ""
@@ -403,7 +403,7 @@ func labelTexts(col arrow.Array) labelFunc {
 	present := presentLabels(col)
 	return func(buf []byte, r int) ([]byte, string) {
 		if col.IsNull(r) {
-			return buf[:0], "null label"
+			return buf[:0], "null label (a row with a missing label is refused: " + MissingLabels + "; drop the row, or choose another -label)"
 		}
 		return present(buf, r)
 	}
@@ -423,8 +423,10 @@ func presentLabels(col arrow.Array) labelFunc {
 	case interface{ Value(int) string }: // utf8, large_utf8 and utf8_view
 		return func(buf []byte, r int) ([]byte, string) {
 			buf = append(buf[:0], a.Value(r)...)
-			if len(bytes.TrimSpace(buf)) == 0 {
-				return buf, "empty label"
+			if t := bytes.TrimSpace(buf); len(t) <= len("null") {
+				if what, missing := missingLabel(string(t)); missing {
+					return buf, what
+				}
 			}
 			return buf, ""
 		}

@@ -237,6 +237,8 @@ func TestReadArrowErrors(t *testing.T) {
 		{name: "Inf", cols: withCol(2, arrowtest.Column{Name: "f3", Type: arrow.PrimitiveTypes.Float32, Vals: []string{"1", "2", "-Inf", "4", "5", "6"}}), wantErr: "-Inf is not a finite number", row: 2, column: "f3"},
 		{name: "null label", cols: withCol(3, arrowtest.Column{Name: "label", Type: str, Vals: []string{"a", "b", "c", "d", "e", arrowtest.Null}}), wantErr: "null label", row: 5, column: "label"},
 		{name: "empty label", cols: withCol(3, arrowtest.Column{Name: "label", Type: str, Vals: []string{"a", " ", "c", "d", "e", "f"}}), wantErr: "empty label", row: 1, column: "label"},
+		{name: "NA label", cols: withCol(3, arrowtest.Column{Name: "label", Type: str, Vals: []string{"a", "b", "NA", "d", "e", "f"}}), wantErr: `missing label "NA"`, row: 2, column: "label"},
+		{name: "NaN text label", cols: withCol(3, arrowtest.Column{Name: "label", Type: str, Vals: []string{"a", "b", "c", "d", "NaN", "f"}}), wantErr: `missing label "NaN"`, row: 4, column: "label"},
 		{name: "NaN label", cols: withCol(3, arrowtest.Column{Name: "label", Type: f64, Vals: []string{"1", "2", "3", "NaN", "5", "6"}}), wantErr: "NaN is not a finite label", row: 3, column: "label"},
 		{name: "string feature", cols: withCol(1, arrowtest.Column{Name: "f2", Type: str, Vals: []string{"a", "b", "c", "d", "e", "f"}}), wantErr: "type utf8 is not numeric; choose the feature columns with -features", row: -1, column: "f2"},
 		{name: "bool feature", cols: withCol(1, arrowtest.Column{Name: "f2", Type: arrow.FixedWidthTypes.Boolean, Vals: []string{"true", "false", "true", "true", "true", "true"}}), wantErr: "type bool is not numeric", row: -1, column: "f2"},

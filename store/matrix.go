@@ -11,9 +11,11 @@ import (
 	"unsafe"
 )
 
+// MatrixMagic begins every matrix file.
+const MatrixMagic = "SSNMFMAT"
+
 // Matrix file layout; see the package documentation.
 const (
-	matrixMagic      = "SSNMFMAT"
 	matrixVersion    = 1
 	kindFloat64      = 1
 	matrixHeaderSize = 4096 // the header page; also the data offset
@@ -36,7 +38,7 @@ type matrixHeader struct {
 // It does not validate h, so that tests can write malformed headers.
 func encodeMatrixHeader(h matrixHeader) []byte {
 	b := make([]byte, matrixHeaderSize)
-	copy(b, matrixMagic)
+	copy(b, MatrixMagic)
 	binary.LittleEndian.PutUint32(b[8:], h.version)
 	binary.LittleEndian.PutUint32(b[12:], h.kind)
 	binary.LittleEndian.PutUint64(b[16:], h.rows)
@@ -52,7 +54,7 @@ func encodeMatrixHeader(h matrixHeader) []byte {
 // It never panics.
 func parseMatrixHeader(b []byte) (matrixHeader, error) {
 	var h matrixHeader
-	if err := CheckHeader(b, matrixMagic, matrixCRCOffset); err != nil {
+	if err := CheckHeader(b, MatrixMagic, matrixCRCOffset); err != nil {
 		return h, err
 	}
 	h.version = binary.LittleEndian.Uint32(b[8:])
@@ -288,7 +290,7 @@ func DumpMatrix(w io.Writer, path string, maxRows int) error {
 		maxRows = rows
 	}
 	var buf []byte
-	buf = fmt.Appendf(buf, "magic    %s\n", matrixMagic)
+	buf = fmt.Appendf(buf, "magic    %s\n", MatrixMagic)
 	buf = fmt.Appendf(buf, "version  %d\n", h.version)
 	buf = fmt.Appendf(buf, "kind     %d (float64)\n", h.kind)
 	buf = fmt.Appendf(buf, "rows     %d\n", h.rows)

@@ -69,6 +69,10 @@ type TableOptions struct {
 	// if the input has one, and no label column otherwise.
 	Label string
 
+	// NumericHint is what an error about a column that is not numeric
+	// says to do; empty means "choose the feature columns with -features".
+	NumericHint string
+
 	// MapDir, if not empty, is an existing directory in which the features
 	// are written, as they are read, to the matrix file FeaturesFile
 	// (replacing any file of that name); the table then maps that file
@@ -194,6 +198,32 @@ func (b *tableBuilder) addRows(x []float64) error {
 	}
 	b.t.Features = append(b.t.Features, x...)
 	return nil
+}
+
+// MissingLabels lists, in prose, the label texts that mean "no label":
+// a row with one of them (case aside, spaces trimmed), or with a null
+// label, is refused by every reader, as a row whose class is unknown
+// would otherwise be counted as a class of its own.
+const MissingLabels = "empty, NA, N/A, NaN, null or None"
+
+// missingLabel reports whether the label text, trimmed, is one of
+// MissingLabels, and returns the reader's message for it if so.
+func missingLabel(text string) (string, bool) {
+	switch t := strings.TrimSpace(text); strings.ToLower(t) {
+	case "":
+		return "empty label (a row with a missing label is refused: " + MissingLabels + "; drop the row, or choose another -label)", true
+	case "na", "n/a", "nan", "null", "none":
+		return fmt.Sprintf("missing label %q (a row with a missing label is refused: %s; drop the row, or choose another -label)", t, MissingLabels), true
+	}
+	return "", false
+}
+
+// Hint returns o.NumericHint, or the default hint.
+func (o TableOptions) Hint() string {
+	if o.NumericHint != "" {
+		return o.NumericHint
+	}
+	return "choose the feature columns with -features"
 }
 
 // addLabel appends the label of the next row. The text may alias memory

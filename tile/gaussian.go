@@ -159,10 +159,17 @@ func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error)
 
 // Standardize rescales each column of x (n×p, row-major) in place to mean 0
 // and unit population standard deviation. A constant column becomes 0.
+//
+// Each column is first multiplied by the power of two that brings its
+// largest absolute value into [1/2, 1), so that the squares of the
+// deviations neither overflow (a column around 1e160) nor underflow (one
+// around 1e-300). Scaling by a power of two is exact, so a column that
+// needed no scaling gets the same bits as without it.
 func Standardize(x []float64, n, p int) {
 	if n == 0 {
 		return
 	}
+	scaleColumns(x, n, p)
 	mean := ColumnMeans(x, n, p)
 	sd := make([]float64, p)
 	for i := range n {
@@ -182,6 +189,33 @@ func Standardize(x []float64, n, p int) {
 			} else {
 				row[q] = 0
 			}
+		}
+	}
+}
+
+// scaleColumns multiplies each column of x (n×p, row-major) by the power
+// of two that brings its largest finite absolute value into [1/2, 1).
+func scaleColumns(x []float64, n, p int) {
+	top := make([]float64, p)
+	for i := range n {
+		for q, v := range x[i*p : (i+1)*p] {
+			if a := math.Abs(v); a > top[q] && !math.IsInf(a, 0) {
+				top[q] = a
+			}
+		}
+	}
+	scale := make([]float64, p)
+	for q, t := range top {
+		scale[q] = 1
+		if t > 0 {
+			_, e := math.Frexp(t)
+			scale[q] = math.Ldexp(1, -e)
+		}
+	}
+	for i := range n {
+		row := x[i*p : (i+1)*p]
+		for q := range row {
+			row[q] *= scale[q]
 		}
 	}
 }

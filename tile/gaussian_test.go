@@ -2,6 +2,7 @@ package tile
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -152,6 +153,53 @@ func TestMedianGammaOutOfRange(t *testing.T) {
 			}
 			if g, err := MedianGamma(x, 50, 2, 1000, 1); err == nil {
 				t.Fatalf("gamma = %v, want an out-of-range error", g)
+			}
+		})
+	}
+}
+
+// TestStandardizeExtremeScales standardizes columns whose squares
+// overflow or underflow a float64: each must come out as the column at
+// scale 1 does, to the bit when the scale is a power of two.
+func TestStandardizeExtremeScales(t *testing.T) {
+	const n = 500
+	base := make([]float64, n)
+	for i := range base {
+		base[i] = float64(i%7) + float64(i)/n // 500 distinct values
+	}
+	want := slices.Clone(base)
+	Standardize(want, n, 1)
+	for _, tc := range []struct {
+		name  string
+		scale float64
+		exact bool // a power of two: the same bits
+	}{
+		{"2^1000", math.Ldexp(1, 1000), true},
+		{"2^-1000", math.Ldexp(1, -1000), true},
+		{"1e300", 1e300, false},
+		{"1e160", 1e160, false},
+		{"1e-300", 1e-300, false},
+		{"-1e300", -1e300, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := make([]float64, n)
+			for i, v := range base {
+				x[i] = v * tc.scale
+			}
+			Standardize(x, n, 1)
+			seen := map[float64]bool{}
+			for i, v := range x {
+				w := want[i]
+				if tc.scale < 0 {
+					w = -w
+				}
+				if tc.exact && v != w || math.Abs(v-w) > 1e-12 {
+					t.Fatalf("row %d: %v, want %v (at scale 1)", i, v, w)
+				}
+				seen[v] = true
+			}
+			if len(seen) != n {
+				t.Fatalf("%d distinct values after standardizing, want %d", len(seen), n)
 			}
 		})
 	}

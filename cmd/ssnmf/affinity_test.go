@@ -88,7 +88,7 @@ func TestMethods(t *testing.T) {
 	for _, method := range []string{"fw", "rowcd", "pgd", "penalty", "kmeans"} {
 		t.Run(method, func(t *testing.T) {
 			sum := filepath.Join(t.TempDir(), "s.json")
-			code, stdout, stderr := ssnmf(t, "solve", "-q", "-method", method, "-k", "3", "-gamma", "1", "-ftol", "1e-3", "-max-iter", "50",
+			code, stdout, stderr := ssnmf(t, "solve", "-q", "-method", method, "-k", "3", "-ftol", "1e-3", "-max-iter", "50",
 				"-summary", sum, "testdata/small.csv")
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
@@ -155,7 +155,7 @@ func TestParquetEndToEnd(t *testing.T) {
 func TestRestarts(t *testing.T) {
 	dir := t.TempDir()
 	sum, out := filepath.Join(dir, "s.json"), filepath.Join(dir, "w.csv")
-	code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-gamma", "1", "-init", "random", "-max-iter", "5", "-restarts", "4",
+	code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-init", "random", "-max-iter", "5", "-restarts", "4",
 		"-summary", sum, "-out", out, "testdata/small.csv")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -185,7 +185,7 @@ func TestRestarts(t *testing.T) {
 	// The memberships written are those of the best start: rerun it alone.
 	alone := filepath.Join(dir, "alone.csv")
 	seed := strconv.FormatUint(s.Starts[best].Seed, 10)
-	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-gamma", "1", "-init", "random", "-max-iter", "5", "-seed", seed,
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-init", "random", "-max-iter", "5", "-seed", seed,
 		"-out", alone, "testdata/small.csv"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/tile"
@@ -71,25 +72,27 @@ const (
 // kernelConfig is what defines P: the input's features and the Gaussian
 // kernel over them, or a tile file. The tiles command shares it with solve.
 type kernelConfig struct {
-	input       string // "" for the built-in data set
-	format      string // input format: a value of -format
-	features    []string
-	label       string
-	gamma       gammaFlag
-	scale       scaleFlag // a sparse P's factor
-	standardize bool
-	precision   tile.Precision
-	affinity    string        // tile file of P, or affinityKNN; "" to generate P from the features
-	neighbors   int           // -affinity knn: neighbours a row
-	weights     graph.Weights // -affinity knn: the edges' weights
-	knn         knnFlag       // -affinity knn: the search
-	knnRecall   float64       // -knn approx: the recall target
-	knnProbes   int           // -knn approx: leaves searched with a leaf a round
-	knnRounds   int           // -knn approx: the most rounds
-	block       int
-	workers     int
-	seed        uint64
-	quiet       bool
+	input          string // "" for the built-in data set
+	format         string // input format: a value of -format
+	features       []string
+	label          string
+	gamma          gammaFlag
+	scale          scaleFlag // a sparse P's factor
+	standardize    bool
+	precision      tile.Precision
+	affinity       string        // tile file of P, or affinityKNN; "" to generate P from the features
+	rows           int           // -rows: an edge list's rows without INPUT; 0 takes them from its ids
+	neighbors      int           // -affinity knn: neighbours a row
+	neighborsGiven bool          // -neighbors was given: a clamp to n is reported
+	weights        graph.Weights // -affinity knn: the edges' weights
+	knn            knnFlag       // -affinity knn: the search
+	knnRecall      float64       // -knn approx: the recall target
+	knnProbes      int           // -knn approx: leaves searched with a leaf a round
+	knnRounds      int           // -knn approx: the most rounds
+	block          int
+	workers        int
+	seed           uint64
+	quiet          bool
 
 	// Where the O(n²) work runs (solve's -engine, -tasks, -retries).
 	engine  string
@@ -139,27 +142,27 @@ type config struct {
 // marking them with marks.
 func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features, precision *string) {
 	kc.gamma = gammaFlag{auto: true}
-	fs.Var(&kc.gamma, "gamma", "kernel bandwidth `G` > 0, or a rule: neighbor (1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour, docs/bandwidth.md), mass (P has the mass of k balanced clusters, docs/quality.md); auto is "+defaultRule.String())
-	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
-	precision = fs.String("precision", "float64", "kernel values: float64, or float32 (sums are accumulated in float64 either way)")
+	fs.Var(&kc.gamma, marks.needs("gamma", needGaussian), "-affinity gaussian: the kernel bandwidth `G` > 0, or a rule: neighbor (1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour, docs/bandwidth.md), mass (P has the mass of k balanced clusters, docs/quality.md); auto is "+defaultRule.String()+" (with another affinity the k-means start's memberships take the bandwidth of the "+defaultRule.String()+" rule)")
+	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
+	precision = fs.String(marks.needs("precision", needGaussian), "float64", "-affinity gaussian: the kernel values: float64, or float32 (sums are accumulated in float64 either way)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
 	fs.IntVar(&kc.workers, marks.mutable("workers"), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
 	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
-	fs.StringVar(&kc.format, "format", input.Auto, "input format: "+input.Formats+" (auto: by the file's first bytes, then its extension)")
-	features = fs.String(marks.optionalFlag("features"), "", "comma-separated feature columns (default: every column but the label)")
-	fs.StringVar(&kc.label, "label", "", "ground-truth column, never a feature (default: \"label\" if present)")
+	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats+" (auto: by the file's first bytes, then its extension)")
+	features = fs.String(marks.needs(marks.optionalFlag("features"), needFeatures), "", "comma-separated feature columns (default: every column but the label)")
+	fs.StringVar(&kc.label, marks.needs("label", needFeatures), "", "ground-truth column, never a feature (default: \"label\" if present); a row whose label is missing ("+store.MissingLabels+") is refused")
 	return features, precision
 }
 
 // graphFlags defines the flags of the kNN graph, which solve and graph
 // share, each usage starting with prefix; checkGraph resolves them.
-func graphFlags(fs *flag.FlagSet, kc *kernelConfig, prefix string) (weights *string) {
-	fs.IntVar(&kc.neighbors, "neighbors", graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
-	fs.Var(&kc.knn, "knn", prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
-	fs.Float64Var(&kc.knnRecall, "knn-recall", graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
-	fs.IntVar(&kc.knnProbes, "knn-probes", graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
-	fs.IntVar(&kc.knnRounds, "knn-rounds", graph.DefaultRounds, prefix+"-knn approx: the most rounds")
-	return fs.String("weights", defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
+func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix string) (weights *string) {
+	fs.IntVar(&kc.neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
+	fs.Var(&kc.knn, marks.needs("knn", needKNN), prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
+	fs.Float64Var(&kc.knnRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
+	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
+	fs.IntVar(&kc.knnRounds, marks.needs("knn-rounds", needApprox), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
+	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
 // checkGraph checks -neighbors and the search's flags, and parses -weights.
@@ -224,6 +227,8 @@ func (kc *kernelConfig) check(features, precision string) error {
 		return usagef("-format: %v", err)
 	}
 	switch {
+	case kc.rows < 0:
+		return usagef("-rows must be >= 0, have %d", kc.rows)
 	case kc.block < 1:
 		return usagef("-tile must be >= 1, have %d", kc.block)
 	case kc.workers < 1:
@@ -248,30 +253,31 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
-	weights := graphFlags(fs, &c.kernelConfig, "-affinity knn: ")
-	fs.Var(&c.scale, "scale", "factor `S` > 0 of a sparse P (-affinity knn or an edge list), or mass: n²/(k·ΣP), so that P has the mass of k balanced clusters (docs/quality.md)")
+	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
+	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list), or mass: n²/(k·ΣP), so that P has the mass of k balanced clusters (docs/quality.md)")
+	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
-	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
-	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
+	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needRowCD), defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
-	step := fs.String("step", "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
-	fs.StringVar(&c.init, "init", initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
+	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
+	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
 	fs.Float64Var(&c.rtol, "rtol", defaultRtol, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
 	fs.Float64Var(&c.frtol, "frtol", defaultFrtol, "stop when the objective changes by at most this times its value over an iteration (0: off)")
-	fs.DurationVar(&c.maxTime, m.mutable("max-time"), 0, "stop after this long (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
+	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
-	fs.IntVar(&c.refresh, "refresh", 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
+	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
-	fs.IntVar(&c.initStarts, "init-starts", 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
+	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
 	// Last: its usage lists the flags marked mutable, in the order defined.
-	engineFlags(fs, &c.kernelConfig, m.mutable)
+	engineFlags(fs, &c.kernelConfig, m, m.mutable)
 	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only "+
 		m.mutableList()+" may change")
 	pos, err := parseFlags(fs, args, stdout)
@@ -385,10 +391,10 @@ const (
 
 // engineFlags defines -engine, -tasks and -retries on fs, their names
 // passed through mark.
-func engineFlags(fs *flag.FlagSet, kc *kernelConfig, mark func(string) string) {
+func engineFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, mark func(string) string) {
 	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search, or the passes of -affinity gaussian with -method fw (docs/guide/slurm.md)")
-	fs.IntVar(&kc.tasks, mark("tasks"), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step ($SLURM_NTASKS in an allocation)")
-	fs.IntVar(&kc.retries, mark("retries"), 2, "-engine slurm: launch a failed step again up to this many times")
+	fs.IntVar(&kc.tasks, marks.needs(mark("tasks"), needSlurm), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step ($SLURM_NTASKS in an allocation)")
+	fs.IntVar(&kc.retries, marks.needs(mark("retries"), needSlurm), 2, "-engine slurm: launch a failed step again up to this many times")
 }
 
 // checkEngine checks -engine, -tasks and -retries.

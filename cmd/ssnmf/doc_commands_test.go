@@ -397,26 +397,6 @@ func checkWorkedExample(t *testing.T, lines []docLine, runs []docRun) {
 	}
 }
 
-// docFlagRE matches a flag's line in the output of -h.
-var docFlagRE = regexp.MustCompile(`^  -([a-z][a-z0-9-]*)`)
-
-// commandFlags returns the names of the flags of the command name, as its
-// -h lists them.
-func commandFlags(t *testing.T, name string) []string {
-	t.Helper()
-	code, stdout, stderr := ssnmf(t, name, "-h")
-	if code != exitOK {
-		t.Fatalf("%s -h: exit %d: %s", name, code, stderr)
-	}
-	var flags []string
-	for line := range strings.SplitSeq(stdout, "\n") {
-		if m := docFlagRE.FindStringSubmatch(line); m != nil {
-			flags = append(flags, m[1])
-		}
-	}
-	return flags
-}
-
 // docMarkdown returns the Markdown files of the documentation, relative to
 // the repository root: the README, docs/*.md and the guide's pages.
 func docMarkdown(t *testing.T, root string) []string {

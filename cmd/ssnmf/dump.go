@@ -46,6 +46,9 @@ func dump(ctx context.Context, args []string, stdout io.Writer) error {
 		return graph.DumpFile(stdout, name, *rows)
 	case bytes.HasPrefix(head, []byte(cluster.Magic)):
 		return cluster.Dump(stdout, name)
+	case bytes.HasPrefix(head, []byte(store.MatrixMagic)):
+		return store.DumpMatrix(stdout, name, *rows)
 	}
-	return store.DumpMatrix(stdout, name, *rows)
+	return usagef("dump: %s begins with %q, not a file dump reads: a work-directory matrix (%s), checkpoint (SSNMFCKP), tile file (ARROW1), graph (SSNMFCSR) or block file (%s)",
+		name, head, store.MatrixMagic, cluster.Magic)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
 )
@@ -107,6 +108,26 @@ func (f *scaleFlag) Set(s string) error {
 	return nil
 }
 
+// durationFlag is a time.Duration flag whose errors say what a duration
+// is and how long one may be, where the flag package says "parse error".
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 90s, 30m or 12h, up to %dh (Go's time.Duration)", math.MaxInt64/int64(time.Hour))
+	}
+	*f.d = d
+	return nil
+}
+
 // positive parses s as a finite number > 0.
 func positive(s string) (float64, bool) {
 	v, err := strconv.ParseFloat(s, 64)
@@ -119,12 +140,13 @@ func positive(s string) (float64, bool) {
 //
 //	fs.IntVar(&c.maxIter, marks.mutable("max-iter"), 1000, "stop after this many iterations")
 //
-// A nil *flagMarks marks nothing, for the tiles command, which shares
-// definitions with solve but never resumes.
+// A nil *flagMarks marks nothing. The marks of what a flag applies to
+// (needs, applies.go) serve every command that shares the definition.
 type flagMarks struct {
-	mutables []string // may change on resume, in the order defined
-	files    []string // name a file
-	optional []string // left out of a checkpoint when empty
+	mutables []string        // may change on resume, in the order defined
+	files    []string        // name a file
+	optional []string        // left out of a checkpoint when empty
+	applies  map[string]need // apply only to runs with the need
 }
 
 // mutable marks the flag name as one that may differ between a run and its

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/tile"
@@ -26,16 +28,17 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"Writes the kNN graph of the rows of INPUT (the built-in yeast data set if none), as\n"+
 		"solve -affinity knn builds it, as an edge list: src, dst (0-based rows, src <= dst, each\n"+
 		"pair once, self-loops included) and weight. solve -affinity EDGES reads it back.")
-	weights := graphFlags(fs, &kc, "")
-	fs.BoolVar(&kc.standardize, "standardize", true, "z-score each feature (population std; a constant feature becomes 0)")
+	var marks flagMarks
+	weights := graphFlags(fs, &kc, &marks, "")
+	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
 	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
-	fs.StringVar(&kc.format, "format", input.Auto, "input format: "+input.Formats)
+	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
-	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present)")
+	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present); a row whose label is missing ("+store.MissingLabels+") is refused")
 	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
 	out := fs.String("o", "", "the edge list to write, `EDGES`.parquet, .arrow or .csv")
-	engineFlags(fs, &kc, func(name string) string { return name })
+	engineFlags(fs, &kc, &marks, func(name string) string { return name })
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -60,6 +63,10 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 1:
 		kc.input = pos[0]
 	}
+	if err := marks.checkApplies(givenFlags(fs), scope{affinity: affinityKNN, input: kc.input != "", knn: kc.knn.KNNMethod, engine: kc.engine}); err != nil {
+		return err
+	}
+	kc.neighborsGiven = slices.Contains(givenFlags(fs), "neighbors")
 	if checkOnly(ctx) {
 		return nil
 	}

@@ -111,7 +111,7 @@ func TestSolveBadInput(t *testing.T) {
 		{name: "unknown flag", args: []string{"-frobnicate"}, want: []string{"frobnicate"}},
 		{name: "missing output directory", args: []string{"-summary", "/nonexistent/dir/s.json"}, want: []string{"-summary", "/nonexistent/dir"}},
 		{name: "out is a directory", args: []string{"-out", isDir}, want: []string{"-out", isDir, "is a directory"}},
-		{name: "features out of range", args: []string{"testdata/huge.csv", "-k", "2", "-affinity", "gaussian", "-standardize=false"}, want: []string{"testdata/huge.csv", "-standardize", "-gamma"}},
+		{name: "features out of range", args: []string{"testdata/huge.csv", "-k", "2", "-affinity", "gaussian", "-standardize=false"}, want: []string{"testdata/huge.csv", "-standardize=false", "keep -standardize"}},
 		{name: "bad seed", args: []string{"-seed", "-1"}, want: []string{"-seed", "solve -h"}},
 		{name: "unknown out extension", args: []string{"-out", "w.json"}, want: []string{"-out w.json", ".parquet"}},
 	} {
@@ -190,7 +190,7 @@ func TestSolveOutputs(t *testing.T) {
 	dir := t.TempDir()
 	out, sum, trace := filepath.Join(dir, "w.csv"), filepath.Join(dir, "s.json"), filepath.Join(dir, "t.csv")
 	work := filepath.Join(dir, "work")
-	code, stdout, stderr := ssnmf(t, "solve", "-k", "3", "-gamma", "1", "-max-iter", "40", "-tile", "5",
+	code, stdout, stderr := ssnmf(t, "solve", "-k", "3", "-max-iter", "40", "-tile", "5",
 		"-workdir", work, "-out", out, "-summary", sum, "-trace", trace, "testdata/small.csv")
 	if code != exitOK {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
@@ -248,7 +248,7 @@ func TestSolveOutputs(t *testing.T) {
 			t.Errorf("summary lacks %q", key)
 		}
 	}
-	if m["n"] != 12.0 || m["k"] != 3.0 || m["gamma"] != 1.0 || m["ari"] != 1.0 {
+	if g, _ := m["gamma"].(float64); m["n"] != 12.0 || m["k"] != 3.0 || !(g > 0) || m["ari"] != 1.0 {
 		t.Errorf("summary: n=%v k=%v gamma=%v ari=%v", m["n"], m["k"], m["gamma"], m["ari"])
 	}
 	iters := int(m["iterations"].(float64))
@@ -353,7 +353,7 @@ func TestCommands(t *testing.T) {
 		{name: "help", args: []string{"help"}, code: exitOK},
 		{name: "solve -h", args: []string{"solve", "-h"}, code: exitOK},
 		{name: "dump without file", args: []string{"dump"}, code: exitUsage},
-		{name: "dump of a CSV", args: []string{"dump", "testdata/small.csv"}, code: exitFailure},
+		{name: "dump of a CSV", args: []string{"dump", "testdata/small.csv"}, code: exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if code, _, stderr := ssnmf(t, tc.args...); code != tc.code {

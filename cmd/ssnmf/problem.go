@@ -68,7 +68,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	// A sparse P is kept in the work directory's CSR file, where a resumed
 	// run finds its kNN graph.
 	if kc.fromFile() {
-		spec.File, spec.MapDir, spec.GraphFile = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, graphFile)
+		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, graphFile), kc.rows
 		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
 			return nil, err
 		}
@@ -98,6 +98,8 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	switch {
 	case errors.As(err, &bw):
 		err = usagef("%v; standardize the features (-standardize) or give -gamma", err)
+	case errors.As(err, new(*affinity.RangeError)):
+		err = usageError{err}
 	case err != nil && kc.fromFile():
 		err = usagef("-affinity: %v", err)
 	}
@@ -108,6 +110,9 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		return nil, err
 	}
 	kc.block = pr.BlockSize
+	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.neighbors > pr.N() && kc.log != nil {
+		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.neighbors, pr.N(), pr.N()))
+	}
 	if st := pr.KNN; kc.log != nil && st.Method == graph.Approximate && st.RecallRows > 0 && st.Recall < kc.knnRecall {
 		kc.log(fmt.Sprintf("warning: the kNN search stopped after %d rounds (-knn-rounds) at sampled recall %.4f, below -knn-recall %v; more -knn-rounds or -knn-probes reach more",
 			len(st.Rounds), st.Recall, kc.knnRecall))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 )
 
 // Progress lines: at most one per progressEvery for iterations, and one per
@@ -53,13 +54,20 @@ func (p *progress) iteration(it fw.Iteration) {
 	}
 }
 
+// edgeListPass is the pass of graph.FromEdges's progress.
+const edgeListPass = "edge list"
+
 // pass is the tile engine's Progress hook: within a pass that runs for
 // long, it prints how far the pass has come every few seconds.
 func (p *progress) pass(pass string, done, total int) {
 	if done == 1 {
 		p.passStart = time.Now()
 	}
-	p.line(fmt.Sprintf("%s pass", pass), fmt.Sprintf("of %d tiles", total), float64(done)/float64(total))
+	unit := "tiles"
+	if pass == edgeListPass {
+		unit = fmt.Sprintf("batches of %d edges, two passes", graph.EdgeBatchRows)
+	}
+	p.line(fmt.Sprintf("%s pass", pass), fmt.Sprintf("of %d %s", total, unit), float64(done)/float64(total))
 }
 
 // sweep is the row-CD sweep's Progress hook, the pass of a sweep: rows is

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,8 +39,15 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 // (vfs.OS{} if nil).
 func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) error {
 	c, err := parseSolve(args, stdout)
-	if err != nil || checkOnly(ctx) {
+	if err != nil {
 		return err
+	}
+	given := givenFlags(c.flags)
+	if checkOnly(ctx) {
+		if c.resume != "" { // the flags are checked against the resumed run
+			return nil
+		}
+		return c.marks.checkApplies(given, c.scope())
 	}
 	c.fsys = fsys
 	begin := time.Now()
@@ -56,6 +64,10 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			return err
 		}
 	}
+	if err := c.marks.checkApplies(given, c.scope()); err != nil {
+		return err
+	}
+	c.neighborsGiven = slices.Contains(given, "neighbors")
 	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
 		return err
 	}

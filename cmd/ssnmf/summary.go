@@ -175,7 +175,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		}
 	}
 	if c.affinity == affinityKNN {
-		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = c.neighbors, c.weights.String(), int64(pr.Entries())
+		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = min(c.neighbors, pr.N()), c.weights.String(), int64(pr.Entries())
 		st := pr.KNN
 		b.sum.KNN, b.sum.KNNRounds = st.Method.String(), len(st.Rounds)
 		if st.RecallRows > 0 {

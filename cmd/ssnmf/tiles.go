@@ -18,7 +18,8 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"Writes the upper-triangular tiles of P_ij = exp(-gamma ||x_i - x_j||²) over the rows of INPUT\n"+
 		"(the built-in yeast data set if none) to an Arrow IPC tile file, which ssnmf solve -affinity\n"+
 		"reads instead of generating P. The file takes 4·n²/2 bytes in float32, 8·n²/2 in float64.")
-	features, precision := kernelFlags(fs, &kc, nil)
+	var marks flagMarks
+	features, precision := kernelFlags(fs, &kc, &marks)
 	fs.BoolVar(&kc.quiet, "q", false, "no progress on stderr")
 	out := fs.String("o", "", "the tile file to write, `FILE.arrow`")
 	pos, err := parseFlags(fs, args, stdout)
@@ -35,6 +36,9 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usagef("tiles takes at most one INPUT, have %d", len(pos))
 	case len(pos) == 1:
 		kc.input = pos[0]
+	}
+	if err := marks.checkApplies(givenFlags(fs), scope{affinity: affinityGaussian, input: kc.input != "", engine: engineLocal}); err != nil {
+		return err
 	}
 	if checkOnly(ctx) {
 		return nil

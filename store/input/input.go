@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
@@ -100,4 +102,24 @@ func Open(path, format string, opt store.TableOptions, workdir string) (*store.T
 	default:
 		return store.ReadCSV(path, opt)
 	}
+}
+
+// ArrowColumns returns the column names of the Arrow IPC file at path, from
+// its schema alone.
+func ArrowColumns(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	names := make([]string, r.Schema().NumFields())
+	for i, fd := range r.Schema().Fields() {
+		names[i] = fd.Name
+	}
+	return names, nil
 }

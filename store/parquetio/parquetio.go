@@ -101,7 +101,7 @@ func read(rdr *file.Reader, name string, opt store.TableOptions) (t *store.Table
 	}
 	// Project onto the selected columns, by name, so that the order of
 	// the decoded columns does not matter.
-	sel := store.TableOptions{Features: make([]string, len(features)), MapDir: opt.MapDir}
+	sel := store.TableOptions{Features: make([]string, len(features)), MapDir: opt.MapDir, NumericHint: opt.NumericHint}
 	var leaves []int
 	add := func(j int) error {
 		sf := fr.Manifest.Fields[j]
@@ -109,7 +109,7 @@ func read(rdr *file.Reader, name string, opt store.TableOptions) (t *store.Table
 		case !sf.IsLeaf() && j == label:
 			return fmt.Errorf("%s: label column %q: type %s is not supported; want integers, floats or strings", name, columns[j], fields[j].Type)
 		case !sf.IsLeaf():
-			return fmt.Errorf("%s: column %q: type %s is not numeric; choose the feature columns with -features", name, columns[j], fields[j].Type)
+			return fmt.Errorf("%s: column %q: type %s is not numeric; %s", name, columns[j], fields[j].Type, opt.Hint())
 		}
 		leaves = append(leaves, sf.ColIndex)
 		return nil

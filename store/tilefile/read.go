@@ -324,7 +324,11 @@ func (tf *File) Meta() map[string]string { return tf.meta }
 
 // Tile writes P[r0:r1, c0:c1] into dst, row-major, assembling it from the
 // stored tiles and their transposes; any range inside P may be asked for.
-func (tf *File) Tile(dst []float64, r0, r1, c0, c1 int) error {
+//
+// A fault of the mapping, the file cut short under the run, is an error
+// naming the file (see store.CatchFault).
+func (tf *File) Tile(dst []float64, r0, r1, c0, c1 int) (err error) {
+	defer store.CatchFault("tile file "+tf.name, &err)()
 	if r0 < 0 || r1 > tf.n || c0 < 0 || c1 > tf.n || r0 > r1 || c0 > c1 {
 		return fmt.Errorf("tile file %s: range [%d:%d, %d:%d] outside %d×%d", tf.name, r0, r1, c0, c1, tf.n, tf.n)
 	}

@@ -406,3 +406,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestTruncatedUnderRead cuts the file short after Open: reading the lost
+// pages faults (SIGBUS), which Tile returns as an error naming the file
+// rather than crashing.
+func TestTruncatedUnderRead(t *testing.T) {
+	const n = 600
+	name := writeFile(t, gaussian(t, n, 2), Options{Block: 300})
+	tf, err := Open(name, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	if err := os.Truncate(name, 4096); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float64, n*n)
+	err = tf.Tile(dst, 0, n, 0, n)
+	if err == nil || !strings.Contains(err.Error(), "tile file "+name+": a read of the mapped file faulted") {
+		t.Fatalf("error %v, want a fault naming %s", err, name)
+	}
+}
