@@ -84,26 +84,41 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// scaleFlag is -scale: a positive factor of a sparse P, or "mass" (0).
-type scaleFlag struct{ value float64 }
+// scaleFlag is -scale: a positive factor of a sparse P, "mass" (0), or
+// "sizes" (0 and sizes: the mass of the k-means start's clusters).
+type scaleFlag struct {
+	value float64
+	sizes bool
+}
 
 func (f *scaleFlag) String() string {
-	if f.value == 0 {
+	switch {
+	case f.sizes:
+		return scaleSizes
+	case f.value == 0:
 		return "mass"
 	}
 	return strconv.FormatFloat(f.value, 'g', -1, 64)
 }
 
+// scaleSizes is -scale's rule that scales P to the mass of the k-means
+// start's clusters.
+const scaleSizes = "sizes"
+
 func (f *scaleFlag) Set(s string) error {
-	if s == "mass" {
-		f.value = 0
+	switch s {
+	case "mass":
+		*f = scaleFlag{}
+		return nil
+	case scaleSizes:
+		*f = scaleFlag{sizes: true}
 		return nil
 	}
 	v, ok := positive(s)
 	if !ok {
-		return fmt.Errorf("want a positive number or mass, have %q", s)
+		return fmt.Errorf("want a positive number, mass or sizes, have %q", s)
 	}
-	f.value = v
+	*f = scaleFlag{value: v}
 	return nil
 }
 

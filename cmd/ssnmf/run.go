@@ -89,6 +89,11 @@ type solveRun struct {
 // leaves the best W in the workspace.
 func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
+	if c.scale.sizes {
+		if err := r.scaleToSizes(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if r.saved != nil {
 		return r.resume(ctx)
 	}
@@ -105,7 +110,7 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 		return res, err
 	}
 	var best *fw.Result
-	for s := range c.restarts {
+	for s := range c.starts {
 		seed := kmeans.StartSeed(c.seed, s)
 		r.rep.trace.Start = s
 		if err := r.initialize(ctx, seed); err != nil {
@@ -116,7 +121,7 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 			return res, err
 		}
 		r.addStart(seed, res)
-		if c.restarts == 1 {
+		if c.starts == 1 {
 			return res, nil
 		}
 		if best == nil || res.Objective < best.Objective {
@@ -152,8 +157,44 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	return km.Soft(ws.w, tab.Features, r.prob.Gamma)
 }
 
+// scaleToSizes scales P to the mass of the clusters of the k-means start
+// seeded with the run's seed (-scale sizes): Σ_j n_j² instead of the mass
+// rule's n²/k. Every start solves this one P, so that their objectives
+// compare; a resumed run computes the same scale again.
+func (r *solveRun) scaleToSizes(ctx context.Context) error {
+	c, tab := r.cfg, r.prob.tab
+	if tab == nil {
+		return usagef("-scale sizes needs the features for its k-means clustering: give the INPUT that -affinity was made from")
+	}
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed))
+	if err != nil {
+		return fmt.Errorf("-scale sizes: %w", err)
+	}
+	if err := r.prob.ScaleToSizes(km.Sizes, fmt.Sprintf("the k-means start of seed %d", c.seed)); err != nil {
+		return usagef("-scale sizes: %v", err)
+	}
+	return nil
+}
+
+// defaultStarts is -starts when not given, for n rows: defaultStartsMax
+// up to startsFullRows rows, then fewer in proportion to n, so that the
+// starts together cost about as much as defaultStartsMax starts of
+// startsFullRows rows; at least 1. docs/quality.md gives the study.
+func defaultStarts(n int) int {
+	if n <= startsFullRows {
+		return defaultStartsMax
+	}
+	return max(1, defaultStartsMax*startsFullRows/n)
+}
+
+// defaultStartsMax and startsFullRows define defaultStarts.
+const (
+	defaultStartsMax = 1
+	startsFullRows   = 20000
+)
+
 // kmeansStarts is the number of k-means starts of -method kmeans when
-// -restarts does not say.
+// -starts does not say.
 const kmeansStarts = 10
 
 // resume continues the run of the checkpoint in the work directory.
@@ -185,7 +226,8 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 
 // addStart records the outcome of a start, seeded by seed, for the summary.
 func (r *solveRun) addStart(seed uint64, res *fw.Result) {
-	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
+	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations,
+		ARI: r.rep.sum.startARI(r.ws.w)})
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
@@ -203,7 +245,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
 		Progress: r.rep.progress.sweep, Scratch: ws.ps}
 	if tab := r.prob.tab; tab != nil {
-		starts := c.restarts
+		starts := c.starts
 		if starts == 1 {
 			starts = kmeansStarts
 		}
@@ -234,7 +276,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	c, ws := r.cfg, r.ws
 	set.Stop, set.Resume, set.CheckpointEvery = r.stop, resume, c.checkpointEvery
-	if c.restarts != 1 {
+	if c.starts != 1 {
 		return nil
 	}
 	settings, err := r.savedSettings()

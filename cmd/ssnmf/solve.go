@@ -105,6 +105,12 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		c.k = len(tab.Classes)
 	}
 	k := c.k
+	if c.starts == 0 {
+		c.starts = defaultStarts(n)
+		if info.Features {
+			c.starts = kmeansStarts
+		}
+	}
 	if k > n {
 		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
 	}
@@ -163,7 +169,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		if run.checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
-		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s without -restarts saves a checkpoint to resume from)", res.Iterations, checkpointers())
+		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s saves a checkpoint to resume from)", res.Iterations, checkpointers())
 	}
 	if res.Status == fw.TimeLimit && run.checkpointed {
 		keep = true

@@ -96,6 +96,8 @@ type options struct {
 	// running; stopCandidate is the candidate of the stop-rule table.
 	report        []string
 	stopCandidate string
+	// extra are arguments added to every run (-args).
+	extra []string
 }
 
 func main() {
@@ -113,7 +115,9 @@ func main() {
 	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of scripts/quality/anchors.py to add to the table")
 	report := flag.String("report", "", "comma-separated record files (-raw) to report on instead of running")
 	flag.StringVar(&o.stopCandidate, "stop-candidate", "defaults", "-report: the candidate of the stop-rule table")
+	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
+	o.extra = strings.Fields(*extra)
 	if *report != "" {
 		o.report = strings.Split(*report, ",")
 	}
@@ -157,6 +161,10 @@ type record struct {
 	Scale      float64  `json:"scale"`
 	Iterations int      `json:"iterations"`
 	Stop       string   `json:"stop_reason"`
+	// Every start of a run of several (-starts), in order, and the one
+	// chosen.
+	Starts    []startRecord `json:"starts"`
+	BestStart int           `json:"best_start"`
 	KNN        string   `json:"knn"`
 	KNNRecall  *float64 `json:"knn_recall"`
 	// From the trace: the first sweep from which the objective stays
@@ -172,11 +180,19 @@ type record struct {
 	RtolStop map[string][2]int `json:"rtol_stop"`
 }
 
+// startRecord is one start of a run, from the summary's starts.
+type startRecord struct {
+	Objective float64  `json:"objective"`
+	ARI       *float64 `json:"ari"`
+}
+
 // candidate is a named setting of ssnmf solve.
 type candidate struct {
 	name  string
 	args  func(d dataset) []string
 	dense bool
+	// stops: the run keeps the defaults' stop rules (and -max-iter).
+	stops bool
 }
 
 func candidates() []candidate {
@@ -190,6 +206,16 @@ func candidates() []candidate {
 			return []string{"-method", "kmeans", "-affinity", "knn", "-neighbors", "10"}
 		}},
 	}
+	// The starts study: every start's objective and ARI, of which -lso
+	// makes the rules "-starts R -scale S" for R <= startsStudied.
+	for _, sc := range []string{"mass", "sizes"} {
+		cs = append(cs, candidate{name: fmt.Sprintf("starts%d-%s", startsStudied, sc), stops: true, args: func(dataset) []string {
+			return []string{"-starts", fmt.Sprint(startsStudied), "-scale", sc}
+		}})
+	}
+	cs = append(cs, candidate{name: fmt.Sprintf("starts%d-kmeans-start", startsStudied), stops: true, args: func(dataset) []string {
+		return []string{"-starts", fmt.Sprint(startsStudied), "-max-iter", "0"}
+	}})
 	for _, m := range []string{"10", "15", "30", "50", "log"} {
 		for _, w := range []string{"conn", "st"} {
 			for _, s := range []string{"1", "mass"} {
@@ -214,6 +240,9 @@ func candidates() []candidate {
 	}
 	return cs
 }
+
+// startsStudied is the starts of the starts study's runs.
+const startsStudied = 10
 
 // pick returns the candidates of names, in that order, with the variants
 // NAME+sN.
@@ -428,10 +457,10 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	defer os.RemoveAll(dir)
 	sum, tr := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.csv")
 	args := []string{"solve", "-q", "-seed", "0", "-summary", sum, "-trace", tr, "-workdir", filepath.Join(dir, "work")}
-	if !strings.HasPrefix(c.name, "defaults") {
+	if !strings.HasPrefix(c.name, "defaults") && !c.stops {
 		args = append(args, "-max-iter", fmt.Sprint(o.maxIter), "-rtol", "0", "-frtol", "0")
 	}
-	args = append(append(args, r.Args...), d.path)
+	args = append(append(append(args, r.Args...), o.extra...), d.path)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, o.bin, args...)
