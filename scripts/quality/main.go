@@ -165,8 +165,8 @@ type record struct {
 	// chosen.
 	Starts    []startRecord `json:"starts"`
 	BestStart int           `json:"best_start"`
-	KNN        string   `json:"knn"`
-	KNNRecall  *float64 `json:"knn_recall"`
+	KNN       string        `json:"knn"`
+	KNNRecall *float64      `json:"knn_recall"`
 	// From the trace: the first sweep from which the objective stays
 	// within 0.01% of its final value, and the last sweep that moved a
 	// point to another cluster (0 if none did).
