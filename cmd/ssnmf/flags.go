@@ -84,15 +84,24 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// scaleFlag is -scale: a positive factor of a sparse P, "mass" (0), or
-// "sizes" (0 and sizes: the mass of the k-means start's clusters).
+// scaleFlag is -scale: a positive factor of a sparse P, "mass" (0),
+// "sizes" (0 and sizes: the mass of the k-means start's clusters), or
+// "auto" (sizes when the features are at hand and P is sparse, else mass).
 type scaleFlag struct {
-	value float64
-	sizes bool
+	value       float64
+	sizes, auto bool
 }
+
+// Names of -scale's rules.
+const (
+	scaleSizes = "sizes"
+	scaleAuto  = "auto"
+)
 
 func (f *scaleFlag) String() string {
 	switch {
+	case f.auto:
+		return scaleAuto
 	case f.sizes:
 		return scaleSizes
 	case f.value == 0:
@@ -100,10 +109,6 @@ func (f *scaleFlag) String() string {
 	}
 	return strconv.FormatFloat(f.value, 'g', -1, 64)
 }
-
-// scaleSizes is -scale's rule that scales P to the mass of the k-means
-// start's clusters.
-const scaleSizes = "sizes"
 
 func (f *scaleFlag) Set(s string) error {
 	switch s {
@@ -113,10 +118,13 @@ func (f *scaleFlag) Set(s string) error {
 	case scaleSizes:
 		*f = scaleFlag{sizes: true}
 		return nil
+	case scaleAuto:
+		*f = scaleFlag{sizes: true, auto: true}
+		return nil
 	}
 	v, ok := positive(s)
 	if !ok {
-		return fmt.Errorf("want a positive number, mass or sizes, have %q", s)
+		return fmt.Errorf("want a positive number, mass, sizes or auto, have %q", s)
 	}
 	*f = scaleFlag{value: v}
 	return nil

@@ -119,6 +119,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			return usageError{err}
 		}
 	}
+	if err := c.checkScale(prob); err != nil {
+		return err
+	}
 	switch {
 	case c.init == initAuto && tab != nil:
 		c.init = initKmeans
@@ -152,7 +155,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
 			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, dir)
 	}
-	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin}
+	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
 	res, err := run.solve(ctx)
 	if err != nil {
 		switch {
@@ -186,6 +189,11 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	if err := outs.commit(); err != nil {
 		return err
+	}
+	if res.Status != fw.TimeLimit {
+		if err := ws.removeBest(run.savedBest); err != nil {
+			return err
+		}
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
 		rep.sum.table(stdout)

@@ -49,6 +49,10 @@ type startResult struct {
 	// ARI of the start's clusters against the labels, if any: the study
 	// reads how well the objective ranks the starts from it.
 	ARI *float64 `json:"ari,omitempty"`
+	// Stop is the rule that ended the start (fw.Status's name); status
+	// the same, set when the start ended in this process.
+	Stop   string `json:"stop,omitempty"`
+	status fw.Status
 }
 
 // startARI returns the ARI of the clusters of w, in the order of P's rows,
@@ -317,6 +321,13 @@ func (b *summaryBuilder) table(out io.Writer) {
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)
+	if len(s.Starts) > 1 {
+		fs := make([]string, len(s.Starts))
+		for i, st := range s.Starts {
+			fs[i] = fmt.Sprintf("%.8g", st.Objective)
+		}
+		row("starts", "%d, the least objective chosen: start %d (%s)", len(s.Starts), s.BestStart, strings.Join(fs, ", "))
+	}
 	row("fw gap", "%.4g", s.Gap)
 	row("stopped", "%s after %d iterations, %d passes over P", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)

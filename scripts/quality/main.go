@@ -98,6 +98,12 @@ type options struct {
 	stopCandidate string
 	// extra are arguments added to every run (-args).
 	extra []string
+	// lso, if not empty, lists the records of the starts study to run the
+	// leave-sets-out study on (lso.go), with repeats random halves drawn
+	// from the seed lsoSeed.
+	lso     []string
+	repeats int
+	lsoSeed uint64
 }
 
 func main() {
@@ -115,9 +121,15 @@ func main() {
 	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of scripts/quality/anchors.py to add to the table")
 	report := flag.String("report", "", "comma-separated record files (-raw) to report on instead of running")
 	flag.StringVar(&o.stopCandidate, "stop-candidate", "defaults", "-report: the candidate of the stop-rule table")
+	lso := flag.String("lso", "", "comma-separated record files of the starts study (candidates starts10-*, kmeans) to run the leave-sets-out study on, with -anchors")
+	flag.IntVar(&o.repeats, "repeats", 100, "-lso: random halves of the sets")
+	flag.Uint64Var(&o.lsoSeed, "lso-seed", 1, "-lso: the seed of the halves")
 	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
 	o.extra = strings.Fields(*extra)
+	if *lso != "" {
+		o.lso = strings.Split(*lso, ",")
+	}
 	if *report != "" {
 		o.report = strings.Split(*report, ",")
 	}
@@ -275,6 +287,12 @@ var (
 func run(ctx context.Context, o options, out io.Writer) error {
 	if o.report != nil {
 		return reportRecords(o, out)
+	}
+	if o.lso != nil {
+		if o.repeats < 1 {
+			return errors.New("-repeats must be >= 1")
+		}
+		return lsoReport(o, out)
 	}
 	if o.maxIter < 1 {
 		return errors.New("-max-iter must be >= 1")
