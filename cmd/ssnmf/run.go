@@ -281,7 +281,21 @@ func (r *solveRun) scaleToSizes(ctx context.Context) error {
 	return r.prob.ScaleToSizes(km.Sizes, fmt.Sprintf("the k-means start of seed %d", c.seed))
 }
 
-// defaultStarts is -starts when not given, for n rows: defaultStartsMax
+// startsFor is -starts when not given: for a sparse P, defaultStarts of
+// its rows; for a method in feature space, kmeansStarts; else (the dense
+// kernel and tile files, whose passes cost n² each and which the study did
+// not cover) 1.
+func startsFor(info methods.Method, prob *problem) int {
+	switch {
+	case info.Features:
+		return kmeansStarts
+	case prob.Graph() != nil:
+		return defaultStarts(prob.N())
+	}
+	return 1
+}
+
+// defaultStarts is the starts of a sparse P of n rows: defaultStartsMax
 // up to startsFullRows rows, then fewer in proportion to n, so that the
 // starts together cost about as much as defaultStartsMax starts of
 // startsFullRows rows; at least 1. docs/quality.md gives the study.

@@ -106,10 +106,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	k := c.k
 	if c.starts == 0 {
-		c.starts = defaultStarts(n)
-		if info.Features {
-			c.starts = kmeansStarts
-		}
+		c.starts = startsFor(info, prob)
 	}
 	if k > n {
 		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
