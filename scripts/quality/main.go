@@ -11,6 +11,8 @@
 //	    [-timeout 30m] [-raw results.jsonl] [-anchors sklearn.jsonl]
 //	go run ./scripts/quality -report results.jsonl[,more.jsonl] -anchors sklearn.jsonl
 //	    [-stop-candidate defaults]
+//	go run ./scripts/quality -lso results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	    [-repeats 100] [-lso-seed 1]
 //
 // Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
 // label column) is a data set; -sets picks some. k is the number of
@@ -34,7 +36,15 @@
 //     defaults-approx: the same with -knn exact or -knn approx, the exact
 //     or the approximate kNN search whatever n;
 //   - NAME+sN: the candidate NAME with -init-starts N, the k-means start
-//     the best of N k-means++ runs (only when -candidates names it).
+//     the best of N k-means++ runs (only when -candidates names it);
+//   - starts10-mass, starts10-sizes: -starts 10 -scale mass or sizes, with
+//     the defaults' stop rules; the summary lists every start's objective
+//     and ARI, from which -lso reads the rules of 1 to 10 starts;
+//     starts10-kmeans-start: -starts 10 -max-iter 0, every start's k-means
+//     start; previous-default: -starts 1 -scale mass.
+//
+// -args adds arguments to every run (for example "-workers 1", to run two
+// studies side by side on two cores).
 //
 // Every run uses -seed 0, the given -max-iter, and no relative stop rule
 // (-rtol 0 -frtol 0), so that its trace shows the whole descent; the
@@ -54,6 +64,13 @@
 // stopped them and the rows that moved after that sweep, and the same for
 // each relative tolerance on the gap. A record found
 // twice (same set and candidate) counts once, the later one.
+//
+// With -lso, it runs nothing either: it reads the records of the starts
+// candidates and runs the leave-sets-out study of the rules "-starts R
+// -scale S" (lso.go): in each of -repeats random halves of the sets, every
+// rule's mean ARI in sample and held out, and the rule of the best
+// in-sample mean picked; then the rule of the best held-out mean set by set
+// against its own k-means start, the previous default and the anchors.
 package main
 
 import (
@@ -523,7 +540,8 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	return r
 }
 
-// readTrace sets the sweep counts of r from the trace at path.
+// readTrace sets the sweep counts of r from the trace at path: from the
+// rows of the start the run chose, r.BestStart (read from the summary).
 func (r *record) readTrace(path string) error {
 	t, err := trace.ReadFile(path)
 	if err != nil {
@@ -531,6 +549,23 @@ func (r *record) readTrace(path string) error {
 	}
 	f, _ := t.Column(trace.Objective)
 	mv, _ := t.Column(trace.Moved)
+	gap, _ := t.Column(trace.Gap)
+	// A run of several starts: the rows of the start chosen.
+	if start, _ := t.Column(trace.Start); len(start) == len(f) {
+		keep := func(col []float64) []float64 {
+			var out []float64
+			for i, v := range col {
+				if int(start[i]) == r.BestStart {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+		f, mv, gap = keep(f), keep(mv), keep(gap)
+	}
+	if len(f) == 0 {
+		return fmt.Errorf("%s: no rows of start %d", path, r.BestStart)
+	}
 	final := f[len(f)-1]
 	r.Settled = 0
 	for i := len(f) - 1; i >= 0; i-- {
@@ -544,7 +579,6 @@ func (r *record) readTrace(path string) error {
 			r.LastMoved = i + 1
 		}
 	}
-	gap, _ := t.Column(trace.Gap)
 	// stops returns, for each tolerance, the first row i >= from at which
 	// met(i, tol) holds (the last row if none) and the rows moved after it.
 	stops := func(tols []float64, from int, met func(i int, tol float64) bool) map[string][2]int {
