@@ -250,7 +250,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, "-affinity knn: ")
 	c.scale = scaleFlag{sizes: true, auto: true}
-	fs.Var(&c.scale, "scale", "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes when the features are at hand, else mass (docs/quality.md)")
+	fs.Var(&c.scale, "scale", "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass (docs/quality.md)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, "moves", 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, "strip-memory", defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")

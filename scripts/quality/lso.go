@@ -203,8 +203,8 @@ func lsoReport(o options, out io.Writer) error {
 		return math.NaN()
 	}
 	base := lsoRule{1, "mass"}
-	fmt.Fprintf(out, "Set by set: %v, its own k-means start, %v (today's default), ssnmf -method kmeans, scikit-learn's KMeans, GaussianMixture, SpectralClustering.\n\n", winner, base)
-	fmt.Fprintln(out, "| data | n | k | pick | its k-means start | starts 1, mass | ssnmf kmeans | KMeans | GMM | spectral |")
+	fmt.Fprintf(out, "Set by set: %v, its own k-means start, the previous default (%v), ssnmf -method kmeans, scikit-learn's KMeans, GaussianMixture, SpectralClustering.\n\n", winner, base)
+	fmt.Fprintln(out, "| data | n | k | pick | its k-means start | previous default | ssnmf kmeans | KMeans | GMM | spectral |")
 	fmt.Fprintln(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	cols := make([][]float64, 7)
 	for _, s := range sets {
