@@ -110,10 +110,11 @@ type solveRun struct {
 	checkpointed bool      // a checkpoint of the current state was saved
 	start        int       // the start being solved
 	best         *fw.Result
-	bestFile     int       // the start whose W is in the file ws.bestPath(bestFile); -1 none
-	stale        []string  // files of earlier best Ws, removed at the next checkpoint
-	savedBest    int       // the start whose best W the last checkpoint names; -1 none
-	begin        time.Time // the start of the command, for -max-time
+	bestFile     int            // the start whose W is in the file ws.bestPath(bestFile); -1 none
+	stale        []string       // files of earlier best Ws, removed at the next checkpoint
+	savedBest    int            // the start whose best W the last checkpoint names; -1 none
+	sizesKM      *kmeans.Result // -scale sizes: the k-means start of the run's seed, which start 0 reuses
+	begin        time.Time      // the start of the command, for -max-time
 }
 
 // solve runs the method from every start (or from the checkpoint, and then
@@ -246,10 +247,12 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	if c.init != initKmeans {
 		return fw.Initialize(ws.w, c.k, c.start, seed)
 	}
-	tab := r.prob.tab
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed))
-	if err != nil {
-		return fmt.Errorf("-init kmeans: %w", err)
+	tab, km := r.prob.tab, r.sizesKM
+	if km == nil || seed != c.seed {
+		var err error
+		if km, err = kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed)); err != nil {
+			return fmt.Errorf("-init kmeans: %w", err)
+		}
 	}
 	return km.Soft(ws.w, tab.Features, r.prob.Gamma)
 }
@@ -277,6 +280,9 @@ func (r *solveRun) scaleToSizes(ctx context.Context) error {
 	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed))
 	if err != nil {
 		return fmt.Errorf("-scale sizes: %w", err)
+	}
+	if c.init == initKmeans {
+		r.sizesKM = km // start 0's k-means start: the same clustering
 	}
 	return r.prob.ScaleToSizes(km.Sizes, fmt.Sprintf("the k-means start of seed %d", c.seed))
 }
