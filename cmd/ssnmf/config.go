@@ -119,7 +119,7 @@ type config struct {
 	maxTime         time.Duration // 0: no limit
 	maxIter         int
 	refresh         int
-	starts          int   // seeded starts of the solve; 0 until resolved by defaultStarts
+	starts          int   // seeded starts of the solve; 0 until solve resolves it by startsFor
 	initStarts      int   // k-means++ starts of -init kmeans
 	moves           int   // rowcd: pairwise moves per row visit
 	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
