@@ -314,6 +314,33 @@ func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, err
 	return b, nil
 }
 
+// ScaleToSizes rescales a sparse P so that its entries sum to Σ_j n_j²,
+// the mass of hard clusters of the given sizes (the mass rule's n²/k is the
+// case of k equal sizes); rule says where the sizes come from, for
+// ScaleRule. P must not be in a pass. It fails for a dense P, whose scale
+// is its bandwidth's (GammaRule Mass), and leaves P as it is for an empty
+// graph.
+func (b *Built) ScaleToSizes(sizes []int, rule string) error {
+	if b.graph == nil {
+		return errors.New("affinity: a scale from cluster sizes needs a sparse P (a kNN graph or an edge list)")
+	}
+	var mass float64
+	for _, s := range sizes {
+		mass += float64(s) * float64(s)
+	}
+	sum := b.graph.Sum()
+	if sum == 0 || mass == 0 {
+		return nil
+	}
+	scale := mass / sum
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return fmt.Errorf("affinity: the graph's scale %v is out of range", scale)
+	}
+	b.Scale, b.graph.Scale = scale, scale
+	b.ScaleRule = fmt.Sprintf("sizes: Σn_j²/ΣP = %.4g, the mass of the %d clusters of %s", scale, len(sizes), rule)
+	return nil
+}
+
 // bandwidth sets the Gaussian bandwidth: the one given, or the automatic
 // rule's.
 func (b *Built) bandwidth(tab *store.Table, spec Spec) error {

@@ -209,6 +209,49 @@ func TestBuildGraphScale(t *testing.T) {
 	}
 }
 
+// TestScaleToSizes checks the sizes rule on the dense P of a kNN graph: P
+// sums to Σ_j n_j² of the sizes given, its entries keep their ratios, and a
+// dense P refuses it.
+func TestScaleToSizes(t *testing.T) {
+	tab := readSmall(t)
+	spec := Spec{Clusters: 3, Standardize: true, BlockSize: 5, Workers: 2, Name: "small.csv",
+		Graph: &graph.KNNOptions{Neighbors: 4, Weights: graph.SelfTuning}}
+	b, err := Build(context.Background(), tab, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	before := denseP(t, b)
+	for _, sizes := range [][]int{{6, 3, 3}, {10, 1, 1}, {4, 4, 4}} {
+		if err := b.ScaleToSizes(sizes, "test"); err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for _, s := range sizes {
+			want += float64(s * s)
+		}
+		after := denseP(t, b)
+		var mass float64
+		for i, v := range after {
+			mass += v
+			if r := v / before[i]; before[i] != 0 && math.Abs(r-after[0]/before[0]) > 1e-12*r {
+				t.Fatalf("sizes %v: entry %d scaled by %v, entry 0 by %v", sizes, i, r, after[0]/before[0])
+			}
+		}
+		if math.Abs(mass-want) > 1e-9*want || !strings.HasPrefix(b.ScaleRule, "sizes") {
+			t.Errorf("sizes %v: ΣP = %v (%s), want Σn_j² = %v", sizes, mass, b.ScaleRule, want)
+		}
+	}
+	dense, err := Build(context.Background(), readSmall(t), Spec{Gamma: 1, BlockSize: 5, Workers: 1, Name: "small.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dense.Close()
+	if err := dense.ScaleToSizes([]int{6, 6}, "test"); err == nil || !strings.Contains(err.Error(), "sparse") {
+		t.Errorf("a dense P: %v, want an error naming a sparse P", err)
+	}
+}
+
 func TestBuildErrors(t *testing.T) {
 	// Squared distances around 1e-322, subnormal: 1/(4·1e-322) overflows.
 	huge, err := store.ParseCSV(strings.NewReader("x,y\n1e-161,0\n0,0\n2e-161,0\n"), "huge.csv", store.CSVOptions{})

@@ -151,11 +151,11 @@ func TestParquetEndToEnd(t *testing.T) {
 	}
 }
 
-// -restarts keeps the start with the lowest objective and lists every one.
-func TestRestarts(t *testing.T) {
+// -starts keeps the start with the lowest objective and lists every one.
+func TestStarts(t *testing.T) {
 	dir := t.TempDir()
 	sum, out := filepath.Join(dir, "s.json"), filepath.Join(dir, "w.csv")
-	code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-init", "random", "-max-iter", "5", "-restarts", "4",
+	code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-init", "random", "-max-iter", "5", "-starts", "4",
 		"-summary", sum, "-out", out, "testdata/small.csv")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -185,7 +185,7 @@ func TestRestarts(t *testing.T) {
 	// The memberships written are those of the best start: rerun it alone.
 	alone := filepath.Join(dir, "alone.csv")
 	seed := strconv.FormatUint(s.Starts[best].Seed, 10)
-	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-init", "random", "-max-iter", "5", "-seed", seed,
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-init", "random", "-max-iter", "5", "-seed", seed, "-starts", "1",
 		"-out", alone, "testdata/small.csv"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -355,7 +355,10 @@ func TestApproxKNN(t *testing.T) {
 	}
 	solveOut := func(out string, extra ...string) []byte {
 		t.Helper()
-		args := append([]string{"solve", "-q", "-knn", "approx", "-neighbors", "10", "-seed", "1", "-frtol", "0", "-rtol", "0", "-tol", "0", "-out", filepath.Join(dir, out)}, extra...)
+		// One start: a resumed run with a larger -max-iter goes on with
+		// the start it was checkpointed in, and a start that had ended
+		// stays as it ended.
+		args := append([]string{"solve", "-q", "-starts", "1", "-knn", "approx", "-neighbors", "10", "-seed", "1", "-frtol", "0", "-rtol", "0", "-tol", "0", "-out", filepath.Join(dir, out)}, extra...)
 		if code, _, stderr := ssnmf(t, append(args, data)...); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}

@@ -20,7 +20,7 @@ import (
 var flagNeeds = map[string]map[string]string{
 	"solve": {
 		"affinity": "", "checkpoint-every": "", "engine": "", "frtol": "", "ftol": "", "k": "",
-		"max-iter": "", "max-time": "", "method": "", "out": "", "q": "", "restarts": "", "resume": "",
+		"max-iter": "", "max-time": "", "method": "", "out": "", "q": "", "restarts": "", "starts": "", "resume": "",
 		"rtol": "", "seed": "", "summary": "", "tile": "", "tol": "", "trace": "", "workdir": "", "workers": "",
 		"gamma": needGaussian.want, "precision": needGaussian.want,
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,

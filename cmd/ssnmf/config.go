@@ -122,7 +122,7 @@ type config struct {
 	maxTime         time.Duration // 0: no limit
 	maxIter         int
 	refresh         int
-	restarts        int
+	starts          int   // seeded starts of the solve; 0 until solve resolves it by startsFor
 	initStarts      int   // k-means++ starts of -init kmeans
 	moves           int   // rowcd: pairwise moves per row visit
 	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
@@ -254,7 +254,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
-	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list), or mass: n²/(k·ΣP), so that P has the mass of k balanced clusters (docs/quality.md)")
+	c.scale = scaleFlag{sizes: true, auto: true}
+	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass (docs/quality.md)")
 	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
@@ -269,7 +270,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.restarts, "restarts", 1, "run from this many seeded initial points and keep the lowest objective (-method kmeans: k-means starts, 10 if 1)")
+	fs.IntVar(&c.starts, "starts", 0, "solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P 3 up to 20,000 rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, 10 if 0 or 1)")
+	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts")
 	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
@@ -324,16 +326,14 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:
 		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
-	case c.restarts < 1:
-		return nil, usagef("-restarts must be >= 1, have %d", c.restarts)
+	case c.starts < 0:
+		return nil, usagef("-starts must be >= 0, have %d", c.starts)
 	case c.initStarts < 0:
 		return nil, usagef("-init-starts must be >= 0, have %d", c.initStarts)
 	case c.checkpointEvery < 0:
 		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
 	case c.checkpointEvery > 0 && !info.Checkpoints:
 		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
-	case c.checkpointEvery > 0 && c.restarts > 1:
-		return nil, usagef("-checkpoint-every cannot be combined with -restarts")
 	case c.out != "" && outFormat(c.out) == "":
 		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
@@ -423,7 +423,7 @@ const slurmCheckpointEvery = 5
 // -engine slurm the Gaussian kernel's passes run as steps, which have no
 // row sweeps: the method is then fw unless -method says otherwise, and a
 // checkpoint is saved every slurmCheckpointEvery iterations unless
-// -checkpoint-every or -restarts says otherwise.
+// -checkpoint-every says otherwise.
 func (c *config) checkMethod(set map[string]bool) error {
 	if c.engine != engineSlurm || !c.gaussian() {
 		return nil
@@ -431,7 +431,7 @@ func (c *config) checkMethod(set map[string]bool) error {
 	if !set["method"] {
 		c.method = "fw"
 	}
-	if !set["checkpoint-every"] && c.restarts == 1 && c.method == "fw" {
+	if !set["checkpoint-every"] && c.method == "fw" {
 		c.checkpointEvery = slurmCheckpointEvery
 	}
 	if c.method == "rowcd" {

@@ -85,26 +85,49 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// scaleFlag is -scale: a positive factor of a sparse P, or "mass" (0).
-type scaleFlag struct{ value float64 }
+// scaleFlag is -scale: a positive factor of a sparse P, "mass" (0),
+// "sizes" (0 and sizes: the mass of the k-means start's clusters), or
+// "auto" (sizes when the features are at hand and P is sparse, else mass).
+type scaleFlag struct {
+	value       float64
+	sizes, auto bool
+}
+
+// Names of -scale's rules.
+const (
+	scaleSizes = "sizes"
+	scaleAuto  = "auto"
+)
 
 func (f *scaleFlag) String() string {
-	if f.value == 0 {
+	switch {
+	case f.auto:
+		return scaleAuto
+	case f.sizes:
+		return scaleSizes
+	case f.value == 0:
 		return "mass"
 	}
 	return strconv.FormatFloat(f.value, 'g', -1, 64)
 }
 
 func (f *scaleFlag) Set(s string) error {
-	if s == "mass" {
-		f.value = 0
+	switch s {
+	case "mass":
+		*f = scaleFlag{}
+		return nil
+	case scaleSizes:
+		*f = scaleFlag{sizes: true}
+		return nil
+	case scaleAuto:
+		*f = scaleFlag{sizes: true, auto: true}
 		return nil
 	}
 	v, ok := positive(s)
 	if !ok {
-		return fmt.Errorf("want a positive number or mass, have %q", s)
+		return fmt.Errorf("want a positive number, mass, sizes or auto, have %q", s)
 	}
-	f.value = v
+	*f = scaleFlag{value: v}
 	return nil
 }
 

@@ -172,6 +172,18 @@ func TestBadRunKeepsEarlierOutput(t *testing.T) {
 }
 
 // readCSV returns the header and rows of a CSV file.
+// startRows counts the rows of a trace (rows as readCSV returns them) that
+// belong to start s: its column 7, start.
+func startRows(rows [][]string, s int) int {
+	n := 0
+	for _, r := range rows {
+		if r[6] == strconv.Itoa(s) {
+			n++
+		}
+	}
+	return n
+}
+
 func readCSV(t *testing.T, path string) ([]string, [][]string) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -257,8 +269,8 @@ func TestSolveOutputs(t *testing.T) {
 	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes,start,moved" {
 		t.Errorf("trace header %v", header)
 	}
-	if len(rows) != iters+1 {
-		t.Errorf("trace has %d rows for %d iterations, want one per iterate", len(rows), iters)
+	if got := startRows(rows, int(m["best_start"].(float64))); got != iters+1 {
+		t.Errorf("trace has %d rows of the chosen start for %d iterations, want one per iterate", got, iters)
 	}
 	if _, err := os.Stat(filepath.Join(work, "W.mat")); err != nil {
 		t.Errorf("-workdir does not hold W.mat: %v", err)

@@ -21,12 +21,21 @@ type savedRun struct {
 	K        int      `json:"k"`
 	Gamma    float64  `json:"gamma"`
 	Checksum uint32   `json:"checksum"` // CRC-32C of the features as used, or of the tile file's metadata
+	// A run of several starts: the start the checkpoint's state is of, the
+	// starts before it, which all ended, and the best of them, whose W is
+	// in the file workspace.bestPath(Best).
+	Start int           `json:"start,omitempty"`
+	Ended []startResult `json:"ended,omitempty"`
+	Best  *int          `json:"best,omitempty"`
 }
 
 // savedSettings returns the JSON of the run's savedRun.
 func (r *solveRun) savedSettings() ([]byte, error) {
 	c := r.cfg
-	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum}
+	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, Start: r.start, Ended: r.rep.sum.starts}
+	if r.best != nil {
+		s.Best = &r.rep.sum.bestStart
+	}
 	var err error
 	if s.Args, err = c.canonicalArgs(); err != nil {
 		return nil, err

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -71,6 +75,28 @@ func (ws *workspace) inputOrder(order []int32) ([]float64, error) {
 
 func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, checkpointFile) }
 
+// bestPath is the file of the best W of the starts up to start s, which
+// a checkpoint of a later start names.
+func (ws *workspace) bestPath(s int) string {
+	return filepath.Join(ws.dir, fmt.Sprintf("best-%d.mat", s))
+}
+
+// removeBest removes the files of the best W of the starts but that of
+// start keep (none if -1), which the last checkpoint names: a finished run
+// can still be resumed from it.
+func (ws *workspace) removeBest(keep int) error {
+	files, err := filepath.Glob(filepath.Join(ws.dir, "best-*.mat"))
+	for _, f := range files {
+		if keep >= 0 && f == ws.bestPath(keep) {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return err
+}
+
 // solveRun is one solve: the method, its starts, checkpoints and resumption.
 type solveRun struct {
 	cfg          *config
@@ -82,16 +108,21 @@ type solveRun struct {
 	stop         func() bool
 	saved        *savedRun // the checkpoint's settings when resuming
 	checkpointed bool      // a checkpoint of the current state was saved
-	begin        time.Time // the start of the command, for -max-time
+	start        int       // the start being solved
+	best         *fw.Result
+	bestFile     int            // the start whose W is in the file ws.bestPath(bestFile); -1 none
+	stale        []string       // files of earlier best Ws, removed at the next checkpoint
+	savedBest    int            // the start whose best W the last checkpoint names; -1 none
+	sizesKM      *kmeans.Result // -scale sizes: the k-means start of the run's seed, which start 0 reuses
+	begin        time.Time      // the start of the command, for -max-time
 }
 
-// solve runs the method from every start (or from the checkpoint) and
-// leaves the best W in the workspace.
+// solve runs the method from every start (or from the checkpoint, and then
+// the starts after its own) and leaves the best W in the workspace: the
+// least objective, ties to the lower start. A run stopped by -max-time
+// runs no further start; its answer is the best W so far.
 func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
-	if r.saved != nil {
-		return r.resume(ctx)
-	}
 	if r.info.Features {
 		// One run: a method in feature space keeps the best of its own
 		// starts, and replaces the feasible W it is given.
@@ -104,36 +135,103 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 		}
 		return res, err
 	}
-	var best *fw.Result
-	for s := range c.restarts {
+	first, resume, err := r.resume()
+	if err != nil {
+		return nil, err
+	}
+	for s := first; s < c.starts; s++ {
 		seed := kmeans.StartSeed(c.seed, s)
-		r.rep.trace.Start = s
-		if err := r.initialize(ctx, seed); err != nil {
-			return nil, err
+		r.rep.trace.Start, r.start = s, s
+		if c.starts > 1 && !c.quiet {
+			fmt.Fprintf(r.rep.progress.out, "ssnmf: start %d of %d (seed %d)\n", s+1, c.starts, seed)
 		}
-		res, err := r.method(ctx, nil)
+		if resume == nil {
+			if err := r.initialize(ctx, seed); err != nil {
+				return nil, err
+			}
+		}
+		res, err := r.method(ctx, resume)
+		resume = nil
 		if err != nil || res.Status == fw.Stopped {
 			return res, err
 		}
 		r.addStart(seed, res)
-		if c.restarts == 1 {
+		if c.starts == 1 {
 			return res, nil
 		}
-		if best == nil || res.Objective < best.Objective {
-			best = res
-			if ws.best == nil {
-				if ws.best, err = ws.matrix("best.mat"); err != nil {
-					return nil, err
-				}
+		if r.best == nil || res.Objective < r.best.Objective {
+			if err := r.keepBest(s, res); err != nil {
+				return nil, err
 			}
-			copy(ws.best, ws.w)
-			r.rep.sum.bestStart = s
-			r.rep.sum.bestPenalty = r.rep.sum.penalty
+		}
+		if res.Status == fw.TimeLimit {
+			break
 		}
 	}
 	copy(ws.w, ws.best)
 	r.rep.sum.penalty = r.rep.sum.bestPenalty
-	return best, nil
+	best := *r.best
+	if last := r.rep.sum.starts[len(r.rep.sum.starts)-1]; last.status == fw.TimeLimit {
+		best.Status = fw.TimeLimit
+	}
+	return &best, nil
+}
+
+// keepBest makes the W of start s, which ended in res, the best so far:
+// copied to ws.best and, for a method that saves checkpoints, to the file
+// best-S.mat, synced before any checkpoint names it. The file of the
+// previous best is removed once a checkpoint no longer needs it.
+func (r *solveRun) keepBest(s int, res *fw.Result) error {
+	ws := r.ws
+	if ws.best == nil {
+		var err error
+		if ws.best, err = ws.matrix("best.mat"); err != nil {
+			return err
+		}
+	}
+	copy(ws.best, ws.w)
+	r.best = res
+	r.rep.sum.bestStart = s
+	r.rep.sum.bestPenalty = r.rep.sum.penalty
+	if !r.info.Checkpoints {
+		return nil
+	}
+	if err := writeMatrix(ws.bestPath(s), ws.w, ws.n, ws.k); err != nil {
+		return err
+	}
+	if r.bestFile >= 0 {
+		r.stale = append(r.stale, ws.bestPath(r.bestFile))
+	}
+	r.bestFile = s
+	return nil
+}
+
+// writeMatrix writes the n×k matrix w to a matrix file at path, synced.
+func writeMatrix(path string, w []float64, n, k int) error {
+	m, err := store.CreateMatrix(path, n, k)
+	if err != nil {
+		return err
+	}
+	copy(m.Data(), w)
+	if err := m.Sync(); err != nil {
+		m.Close()
+		return err
+	}
+	return m.Close()
+}
+
+// readMatrix reads the n×k matrix file at path into w.
+func readMatrix(path string, w []float64, n, k int) error {
+	m, err := store.OpenMatrix(path)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if m.Rows() != n || m.Cols() != k {
+		return fmt.Errorf("%s: holds %d×%d, want %d×%d", path, m.Rows(), m.Cols(), n, k)
+	}
+	copy(w, m.Data())
+	return nil
 }
 
 // initialize sets the initial W of a start: the soft memberships of a
@@ -144,21 +242,98 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	if c.init != initKmeans {
 		return fw.Initialize(ws.w, c.k, c.start, seed)
 	}
-	tab := r.prob.tab
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed))
-	if err != nil {
-		return fmt.Errorf("-init kmeans: %w", err)
+	tab, km := r.prob.tab, r.sizesKM
+	if km == nil || seed != c.seed {
+		var err error
+		if km, err = kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed)); err != nil {
+			return fmt.Errorf("-init kmeans: %w", err)
+		}
 	}
 	return km.Soft(ws.w, tab.Features, r.prob.Gamma)
 }
 
+// checkScale checks that -scale sizes, if given, has what it needs: the
+// features, for its k-means clustering (the flag table refuses -scale
+// without a sparse P).
+func (c *config) checkScale(prob *problem) error {
+	switch {
+	case !c.scale.sizes || c.scale.auto:
+		return nil
+	case prob.tab == nil:
+		return usagef("-scale sizes needs the features for its k-means clustering: give the INPUT that -affinity was made from")
+	}
+	return nil
+}
+
+// scale applies -scale sizes (and auto, when it means sizes) to P; the
+// other rules were applied as P was built.
+func (r *solveRun) scale(ctx context.Context) error {
+	if r.cfg.scale.sizes && !(r.cfg.scale.auto && (r.prob.tab == nil || r.prob.Graph() == nil)) {
+		return r.scaleToSizes(ctx)
+	}
+	return nil
+}
+
+// scaleToSizes scales P to the mass of the clusters of the k-means start
+// seeded with the run's seed (-scale sizes): Σ_j n_j² instead of the mass
+// rule's n²/k. Every start solves this one P, so that their objectives
+// compare; a resumed run computes the same scale again.
+func (r *solveRun) scaleToSizes(ctx context.Context) error {
+	c, tab := r.cfg, r.prob.tab
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed))
+	if err != nil {
+		return fmt.Errorf("-scale sizes: %w", err)
+	}
+	if c.init == initKmeans {
+		r.sizesKM = km // start 0's k-means start: the same clustering
+	}
+	return r.prob.ScaleToSizes(km.Sizes, fmt.Sprintf("the k-means start of seed %d", c.seed))
+}
+
+// startsFor is -starts when not given: for a sparse P, defaultStarts of
+// its rows; for a method in feature space, kmeansStarts; else (the dense
+// kernel and tile files, whose passes cost n² each and which the study did
+// not cover) 1.
+func startsFor(info methods.Method, prob *problem) int {
+	switch {
+	case info.Features:
+		return kmeansStarts
+	case prob.Graph() != nil:
+		return defaultStarts(prob.N())
+	}
+	return 1
+}
+
+// defaultStarts is the starts of a sparse P of n rows: defaultStartsMax
+// up to startsFullRows rows, then fewer in proportion to n, so that the
+// starts together cost about as much as defaultStartsMax starts of
+// startsFullRows rows; at least 1. docs/quality.md gives the study.
+func defaultStarts(n int) int {
+	if n <= startsFullRows {
+		return defaultStartsMax
+	}
+	return max(1, defaultStartsMax*startsFullRows/n)
+}
+
+// defaultStartsMax and startsFullRows define defaultStarts.
+const (
+	defaultStartsMax = 3
+	startsFullRows   = 20000
+)
+
 // kmeansStarts is the number of k-means starts of -method kmeans when
-// -restarts does not say.
+// -starts does not say.
 const kmeansStarts = 10
 
-// resume continues the run of the checkpoint in the work directory.
-func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
-	ws := r.ws
+// resume loads the checkpoint of a resumed run: W and P·W into the
+// workspace, the trace, the starts that had ended and the best W among
+// them. It returns the start to go on with and its state; 0 and nil for a
+// run that is not resumed.
+func (r *solveRun) resume() (int, *fw.State, error) {
+	ws, saved := r.ws, r.saved
+	if saved == nil {
+		return 0, nil, nil
+	}
 	ck, err := checkpoint.Load(ws.checkpointPath(), func(n, k int) ([]float64, []float64, error) {
 		if n != ws.n || k != ws.k {
 			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.n, ws.k)
@@ -166,26 +341,52 @@ func (r *solveRun) resume(ctx context.Context) (*fw.Result, error) {
 		return ws.w, ws.pw, nil
 	})
 	if err != nil {
-		return nil, usagef("-resume: %v", err)
+		return 0, nil, usagef("-resume: %v", err)
+	}
+	if saved.Start < 0 || saved.Start >= r.cfg.starts || len(saved.Ended) > saved.Start {
+		return 0, nil, usagef("-resume: the checkpoint is of start %d of %d, with %d ended", saved.Start, r.cfg.starts, len(saved.Ended))
 	}
 	if err := r.rep.restoreTrace(ck.Trace); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	r.rep.sum.resumedAt = ck.State.Iter
 	if !r.cfg.quiet {
-		fmt.Fprintf(r.rep.progress.out, "ssnmf: resuming at iteration %d (%d passes, %.1fs so far)\n", ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
+		fmt.Fprintf(r.rep.progress.out, "ssnmf: resuming start %d at iteration %d (%d passes, %.1fs so far)\n", saved.Start, ck.State.Iter, ck.State.Passes, ck.State.Elapsed.Seconds())
 	}
-	r.rep.sum.starts = nil
-	res, err := r.method(ctx, &ck.State)
-	if err == nil && res.Status != fw.Stopped {
-		r.addStart(r.cfg.seed, res)
+	r.rep.sum.starts = slices.Clone(saved.Ended)
+	if saved.Best != nil {
+		b := *saved.Best
+		if b < 0 || b >= len(saved.Ended) {
+			return 0, nil, usagef("-resume: the checkpoint's best start %d has not ended", b)
+		}
+		if ws.best, err = ws.matrix("best.mat"); err != nil {
+			return 0, nil, err
+		}
+		if err := readMatrix(ws.bestPath(b), ws.best, ws.n, ws.k); err != nil {
+			return 0, nil, usagef("-resume: the best W of the starts that ended: %v", err)
+		}
+		e := saved.Ended[b]
+		r.best = &fw.Result{Objective: e.Objective, Gap: e.Gap, Iterations: e.Iterations, Status: parseStatus(e.Stop)}
+		r.rep.sum.bestStart, r.bestFile, r.savedBest = b, b, b
 	}
-	return res, err
+	return saved.Start, &ck.State, nil
+}
+
+// parseStatus returns the fw.Status named name, as a start's Stop has it;
+// NotTerminated if none is.
+func parseStatus(name string) fw.Status {
+	for st := range fw.TimeLimit + 1 {
+		if st.String() == name {
+			return st
+		}
+	}
+	return fw.NotTerminated
 }
 
 // addStart records the outcome of a start, seeded by seed, for the summary.
 func (r *solveRun) addStart(seed uint64, res *fw.Result) {
-	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations})
+	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations,
+		ARI: r.rep.sum.startARI(r.ws.w), Stop: res.Status.String(), status: res.Status})
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
@@ -203,7 +404,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
 		Progress: r.rep.progress.sweep, Scratch: ws.ps}
 	if tab := r.prob.tab; tab != nil {
-		starts := c.restarts
+		starts := c.starts
 		if starts == 1 {
 			starts = kmeansStarts
 		}
@@ -227,16 +428,14 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	return fw.Minimize(ctx, prob, ws.w, &set, m)
 }
 
-// checkpoints sets up Stop, Resume, CheckpointEvery and, for a single
-// start, Checkpoint in the settings of a method that saves checkpoints (fw
-// and rowcd): the checkpoint goes to the work directory with the run's
-// settings and its trace so far.
+// checkpoints sets up Stop, Resume, CheckpointEvery and Checkpoint in the
+// settings of a method that saves checkpoints (fw and rowcd): the
+// checkpoint goes to the work directory with the run's settings, the
+// current start, the starts that ended and which is best, and the trace so
+// far.
 func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	c, ws := r.cfg, r.ws
 	set.Stop, set.Resume, set.CheckpointEvery = r.stop, resume, c.checkpointEvery
-	if c.restarts != 1 {
-		return nil
-	}
 	settings, err := r.savedSettings()
 	if err != nil {
 		return err
@@ -247,6 +446,17 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 			return err
 		}
 		r.checkpointed = true
+		// The checkpoint names the best W of this start's time: an
+		// earlier best's file is no longer needed.
+		for _, f := range r.stale {
+			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		r.stale, r.savedBest = nil, -1
+		if r.best != nil {
+			r.savedBest = r.bestFile
+		}
 		if !c.quiet {
 			fmt.Fprintf(r.rep.progress.out, "ssnmf: checkpoint at iteration %d saved in %.2fs\n", st.Iter, time.Since(start).Seconds())
 		}

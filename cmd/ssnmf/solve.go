@@ -117,6 +117,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		c.k = len(tab.Classes)
 	}
 	k := c.k
+	if c.starts == 0 {
+		c.starts = startsFor(info, prob)
+	}
 	if k > n {
 		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
 	}
@@ -124,6 +127,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		if err := saved.matches(prob); err != nil {
 			return usageError{err}
 		}
+	}
+	if err := c.checkScale(prob); err != nil {
+		return err
 	}
 	switch {
 	case c.init == initAuto && tab != nil:
@@ -154,11 +160,17 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer ws.close()
+	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
+	if err := run.scale(ctx); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		return err
+	}
 	if !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
 			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, dir)
 	}
-	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin}
 	res, err := run.solve(ctx)
 	if err != nil {
 		switch {
@@ -175,7 +187,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		if run.checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
-		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s without -restarts saves a checkpoint to resume from)", res.Iterations, checkpointers())
+		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s saves a checkpoint to resume from)", res.Iterations, checkpointers())
 	}
 	if res.Status == fw.TimeLimit && run.checkpointed {
 		keep = true
@@ -192,6 +204,11 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	if err := outs.commit(); err != nil {
 		return err
+	}
+	if res.Status != fw.TimeLimit {
+		if err := ws.removeBest(run.savedBest); err != nil {
+			return err
+		}
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
 		rep.sum.table(stdout)

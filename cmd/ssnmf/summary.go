@@ -40,12 +40,41 @@ type summaryBuilder struct {
 	sizes []int   // rows per cluster of the final W, by largest membership; made by finish
 }
 
-// startResult is the outcome of one start of a run with -restarts.
+// startResult is the outcome of one start of a run with -starts.
 type startResult struct {
 	Seed       uint64  `json:"seed"`
 	Objective  float64 `json:"objective"`
 	Gap        float64 `json:"gap"`
 	Iterations int     `json:"iterations"`
+	// ARI of the start's clusters against the labels, if any: the study
+	// reads how well the objective ranks the starts from it.
+	ARI *float64 `json:"ari,omitempty"`
+	// Stop is the rule that ended the start (fw.Status's name); status
+	// the same, set when the start ended in this process.
+	Stop   string `json:"stop,omitempty"`
+	status fw.Status
+}
+
+// startARI returns the ARI of the clusters of w, in the order of P's rows,
+// against the labels; nil without labels or if it cannot be computed.
+func (b *summaryBuilder) startARI(w []float64) *float64 {
+	pr, k := b.prob, b.cfg.k
+	if pr.tab == nil || pr.tab.Labels == nil {
+		return nil
+	}
+	pred := make([]int, pr.N())
+	for q := range pred {
+		i := q
+		if pr.Order != nil {
+			i = int(pr.Order[q])
+		}
+		pred[i] = store.Argmax(w[q*k : (q+1)*k])
+	}
+	v, err := score.ARI(pr.tab.Labels, pred)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // summary is the JSON document of -summary.
@@ -292,6 +321,13 @@ func (b *summaryBuilder) table(out io.Writer) {
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
 	row("objective", "%.10g", s.Objective)
+	if len(s.Starts) > 1 {
+		fs := make([]string, len(s.Starts))
+		for i, st := range s.Starts {
+			fs[i] = fmt.Sprintf("%.8g", st.Objective)
+		}
+		row("starts", "%d, the least objective chosen: start %d (%s)", len(s.Starts), s.BestStart, strings.Join(fs, ", "))
+	}
 	row("fw gap", "%.4g", s.Gap)
 	row("stopped", "%s after %d iterations, %d passes over P", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)

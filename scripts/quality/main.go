@@ -11,6 +11,8 @@
 //	    [-timeout 30m] [-raw results.jsonl] [-anchors sklearn.jsonl]
 //	go run ./scripts/quality -report results.jsonl[,more.jsonl] -anchors sklearn.jsonl
 //	    [-stop-candidate defaults]
+//	go run ./scripts/quality -lso results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	    [-repeats 100] [-lso-seed 1]
 //
 // Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
 // label column) is a data set; -sets picks some. k is the number of
@@ -34,7 +36,15 @@
 //     defaults-approx: the same with -knn exact or -knn approx, the exact
 //     or the approximate kNN search whatever n;
 //   - NAME+sN: the candidate NAME with -init-starts N, the k-means start
-//     the best of N k-means++ runs (only when -candidates names it).
+//     the best of N k-means++ runs (only when -candidates names it);
+//   - starts10-mass, starts10-sizes: -starts 10 -scale mass or sizes, with
+//     the defaults' stop rules; the summary lists every start's objective
+//     and ARI, from which -lso reads the rules of 1 to 10 starts;
+//     starts10-kmeans-start: -starts 10 -max-iter 0, every start's k-means
+//     start; previous-default: -starts 1 -scale mass.
+//
+// -args adds arguments to every run (for example "-workers 1", to run two
+// studies side by side on two cores).
 //
 // Every run uses -seed 0, the given -max-iter, and no relative stop rule
 // (-rtol 0 -frtol 0), so that its trace shows the whole descent; the
@@ -54,6 +64,13 @@
 // stopped them and the rows that moved after that sweep, and the same for
 // each relative tolerance on the gap. A record found
 // twice (same set and candidate) counts once, the later one.
+//
+// With -lso, it runs nothing either: it reads the records of the starts
+// candidates and runs the leave-sets-out study of the rules "-starts R
+// -scale S" (lso.go): in each of -repeats random halves of the sets, every
+// rule's mean ARI in sample and held out, and the rule of the best
+// in-sample mean picked; then the rule of the best held-out mean set by set
+// against its own k-means start, the previous default and the anchors.
 package main
 
 import (
@@ -96,6 +113,14 @@ type options struct {
 	// running; stopCandidate is the candidate of the stop-rule table.
 	report        []string
 	stopCandidate string
+	// extra are arguments added to every run (-args).
+	extra []string
+	// lso, if not empty, lists the records of the starts study to run the
+	// leave-sets-out study on (lso.go), with repeats random halves drawn
+	// from the seed lsoSeed.
+	lso     []string
+	repeats int
+	lsoSeed uint64
 }
 
 func main() {
@@ -113,7 +138,15 @@ func main() {
 	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of scripts/quality/anchors.py to add to the table")
 	report := flag.String("report", "", "comma-separated record files (-raw) to report on instead of running")
 	flag.StringVar(&o.stopCandidate, "stop-candidate", "defaults", "-report: the candidate of the stop-rule table")
+	lso := flag.String("lso", "", "comma-separated record files of the starts study (candidates starts10-*, kmeans) to run the leave-sets-out study on, with -anchors")
+	flag.IntVar(&o.repeats, "repeats", 100, "-lso: random halves of the sets")
+	flag.Uint64Var(&o.lsoSeed, "lso-seed", 1, "-lso: the seed of the halves")
+	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
+	o.extra = strings.Fields(*extra)
+	if *lso != "" {
+		o.lso = strings.Split(*lso, ",")
+	}
 	if *report != "" {
 		o.report = strings.Split(*report, ",")
 	}
@@ -145,7 +178,10 @@ type record struct {
 	Args      []string `json:"args"`
 	Error     string   `json:"error,omitempty"`
 	Seconds   float64  `json:"seconds"`
-	RSSkB     int64    `json:"maxrss_kB"`
+	// CPU is the user and system time of the process, in seconds: unlike
+	// Seconds, it does not grow when other jobs share the cores.
+	CPU   float64 `json:"cpu_seconds"`
+	RSSkB int64   `json:"maxrss_kB"`
 	// From the summary.
 	ARI        float64  `json:"ari"`
 	NMI        float64  `json:"nmi"`
@@ -157,8 +193,12 @@ type record struct {
 	Scale      float64  `json:"scale"`
 	Iterations int      `json:"iterations"`
 	Stop       string   `json:"stop_reason"`
-	KNN        string   `json:"knn"`
-	KNNRecall  *float64 `json:"knn_recall"`
+	// Every start of a run of several (-starts), in order, and the one
+	// chosen.
+	Starts    []startRecord `json:"starts"`
+	BestStart int           `json:"best_start"`
+	KNN       string        `json:"knn"`
+	KNNRecall *float64      `json:"knn_recall"`
 	// From the trace: the first sweep from which the objective stays
 	// within 0.01% of its final value, and the last sweep that moved a
 	// point to another cluster (0 if none did).
@@ -172,11 +212,19 @@ type record struct {
 	RtolStop map[string][2]int `json:"rtol_stop"`
 }
 
+// startRecord is one start of a run, from the summary's starts.
+type startRecord struct {
+	Objective float64  `json:"objective"`
+	ARI       *float64 `json:"ari"`
+}
+
 // candidate is a named setting of ssnmf solve.
 type candidate struct {
 	name  string
 	args  func(d dataset) []string
 	dense bool
+	// stops: the run keeps the defaults' stop rules (and -max-iter).
+	stops bool
 }
 
 func candidates() []candidate {
@@ -190,6 +238,19 @@ func candidates() []candidate {
 			return []string{"-method", "kmeans", "-affinity", "knn", "-neighbors", "10"}
 		}},
 	}
+	// The starts study: every start's objective and ARI, of which -lso
+	// makes the rules "-starts R -scale S" for R <= startsStudied.
+	for _, sc := range []string{"mass", "sizes"} {
+		cs = append(cs, candidate{name: fmt.Sprintf("starts%d-%s", startsStudied, sc), stops: true, args: func(dataset) []string {
+			return []string{"-starts", fmt.Sprint(startsStudied), "-scale", sc}
+		}})
+	}
+	cs = append(cs, candidate{name: "previous-default", stops: true, args: func(dataset) []string {
+		return []string{"-starts", "1", "-scale", "mass"}
+	}})
+	cs = append(cs, candidate{name: fmt.Sprintf("starts%d-kmeans-start", startsStudied), stops: true, args: func(dataset) []string {
+		return []string{"-starts", fmt.Sprint(startsStudied), "-max-iter", "0"}
+	}})
 	for _, m := range []string{"10", "15", "30", "50", "log"} {
 		for _, w := range []string{"conn", "st"} {
 			for _, s := range []string{"1", "mass"} {
@@ -214,6 +275,9 @@ func candidates() []candidate {
 	}
 	return cs
 }
+
+// startsStudied is the starts of the starts study's runs.
+const startsStudied = 10
 
 // pick returns the candidates of names, in that order, with the variants
 // NAME+sN.
@@ -246,6 +310,12 @@ var (
 func run(ctx context.Context, o options, out io.Writer) error {
 	if o.report != nil {
 		return reportRecords(o, out)
+	}
+	if o.lso != nil {
+		if o.repeats < 1 {
+			return errors.New("-repeats must be >= 1")
+		}
+		return lsoReport(o, out)
 	}
 	if o.maxIter < 1 {
 		return errors.New("-max-iter must be >= 1")
@@ -428,10 +498,10 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	defer os.RemoveAll(dir)
 	sum, tr := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.csv")
 	args := []string{"solve", "-q", "-seed", "0", "-summary", sum, "-trace", tr, "-workdir", filepath.Join(dir, "work")}
-	if !strings.HasPrefix(c.name, "defaults") {
+	if !strings.HasPrefix(c.name, "defaults") && !c.stops {
 		args = append(args, "-max-iter", fmt.Sprint(o.maxIter), "-rtol", "0", "-frtol", "0")
 	}
-	args = append(append(args, r.Args...), d.path)
+	args = append(append(append(args, r.Args...), o.extra...), d.path)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, o.bin, args...)
@@ -444,6 +514,7 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.RSSkB = ru.Maxrss
 		}
+		r.CPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	}
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
@@ -469,7 +540,8 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	return r
 }
 
-// readTrace sets the sweep counts of r from the trace at path.
+// readTrace sets the sweep counts of r from the trace at path: from the
+// rows of the start the run chose, r.BestStart (read from the summary).
 func (r *record) readTrace(path string) error {
 	t, err := trace.ReadFile(path)
 	if err != nil {
@@ -477,6 +549,23 @@ func (r *record) readTrace(path string) error {
 	}
 	f, _ := t.Column(trace.Objective)
 	mv, _ := t.Column(trace.Moved)
+	gap, _ := t.Column(trace.Gap)
+	// A run of several starts: the rows of the start chosen.
+	if start, _ := t.Column(trace.Start); len(start) == len(f) {
+		keep := func(col []float64) []float64 {
+			var out []float64
+			for i, v := range col {
+				if int(start[i]) == r.BestStart {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+		f, mv, gap = keep(f), keep(mv), keep(gap)
+	}
+	if len(f) == 0 {
+		return fmt.Errorf("%s: no rows of start %d", path, r.BestStart)
+	}
 	final := f[len(f)-1]
 	r.Settled = 0
 	for i := len(f) - 1; i >= 0; i-- {
@@ -490,7 +579,6 @@ func (r *record) readTrace(path string) error {
 			r.LastMoved = i + 1
 		}
 	}
-	gap, _ := t.Column(trace.Gap)
 	// stops returns, for each tolerance, the first row i >= from at which
 	// met(i, tol) holds (the last row if none) and the rows moved after it.
 	stops := func(tols []float64, from int, met func(i int, tol float64) bool) map[string][2]int {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// -restarts, the former name of -starts, runs the same starts.
+func TestStartsAlias(t *testing.T) {
+	dir := t.TempDir()
+	out := func(flag string) []byte {
+		t.Helper()
+		name := filepath.Join(dir, flag+".csv")
+		if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", flag, "3", "-out", name, "testdata/small.csv"); code != exitOK {
+			t.Fatalf("%s 3: exit %d: %s", flag, code, stderr)
+		}
+		b, _ := os.ReadFile(name)
+		return b
+	}
+	if !bytes.Equal(out("-starts"), out("-restarts")) {
+		t.Error("-starts 3 and -restarts 3 give different memberships")
+	}
+}
+
+// A run of several starts stopped by -max-time in its first start and
+// resumed ends with the same bits, summary objectives and starts as one
+// never stopped: the resumed run finishes that start and runs the others.
+func TestStartsMaxTimeResume(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	args := []string{"solve", "-q", "-starts", "3", "-seed", "1", "-workers", "2"}
+	if code, _, stderr := ssnmf(t, append(args, "-out", at("ref.csv"), "-summary", at("ref.json"))...); code != exitOK {
+		t.Fatalf("reference: exit %d: %s", code, stderr)
+	}
+	work := at("work")
+	code, _, stderr := ssnmf(t, append(args, "-workdir", work, "-max-time", "1ns", "-out", at("w.csv"), "-summary", at("w.json"))...)
+	if code != exitOK || !strings.Contains(stderr, "-resume "+work) {
+		t.Fatalf("-max-time 1ns: exit %d: %s", code, stderr)
+	}
+	if s := readSummary(t, at("w.json")); s.StopReason != "max-time" {
+		t.Fatalf("-max-time 1ns: stop_reason %q, want max-time", s.StopReason)
+	}
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-max-time", "0", "-workers", "1"); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	ref, got := readSummary(t, at("ref.json")), readSummary(t, at("w.json"))
+	a, _ := os.ReadFile(at("ref.csv"))
+	b, _ := os.ReadFile(at("w.csv"))
+	if !bytes.Equal(a, b) {
+		t.Error("the resumed run ends with other memberships than the run never stopped")
+	}
+	if len(got.Starts) != 3 || got.BestStart != ref.BestStart || math.Float64bits(got.Objective) != math.Float64bits(ref.Objective) {
+		t.Errorf("resumed: %d starts, best %d, objective %v; never stopped: best %d, objective %v", len(got.Starts), got.BestStart, got.Objective, ref.BestStart, ref.Objective)
+	}
+	for i := range min(len(got.Starts), len(ref.Starts)) {
+		if got.Starts[i].Objective != ref.Starts[i].Objective || got.Starts[i].Seed != ref.Starts[i].Seed {
+			t.Errorf("start %d: resumed %+v, never stopped %+v", i, got.Starts[i], ref.Starts[i])
+		}
+	}
+}
+
+// A run of several starts killed at random moments and resumed each time
+// ends with the same bits as one never killed.
+func TestKillAndResumeStarts(t *testing.T) {
+	killAndResume(t, func(work string) []string {
+		return append(rowcdResumeArgs(work), "-starts", "3", "-max-iter", "12")
+	}, nil)
+}
+
+// -scale sizes scales P to Σ_j n_j² of the k-means start's clusters, and
+// is the default where the features are at hand; it needs the features
+// and a sparse P.
+func TestScaleSizes(t *testing.T) {
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "s.json")
+	for _, args := range [][]string{{"-scale", "sizes"}, nil} {
+		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum, "testdata/small.csv"}, args...)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "sizes: ") {
+			t.Errorf("%v: scale %v (%s), want the sizes rule", args, s.Scale, s.ScaleRule)
+		}
+	}
+	edges := filepath.Join(dir, "edges.csv")
+	if code, _, stderr := ssnmf(t, "graph", "-q", "-neighbors", "4", "-o", edges, "testdata/small.csv"); code != exitOK {
+		t.Fatalf("graph: exit %d: %s", code, stderr)
+	}
+	// Without the features, the default falls back to the mass rule.
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-affinity", edges, "-summary", sum); code != exitOK {
+		t.Fatalf("edge list: exit %d: %s", code, stderr)
+	}
+	if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "mass: ") {
+		t.Errorf("edge list without features: scale rule %q, want mass", s.ScaleRule)
+	}
+	testUsage(t, []string{"solve", "-k", "3"}, []usageCase{
+		{name: "no features", args: []string{"-affinity", edges, "-scale", "sizes"}, want: "-scale sizes needs the features"},
+		{name: "dense", args: []string{"-affinity", "gaussian", "-scale", "sizes", "testdata/small.csv"}, want: "-scale applies to a sparse P"},
+		{name: "unknown rule", args: []string{"-scale", "equal", "testdata/small.csv"}, want: "want a positive number, mass, sizes or auto"},
+		{name: "negative starts", args: []string{"-starts", "-1", "testdata/small.csv"}, want: "-starts must be >= 0, have -1"},
+	})
+}
