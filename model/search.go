@@ -1,0 +1,133 @@
+package model
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/sample"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// nearest is the M best candidates of a row by (d², row), sorted, as
+// the training graph's lists keep them.
+type nearest struct {
+	m   int
+	d   []float64
+	j   []int32
+	cnt int
+}
+
+func newNearest(m int) nearest {
+	return nearest{m: m, d: make([]float64, m), j: make([]int32, m)}
+}
+
+// bound returns the squared distance of the M-th candidate, +Inf if
+// there are fewer.
+func (b *nearest) bound() float64 {
+	if b.cnt < b.m {
+		return math.Inf(1)
+	}
+	return b.d[b.m-1]
+}
+
+// offer makes (d, j) a candidate if it is among the best M.
+func (b *nearest) offer(d float64, j int32) {
+	if b.cnt == b.m && !(d < b.d[b.m-1] || d == b.d[b.m-1] && j < b.j[b.m-1]) {
+		return
+	}
+	pos := b.cnt
+	if pos == b.m {
+		pos--
+	} else {
+		b.cnt++
+	}
+	for pos > 0 && (d < b.d[pos-1] || d == b.d[pos-1] && j < b.j[pos-1]) {
+		b.d[pos], b.j[pos] = b.d[pos-1], b.j[pos-1]
+		pos--
+	}
+	b.d[pos], b.j[pos] = d, j
+}
+
+// neighbours finds sc.x's M nearest training rows (sc.list) and the
+// training rows whose reach it is in (sc.rev), among every training row
+// (Exact) or the rows of the probes leaves nearest by centroid.
+func (m *Model) neighbours(sc *rowScratch, search graph.KNNMethod, probes int) {
+	sc.list.cnt, sc.rev = 0, sc.rev[:0]
+	if search != graph.Approximate {
+		m.scan(sc, 0, m.meta.N)
+		return
+	}
+	p, leaves := m.meta.P, m.meta.Leaves()
+	sc.lf = sc.lf[:0]
+	for l := range leaves {
+		sc.lf = append(sc.lf, cand{tile.SqDist(sc.x, m.a.Centroids[l*p:(l+1)*p]), int32(l)})
+	}
+	if probes < leaves {
+		// The probes nearest leaves, then in order of their rows.
+		slices.SortFunc(sc.lf, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.j, b.j)) })
+		sc.lf = sc.lf[:probes]
+	}
+	for _, l := range sc.lf {
+		lo := int(l.j) * m.meta.Leaf
+		m.scan(sc, lo, min(m.meta.N, lo+m.meta.Leaf))
+	}
+}
+
+// scan offers the training rows [lo, hi) to the row's list and records
+// those whose reach it is in.
+func (m *Model) scan(sc *rowScratch, lo, hi int) {
+	p, x := m.meta.P, m.a.Features
+	for j := lo; j < hi; j++ {
+		d := tile.SqDist(sc.x, x[j*p:(j+1)*p])
+		sc.list.offer(d, int32(j))
+		if d <= m.a.Reach[j] {
+			sc.rev = append(sc.rev, cand{d, int32(j)})
+		}
+	}
+}
+
+// Recall measures the approximate search against the exact one as the
+// training graph's search reports it: on a seeded sample of s of the rows
+// of x (rows×p, as for Predict), the share of the entries of the
+// approximate lists that are no farther than the exact list's M-th
+// (so that ties count). It returns 1 when the search is exact, and the
+// number of rows sampled.
+func (m *Model) Recall(ctx context.Context, x []float64, rows, s int, seed uint64, opt Options) (float64, int, error) {
+	p := m.meta.P
+	search, probes := m.resolve(opt)
+	if m.meta.Affinity != KNN || search != graph.Approximate {
+		return 1, 0, nil
+	}
+	if len(x) != rows*p {
+		return 0, 0, fmt.Errorf("model: recall of %d values as %d rows of %d features", len(x), rows, p)
+	}
+	s = min(s, rows)
+	idx := sample.Rows(rand.New(rand.NewPCG(seed, 0x7265636131)), rows, s)
+	slices.Sort(idx)
+	sc := m.newScratch()
+	var hit, total int
+	for _, r := range idx {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		m.standardize(sc.x, x[r*p:(r+1)*p])
+		m.neighbours(sc, graph.Exact, 0)
+		bound := sc.list.d[sc.list.cnt-1]
+		m.neighbours(sc, graph.Approximate, probes)
+		for e := range sc.list.cnt {
+			if sc.list.d[e] <= bound {
+				hit++
+			}
+		}
+		total += sc.list.cnt
+	}
+	if total == 0 {
+		return 1, 0, nil
+	}
+	return float64(hit) / float64(total), s, nil
+}
