@@ -136,8 +136,13 @@ func TestSimplexBruteForce(t *testing.T) {
 				for i := range p {
 					p[i] = 3*rng.Float64() - 0.5
 				}
-				if trial%3 == 0 { // a row of W itself: its vertex or a mixture
-					copy(p, W[(trial%n)*k:])
+				if trial%3 == 0 { // p in the cone of W's columns: an interior optimum is likely
+					for r := range n {
+						p[r] = 0
+						for j := range k {
+							p[r] += W[r*k+j] / float64(k)
+						}
+					}
 				}
 				G, b := problemOf(W, p, n, k)
 				w := make([]float64, k)
