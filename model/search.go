@@ -83,12 +83,31 @@ func (m *Model) neighbours(sc *rowScratch, search graph.KNNMethod, probes int) {
 func (m *Model) scan(sc *rowScratch, lo, hi int) {
 	p, x := m.meta.P, m.a.Features
 	for j := lo; j < hi; j++ {
-		d := tile.SqDist(sc.x, x[j*p:(j+1)*p])
+		d, ok := sqDistUpTo(sc.x, x[j*p:(j+1)*p], max(sc.list.bound(), m.a.Reach[j]))
+		if !ok {
+			continue
+		}
 		sc.list.offer(d, int32(j))
 		if d <= m.a.Reach[j] {
 			sc.rev = append(sc.rev, cand{d, int32(j)})
 		}
 	}
+}
+
+// sqDistUpTo returns tile.SqDist(a, b), with the same bits, and true, or
+// false once a partial sum (checked every 16 features) is above limit:
+// the row can be neither a neighbour nor in reach.
+func sqDistUpTo(a, b []float64, limit float64) (float64, bool) {
+	b = b[:len(a)]
+	var d float64
+	for q, v := range a {
+		t := v - b[q]
+		d += t * t
+		if q&15 == 15 && d > limit {
+			return d, false
+		}
+	}
+	return d, true
 }
 
 // Recall measures the approximate search against the exact one as the
