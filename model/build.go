@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -81,7 +82,7 @@ func Build(ctx context.Context, t Training) (*Meta, *Arrays, error) {
 		if t.Graph.N() != n {
 			return nil, nil, fmt.Errorf("model: a graph of %d rows for %d", t.Graph.N(), n)
 		}
-		a.Sigma, a.Reach, meta.SigmaFloor = scales(t.Graph, t.X, p, meta.Neighbors)
+		a.Sigma, a.Reach, a.Lists, meta.SigmaFloor = scales(t.Graph, t.X, p, meta.Neighbors)
 	} else {
 		// Every training row is scanned: one leaf, no reordering.
 		meta.Affinity, meta.Gamma, meta.Leaf = Gaussian, t.Gamma, n
@@ -117,31 +118,49 @@ func (a *Arrays) partition(ctx context.Context, n, p, k, leaf int, seed uint64, 
 		return out
 	}
 	a.W, a.Sigma, a.Reach = move(a.W, k), move(a.Sigma, 1), move(a.Reach, 1)
+	if a.Lists != nil {
+		// Rows move, and the rows they name are renumbered.
+		at := make([]int32, n)
+		for q, i := range order {
+			at[i] = int32(q)
+		}
+		m := len(a.Lists) / n
+		lists := make([]int32, len(a.Lists))
+		for q, i := range order {
+			for e, j := range a.Lists[int(i)*m : (int(i)+1)*m] {
+				lists[q*m+e] = at[j]
+			}
+		}
+		a.Lists = lists
+	}
 	return nil
 }
 
 // scales returns each row's self-tuning scale (the distance of the
 // graph.SigmaNeighbor-th nearest other row among its row's columns,
 // floored as graph.KNN floors it: at 1e-3 times the median positive
-// scale, 1 if none) and its reach (the squared distance of the m-th
-// nearest, the row itself first), and the floor.
-func scales(g *graph.CSR, x []float64, p, m int) (sigma, reach []float64, floor float64) {
+// scale, 1 if none), its reach (the squared distance of the m-th
+// nearest, the row itself first) and its m nearest rows by (d², row),
+// repeated to m if the row has fewer, and the floor.
+func scales(g *graph.CSR, x []float64, p, m int) (sigma, reach []float64, lists []int32, floor float64) {
 	n := g.N()
-	sigma, reach = make([]float64, n), make([]float64, n)
-	var d, pos []float64
+	sigma, reach, lists = make([]float64, n), make([]float64, n), make([]int32, n*m)
+	var d []cand
+	var pos []float64
 	for i := range n {
-		d = d[:0]
+		d = append(d[:0], cand{0, int32(i)})
 		for e := g.RowPtr[i]; e < g.RowPtr[i+1]; e++ {
-			j := int(g.Col[e])
-			d = append(d, tile.SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]))
+			if j := int(g.Col[e]); j != i {
+				d = append(d, cand{tile.SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]), int32(j)})
+			}
 		}
-		if len(d) == 0 {
-			d = append(d, 0)
-		}
-		slices.Sort(d)
+		slices.SortFunc(d, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.j, b.j)) })
 		cnt := min(m, len(d))
-		sigma[i] = math.Sqrt(max(d[min(graph.SigmaNeighbor, cnt-1)], 0))
-		reach[i] = d[cnt-1]
+		for e := range m {
+			lists[i*m+e] = d[min(e, cnt-1)].j
+		}
+		sigma[i] = math.Sqrt(max(d[min(graph.SigmaNeighbor, cnt-1)].d, 0))
+		reach[i] = d[cnt-1].d
 		if sigma[i] > 0 {
 			pos = append(pos, sigma[i])
 		}
@@ -154,7 +173,7 @@ func scales(g *graph.CSR, x []float64, p, m int) (sigma, reach []float64, floor 
 	for i, s := range sigma {
 		sigma[i] = max(s, floor)
 	}
-	return sigma, reach, floor
+	return sigma, reach, lists, floor
 }
 
 // centroids returns the mean of the rows of each leaf.

@@ -39,10 +39,11 @@ const (
 	secSigma     = 7 // n float64: kNN: the self-tuning scale of each training row
 	secReach     = 8 // n float64: kNN: the squared distance of its M-th neighbour
 	secCentroids = 9 // leaves×p float64: the mean of each leaf's rows
+	secLists     = 10 // n×M int32: kNN: each row's M nearest rows (itself first), by (d², row)
 )
 
 var sectionNames = map[uint32]string{secMeta: "meta", secMean: "mean", secStd: "std", secFeatures: "features",
-	secW: "W", secGram: "gram", secSigma: "sigma", secReach: "reach", secCentroids: "centroids"}
+	secW: "W", secGram: "gram", secSigma: "sigma", secReach: "reach", secCentroids: "centroids", secLists: "lists"}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -117,6 +118,7 @@ type Arrays struct {
 	Sigma     []float64 // n; kNN only
 	Reach     []float64 // n; kNN only
 	Centroids []float64 // leaves×p
+	Lists     []int32   // n×M; kNN only
 }
 
 // sections returns the sections of a model in file order, with their
@@ -139,6 +141,9 @@ func sections(m *Meta, a *Arrays) []struct {
 	return append(s, sec{secCentroids, a.Centroids, m.Leaves() * m.P})
 }
 
+// hasLists reports whether the model has the lists section.
+func (m *Meta) hasLists() bool { return m.Affinity == KNN }
+
 // encode writes the model file of m and a to w.
 func encode(w io.Writer, m *Meta, a *Arrays) error {
 	if err := m.check(); err != nil {
@@ -155,6 +160,12 @@ func encode(w io.Writer, m *Meta, a *Arrays) error {
 		}
 	}
 	count := 1 + len(secs)
+	if m.hasLists() {
+		if len(a.Lists) != m.N*m.Neighbors {
+			return fmt.Errorf("model: section lists has %d values, want %d", len(a.Lists), m.N*m.Neighbors)
+		}
+		count++
+	}
 	head := make([]byte, align8(headerFixed+entrySize*count+4))
 	copy(head, Magic)
 	binary.LittleEndian.PutUint32(head[8:], Version)
@@ -172,6 +183,9 @@ func encode(w io.Writer, m *Meta, a *Arrays) error {
 	for i, s := range secs {
 		entry(i+1, s.kind, store.AsBytes(s.data))
 	}
+	if m.hasLists() {
+		entry(count-1, secLists, store.AsBytes(a.Lists))
+	}
 	tableEnd := headerFixed + entrySize*count
 	binary.LittleEndian.PutUint32(head[tableEnd:], crc32.Checksum(head[:tableEnd], castagnoli))
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -183,6 +197,9 @@ func encode(w io.Writer, m *Meta, a *Arrays) error {
 	write(meta)
 	for _, s := range secs {
 		write(store.AsBytes(s.data))
+	}
+	if m.hasLists() {
+		write(store.AsBytes(a.Lists))
 	}
 	return bw.Flush()
 }
@@ -256,6 +273,20 @@ func decode(b []byte) (*Meta, *Arrays, error) {
 			return nil, nil, fmt.Errorf("section %s: %d bytes, want %d for n = %d, p = %d, k = %d", sectionNames[s.kind], len(sec), 8*s.want, m.N, m.P, m.K)
 		}
 		*dst[s.kind] = floats(sec)
+	}
+	if m.hasLists() {
+		sec, ok := raw[secLists]
+		if !ok || len(sec) != 4*m.N*m.Neighbors {
+			return nil, nil, fmt.Errorf("section lists: %d bytes, want %d for n = %d, M = %d", len(sec), 4*m.N*m.Neighbors, m.N, m.Neighbors)
+		}
+		if len(sec) > 0 {
+			a.Lists = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(sec))), len(sec)/4)
+		}
+		for i, j := range a.Lists {
+			if j < 0 || int(j) >= m.N {
+				return nil, nil, fmt.Errorf("section lists: entry %d is row %d, outside [0, %d)", i, j, m.N)
+			}
+		}
 	}
 	if err := a.check(m); err != nil {
 		return nil, nil, err

@@ -12,19 +12,21 @@ import (
 )
 
 // DefaultProbes is the number of leaves the approximate search of a new
-// row's neighbours scans when Options.Probes is 0: 32 leaves of 512 rows,
-// the same effort as the first round of the training graph's search.
-const DefaultProbes = 32
+// row's neighbours scans, before it walks the training graph, when
+// Options.Probes is 0 (docs/predict.md measures the recall it gives).
+const DefaultProbes = 8
 
 // Options say how Predict finds a new row's neighbours.
 type Options struct {
 	// Search is graph.Exact (every training row), graph.Approximate (the
-	// rows of the Probes leaves whose centroids are nearest), or graph.Auto:
+	// rows of the Probes leaves whose centroids are nearest, then a
+	// best-first walk of the training graph's lists), or graph.Auto:
 	// approximate above graph.ApproxMinRows training rows, as the
 	// training graph's search. The Gaussian affinity always uses every
 	// training row.
 	Search graph.KNNMethod
-	// Probes is the leaves the approximate search scans; DefaultProbes if 0.
+	// Probes is the leaves the approximate search scans before it walks
+	// the training graph from the nearest rows found; DefaultProbes if 0.
 	Probes int
 	// Workers is the number of goroutines; 1 if 0. It does not change the
 	// result.
@@ -106,6 +108,10 @@ type rowScratch struct {
 	rev  []cand // training rows in whose reach the row is
 	b    []float64
 	lf   []cand // leaves by centroid distance
+	// seen and done stamp the training rows scanned and expanded in the
+	// current approximate search (stamp); made on its first use.
+	seen, done []uint32
+	stamp      uint32
 	s    SimplexScratch
 }
 

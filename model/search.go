@@ -72,9 +72,53 @@ func (m *Model) neighbours(sc *rowScratch, search graph.KNNMethod, probes int) {
 		slices.SortFunc(sc.lf, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.j, b.j)) })
 		sc.lf = sc.lf[:probes]
 	}
+	if sc.seen == nil {
+		sc.seen, sc.done = make([]uint32, m.meta.N), make([]uint32, m.meta.N)
+	}
+	sc.mark()
 	for _, l := range sc.lf {
 		lo := int(l.j) * m.meta.Leaf
+		for j := lo; j < min(m.meta.N, lo+m.meta.Leaf); j++ {
+			sc.seen[j] = sc.stamp
+		}
 		m.scan(sc, lo, min(m.meta.N, lo+m.meta.Leaf))
+	}
+	m.expand(sc)
+}
+
+// expand searches the training graph from the list: it scans the
+// neighbour lists of the nearest entry not yet expanded, and again, until
+// every entry of the list is expanded (a best-first graph search, as the
+// training graph's neighbour descent does). Each row is scanned once.
+func (m *Model) expand(sc *rowScratch) {
+	mm := m.meta.Neighbors
+	for {
+		e := 0
+		for e < sc.list.cnt && sc.done[sc.list.j[e]] == sc.stamp {
+			e++
+		}
+		if e == sc.list.cnt {
+			return
+		}
+		j := sc.list.j[e]
+		sc.done[j] = sc.stamp
+		for _, nb := range m.a.Lists[int(j)*mm : (int(j)+1)*mm] {
+			if sc.seen[nb] != sc.stamp {
+				sc.seen[nb] = sc.stamp
+				m.scan(sc, int(nb), int(nb)+1)
+			}
+		}
+	}
+}
+
+// mark starts a new search: rows seen and expanded are those stamped with
+// the new stamp.
+func (sc *rowScratch) mark() {
+	sc.stamp++
+	if sc.stamp == 0 { // wrapped: forget every stamp
+		clear(sc.seen)
+		clear(sc.done)
+		sc.stamp = 1
 	}
 }
 

@@ -113,17 +113,19 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 		"ssnmf solve -model DIR saved: id, w1..wk, cluster, confidence, in input order. A row's\n"+
 		"memberships are the point w of the simplex that minimizes ||p_x - W w||², p_x its\n"+
 		"affinity to the training rows, solved exactly. For a kNN model p_x needs x's M nearest\n"+
-		"training rows: all training rows are scanned (-knn exact, O(n·p) a row) or the rows of\n"+
-		"the -knn-probes leaves nearest by centroid (-knn approx, O((n/512 + 512·probes)·p) a\n"+
-		"row), the recall of the approximate search measured on sampled rows. For a gaussian\n"+
+		"training rows: all training rows are scanned (-knn exact, O(n·p) a row), or the rows of\n"+
+		"the -knn-probes leaves nearest by centroid and then the training graph's lists of the\n"+
+		"nearest rows found, until no nearer row turns up (-knn approx, about\n"+
+		"O((n/512 + 512·probes + M²)·p) a row), the recall of the approximate search measured\n"+
+		"on sampled rows. For a gaussian\n"+
 		"model p_x is x's kernel row against every training row: O(n·(p+k)) a row, whatever -knn.\n"+
 		"INPUT must have the model's feature columns (and may have a label column); it is read\n"+
 		"into a memory-mapped file and predicted in batches, so memory is bounded by the model\n"+
 		"and -batch, not by INPUT.")
 	fs.StringVar(&c.model, "model", "", "the model `DIR` written by ssnmf solve -model (required)")
 	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (required; - for CSV on stdout)")
-	fs.Var(&c.knn, "knn", fmt.Sprintf("a kNN model's neighbour search: exact, approx (the nearest leaves by centroid) or auto: approx above %d training rows", graph.ApproxMinRows))
-	fs.IntVar(&c.probes, "knn-probes", model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row")
+	fs.Var(&c.knn, "knn", fmt.Sprintf("a kNN model's neighbour search: exact, approx (the nearest leaves by centroid, then a walk of the training graph) or auto: approx above %d training rows", graph.ApproxMinRows))
+	fs.IntVar(&c.probes, "knn-probes", model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph")
 	fs.IntVar(&c.sample, "knn-sample", 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (each costs an exact scan; 0: none)")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the recall's sample of rows")
 	fs.IntVar(&c.batch, "batch", 1<<16, "rows predicted at a time")
