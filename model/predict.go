@@ -92,7 +92,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, rows int, w []float64,
 			defer func() { scratch <- sc }()
 			for r := lo; r < hi; r++ {
 				if err := m.predictRow(x[r*p:(r+1)*p], w[r*k:(r+1)*k], sc, opt); err != nil {
-					return fmt.Errorf("row %d: %w", r, err)
+					return &RowError{Row: r, Err: err}
 				}
 			}
 			return nil
@@ -100,6 +100,15 @@ func (m *Model) Predict(ctx context.Context, x []float64, rows int, w []float64,
 	}
 	return g.Wait()
 }
+
+// RowError is the failure of Predict on a row: Row is its index in x.
+type RowError struct {
+	Row int
+	Err error
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("row %d: %v", e.Row, e.Err) }
+func (e *RowError) Unwrap() error { return e.Err }
 
 // rowScratch is one goroutine's working memory.
 type rowScratch struct {

@@ -223,7 +223,11 @@ func (c *predictConfig) predictRows(ctx context.Context, m *model.Model, x []flo
 		hi := min(rows, lo+c.batch)
 		if err := m.Predict(ctx, x[lo*p:hi*p], hi-lo, w[lo*k:hi*k], opt); err != nil {
 			mat.Close()
-			return nil, fmt.Errorf("%s: batch from row %d: %w", c.input, lo, err)
+			var re *model.RowError
+			if errors.As(err, &re) {
+				return nil, fmt.Errorf("%s: row %d (0-based, the id of -out): %w", c.input, lo+re.Row, re.Err)
+			}
+			return nil, err
 		}
 		if !c.quiet && time.Since(last) > time.Second {
 			fmt.Fprintf(stderr, "ssnmf: predicted %d of %d rows\n", hi, rows)
