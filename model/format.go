@@ -30,15 +30,15 @@ const (
 
 // Section kinds, in the order they are written.
 const (
-	secMeta      = 1 // JSON of Meta
-	secMean      = 2 // p float64: the standardization's means
-	secStd       = 3 // p float64: its standard deviations (0: the feature is set to 0)
-	secFeatures  = 4 // n×p float64: the training rows, standardized, in leaf order
-	secW         = 5 // n×k float64: their memberships
-	secGram      = 6 // k×k float64: WᵀW
-	secSigma     = 7 // n float64: kNN: the self-tuning scale of each training row
-	secReach     = 8 // n float64: kNN: the squared distance of its M-th neighbour
-	secCentroids = 9 // leaves×p float64: the mean of each leaf's rows
+	secMeta      = 1  // JSON of Meta
+	secMean      = 2  // p float64: the standardization's means
+	secStd       = 3  // p float64: its standard deviations (0: the feature is set to 0)
+	secFeatures  = 4  // n×p float64: the training rows, standardized, in leaf order
+	secW         = 5  // n×k float64: their memberships
+	secGram      = 6  // k×k float64: WᵀW
+	secSigma     = 7  // n float64: kNN: the self-tuning scale of each training row
+	secReach     = 8  // n float64: kNN: the squared distance of its M-th neighbour
+	secCentroids = 9  // leaves×p float64: the mean of each leaf's rows
 	secLists     = 10 // n×M int32: kNN: each row's M nearest rows (itself first), by (d², row)
 )
 

@@ -121,7 +121,7 @@ type rowScratch struct {
 	// current approximate search (stamp); made on its first use.
 	seen, done []uint32
 	stamp      uint32
-	s    SimplexScratch
+	s          SimplexScratch
 }
 
 // cand is a training row (or leaf) and its squared distance.
