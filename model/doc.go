@@ -15,13 +15,15 @@
 //
 // p_x is built as the solve built P. For the kNN graph (Build records M,
 // the weights, the self-tuning scales σ_j, each training row's reach, the
-// squared distance of its M-th neighbour, and the scale c): x's own M
+// squared distance of its M-th neighbour, its M nearest rows, and the
+// scale c): x's own M
 // nearest training rows give half an edge each and the training rows whose
 // reach x is in give the other half, each weighing c·exp(-d²/(σ_x σ_j)), so
 // a training row gets exactly its row of the exact graph. The neighbours
 // are found by scanning every training row or, approximately, the rows of
 // the leaves (runs of Meta.Leaf rows, in the order of graph.Partition)
-// whose centroids are nearest (Options). For the Gaussian kernel p_x is
+// whose centroids are nearest, followed by a best-first walk of the
+// training rows' neighbour lists (Options). For the Gaussian kernel p_x is
 // the kernel row against every training row.
 //
 // # File format
@@ -56,6 +58,8 @@
 //	  kind 7  sigma      n float64 (kNN only): the self-tuning scales
 //	  kind 8  reach      n float64 (kNN only): squared M-th distances
 //	  kind 9  centroids  ⌈n/leaf⌉×p float64: the leaves' means
+//	  kind 10 lists      n×M int32 (kNN only): each row's M nearest rows
+//	                     by (d², row), itself first, in leaf numbering
 //
 // Open checks the magic, the version (a model of another version is
 // refused with a VersionError naming both versions), the header's and
