@@ -85,17 +85,17 @@ func Save(dir string, meta *Meta, a *Arrays) error {
 	dir = filepath.Clean(dir)
 	if st, err := os.Stat(dir); err == nil {
 		if !st.IsDir() {
-			return fmt.Errorf("-model %s: exists and is not a directory", dir)
+			return fmt.Errorf("model directory %s: exists and is not a directory", dir)
 		}
 		if err := isModelDir(dir); err != nil {
-			return fmt.Errorf("-model %s: %w; give a new or a model directory", dir, err)
+			return fmt.Errorf("model directory %s: %w; give a new directory or a model's", dir, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("-model %s: %w", dir, err)
+		return fmt.Errorf("model directory %s: %w", dir, err)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
 	if err != nil {
-		return fmt.Errorf("-model %s: %w", dir, err)
+		return fmt.Errorf("model directory %s: %w", dir, err)
 	}
 	defer os.RemoveAll(tmp)
 	f, err := os.Create(filepath.Join(tmp, FileName))
@@ -122,7 +122,7 @@ func Save(dir string, meta *Meta, a *Arrays) error {
 		err = syncDir(filepath.Dir(dir))
 	}
 	if err != nil {
-		return fmt.Errorf("-model %s: %w", dir, err)
+		return fmt.Errorf("model directory %s: %w", dir, err)
 	}
 	return nil
 }

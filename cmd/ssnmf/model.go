@@ -42,7 +42,7 @@ func (c *config) saveModel(ctx context.Context, prob *problem, w []float64, stde
 		return fmt.Errorf("-model %s: %w", c.model, err)
 	}
 	if err := model.Save(c.model, meta, arrays); err != nil {
-		return err
+		return fmt.Errorf("-model: %w", err)
 	}
 	if !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: model saved in %s (n=%d p=%d k=%d, %s affinity); assign new rows with: ssnmf predict -model %s INPUT -out FILE\n",
