@@ -83,15 +83,8 @@ func (m *Model) Features() []string { return m.meta.Features }
 // model directory is refused.
 func Save(dir string, meta *Meta, a *Arrays) error {
 	dir = filepath.Clean(dir)
-	if st, err := os.Stat(dir); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("model directory %s: exists and is not a directory", dir)
-		}
-		if err := isModelDir(dir); err != nil {
-			return fmt.Errorf("model directory %s: %w; give a new directory or a model's", dir, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("model directory %s: %w", dir, err)
+	if err := CanSave(dir); err != nil {
+		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
 	if err != nil {
@@ -122,6 +115,24 @@ func Save(dir string, meta *Meta, a *Arrays) error {
 		err = syncDir(filepath.Dir(dir))
 	}
 	if err != nil {
+		return fmt.Errorf("model directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// CanSave reports, as an error, why Save could not write a model at dir:
+// it exists and is not a directory, or holds anything but a model file.
+// A command checks it before the work whose model it saves.
+func CanSave(dir string) error {
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("model directory %s: exists and is not a directory", dir)
+		}
+		if err := isModelDir(dir); err != nil {
+			return fmt.Errorf("model directory %s: %w; give a new directory or a model's", dir, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("model directory %s: %w", dir, err)
 	}
 	return nil

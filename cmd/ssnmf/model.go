@@ -12,8 +12,14 @@ import (
 // checkModel refuses -model where the model could not assign new rows: P
 // read from a file has no features to measure a new row against.
 func (c *config) checkModel() error {
-	if c.model != "" && c.fromFile() {
+	if c.model == "" {
+		return nil
+	}
+	if c.fromFile() {
 		return usagef("-model %s: P comes from the file of -affinity, and a new row's affinity to the training rows cannot be computed; give -affinity knn or gaussian", c.model)
+	}
+	if err := model.CanSave(c.model); err != nil {
+		return usagef("-model: %v", err)
 	}
 	return nil
 }

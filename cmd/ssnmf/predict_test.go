@@ -139,6 +139,10 @@ func TestPredictBadInput(t *testing.T) {
 	testUsage(t, []string{"solve", "-model", filepath.Join(dir, "m2")}, []usageCase{
 		{"model from a file of P", []string{"-affinity", filepath.Join(dir, "edges.csv"), small}, "-model"},
 	})
+	// A -model directory that holds other files is refused before the solve.
+	testUsage(t, []string{"solve"}, []usageCase{
+		{"model over other files", []string{"-model", dir, small}, "which is no part of a model"},
+	})
 }
 
 // TestDumpModel prints a model directory.
