@@ -60,8 +60,10 @@ func (m *Model) Search(opt Options) graph.KNNMethod {
 //
 // For the kNN affinity, p_x is the row the training graph would have given
 // x: with N(x) its M nearest training rows (ties to the lower row), and
-// x in the reach of training row j if it is no farther than j's M-th
-// neighbour, p_xj = c·w_xj·([j ∈ N(x)] + [x in j's reach])/2, where c is
+// x in the reach of training row j if it is nearer than j's M-th
+// neighbour (or at that distance and equal to a row of j's list there,
+// which won the tie, see tiedIn), p_xj = c·w_xj·([j ∈ N(x)] + [x in j's
+// reach])/2, where c is
 // the model's scale and w_xj = exp(-d²/(σ_x σ_j)) (self-tuning; σ_x the
 // distance to the list's entry 7, floored as the training rows') or 1.
 // A training row gets back its row of P, and so, at the solve's optimum,

@@ -132,10 +132,35 @@ func (m *Model) scan(sc *rowScratch, lo, hi int) {
 			continue
 		}
 		sc.list.offer(d, int32(j))
-		if d <= m.a.Reach[j] {
+		if r := m.a.Reach[j]; d < r || d == r && m.tiedIn(sc.x, j) {
 			sc.rev = append(sc.rev, cand{d, int32(j)})
 		}
 	}
+}
+
+// tiedIn reports whether x, at exactly the reach of training row j, is in
+// j's list: whether it is one of the rows of j's list at that distance
+// (which won the tie by their lower index). At a reach of 0 (j has M or
+// more copies) it never is: a copy of j is then a copy of every row of
+// the group, of which the graph lists only the lower rows, and counting
+// it in the reach of all of them would weigh it G/2 for a group of G.
+func (m *Model) tiedIn(x []float64, j int) bool {
+	r, mm, p := m.a.Reach[j], m.meta.Neighbors, m.meta.P
+	if r == 0 || m.a.Lists == nil {
+		return false
+	}
+	xj := m.a.Features[j*p : (j+1)*p]
+	for e := mm - 1; e >= 0; e-- {
+		i := int(m.a.Lists[j*mm+e])
+		xi := m.a.Features[i*p : (i+1)*p]
+		if tile.SqDist(xj, xi) != r {
+			return false
+		}
+		if tile.SqDist(x, xi) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sqDistUpTo returns tile.SqDist(a, b), with the same bits, and true, or
