@@ -113,6 +113,10 @@ var (
 			}
 			return theAffinity(s)
 		}, fix: "drop it"}
+	needOwnP = need{want: "-affinity knn or gaussian", holds: func(s scope) bool { return !s.fromFile() },
+		have: func(scope) string {
+			return "P is read from the file of -affinity, so a new row's affinity cannot be computed"
+		}, fix: "drop it, or use -affinity knn or gaussian"}
 	needRowCD   = needMethod("rowcd")
 	needFW      = needMethod("fw")
 	needRefresh = needMethod("fw", "rowcd")

@@ -26,6 +26,7 @@ var flagNeeds = map[string]map[string]string{
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
 		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want,
 		"scale":       needSparse.want,
+		"model":       needOwnP.want,
 		"standardize": needFeatures.want, "features": needFeatures.want, "label": needFeatures.want,
 		"format": needInput.want,
 		"rows":   needEdgesAlone.want,
@@ -54,7 +55,9 @@ var flagNeeds = map[string]map[string]string{
 	"worker": {"pass": "", "run": "", "task": "", "tasks": "", "workers": ""},
 	"bench":  {"fallback-reps": "", "k": "", "n": "", "p": "", "precision": "", "probe": "", "quick": "", "reps": "", "tile": "", "workers": ""},
 	"plot":   {"linear": "", "o": "", "title": "", "x": "", "y": "", "pdf": ""},
-	"dump":   {"rows": ""},
+	"predict": {"model": "", "out": "", "knn": needKNNModel.want, "knn-probes": needApproxModel.want, "knn-sample": needApproxModel.want,
+		"seed": needApproxModel.want, "batch": "", "workers": "", "format": "", "label": "", "q": ""},
+	"dump": {"rows": ""},
 }
 
 // commandFlags returns the flags that "ssnmf cmd -h" lists.
@@ -106,7 +109,7 @@ func TestFlagsApply(t *testing.T) {
 	// A value of each flag that its command accepts.
 	value := map[string]string{
 		"gamma": "1", "precision": "float32", "neighbors": "5", "weights": "connectivity", "knn": "approx",
-		"knn-recall": "0.9", "knn-probes": "2", "knn-rounds": "3", "scale": "2", "standardize": "false",
+		"knn-recall": "0.9", "knn-probes": "2", "knn-rounds": "3", "scale": "2", "model": filepath.Join(dir, "m"), "standardize": "false",
 		"features": "x1", "label": "label", "format": "csv", "rows": "3", "moves": "2", "strip-memory": "0",
 		"step": "curvature", "refresh": "5", "init": "random", "init-starts": "2", "tasks": "2", "retries": "1",
 	}
@@ -129,6 +132,7 @@ func TestFlagsApply(t *testing.T) {
 		needRefresh.want:    {"solve": {[]string{"-method", "pgd", data}, "the method is pgd"}},
 		needStart.want:      {"solve": {[]string{"-method", "kmeans", data}, "-method kmeans makes its own start"}},
 		needKMStart.want:    {"solve": {[]string{"-init", "corners", data}, "the start is corners"}},
+		needOwnP.want:       {"solve": {[]string{"-affinity", edges, data}, "P is read from the file of -affinity"}},
 		needSlurm.want:      {"solve": {[]string{data}, "the engine is local"}, "graph": {[]string{data}, "the engine is local"}},
 	}
 	// The needs that every run of a command has.

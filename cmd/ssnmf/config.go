@@ -93,6 +93,7 @@ type kernelConfig struct {
 	workers        int
 	seed           uint64
 	quiet          bool
+	moments        bool // keep the standardization's means and deviations (for -model)
 
 	// Where the O(n²) work runs (solve's -engine, -tasks, -retries).
 	engine  string
@@ -129,6 +130,7 @@ type config struct {
 	checkpointEvery int
 	resume          string
 	out             string
+	model           string // -model: the directory a model is saved in
 	summary         string
 	trace           string
 
@@ -275,6 +277,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
+	fs.StringVar(&c.model, m.needs(m.mutable("model"), needOwnP), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
@@ -349,6 +352,10 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if err := c.checkMethod(set); err != nil {
 		return nil, err
 	}
+	if err := c.checkModel(); err != nil {
+		return nil, err
+	}
+	c.moments = c.model != "" && c.standardize
 	if kSet && c.k < 1 {
 		return nil, usagef("-k must be >= 1, have %d", c.k)
 	}

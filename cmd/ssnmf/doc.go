@@ -15,13 +15,14 @@
 //
 //	ssnmf solve [flags] [INPUT]   cluster the rows of a CSV file (built-in yeast data if none)
 //	ssnmf solve -resume DIR       continue a run from its checkpoint
+//	ssnmf predict -model DIR [flags] INPUT -out FILE  memberships of new rows in the clusters of a saved model (solve -model)
 //	ssnmf gen -n N [flags] -o FILE  write a seeded Gaussian mixture (Parquet, Arrow or CSV)
 //	ssnmf tiles [flags] -o FILE   write P of an input as an Arrow tile file (for solve -affinity)
 //	ssnmf graph [flags] -o EDGES [INPUT]  write the kNN graph of an input as an edge list (for solve -affinity)
 //	ssnmf worker -run DIR -pass N  one task of a job step of solve -engine slurm (launched by srun)
 //	ssnmf bench [flags]           time the tile kernels against this machine's FMA peak
 //	ssnmf plot [flags] -o FILE TRACE.csv...  plot traces (objective, gap against seconds, passes)
-//	ssnmf dump FILE               print a work-directory matrix, checkpoint, tile file or block file for debugging
+//	ssnmf dump FILE               print a work-directory matrix, checkpoint, tile file, block file or model for debugging
 //
 // Run "ssnmf solve -h" for the solver's flags; docs/guide/usage-and-flags.md
 // in the source tree has every command's flags, and docs/guide/README.md the

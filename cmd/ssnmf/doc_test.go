@@ -85,7 +85,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	code, _, stderr := ssnmf(t, "frob")
-	if want := `ssnmf: unknown command "frob" (want solve, gen, tiles, graph, worker, bench, plot or dump)` + "\n"; code != exitUsage || stderr != want {
+	if want := `ssnmf: unknown command "frob" (want solve, predict, gen, tiles, graph, worker, bench, plot or dump)` + "\n"; code != exitUsage || stderr != want {
 		t.Errorf("unknown command: exit %d, %q; want %d, %q", code, stderr, exitUsage, want)
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/store/tilefile"
@@ -30,6 +32,9 @@ func dump(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}
 	name := pos[0]
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return model.Dump(stdout, filepath.Join(name, model.FileName), *rows)
+	}
 	head := make([]byte, 8)
 	f, err := os.Open(name)
 	if err != nil {
@@ -44,6 +49,8 @@ func dump(ctx context.Context, args []string, stdout io.Writer) error {
 		return tilefile.Dump(stdout, name)
 	case bytes.HasPrefix(head, []byte("SSNMFCSR")):
 		return graph.DumpFile(stdout, name, *rows)
+	case bytes.HasPrefix(head, []byte(model.Magic)):
+		return model.Dump(stdout, name, *rows)
 	case bytes.HasPrefix(head, []byte(cluster.Magic)):
 		return cluster.Dump(stdout, name)
 	case bytes.HasPrefix(head, []byte(store.MatrixMagic)):

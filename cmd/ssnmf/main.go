@@ -89,13 +89,14 @@ var commands = []subcommand{
 		{"[flags] [INPUT]", "cluster the rows of a CSV file (built-in yeast data if none)"},
 		{"-resume DIR", "continue a run from its checkpoint"},
 	}, run: solve},
+	{name: "predict", usage: []usageLine{{"-model DIR [flags] INPUT -out FILE", "memberships of new rows in the clusters of a saved model (solve -model)"}}, run: noStop(predictCmd)},
 	{name: "gen", usage: []usageLine{{"-n N [flags] -o FILE", "write a seeded Gaussian mixture (Parquet, Arrow or CSV)"}}, run: noStop(gen)},
 	{name: "tiles", usage: []usageLine{{"[flags] -o FILE", "write P of an input as an Arrow tile file (for solve -affinity)"}}, run: noStop(tiles)},
 	{name: "graph", usage: []usageLine{{"[flags] -o EDGES [INPUT]", "write the kNN graph of an input as an edge list (for solve -affinity)"}}, run: noStop(graphCmd)},
 	{name: "worker", usage: []usageLine{{"-run DIR -pass N", "one task of a job step of solve -engine slurm (launched by srun)"}}, run: noStop(worker)},
 	{name: "bench", usage: []usageLine{{"[flags]", "time the tile kernels against this machine's FMA peak"}}, run: noStop(bench)},
 	{name: "plot", usage: []usageLine{{"[flags] -o FILE TRACE.csv...", "plot traces (objective, gap against seconds, passes)"}}, run: noStop(plotCmd)},
-	{name: "dump", usage: []usageLine{{"FILE", "print a work-directory matrix, checkpoint, tile file or block file for debugging"}},
+	{name: "dump", usage: []usageLine{{"FILE", "print a work-directory matrix, checkpoint, tile file, block file or model for debugging"}},
 		run: func(ctx context.Context, args []string, stdout, _ io.Writer, _ func() bool) error {
 			return dump(ctx, args, stdout)
 		}},

@@ -13,6 +13,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 )
@@ -31,6 +32,9 @@ type problem struct {
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
 	read  time.Duration        // the time to read the input
+	// mean and std are the standardization of the raw features, kept
+	// with kernelConfig.moments for a model; nil otherwise.
+	mean, std []float64
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
@@ -49,6 +53,9 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}
 	}
 	pr.read = time.Since(begin)
+	if kc.moments && pr.tab != nil {
+		pr.mean, pr.std = model.Standardization(pr.tab.Features, pr.tab.N, pr.tab.P)
+	}
 	rule := kc.gamma.rule
 	if kc.gamma.auto {
 		rule = defaultRule

@@ -199,6 +199,11 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	rep.sum.finish(res, time.Since(begin).Seconds(), w)
+	if c.model != "" {
+		if err := c.saveModel(ctx, prob, ws.w, stderr); err != nil {
+			return err
+		}
+	}
 	if err := rep.sum.write(outs, w); err != nil {
 		return err
 	}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/model"
+)
+
+// checkModel refuses a -model directory that holds other files (the flag
+// table refuses -model with P read from a file, which has no features to
+// measure a new row against).
+func (c *config) checkModel() error {
+	if c.model == "" {
+		return nil
+	}
+	if err := model.CanSave(c.model); err != nil {
+		return usagef("-model: %v", err)
+	}
+	return nil
+}
+
+// saveModel writes the model of the solve, W (n×k) in P's order, to the
+// directory of -model, atomically (package model).
+func (c *config) saveModel(ctx context.Context, prob *problem, w []float64, stderr io.Writer) error {
+	tab := prob.tab
+	t := model.Training{X: tab.Features, N: tab.N, P: tab.P, W: w, K: c.k, Names: tab.Names,
+		Mean: prob.mean, Std: prob.std, Seed: c.seed, Workers: c.workers,
+		Input: c.inputName(), Method: c.method}
+	if g := prob.Graph(); g != nil {
+		t.Graph, t.Neighbors, t.Weights, t.Scale = g, c.neighbors, c.weights, prob.Scale
+		t.Search = prob.DescribeSearch()
+		if prob.KNN.Method == graph.Approximate {
+			t.Leaf = prob.KNN.Leaf
+			if t.Leaf == 0 {
+				t.Leaf = graph.DefaultLeaf
+			}
+		}
+	} else {
+		t.Gamma = prob.Gamma
+	}
+	meta, arrays, err := model.Build(ctx, t)
+	if err != nil {
+		return fmt.Errorf("-model %s: %w", c.model, err)
+	}
+	if err := model.Save(c.model, meta, arrays); err != nil {
+		return fmt.Errorf("-model: %w", err)
+	}
+	if !c.quiet {
+		fmt.Fprintf(stderr, "ssnmf: model saved in %s (n=%d p=%d k=%d, %s affinity); assign new rows with: ssnmf predict -model %s INPUT -out FILE\n",
+			c.model, meta.N, meta.P, meta.K, meta.Affinity, c.model)
+	}
+	return nil
+}

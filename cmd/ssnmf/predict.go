@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/model"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/store/parquetio"
+	"github.com/ssnmf/ssnmf/store/vfs"
+)
+
+// predictConfig is the parsed command line of predict.
+type predictConfig struct {
+	model, input, out, format, label string
+	knn                              knnFlag
+	probes, sample, batch, workers   int
+	seed                             uint64
+	quiet                            bool
+	marks                            flagMarks // what the -knn flags apply to
+	given                            []string  // the flags given
+}
+
+// The needs of predict's -knn flags, which the model decides.
+var (
+	needKNNModel = need{want: "a kNN model", holds: func(s scope) bool { return s.affinity == affinityKNN },
+		have: func(s scope) string { return "the model's affinity is " + s.affinity }, fix: "drop it"}
+	needApproxModel = need{want: "a kNN model searched with -knn approx or auto",
+		holds: func(s scope) bool { return s.affinity == affinityKNN && s.knn != graph.Exact },
+		have: func(s scope) string {
+			if s.affinity != affinityKNN {
+				return "the model's affinity is " + s.affinity
+			}
+			return "the search is -knn exact"
+		}, fix: "drop it"}
+)
+
+// predictCmd is the predict command: the memberships of new rows in the
+// clusters of a saved model (package model).
+func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parsePredict(args, stdout)
+	if err != nil || checkOnly(ctx) {
+		return err
+	}
+	if err := checkFiles([]fileArg{{"INPUT", c.input}, {"-model", filepath.Join(c.model, model.FileName)}}, []fileArg{{"-out", c.out}}); err != nil {
+		return err
+	}
+	m, err := model.Open(c.model)
+	if err != nil {
+		var ve *model.VersionError
+		if errors.As(err, &ve) || !errors.Is(err, os.ErrNotExist) {
+			return usageError{err}
+		}
+		return usagef("-model %s: no model there (%v); save one with ssnmf solve -model %s", c.model, err, c.model)
+	}
+	defer m.Close()
+	if err := c.marks.checkApplies(c.given, scope{affinity: m.Meta().Affinity, knn: c.knn.KNNMethod}); err != nil {
+		return err
+	}
+	out, err := createOutput(vfs.OS{}, "-out", c.out, stdout)
+	if err != nil {
+		return usageError{err}
+	}
+	defer out.Abort()
+	dir, err := os.MkdirTemp("", "ssnmf-predict-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	begin := time.Now()
+	tab, err := input.Open(c.input, c.format, store.TableOptions{Label: c.label}, dir)
+	if err != nil {
+		return usageError{err}
+	}
+	defer tab.Close()
+	x, cols, err := modelColumns(c.input, tab, m.Features(), dir)
+	if err != nil {
+		return err
+	}
+	if cols != nil {
+		defer cols.Close()
+	}
+	read := time.Since(begin)
+	opt := model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers}
+	wm, err := c.predictRows(ctx, m, x, tab.N, dir, opt, stderr)
+	if err != nil {
+		return err
+	}
+	defer wm.Close()
+	w := wm.Data()
+	took := time.Since(begin) - read
+	recall, sampled, err := m.Recall(ctx, x, tab.N, c.sample, c.seed, opt)
+	if err != nil {
+		return err
+	}
+	if err := writeMemberships(out, c.out, w, tab.N, m.K()); err != nil {
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if !c.quiet {
+		meta := m.Meta()
+		search := "every training row"
+		if meta.Affinity == model.KNN {
+			search = fmt.Sprintf("%d neighbours, %s search", meta.Neighbors, m.Search(opt))
+			if sampled > 0 {
+				search += fmt.Sprintf(", sampled recall@%d %.4f on %d rows", meta.Neighbors, recall, sampled)
+			}
+		}
+		fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs (%.3g rows/s; reading %.2fs)\n",
+			tab.N, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), float64(tab.N)/max(took.Seconds(), 1e-9), read.Seconds())
+	}
+	return nil
+}
+
+// parsePredict parses the command line of predict.
+func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
+	c := &predictConfig{}
+	fs := newFlagSet("ssnmf predict", "Usage: ssnmf predict -model DIR [flags] INPUT -out FILE.csv|.parquet|.arrow\n\n"+
+		"Writes the memberships of the rows of INPUT in the clusters of the model that\n"+
+		"ssnmf solve -model DIR saved: id, w1..wk, cluster, confidence, in input order. A row's\n"+
+		"memberships are the point w of the simplex that minimizes ||p_x - W w||², p_x its\n"+
+		"affinity to the training rows, solved exactly. For a kNN model p_x needs x's M nearest\n"+
+		"training rows: all training rows are scanned (-knn exact, O(n·p) a row), or the rows of\n"+
+		"the -knn-probes leaves nearest by centroid and then the training graph's lists of the\n"+
+		"nearest rows found, until no nearer row turns up (-knn approx, about\n"+
+		"O((n/512 + 512·probes + M²)·p) a row), the recall of the approximate search measured\n"+
+		"on sampled rows. For a gaussian\n"+
+		"model p_x is x's kernel row against every training row: O(n·(p+k)) a row, whatever -knn.\n"+
+		"INPUT must have the model's feature columns (and may have a label column); it is read\n"+
+		"into a memory-mapped file and predicted in batches, so memory is bounded by the model\n"+
+		"and -batch, not by INPUT.")
+	fs.StringVar(&c.model, "model", "", "the model `DIR` written by ssnmf solve -model (required)")
+	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (required; - for CSV on stdout)")
+	fs.Var(&c.knn, c.marks.needs("knn", needKNNModel), fmt.Sprintf("a kNN model's neighbour search: exact, approx (the nearest leaves by centroid, then a walk of the training graph) or auto: approx above %d training rows", graph.ApproxMinRows))
+	fs.IntVar(&c.probes, c.marks.needs("knn-probes", needApproxModel), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph")
+	fs.IntVar(&c.sample, c.marks.needs("knn-sample", needApproxModel), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (each costs an exact scan; 0: none)")
+	fs.Uint64Var(&c.seed, c.marks.needs("seed", needApproxModel), 0, "-knn approx: seed of the recall's sample of rows")
+	fs.IntVar(&c.batch, "batch", 1<<16, "rows predicted at a time")
+	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS); the result is the same for any number")
+	fs.StringVar(&c.format, "format", input.Auto, "input format: "+input.Formats)
+	fs.StringVar(&c.label, "label", "", "a column of INPUT that is not a feature (default: \"label\" if present)")
+	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
+	pos, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	if c.format, err = input.ParseFormat(c.format); err != nil {
+		return nil, usagef("-format: %v", err)
+	}
+	switch {
+	case c.model == "":
+		return nil, usagef("predict: -model DIR is required")
+	case c.out == "":
+		return nil, usagef("predict: -out FILE is required")
+	case c.out != stdoutPath && outFormat(c.out) == "":
+		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
+	case len(pos) != 1:
+		return nil, usagef("predict takes one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+	case c.probes < 1:
+		return nil, usagef("-knn-probes must be >= 1, have %d", c.probes)
+	case c.sample < 0:
+		return nil, usagef("-knn-sample must be >= 0, have %d", c.sample)
+	case c.batch < 1:
+		return nil, usagef("-batch must be >= 1, have %d", c.batch)
+	case c.workers < 1:
+		return nil, usagef("-workers must be >= 1, have %d", c.workers)
+	}
+	c.input = pos[0]
+	c.given = givenFlags(fs)
+	return c, nil
+}
+
+// modelColumns returns the features of tab in the model's column order,
+// refusing an input whose feature columns are not the model's (missing,
+// extra), with one line naming the file. Columns in another order are
+// moved into a matrix file in dir, which is returned to be closed.
+func modelColumns(name string, tab *store.Table, want []string, dir string) ([]float64, *store.Matrix, error) {
+	var missing, extra []string
+	for _, f := range want {
+		if !slices.Contains(tab.Names, f) {
+			missing = append(missing, f)
+		}
+	}
+	for _, f := range tab.Names {
+		if !slices.Contains(want, f) {
+			extra = append(extra, f)
+		}
+	}
+	if len(missing) > 0 || len(extra) > 0 {
+		msg := fmt.Sprintf("%s: %d feature columns, the model has %d (%s)", name, len(tab.Names), len(want), strings.Join(want, ","))
+		if len(missing) > 0 {
+			msg += "; missing " + strings.Join(missing, ",")
+		}
+		if len(extra) > 0 {
+			msg += "; not in the model " + strings.Join(extra, ",") + " (name a non-feature column with -label)"
+		}
+		return nil, nil, usagef("%s", msg)
+	}
+	if slices.Equal(tab.Names, want) {
+		return tab.Features, nil, nil
+	}
+	// The same columns in another order: moved into a second mapped file.
+	mat, err := store.CreateMatrix(filepath.Join(dir, "features.model.mat"), tab.N, tab.P)
+	if err != nil {
+		return nil, nil, err
+	}
+	perm := make([]int, len(want))
+	for q, f := range want {
+		perm[q] = slices.Index(tab.Names, f)
+	}
+	x := mat.Data()
+	for i := range tab.N {
+		for q, src := range perm {
+			x[i*tab.P+q] = tab.Features[i*tab.P+src]
+		}
+	}
+	return x, mat, nil
+}
+
+// predictRows predicts the rows of x (rows×p) in batches into a matrix
+// file in dir, and returns it.
+func (c *predictConfig) predictRows(ctx context.Context, m *model.Model, x []float64, rows int, dir string, opt model.Options, stderr io.Writer) (*store.Matrix, error) {
+	k, p := m.K(), len(m.Features())
+	mat, err := store.CreateMatrix(filepath.Join(dir, "W.mat"), rows, k)
+	if err != nil {
+		return nil, err
+	}
+	w := mat.Data()
+	last := time.Now()
+	for lo := 0; lo < rows; lo += c.batch {
+		hi := min(rows, lo+c.batch)
+		if err := m.Predict(ctx, x[lo*p:hi*p], hi-lo, w[lo*k:hi*k], opt); err != nil {
+			mat.Close()
+			var re *model.RowError
+			if errors.As(err, &re) {
+				return nil, fmt.Errorf("%s: row %d (0-based, the id of -out): %w", c.input, lo+re.Row, re.Err)
+			}
+			return nil, err
+		}
+		if !c.quiet && time.Since(last) > time.Second {
+			fmt.Fprintf(stderr, "ssnmf: predicted %d of %d rows\n", hi, rows)
+			last = time.Now()
+		}
+	}
+	return mat, nil
+}
+
+// writeMemberships writes W (n×k) to out in the format of path's
+// extension, as solve's -out.
+func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
+	write := store.WriteMembershipCSV
+	switch outFormat(path) {
+	case input.Arrow:
+		write = store.WriteMembershipArrow
+	case input.Parquet:
+		write = parquetio.WriteMembership
+	}
+	if err := write(out, w, n, k); err != nil {
+		return fmt.Errorf("-out %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/ssnmf/ssnmf/store"
+)
+
+// Model is a saved clustering, opened read-only from its directory: its
+// file is memory-mapped, so that many processes may open the same model
+// at once, without a lock, and share its pages.
+type Model struct {
+	meta Meta
+	a    Arrays
+	path string
+	data []byte // the mapping; nil for a model decoded from bytes
+}
+
+// Open opens the model in the directory dir (written by Save, as ssnmf
+// solve -model does), checking its format version and every checksum.
+// Errors name the file.
+func Open(dir string) (*Model, error) {
+	path := filepath.Join(dir, FileName)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		path = dir // the model file itself
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if st.Size() < headerFixed || st.Size() > 1<<46 {
+		return nil, fmt.Errorf("model %s: %d bytes, not a model file", path, st.Size())
+	}
+	data, err := store.MapReadOnly(f, int(st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	meta, a, err := decode(data)
+	if err != nil {
+		store.UnmapReadOnly(data)
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	return &Model{meta: *meta, a: *a, path: path, data: data}, nil
+}
+
+// Close unmaps the model; it must not be used after.
+func (m *Model) Close() error {
+	if m.data == nil {
+		return nil
+	}
+	err := store.UnmapReadOnly(m.data)
+	m.data, m.a = nil, Arrays{}
+	return err
+}
+
+// Meta returns the model's settings.
+func (m *Model) Meta() Meta { return m.meta }
+
+// Path returns the model's file.
+func (m *Model) Path() string { return m.path }
+
+// K returns the number of clusters, the columns of a prediction.
+func (m *Model) K() int { return m.meta.K }
+
+// Features returns the names of the feature columns a new row must have,
+// in order.
+func (m *Model) Features() []string { return m.meta.Features }
+
+// Save writes the model of meta and a into the directory dir, atomically:
+// it is built in a new directory beside dir and renamed into place, so
+// that a reader sees the old model or the new one, never a part (on Linux
+// an existing model directory is exchanged with the new one in one step;
+// elsewhere it is moved aside first). An existing dir that is not a
+// model directory is refused.
+func Save(dir string, meta *Meta, a *Arrays) error {
+	dir = filepath.Clean(dir)
+	if err := CanSave(dir); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("model directory %s: %w", dir, err)
+	}
+	defer os.RemoveAll(tmp)
+	f, err := os.Create(filepath.Join(tmp, FileName))
+	if err != nil {
+		return err
+	}
+	err = encode(f, meta, a)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err == nil {
+		err = syncDir(tmp)
+	}
+	if err == nil {
+		err = replaceDir(tmp, dir)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(dir))
+	}
+	if err != nil {
+		return fmt.Errorf("model directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// CanSave reports, as an error, why Save could not write a model at dir:
+// it exists and is not a directory, or holds anything but a model file.
+// A command checks it before the work whose model it saves.
+func CanSave(dir string) error {
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("model directory %s: exists and is not a directory", dir)
+		}
+		if err := isModelDir(dir); err != nil {
+			return fmt.Errorf("model directory %s: %w; give a new directory or a model's", dir, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("model directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// isModelDir reports, as an error, whether dir is not empty and holds
+// anything but a model file.
+func isModelDir(dir string) error {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if e.Name() != FileName {
+			return fmt.Errorf("holds %s, which is no part of a model", e.Name())
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && runtime.GOOS != "windows" {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,332 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/negexp"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden model file in testdata")
+
+// blobs returns n rows of p features around c centres, seeded.
+func blobs(n, p, c int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = float64((i%c)*4*(q%2)) + rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+func names(p int) []string {
+	s := make([]string, p)
+	for q := range s {
+		s[q] = "f" + string(rune('a'+q))
+	}
+	return s
+}
+
+// identityModel builds the kNN model of the rows x, standardized, with W
+// the identity (k = n), so that the b = Wᵀp_x of a row is p_x itself.
+func identityModel(t testing.TB, x []float64, n, p int, opt graph.KNNOptions, leaf int) (*Model, *graph.CSR, []int32) {
+	t.Helper()
+	raw := append([]float64(nil), x...)
+	mean, std := Standardization(raw, n, p)
+	tile.Standardize(x, n, p)
+	var order []int32
+	if leaf == 0 {
+		leaf = n // one leaf: Build keeps the rows' order
+	} else {
+		var err error
+		if order, err = graph.Partition(context.Background(), x, n, p, leaf, 1, 1); err != nil {
+			t.Fatal(err)
+		}
+		opt.Leaf = leaf
+	}
+	g, err := graph.KNN(context.Background(), x, n, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float64, n*n)
+	for i := range n {
+		w[i*n+i] = 1
+	}
+	meta, a, err := Build(context.Background(), Training{X: x, N: n, P: p, W: w, K: n, Names: names(p),
+		Mean: mean, Std: std, Graph: g, Neighbors: opt.Neighbors, Weights: opt.Weights, Scale: 2.5, Leaf: leaf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Model{meta: *meta, a: *a}, g, order
+}
+
+// TestAffinityOfTrainingRows checks that the affinity row predict builds
+// for a training row is the row of P, entry by entry: the exact graph's
+// lists, reverse edges and self-tuning scales are reproduced.
+func TestAffinityOfTrainingRows(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n, p, m int
+		weights graph.Weights
+	}{
+		{"self-tuning", 300, 3, 10, graph.SelfTuning},
+		{"connectivity", 200, 2, 7, graph.Connectivity},
+		{"duplicates", 120, 2, 5, graph.SelfTuning},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, p := tc.n, tc.p
+			x := blobs(n, p, 3, 1)
+			if tc.name == "duplicates" {
+				for i := 1; i < n; i += 2 {
+					copy(x[i*p:(i+1)*p], x[(i-1)*p:i*p])
+				}
+			}
+			raw := append([]float64(nil), x...)
+			m, g, _ := identityModel(t, x, n, p, graph.KNNOptions{Neighbors: tc.m, Weights: tc.weights, Method: graph.Exact}, 0)
+			sc := m.newScratch()
+			for i := range n {
+				m.standardize(sc.x, raw[i*p:(i+1)*p])
+				clear(sc.b)
+				m.neighbours(sc, graph.Exact, 0)
+				m.knnRow(sc)
+				// sc.b is p_x in the model's row order; compare with P's row i.
+				want := make([]float64, n)
+				for e := g.RowPtr[i]; e < g.RowPtr[i+1]; e++ {
+					want[g.Col[e]] = 2.5 * g.Val[e]
+				}
+				got := sc.b
+				for j := range n {
+					if math.Abs(got[j]-want[j]) > 1e-12*(1+want[j]) {
+						if d := tile.SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p]); tc.name == "duplicates" && (d == m.a.Reach[j] || d == m.a.Reach[i]) {
+							continue // copies tied at the M-th distance: which of them the graph lists, predict cannot tell
+						}
+						t.Fatalf("row %d: p_x[%d] = %v, P = %v", i, j, got[j], want[j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestGaussianRow checks the Gaussian affinity row against the kernel.
+func TestGaussianRow(t *testing.T) {
+	n, p, gamma := 50, 3, 0.3
+	x := blobs(n, p, 2, 2)
+	w := make([]float64, n*n)
+	for i := range n {
+		w[i*n+i] = 1
+	}
+	meta, a, err := Build(context.Background(), Training{X: x, N: n, P: p, W: w, K: n, Names: names(p), Gamma: gamma})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Model{meta: *meta, a: *a}
+	sc := m.newScratch()
+	y := []float64{0.5, -1, 2}
+	m.standardize(sc.x, y)
+	m.gaussianRow(sc)
+	for j := range n {
+		if want := negexp.Of(gamma * tile.SqDist(y, x[j*p:(j+1)*p])); sc.b[j] != want {
+			t.Fatalf("entry %d: %v, want %v", j, sc.b[j], want)
+		}
+	}
+}
+
+// TestApproximateSearch checks the leaf search against the exact one: on
+// training rows it finds most of the exact lists, and with every leaf
+// probed all of them.
+func TestApproximateSearch(t *testing.T) {
+	n, p := 2000, 4
+	x := blobs(n, p, 5, 3)
+	raw := append([]float64(nil), x...)
+	m, _, _ := identityModel(t, x, n, p, graph.KNNOptions{Neighbors: 10, Weights: graph.SelfTuning, Method: graph.Approximate, Sample: -1}, 100)
+	for _, tc := range []struct {
+		probes int
+		least  float64
+	}{{3, 0.9}, {20, 1}} {
+		r, s, err := m.Recall(context.Background(), raw, n, 200, 1, Options{Search: graph.Approximate, Probes: tc.probes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d probes: recall %.4f on %d rows", tc.probes, r, s)
+		if s != 200 || r < tc.least {
+			t.Fatalf("%d probes: recall %.4f on %d rows, want >= %v on 200", tc.probes, r, s, tc.least)
+		}
+	}
+}
+
+// goldenModel builds the model file of a small fixed data set and W.
+func goldenModel(t testing.TB) []byte {
+	n, p, k := 40, 2, 3
+	x := blobs(n, p, 3, 5)
+	mean, std := Standardization(x, n, p)
+	tile.Standardize(x, n, p)
+	g, err := graph.KNN(context.Background(), x, n, p, graph.KNNOptions{Neighbors: 6, Weights: graph.SelfTuning, Method: graph.Exact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float64, n*k)
+	for i := range n {
+		w[i*k+i%k] = 0.75
+		w[i*k+(i+1)%k] = 0.25
+	}
+	meta, a, err := Build(context.Background(), Training{X: x, N: n, P: p, W: w, K: k, Names: names(p), Mean: mean, Std: std,
+		Graph: g, Neighbors: 6, Weights: graph.SelfTuning, Scale: 3, Input: "blobs", Method: "rowcd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := encode(&b, meta, a); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+const goldenFile = "testdata/small.model.ssnmf"
+
+// TestGolden compares the model file of a fixed input with the one in
+// testdata (-update rewrites it), and checks that it opens and predicts.
+func TestGolden(t *testing.T) {
+	got := goldenModel(t)
+	if *update {
+		if err := os.WriteFile(goldenFile, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(goldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the model file differs from %s (%d and %d bytes); if the format changed on purpose, raise Version and run go test ./model -run TestGolden -update", goldenFile, len(got), len(want))
+	}
+	m, err := Open(goldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	w := make([]float64, 2*m.K())
+	if err := m.Predict(context.Background(), []float64{0, 0, 4, 1}, 2, w, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for r := range 2 {
+		var sum float64
+		for _, v := range w[r*m.K() : (r+1)*m.K()] {
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Fatalf("row %d: memberships %v sum to %v", r, w[r*m.K():(r+1)*m.K()], sum)
+		}
+	}
+}
+
+// TestSaveReplaces checks that Save replaces a model directory and
+// refuses a directory that holds anything else.
+func TestSaveReplaces(t *testing.T) {
+	b := goldenModel(t)
+	meta, a, err := decode(aligned(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "m")
+	for range 2 {
+		if err := Save(dir, meta, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil || !bytes.Equal(got, b) {
+		t.Fatalf("the saved model differs (%v)", err)
+	}
+	if es, _ := os.ReadDir(filepath.Dir(dir)); len(es) != 1 {
+		t.Fatalf("Save left %d entries beside the model", len(es))
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "data.csv"), []byte("x\n"), 0o644)
+	if err := Save(other, meta, a); err == nil {
+		t.Fatal("Save replaced a directory that is not a model's")
+	}
+}
+
+// aligned returns b copied into 8-byte aligned memory, as a mapping is.
+func aligned(b []byte) []byte {
+	out := store.AsBytes(make([]uint64, (len(b)+7)/8))[:len(b)]
+	copy(out, b)
+	return out
+}
+
+// FuzzDecode feeds damaged model files to the reader: it must refuse
+// them with an error, never panic, and a file it accepts must predict a
+// row without panicking.
+func FuzzDecode(f *testing.F) {
+	good := goldenModel(f)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add(good[:200])
+	for _, at := range []int{8, 12, 20, 40, 300, len(good) - 3} {
+		bad := bytes.Clone(good)
+		bad[at] ^= 0xff
+		f.Add(bad)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		meta, a, err := decode(aligned(b))
+		if err != nil {
+			return
+		}
+		m := &Model{meta: *meta, a: *a}
+		x := make([]float64, meta.P)
+		w := make([]float64, meta.K)
+		m.Predict(context.Background(), x, 1, w, Options{Search: graph.Approximate, Probes: 2})
+	})
+}
+
+// BenchmarkPredict measures the rows a second of Predict against a model
+// of 20,000 training rows (p = 8, k = 10) by each search.
+func BenchmarkPredict(b *testing.B) {
+	n, p, k := 20000, 8, 10
+	x := blobs(n, p, k, 9)
+	raw := append([]float64(nil), x...)
+	mean, std := Standardization(x, n, p)
+	tile.Standardize(x, n, p)
+	order, err := graph.Partition(context.Background(), x, n, p, graph.DefaultLeaf, 1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := graph.KNN(context.Background(), x, n, p, graph.KNNOptions{Weights: graph.SelfTuning, Method: graph.Approximate, Sample: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := make([]float64, n*k)
+	for q, i := range order {
+		w[q*k+int(i)%k] = 1
+	}
+	meta, a, err := Build(context.Background(), Training{X: x, N: n, P: p, W: w, K: k, Names: names(p), Mean: mean, Std: std,
+		Graph: g, Neighbors: graph.DefaultNeighbors, Weights: graph.SelfTuning, Scale: 1, Leaf: graph.DefaultLeaf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := &Model{meta: *meta, a: *a}
+	rows := 1000
+	out := make([]float64, rows*k)
+	for _, s := range []graph.KNNMethod{graph.Exact, graph.Approximate} {
+		b.Run(s.String(), func(b *testing.B) {
+			for b.Loop() {
+				if err := m.Predict(context.Background(), raw[:rows*p], rows, out, Options{Search: s}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

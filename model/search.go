@@ -1,0 +1,221 @@
+package model
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/sample"
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// nearest is the M best candidates of a row by (d², row), sorted, as
+// the training graph's lists keep them.
+type nearest struct {
+	m   int
+	d   []float64
+	j   []int32
+	cnt int
+}
+
+func newNearest(m int) nearest {
+	return nearest{m: m, d: make([]float64, m), j: make([]int32, m)}
+}
+
+// bound returns the squared distance of the M-th candidate, +Inf if
+// there are fewer.
+func (b *nearest) bound() float64 {
+	if b.cnt < b.m {
+		return math.Inf(1)
+	}
+	return b.d[b.m-1]
+}
+
+// offer makes (d, j) a candidate if it is among the best M.
+func (b *nearest) offer(d float64, j int32) {
+	if b.cnt == b.m && !(d < b.d[b.m-1] || d == b.d[b.m-1] && j < b.j[b.m-1]) {
+		return
+	}
+	pos := b.cnt
+	if pos == b.m {
+		pos--
+	} else {
+		b.cnt++
+	}
+	for pos > 0 && (d < b.d[pos-1] || d == b.d[pos-1] && j < b.j[pos-1]) {
+		b.d[pos], b.j[pos] = b.d[pos-1], b.j[pos-1]
+		pos--
+	}
+	b.d[pos], b.j[pos] = d, j
+}
+
+// neighbours finds sc.x's M nearest training rows (sc.list) and the
+// training rows whose reach it is in (sc.rev), among every training row
+// (Exact) or the rows of the probes leaves nearest by centroid.
+func (m *Model) neighbours(sc *rowScratch, search graph.KNNMethod, probes int) {
+	sc.list.cnt, sc.rev = 0, sc.rev[:0]
+	if search != graph.Approximate {
+		m.scan(sc, 0, m.meta.N)
+		return
+	}
+	p, leaves := m.meta.P, m.meta.Leaves()
+	sc.lf = sc.lf[:0]
+	for l := range leaves {
+		sc.lf = append(sc.lf, cand{tile.SqDist(sc.x, m.a.Centroids[l*p:(l+1)*p]), int32(l)})
+	}
+	if probes < leaves {
+		// The probes nearest leaves, then in order of their rows.
+		slices.SortFunc(sc.lf, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.j, b.j)) })
+		sc.lf = sc.lf[:probes]
+	}
+	if sc.seen == nil {
+		sc.seen, sc.done = make([]uint32, m.meta.N), make([]uint32, m.meta.N)
+	}
+	sc.mark()
+	for _, l := range sc.lf {
+		lo := int(l.j) * m.meta.Leaf
+		for j := lo; j < min(m.meta.N, lo+m.meta.Leaf); j++ {
+			sc.seen[j] = sc.stamp
+		}
+		m.scan(sc, lo, min(m.meta.N, lo+m.meta.Leaf))
+	}
+	m.expand(sc)
+}
+
+// expand searches the training graph from the list: it scans the
+// neighbour lists of the nearest entry not yet expanded, and again, until
+// every entry of the list is expanded (a best-first graph search, as the
+// training graph's neighbour descent does). Each row is scanned once.
+func (m *Model) expand(sc *rowScratch) {
+	mm := m.meta.Neighbors
+	for {
+		e := 0
+		for e < sc.list.cnt && sc.done[sc.list.j[e]] == sc.stamp {
+			e++
+		}
+		if e == sc.list.cnt {
+			return
+		}
+		j := sc.list.j[e]
+		sc.done[j] = sc.stamp
+		for _, nb := range m.a.Lists[int(j)*mm : (int(j)+1)*mm] {
+			if sc.seen[nb] != sc.stamp {
+				sc.seen[nb] = sc.stamp
+				m.scan(sc, int(nb), int(nb)+1)
+			}
+		}
+	}
+}
+
+// mark starts a new search: rows seen and expanded are those stamped with
+// the new stamp.
+func (sc *rowScratch) mark() {
+	sc.stamp++
+	if sc.stamp == 0 { // wrapped: forget every stamp
+		clear(sc.seen)
+		clear(sc.done)
+		sc.stamp = 1
+	}
+}
+
+// scan offers the training rows [lo, hi) to the row's list and records
+// those whose reach it is in.
+func (m *Model) scan(sc *rowScratch, lo, hi int) {
+	p, x := m.meta.P, m.a.Features
+	for j := lo; j < hi; j++ {
+		d, ok := sqDistUpTo(sc.x, x[j*p:(j+1)*p], max(sc.list.bound(), m.a.Reach[j]))
+		if !ok {
+			continue
+		}
+		sc.list.offer(d, int32(j))
+		if r := m.a.Reach[j]; d < r || d == r && m.tiedIn(sc.x, j) {
+			sc.rev = append(sc.rev, cand{d, int32(j)})
+		}
+	}
+}
+
+// tiedIn reports whether x, at exactly the reach of training row j, is in
+// j's list: whether it is one of the rows of j's list at that distance
+// (which won the tie by their lower index). At a reach of 0 (j has M or
+// more copies) it never is: a copy of j is then a copy of every row of
+// the group, of which the graph lists only the lower rows, and counting
+// it in the reach of all of them would weigh it G/2 for a group of G.
+func (m *Model) tiedIn(x []float64, j int) bool {
+	r, mm, p := m.a.Reach[j], m.meta.Neighbors, m.meta.P
+	if r == 0 || m.a.Lists == nil {
+		return false
+	}
+	xj := m.a.Features[j*p : (j+1)*p]
+	for e := mm - 1; e >= 0; e-- {
+		i := int(m.a.Lists[j*mm+e])
+		xi := m.a.Features[i*p : (i+1)*p]
+		if tile.SqDist(xj, xi) != r {
+			return false
+		}
+		if tile.SqDist(x, xi) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sqDistUpTo returns tile.SqDist(a, b), with the same bits, and true, or
+// false once a partial sum (checked every 16 features) is above limit:
+// the row can be neither a neighbour nor in reach.
+func sqDistUpTo(a, b []float64, limit float64) (float64, bool) {
+	b = b[:len(a)]
+	var d float64
+	for q, v := range a {
+		t := v - b[q]
+		d += t * t
+		if q&15 == 15 && d > limit {
+			return d, false
+		}
+	}
+	return d, true
+}
+
+// Recall measures the approximate search against the exact one as the
+// training graph's search reports it: on a seeded sample of s of the rows
+// of x (rows×p, as for Predict), the share of the entries of the
+// approximate lists that are no farther than the exact list's M-th
+// (so that ties count). It returns 1 when the search is exact, and the
+// number of rows sampled.
+func (m *Model) Recall(ctx context.Context, x []float64, rows, s int, seed uint64, opt Options) (float64, int, error) {
+	p := m.meta.P
+	search, probes := m.resolve(opt)
+	if m.meta.Affinity != KNN || search != graph.Approximate {
+		return 1, 0, nil
+	}
+	if len(x) != rows*p {
+		return 0, 0, fmt.Errorf("model: recall of %d values as %d rows of %d features", len(x), rows, p)
+	}
+	s = min(s, rows)
+	idx := sample.Rows(rand.New(rand.NewPCG(seed, 0x7265636131)), rows, s)
+	slices.Sort(idx)
+	sc := m.newScratch()
+	var hit, total int
+	for _, r := range idx {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		m.standardize(sc.x, x[r*p:(r+1)*p])
+		m.neighbours(sc, graph.Exact, 0)
+		bound := sc.list.d[sc.list.cnt-1]
+		m.neighbours(sc, graph.Approximate, probes)
+		for e := range sc.list.cnt {
+			if sc.list.d[e] <= bound {
+				hit++
+			}
+		}
+		total += sc.list.cnt
+	}
+	if total == 0 {
+		return 1, 0, nil
+	}
+	return float64(hit) / float64(total), s, nil
+}
