@@ -97,28 +97,76 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return fail(err)
 	}
 	target, rounds := cmp.Or(opt.Recall, DefaultRecall), a.rounds
+	leafRounds := cmp.Or(opt.LeafRounds, DefaultLeafRounds)
+	if opt.LeafRounds < 0 {
+		leafRounds = rounds
+	}
+	var desc *descent
+	defer func() {
+		if desc != nil {
+			desc.sc.release()
+		}
+	}()
 	tiles, err := a.firstTiles(ctx)
-	for err == nil && len(tiles) > 0 {
+	for err == nil {
+		var r KNNRound
 		var changed int
-		if changed, err = a.search(ctx, tiles); err != nil {
+		if len(tiles) > 0 {
+			changed, err = a.search(ctx, tiles)
+			r.Tiles = len(tiles)
+		} else {
+			if desc == nil {
+				if desc, err = newDescent(a, opt.ScratchDir, descentForward, descentReverse); err != nil {
+					break
+				}
+			}
+			changed, err = desc.round(ctx)
+			r.Descent = true
+		}
+		if err != nil {
 			break
 		}
-		r := KNNRound{Tiles: len(tiles), Changed: float64(changed) / float64(n), Recall: ref.recall(a.lists)}
+		r.Changed, r.Recall = float64(changed)/float64(n), ref.recall(a.lists)
 		st.Rounds = append(st.Rounds, r)
 		st.Tiles += r.Tiles
 		st.Recall, st.RecallRows = r.Recall, len(ref.rows)
 		if opt.Round != nil {
 			opt.Round(len(st.Rounds), r)
 		}
-		if r.Recall >= target || math.IsNaN(r.Recall) && r.Changed < minChanged || len(st.Rounds) >= rounds {
+		settled := r.Changed < minChanged || r.Descent && r.Changed < descentSettled
+		if k := len(st.Rounds); r.Descent && k > 1 && 1-r.Recall > (1-st.Rounds[k-2].Recall)/descentGain {
+			settled = true // descent has slowed down: the misses fell less than descentGain-fold
+		}
+		if r.Recall >= target || math.IsNaN(r.Recall) && settled && !r.Descent || len(st.Rounds) >= rounds {
 			break
 		}
-		tiles = a.nextTiles(ctx)
+		// Leaf rounds first; then neighbour descent, until it settles
+		// short of the target, when a round of leaf pairs brings rows that
+		// no list leads to.
+		tiles = nil
+		if len(st.Rounds) < leafRounds || r.Descent && settled || !r.Descent && !a.leafSlowed(st.Rounds) {
+			tiles = a.nextTiles(ctx)
+			if len(tiles) == 0 && r.Descent && settled {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return fail(err)
 	}
 	return a.lists, sc, st, nil
+}
+
+// leafSlowed reports whether the last of rounds, one of leaf pairs, cut
+// the sampled misses (1 - recall) less than leafGain-fold, so that
+// neighbour descent gains more a round; without a measured recall it does
+// after leafRounds.
+func (a *approxSearch) leafSlowed(rounds []KNNRound) bool {
+	k := len(rounds)
+	if k < 2 || math.IsNaN(rounds[k-1].Recall) {
+		return true
+	}
+	return 1-rounds[k-1].Recall > (1-rounds[k-2].Recall)/leafGain
 }
 
 // seedLists starts every row's list with itself and the m-1 rows that

@@ -273,3 +273,105 @@ func TestApproxListsDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestApproxDescent runs the search with one round of leaf pairs of few
+// probes, so that neighbour descent does most of the work, and checks its
+// lists against the exact search's, and that they do not depend on the
+// workers or on where the lists are kept.
+func TestApproxDescent(t *testing.T) {
+	for _, tc := range []struct {
+		n, p, m, leaf int
+		recall        float64
+	}{
+		{6000, 8, 15, 64, 0.99},
+		{8000, 16, 30, 128, 0.99},
+		{4000, 3, 10, 32, 0.99},
+	} {
+		t.Run(fmt.Sprintf("n=%d,p=%d,m=%d", tc.n, tc.p, tc.m), func(t *testing.T) {
+			x := clustered(tc.n, tc.p, 7)
+			if _, err := Partition(context.Background(), x, tc.n, tc.p, tc.leaf, 1, 2); err != nil {
+				t.Fatal(err)
+			}
+			var want *best
+			for _, w := range []struct {
+				workers int
+				dir     string
+			}{{2, ""}, {1, t.TempDir()}, {5, ""}} {
+				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Probes: 3, LeafRounds: 1,
+					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, Sample: 300}
+				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sc.release()
+				descents := 0
+				for _, r := range st.Rounds {
+					if r.Descent {
+						descents++
+					}
+				}
+				if descents == 0 {
+					t.Fatalf("workers=%d: no round of descent in %+v", w.workers, st.Rounds)
+				}
+				if want == nil {
+					want = lists
+					got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
+					t.Logf("%d rounds (%d of descent), sampled recall %.4f, true recall %.4f", len(st.Rounds), descents, st.Recall, got)
+					for k, r := range st.Rounds {
+						t.Logf("round %d: %+v", k+1, r)
+					}
+					if got < tc.recall {
+						t.Errorf("true recall %.4f, want at least %.4f", got, tc.recall)
+					}
+					for i := range tc.n {
+						row := slices.Clone(lists.j[i*tc.m : (i+1)*tc.m])
+						if lists.cnt[i] != int32(tc.m) || row[0] != int32(i) {
+							t.Fatalf("row %d: %d candidates, first %d; want %d, itself first", i, lists.cnt[i], row[0], tc.m)
+						}
+						slices.Sort(row)
+						if len(slices.Compact(row)) != tc.m {
+							t.Fatalf("row %d: a row twice in %v", i, lists.j[i*tc.m:(i+1)*tc.m])
+						}
+					}
+					continue
+				}
+				if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) || !slices.Equal(want.cnt, lists.cnt) {
+					t.Errorf("workers=%d dir=%q: different lists", w.workers, w.dir)
+				}
+			}
+		})
+	}
+}
+
+// TestApproxDescentDuplicates runs neighbour descent on rows that are
+// copies of few distinct ones: every list must end as copies at distance
+// 0, and ties go to the lower rows (the m lowest copies of a row besides
+// itself), as in the exact search.
+func TestApproxDescentDuplicates(t *testing.T) {
+	n, p, m := 3000, 3, 8
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = float64((i % 7) * (q + 1))
+		}
+	}
+	if _, err := Partition(context.Background(), x, n, p, 50, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m,
+		KNNOptions{Leaf: 50, Workers: 2, Probes: 1, LeafRounds: 1, Recall: 2, Rounds: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.release()
+	exact, _, err := neighbors(context.Background(), x, n, p, m, KNNOptions{Workers: 2}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rounds, sampled recall %.4f", len(st.Rounds), st.Recall)
+	for i := range n {
+		if !slices.Equal(lists.j[i*m:(i+1)*m], exact.j[i*m:(i+1)*m]) {
+			t.Fatalf("row %d: %v, the exact search %v", i, lists.j[i*m:(i+1)*m], exact.j[i*m:(i+1)*m])
+		}
+	}
+}

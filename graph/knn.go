@@ -87,6 +87,10 @@ type KNNOptions struct {
 	Recall float64
 	// Rounds caps the rounds of the approximate search; DefaultRounds if 0.
 	Rounds int
+	// LeafRounds is the number of rounds of the approximate search that
+	// search pairs of leaves before the rounds of neighbour descent, row
+	// by row; DefaultLeafRounds if 0, all of them if < 0.
+	LeafRounds int
 	// Sample is the number of rows whose exact lists measure the recall
 	// of the approximate search: 0 chooses it (1,000 rows up to n = 2·10⁶,
 	// fewer above, at least 100), < 0 measures nothing (the search then
@@ -162,6 +166,7 @@ type KNNStats struct {
 // KNNRound is what a round of the approximate search did.
 type KNNRound struct {
 	Tiles   int     // tiles searched
+	Descent bool    // a round of neighbour descent, row by row, not of tiles
 	Changed float64 // share of the rows whose list changed
 	Recall  float64 // sampled recall@M after the round, NaN if not measured
 }
@@ -292,6 +297,7 @@ func knnSource(x []float64, n, p, m int, opt KNNOptions) uint64 {
 	if method := opt.Method.Resolve(n); method != Exact {
 		tag = fmt.Appendf(tag, " %v leaf=%d probes=%d recall=%v rounds=%d sample=%d seed=%d",
 			method, opt.Leaf, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed)
+		tag = fmt.Appendf(tag, " leafrounds=%d", opt.LeafRounds) // and neighbour descent after them
 	}
 	opts := crc32.Checksum(tag, castagnoli)
 	return uint64(opts)<<32 | uint64(rows)
