@@ -97,9 +97,9 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return fail(err)
 	}
 	target, rounds := cmp.Or(opt.Recall, DefaultRecall), a.rounds
-	leafRounds := cmp.Or(opt.LeafRounds, DefaultLeafRounds)
-	if opt.LeafRounds < 0 {
-		leafRounds = rounds
+	leafRounds := opt.LeafRounds
+	if leafRounds == 0 {
+		leafRounds = rounds // no descent
 	}
 	var desc *descent
 	defer func() {
@@ -116,7 +116,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 			r.Tiles = len(tiles)
 		} else {
 			if desc == nil {
-				if desc, err = newDescent(a, opt.ScratchDir, descentForward, descentReverse); err != nil {
+				if desc, err = newDescent(a, opt.ScratchDir, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
 					break
 				}
 			}

@@ -277,7 +277,7 @@ func TestApproxListsDistinct(t *testing.T) {
 // TestApproxDescent runs the search with one round of leaf pairs of few
 // probes, so that neighbour descent does most of the work, and checks its
 // lists against the exact search's, and that they do not depend on the
-// workers or on where the lists are kept.
+// workers, the kernel or where the lists are kept.
 func TestApproxDescent(t *testing.T) {
 	for _, tc := range []struct {
 		n, p, m, leaf int
@@ -296,8 +296,9 @@ func TestApproxDescent(t *testing.T) {
 			for _, w := range []struct {
 				workers int
 				dir     string
-			}{{2, ""}, {1, t.TempDir()}, {5, ""}} {
-				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Probes: 3, LeafRounds: 1,
+				generic bool
+			}{{2, "", false}, {1, t.TempDir(), false}, {5, "", true}} {
+				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Generic: w.generic, Probes: 3, LeafRounds: 1,
 					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, Sample: 300}
 				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
 				if err != nil {
@@ -336,7 +337,7 @@ func TestApproxDescent(t *testing.T) {
 					continue
 				}
 				if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) || !slices.Equal(want.cnt, lists.cnt) {
-					t.Errorf("workers=%d dir=%q: different lists", w.workers, w.dir)
+					t.Errorf("workers=%d dir=%q generic=%v: different lists", w.workers, w.dir, w.generic)
 				}
 			}
 		})
@@ -345,8 +346,8 @@ func TestApproxDescent(t *testing.T) {
 
 // TestApproxDescentDuplicates runs neighbour descent on rows that are
 // copies of few distinct ones: every list must end as copies at distance
-// 0, and ties go to the lower rows (the m lowest copies of a row besides
-// itself), as in the exact search.
+// 0 (ties count for the recall, whichever copies a list holds), and the
+// lists must not depend on the workers.
 func TestApproxDescentDuplicates(t *testing.T) {
 	n, p, m := 3000, 3, 8
 	x := make([]float64, n*p)
@@ -358,20 +359,31 @@ func TestApproxDescentDuplicates(t *testing.T) {
 	if _, err := Partition(context.Background(), x, n, p, 50, 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m,
-		KNNOptions{Leaf: 50, Workers: 2, Probes: 1, LeafRounds: 1, Recall: 2, Rounds: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.release()
-	exact, _, err := neighbors(context.Background(), x, n, p, m, KNNOptions{Workers: 2}, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d rounds, sampled recall %.4f", len(st.Rounds), st.Recall)
-	for i := range n {
-		if !slices.Equal(lists.j[i*m:(i+1)*m], exact.j[i*m:(i+1)*m]) {
-			t.Fatalf("row %d: %v, the exact search %v", i, lists.j[i*m:(i+1)*m], exact.j[i*m:(i+1)*m])
+	var want *best
+	for _, workers := range []int{1, 3} {
+		lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m,
+			KNNOptions{Leaf: 50, Workers: workers, Probes: 2, LeafRounds: 1, Recall: 2, Rounds: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.release()
+		if !st.Rounds[1].Descent || st.Recall != 1 {
+			t.Errorf("workers=%d: rounds %+v, sampled recall %v; want descent in round 2, and recall 1 at the end", workers, st.Rounds, st.Recall)
+		}
+		for i := range n {
+			if lists.cnt[i] != int32(m) || lists.j[i*m] != int32(i) {
+				t.Fatalf("row %d: %d candidates, first %d; want %d, itself first", i, lists.cnt[i], lists.j[i*m], m)
+			}
+			for e := 1; e < m; e++ {
+				if lists.d[i*m+e] != 0 {
+					t.Fatalf("workers=%d: row %d: candidate %d at distance %v, want a copy", workers, i, lists.j[i*m+e], lists.d[i*m+e])
+				}
+			}
+		}
+		if want == nil {
+			want = lists
+		} else if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) {
+			t.Errorf("workers=%d: different lists", workers)
 		}
 	}
 }

@@ -13,18 +13,15 @@ import (
 
 // Defaults of the approximate search's point-level refinement.
 const (
-	// DefaultLeafRounds is the least number of rounds of leaf pairs
-	// before the search refines row by row (see KNN).
-	DefaultLeafRounds = 2
 	// leafGain is the factor by which a round of leaf pairs must cut the
 	// sampled misses (1 - recall) for the next to be one of leaf pairs
-	// too, once DefaultLeafRounds have run.
+	// too, once KNNOptions.LeafRounds have run.
 	leafGain = 2.5
-	// descentForward and descentReverse are the candidates of a row in
-	// neighbour descent: its nearest descentForward neighbours, and its
-	// descentReverse nearest reverse neighbours, by their rank in their
-	// own lists.
-	descentForward, descentReverse = 15, 10
+	// DefaultDescentForward and DefaultDescentReverse are the candidates
+	// of a row in neighbour descent: its nearest DefaultDescentForward
+	// neighbours, and its DefaultDescentReverse nearest reverse
+	// neighbours, by their rank in their own lists.
+	DefaultDescentForward, DefaultDescentReverse = 15, 10
 	// descentSettled is the share of the lists below which a round of
 	// descent that changed them has settled: the next round searches
 	// leaf pairs.
@@ -36,23 +33,24 @@ const (
 
 // descent is the state of neighbour descent on the lists of an
 // approximate search, row by row: each round, a row is offered the
-// candidates of its candidates. A row's candidates are its list and its
-// nearest reverse neighbours (the rows whose lists hold it); an entry is
-// new if it joined since the last round, and a pair of entries both old
-// was tried then and is skipped.
+// candidates of its candidates. A row's candidates are the nearest rows of
+// its list and its nearest reverse neighbours (the rows whose lists hold
+// it); an entry is new if it was not a candidate in the last round, and a
+// pair of entries both old was tried then and is skipped.
 type descent struct {
 	a       *approxSearch
-	width   int     // candidates a row: m-1 forward, then reverse
+	width   int     // candidates a row: fw forward, then reverse
 	cand    []int32 // by row, width: a candidate v, ^v if new; none after the last
-	prev    []int32 // by row, m-1: the list's rows of the last round, ascending
+	prev    []int32 // by row, fw: the forward candidates of the last round, ascending, then -1
 	rank    []uint8 // by row, reverse: a reverse candidate's rank in its own list
 	sc      *scratch
 	reverse int
 	fw      int // forward candidates a row: its nearest in its list
 }
 
-// newDescent returns the state of neighbour descent on a's lists, in
-// scratch memory in dir: n·(2m+2·reverse)·4 bytes or so.
+// newDescent returns the state of neighbour descent on a's lists, with
+// forward and reverse candidates a row, in scratch memory in dir:
+// n·(8·forward + 5·reverse) bytes.
 func newDescent(a *approxSearch, dir string, forward, reverse int) (*descent, error) {
 	fw := min(a.m-1, forward)
 	width := fw + reverse
@@ -87,9 +85,9 @@ func (d *descent) round(ctx context.Context) (int, error) {
 // descentChunk is the rows of a task of neighbour descent.
 const descentChunk = 4096
 
-// forward fills the first m-1 candidates of every row with its list
-// (itself left out), each flagged new unless the last round's list held
-// it, and records the list for the next round.
+// forward fills the first fw candidates of every row with the nearest
+// rows of its list (itself left out), each flagged new unless it was one
+// in the last round, and records them for the next.
 func (d *descent) forward(ctx context.Context) error {
 	a, fw, w := d.a, d.fw, d.width
 	return parallel(ctx, a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
