@@ -97,10 +97,6 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return fail(err)
 	}
 	target, rounds := cmp.Or(opt.Recall, DefaultRecall), a.rounds
-	leafRounds := opt.LeafRounds
-	if leafRounds == 0 {
-		leafRounds = rounds // no descent
-	}
 	var desc *descent
 	defer func() {
 		if desc != nil {
@@ -108,13 +104,10 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		}
 	}()
 	tiles, err := a.firstTiles(ctx)
-	for err == nil {
+	for descend := false; err == nil && (descend || len(tiles) > 0); {
 		var r KNNRound
 		var changed int
-		if len(tiles) > 0 {
-			changed, err = a.search(ctx, tiles)
-			r.Tiles = len(tiles)
-		} else {
+		if descend {
 			if desc == nil {
 				if desc, err = newDescent(a, opt.ScratchDir, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
 					break
@@ -122,6 +115,9 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 			}
 			changed, err = desc.round(ctx)
 			r.Descent = true
+		} else {
+			changed, err = a.search(ctx, tiles)
+			r.Tiles = len(tiles)
 		}
 		if err != nil {
 			break
@@ -133,22 +129,15 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		if opt.Round != nil {
 			opt.Round(len(st.Rounds), r)
 		}
-		settled := r.Changed < minChanged || r.Descent && r.Changed < descentSettled
-		if k := len(st.Rounds); r.Descent && k > 1 && 1-r.Recall > (1-st.Rounds[k-2].Recall)/descentGain {
-			settled = true // descent has slowed down: the misses fell less than descentGain-fold
-		}
-		if r.Recall >= target || math.IsNaN(r.Recall) && settled && !r.Descent || len(st.Rounds) >= rounds {
+		if r.Recall >= target || math.IsNaN(r.Recall) && r.Changed < minChanged && !r.Descent || len(st.Rounds) >= rounds {
 			break
 		}
-		// Leaf rounds first; then neighbour descent, until it settles
-		// short of the target, when a round of leaf pairs brings rows that
-		// no list leads to.
-		tiles = nil
-		if len(st.Rounds) < leafRounds || r.Descent && settled || !r.Descent && !a.leafSlowed(st.Rounds) {
+		// Leaf rounds first; then, if asked for, neighbour descent once
+		// they slow down, until it slows down too, when a round of leaf
+		// pairs brings rows that no list leads to.
+		descend = opt.LeafRounds > 0 && len(st.Rounds) >= opt.LeafRounds && a.descend(st.Rounds)
+		if !descend {
 			tiles = a.nextTiles(ctx)
-			if len(tiles) == 0 && r.Descent && settled {
-				break
-			}
 		}
 	}
 	if err != nil {
@@ -157,16 +146,25 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	return a.lists, sc, st, nil
 }
 
-// leafSlowed reports whether the last of rounds, one of leaf pairs, cut
-// the sampled misses (1 - recall) less than leafGain-fold, so that
-// neighbour descent gains more a round; without a measured recall it does
-// after leafRounds.
-func (a *approxSearch) leafSlowed(rounds []KNNRound) bool {
+// descend reports whether the round after rounds should be one of
+// neighbour descent: after a round of leaf pairs, if it cut the sampled
+// misses (1 - recall) less than leafGain-fold (or the recall is not
+// measured); after a round of descent, if it cut them at least
+// descentGain-fold and changed at least descentSettled of the lists.
+func (a *approxSearch) descend(rounds []KNNRound) bool {
 	k := len(rounds)
-	if k < 2 || math.IsNaN(rounds[k-1].Recall) {
-		return true
+	r := rounds[k-1]
+	if r.Descent && r.Changed < descentSettled {
+		return false
 	}
-	return 1-rounds[k-1].Recall > (1-rounds[k-2].Recall)/leafGain
+	if k < 2 || math.IsNaN(r.Recall) {
+		return !r.Descent
+	}
+	cut := (1 - rounds[k-2].Recall) / (1 - r.Recall) // +Inf at recall 1
+	if r.Descent {
+		return cut >= descentGain
+	}
+	return cut < leafGain
 }
 
 // seedLists starts every row's list with itself and the m-1 rows that
