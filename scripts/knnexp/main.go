@@ -8,7 +8,7 @@
 // Usage:
 //
 //	go run ./scripts/knnexp [-leaf 512] [-probes 32] [-recall 0.99] [-rounds 10]
-//	    [-leaf-rounds 0] [-descent-forward 15] [-descent-reverse 10]
+//	    [-leaf-rounds 0] [-descent-forward 29] [-descent-reverse 15]
 //	    [-workers 2] [-cpuprofile FILE] INPUT
 package main
 
