@@ -387,3 +387,36 @@ func TestApproxDescentDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkApproxRounds times an approximate search of two rounds, the
+// second of leaf pairs or of neighbour descent, on the data of
+// BenchmarkKNN, and reports rows a second and the sampled recall reached.
+func BenchmarkApproxRounds(b *testing.B) {
+	const n, p, m, leaf = 50_000, 16, 30, 512
+	x := benchPoints(n, p)
+	if _, err := Partition(context.Background(), x, n, p, leaf, 1, 2); err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range []struct {
+		name       string
+		leafRounds int
+	}{{"leaf", 0}, {"descent", 1}} {
+		b.Run(kind.name, func(b *testing.B) {
+			var recall float64
+			for b.Loop() {
+				opt := KNNOptions{Leaf: leaf, Workers: 2, Probes: 4, LeafRounds: kind.leafRounds, Recall: 2, Rounds: 2, Sample: 500}
+				_, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sc.release()
+				if got := st.Rounds[1].Descent; got != (kind.leafRounds > 0) {
+					b.Fatalf("round 2 of descent: %v", got)
+				}
+				recall = st.Recall
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(recall, "recall")
+		})
+	}
+}
