@@ -97,28 +97,74 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return fail(err)
 	}
 	target, rounds := cmp.Or(opt.Recall, DefaultRecall), a.rounds
+	var desc *descent
+	defer func() {
+		if desc != nil {
+			desc.sc.release()
+		}
+	}()
 	tiles, err := a.firstTiles(ctx)
-	for err == nil && len(tiles) > 0 {
+	for descend := false; err == nil && (descend || len(tiles) > 0); {
+		var r KNNRound
 		var changed int
-		if changed, err = a.search(ctx, tiles); err != nil {
+		if descend {
+			if desc == nil {
+				if desc, err = newDescent(a, opt.ScratchDir, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
+					break
+				}
+			}
+			changed, err = desc.round(ctx)
+			r.Descent = true
+		} else {
+			changed, err = a.search(ctx, tiles)
+			r.Tiles = len(tiles)
+		}
+		if err != nil {
 			break
 		}
-		r := KNNRound{Tiles: len(tiles), Changed: float64(changed) / float64(n), Recall: ref.recall(a.lists)}
+		r.Changed, r.Recall = float64(changed)/float64(n), ref.recall(a.lists)
 		st.Rounds = append(st.Rounds, r)
 		st.Tiles += r.Tiles
 		st.Recall, st.RecallRows = r.Recall, len(ref.rows)
 		if opt.Round != nil {
 			opt.Round(len(st.Rounds), r)
 		}
-		if r.Recall >= target || math.IsNaN(r.Recall) && r.Changed < minChanged || len(st.Rounds) >= rounds {
+		if r.Recall >= target || math.IsNaN(r.Recall) && r.Changed < minChanged && !r.Descent || len(st.Rounds) >= rounds {
 			break
 		}
-		tiles = a.nextTiles(ctx)
+		// Leaf rounds first; then, if asked for, neighbour descent once
+		// they slow down, until it slows down too, when a round of leaf
+		// pairs brings rows that no list leads to.
+		descend = opt.LeafRounds > 0 && len(st.Rounds) >= opt.LeafRounds && a.descend(st.Rounds)
+		if !descend {
+			tiles = a.nextTiles(ctx)
+		}
 	}
 	if err != nil {
 		return fail(err)
 	}
 	return a.lists, sc, st, nil
+}
+
+// descend reports whether the round after rounds should be one of
+// neighbour descent: after a round of leaf pairs, if it cut the sampled
+// misses (1 - recall) less than leafGain-fold (or the recall is not
+// measured); after a round of descent, if it cut them at least
+// descentGain-fold and changed at least descentSettled of the lists.
+func (a *approxSearch) descend(rounds []KNNRound) bool {
+	k := len(rounds)
+	r := rounds[k-1]
+	if r.Descent && r.Changed < descentSettled {
+		return false
+	}
+	if k < 2 || math.IsNaN(r.Recall) {
+		return !r.Descent
+	}
+	cut := (1 - rounds[k-2].Recall) / (1 - r.Recall) // +Inf at recall 1
+	if r.Descent {
+		return cut >= descentGain
+	}
+	return cut < leafGain
 }
 
 // seedLists starts every row's list with itself and the m-1 rows that

@@ -273,3 +273,150 @@ func TestApproxListsDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestApproxDescent runs the search with one round of leaf pairs of few
+// probes, so that neighbour descent does most of the work, and checks its
+// lists against the exact search's, and that they do not depend on the
+// workers, the kernel or where the lists are kept.
+func TestApproxDescent(t *testing.T) {
+	for _, tc := range []struct {
+		n, p, m, leaf int
+		recall        float64
+	}{
+		{6000, 8, 15, 64, 0.99},
+		{8000, 16, 30, 128, 0.99},
+		{4000, 3, 10, 32, 0.99},
+	} {
+		t.Run(fmt.Sprintf("n=%d,p=%d,m=%d", tc.n, tc.p, tc.m), func(t *testing.T) {
+			x := clustered(tc.n, tc.p, 7)
+			if _, err := Partition(context.Background(), x, tc.n, tc.p, tc.leaf, 1, 2); err != nil {
+				t.Fatal(err)
+			}
+			var want *best
+			for _, w := range []struct {
+				workers int
+				dir     string
+				generic bool
+			}{{2, "", false}, {1, t.TempDir(), false}, {5, "", true}} {
+				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Generic: w.generic, Probes: 3, LeafRounds: 1,
+					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, Sample: 300}
+				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sc.release()
+				descents := 0
+				for _, r := range st.Rounds {
+					if r.Descent {
+						descents++
+					}
+				}
+				if descents == 0 {
+					t.Fatalf("workers=%d: no round of descent in %+v", w.workers, st.Rounds)
+				}
+				if want == nil {
+					want = lists
+					got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
+					t.Logf("%d rounds (%d of descent), sampled recall %.4f, true recall %.4f", len(st.Rounds), descents, st.Recall, got)
+					for k, r := range st.Rounds {
+						t.Logf("round %d: %+v", k+1, r)
+					}
+					if got < tc.recall {
+						t.Errorf("true recall %.4f, want at least %.4f", got, tc.recall)
+					}
+					for i := range tc.n {
+						row := slices.Clone(lists.j[i*tc.m : (i+1)*tc.m])
+						if lists.cnt[i] != int32(tc.m) || row[0] != int32(i) {
+							t.Fatalf("row %d: %d candidates, first %d; want %d, itself first", i, lists.cnt[i], row[0], tc.m)
+						}
+						slices.Sort(row)
+						if len(slices.Compact(row)) != tc.m {
+							t.Fatalf("row %d: a row twice in %v", i, lists.j[i*tc.m:(i+1)*tc.m])
+						}
+					}
+					continue
+				}
+				if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) || !slices.Equal(want.cnt, lists.cnt) {
+					t.Errorf("workers=%d dir=%q generic=%v: different lists", w.workers, w.dir, w.generic)
+				}
+			}
+		})
+	}
+}
+
+// TestApproxDescentDuplicates runs neighbour descent on rows that are
+// copies of few distinct ones: every list must end as copies at distance
+// 0 (ties count for the recall, whichever copies a list holds), and the
+// lists must not depend on the workers.
+func TestApproxDescentDuplicates(t *testing.T) {
+	n, p, m := 3000, 3, 8
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = float64((i % 7) * (q + 1))
+		}
+	}
+	if _, err := Partition(context.Background(), x, n, p, 50, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	var want *best
+	for _, workers := range []int{1, 3} {
+		lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m,
+			KNNOptions{Leaf: 50, Workers: workers, Probes: 2, LeafRounds: 1, Recall: 2, Rounds: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.release()
+		if !st.Rounds[1].Descent || st.Recall != 1 {
+			t.Errorf("workers=%d: rounds %+v, sampled recall %v; want descent in round 2, and recall 1 at the end", workers, st.Rounds, st.Recall)
+		}
+		for i := range n {
+			if lists.cnt[i] != int32(m) || lists.j[i*m] != int32(i) {
+				t.Fatalf("row %d: %d candidates, first %d; want %d, itself first", i, lists.cnt[i], lists.j[i*m], m)
+			}
+			for e := 1; e < m; e++ {
+				if lists.d[i*m+e] != 0 {
+					t.Fatalf("workers=%d: row %d: candidate %d at distance %v, want a copy", workers, i, lists.j[i*m+e], lists.d[i*m+e])
+				}
+			}
+		}
+		if want == nil {
+			want = lists
+		} else if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) {
+			t.Errorf("workers=%d: different lists", workers)
+		}
+	}
+}
+
+// BenchmarkApproxRounds times an approximate search of two rounds, the
+// second of leaf pairs or of neighbour descent, on the data of
+// BenchmarkKNN, and reports rows a second and the sampled recall reached.
+func BenchmarkApproxRounds(b *testing.B) {
+	const n, p, m, leaf = 50_000, 16, 30, 512
+	x := benchPoints(n, p)
+	if _, err := Partition(context.Background(), x, n, p, leaf, 1, 2); err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range []struct {
+		name       string
+		leafRounds int
+	}{{"leaf", 0}, {"descent", 1}} {
+		b.Run(kind.name, func(b *testing.B) {
+			var recall float64
+			for b.Loop() {
+				opt := KNNOptions{Leaf: leaf, Workers: 2, Probes: 4, LeafRounds: kind.leafRounds, Recall: 2, Rounds: 2, Sample: 500}
+				_, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sc.release()
+				if got := st.Rounds[1].Descent; got != (kind.leafRounds > 0) {
+					b.Fatalf("round 2 of descent: %v", got)
+				}
+				recall = st.Recall
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(recall, "recall")
+		})
+	}
+}

@@ -8,7 +8,11 @@
 // KNN builds the kNN graph of a feature matrix, by an exact search or, for
 // large n, an approximate one over the leaves of a partition tree
 // (Partition) whose recall it measures; CSR.Renumber puts a graph built in
-// the partition's order back into the input's.
+// the partition's order back into the input's. The approximate search
+// runs in rounds: rounds that search pairs of leaves exactly, with the
+// exact search's kernel, and, once those slow down, rounds of neighbour
+// descent row by row, where each row is offered the candidates of its
+// candidates (its nearest neighbours and nearest reverse neighbours).
 //
 // A CSR is an fw.Affinity: its products, and a Sweep of one block whose
 // Block.Spread passes every change of a row of W on to the row's

@@ -87,6 +87,14 @@ type KNNOptions struct {
 	Recall float64
 	// Rounds caps the rounds of the approximate search; DefaultRounds if 0.
 	Rounds int
+	// LeafRounds, if > 0, turns on neighbour descent, row by row, in the
+	// approximate search (see KNN): the least number of rounds of leaf
+	// pairs before a round of descent. If 0 every round searches leaf
+	// pairs. DescentForward and DescentReverse are the candidates of a row
+	// in descent, its nearest neighbours and its nearest reverse ones;
+	// DefaultDescentForward and DefaultDescentReverse if 0.
+	LeafRounds                     int
+	DescentForward, DescentReverse int
 	// Sample is the number of rows whose exact lists measure the recall
 	// of the approximate search: 0 chooses it (1,000 rows up to n = 2·10⁶,
 	// fewer above, at least 100), < 0 measures nothing (the search then
@@ -162,6 +170,7 @@ type KNNStats struct {
 // KNNRound is what a round of the approximate search did.
 type KNNRound struct {
 	Tiles   int     // tiles searched
+	Descent bool    // a round of neighbour descent, row by row, not of tiles
 	Changed float64 // share of the rows whose list changed
 	Recall  float64 // sampled recall@M after the round, NaN if not measured
 }
@@ -193,14 +202,26 @@ type KNNRound struct {
 //
 // With Method Approximate (Auto above ApproxMinRows rows) the rows must be
 // in the order of Partition, so that every run of Leaf rows is a leaf of
-// its tree. The search runs in rounds, each searching exactly, as above, a
-// set of tiles that pair two leaves: each leaf with itself and its Probes
-// nearest leaves by centroid first, then, each round, with the Probes
-// leaves where its rows' neighbours' lists point most often and Probes
-// more by centroid (neighbour descent, a leaf at a time). A row keeps its
-// best M candidates by (distance, index), so the lists after a round are
-// the best M of all the pairs searched, whatever the order of the work:
-// the graph has the same bits for any Workers and kernel. The recall@M of
+// its tree. The search runs in rounds. A leaf round searches exactly, as
+// above, a set of tiles that pair two leaves: each leaf with itself and
+// its Probes nearest leaves by centroid first, then, each round, with the
+// Probes leaves where its rows' neighbours' lists point most often and
+// Probes more by centroid (neighbour descent, a leaf at a time). With
+// LeafRounds > 0, after LeafRounds of them, once a leaf round cuts the
+// sampled misses (1 - recall) less than 2.5-fold, or at once without a
+// sample, the rounds are of neighbour descent, row by row: each row is
+// offered the rows on the candidate lists of its candidates, its
+// DescentForward nearest neighbours and its DescentReverse nearest
+// reverse neighbours (rows whose lists hold it, by their rank there),
+// skipping pairs whose two entries were both candidates in the round
+// before, and pairs of leaves searched together. A descent round
+// that cuts the misses less than 1.5-fold, or changes fewer than 1% of
+// the lists, is followed by a leaf round, which reaches rows that no list
+// leads to. A row keeps its best M candidates by (distance, index), so the
+// lists after a round are the best M of all the pairs searched, whatever
+// the order of the work; a descent round's candidates are fixed before it
+// starts, and each row's list is written by one task: the graph has the
+// same bits for any Workers and kernel. The recall@M of
 // the lists is measured after every round on a seeded sample of rows
 // (Sample) whose exact lists one scan of x finds, and the search stops at
 // Recall, or after Rounds. The candidate lists, the kernel's panels and
@@ -278,6 +299,9 @@ func checkKNN(x []float64, n, p int, opt KNNOptions) (int, error) {
 		return 0, fmt.Errorf("graph: unknown kNN search %d", opt.Method)
 	case opt.Probes < 0 || opt.Rounds < 0 || opt.Leaf < 0:
 		return 0, fmt.Errorf("graph: %d probes, %d rounds and leaves of %d rows, want them >= 0", opt.Probes, opt.Rounds, opt.Leaf)
+	case opt.LeafRounds < 0 || opt.DescentForward < 0 || opt.DescentReverse < 0:
+		return 0, fmt.Errorf("graph: descent after %d leaf rounds, of %d forward and %d reverse candidates, want them >= 0",
+			opt.LeafRounds, opt.DescentForward, opt.DescentReverse)
 	case !(opt.Recall >= 0) || math.IsInf(opt.Recall, 0):
 		return 0, fmt.Errorf("graph: recall target %v, want a finite value >= 0", opt.Recall)
 	}
@@ -292,6 +316,9 @@ func knnSource(x []float64, n, p, m int, opt KNNOptions) uint64 {
 	if method := opt.Method.Resolve(n); method != Exact {
 		tag = fmt.Appendf(tag, " %v leaf=%d probes=%d recall=%v rounds=%d sample=%d seed=%d",
 			method, opt.Leaf, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed)
+		if opt.LeafRounds > 0 {
+			tag = fmt.Appendf(tag, " descent after=%d forward=%d reverse=%d", opt.LeafRounds, opt.DescentForward, opt.DescentReverse)
+		}
 	}
 	opts := crc32.Checksum(tag, castagnoli)
 	return uint64(opts)<<32 | uint64(rows)

@@ -57,7 +57,7 @@ func (s *scratch) release() error {
 
 // carve returns n values of type T at byte offset *off of the scratch and
 // moves *off past them, to the next 8-byte boundary.
-func carve[T int32 | float64 | uint64 | revEntry](s *scratch, off *int, n int) []T {
+func carve[T uint8 | int32 | float64 | uint64 | revEntry](s *scratch, off *int, n int) []T {
 	if n == 0 {
 		return []T{}
 	}

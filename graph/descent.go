@@ -1,0 +1,331 @@
+package graph
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/tile"
+)
+
+// Defaults of the approximate search's point-level refinement.
+const (
+	// leafGain is the factor by which a round of leaf pairs must cut the
+	// sampled misses (1 - recall) for the next to be one of leaf pairs
+	// too, once KNNOptions.LeafRounds have run.
+	leafGain = 2.5
+	// DefaultDescentForward and DefaultDescentReverse are the candidates
+	// of a row in neighbour descent: its nearest DefaultDescentForward
+	// neighbours (all of its list, at the default M), and its
+	// DefaultDescentReverse nearest reverse neighbours, by their rank in
+	// their own lists. At 3·10⁶ rows they cut the misses 3-fold a round,
+	// where 15 and 10 cut them 1.4- to 1.7-fold (docs/knn.md).
+	DefaultDescentForward, DefaultDescentReverse = DefaultNeighbors - 1, 15
+	// descentSettled is the share of the lists below which a round of
+	// descent that changed them has settled: the next round searches
+	// leaf pairs.
+	descentSettled = 0.01
+	// descentGain is the factor by which a round of descent must cut the
+	// sampled misses (1 - recall) for the next to be one of descent too.
+	descentGain = 1.5
+)
+
+// descent is the state of neighbour descent on the lists of an
+// approximate search, row by row: each round, a row is offered the
+// candidates of its candidates. A row's candidates are the nearest rows of
+// its list and its nearest reverse neighbours (the rows whose lists hold
+// it); an entry is new if it was not a candidate in the last round, and a
+// pair of entries both old was tried then and is skipped.
+type descent struct {
+	a       *approxSearch
+	width   int     // candidates a row: fw forward, then reverse
+	cand    []int32 // by row, width: a candidate v, ^v if new; none after the last
+	prev    []int32 // by row, fw: the forward candidates of the last round, ascending, then -1
+	rank    []uint8 // by row, reverse: a reverse candidate's rank in its own list
+	sc      *scratch
+	reverse int
+	fw      int // forward candidates a row: its nearest in its list
+}
+
+// newDescent returns the state of neighbour descent on a's lists, with
+// forward and reverse candidates a row, in scratch memory in dir:
+// n·(8·forward + 5·reverse) bytes.
+func newDescent(a *approxSearch, dir string, forward, reverse int) (*descent, error) {
+	fw := min(a.m-1, forward)
+	width := fw + reverse
+	size := (a.n*width*4+7)&^7 + (a.n*fw*4+7)&^7 + (a.n*reverse+7)&^7
+	sc, err := newScratch(dir, size)
+	if err != nil {
+		return nil, err
+	}
+	off := 0
+	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw}
+	d.cand = carve[int32](sc, &off, a.n*width)
+	d.prev = carve[int32](sc, &off, a.n*fw)
+	d.rank = carve[uint8](sc, &off, a.n*reverse)
+	for i := range d.prev {
+		d.prev[i] = -1
+	}
+	return d, nil
+}
+
+// round runs one round of neighbour descent and returns the number of
+// rows whose list changed.
+func (d *descent) round(ctx context.Context) (int, error) {
+	if err := d.forward(ctx); err != nil {
+		return 0, err
+	}
+	if err := d.backward(ctx); err != nil {
+		return 0, err
+	}
+	return d.pull(ctx)
+}
+
+// descentChunk is the rows of a task of neighbour descent.
+const descentChunk = 4096
+
+// forward fills the first fw candidates of every row with the nearest
+// rows of its list (itself left out), each flagged new unless it was one
+// in the last round, and records them for the next.
+func (d *descent) forward(ctx context.Context) error {
+	a, fw, w := d.a, d.fw, d.width
+	return parallel(ctx, a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
+		sorted := make([]int32, 0, fw)
+		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
+			c, prev := d.cand[i*w:(i+1)*w], d.prev[i*fw:(i+1)*fw]
+			sorted = sorted[:0]
+			q := 0
+			for e := range int(a.lists.cnt[i]) {
+				v := a.lists.j[i*a.m+e]
+				if int(v) == i || q == fw {
+					continue
+				}
+				if _, old := slices.BinarySearch(prev[:prevLen(prev)], v); old {
+					c[q] = v
+				} else {
+					c[q] = ^v
+				}
+				sorted = append(sorted, v)
+				q++
+			}
+			for ; q < w; q++ {
+				c[q] = none
+			}
+			slices.Sort(sorted)
+			copy(prev, sorted)
+			for r := len(sorted); r < fw; r++ {
+				prev[r] = -1
+			}
+		}
+	})
+}
+
+// prevLen returns the length of a row's recorded list, ended by -1.
+func prevLen(prev []int32) int {
+	if k := slices.Index(prev, -1); k >= 0 {
+		return k
+	}
+	return len(prev)
+}
+
+// backward adds to every row's candidates its reverse neighbours of the
+// lowest (rank in their list, row), at most reverse, each flagged as the
+// forward entry it mirrors. The rows are cut into one range a task; each
+// task scans every list for the entries of its range, so that the result
+// does not depend on the workers.
+func (d *descent) backward(ctx context.Context) error {
+	a, fw, w := d.a, d.fw, d.width
+	if d.reverse == 0 {
+		return nil
+	}
+	tasks := a.workers
+	return parallel(ctx, a.workers, tasks, func(t int) {
+		lo, hi := int32(int64(t)*int64(a.n)/int64(tasks)), int32(int64(t+1)*int64(a.n)/int64(tasks))
+		for i := range a.n {
+			for e, v := range d.cand[i*w : i*w+fw] {
+				if v == none {
+					break
+				}
+				u, flag := v, int32(i)
+				if v < 0 {
+					u, flag = ^v, ^int32(i)
+				}
+				if u < lo || u >= hi {
+					continue
+				}
+				d.addReverse(int(u), flag, uint8(min(e, 255)))
+			}
+		}
+	})
+}
+
+// addReverse offers candidate v (^r if new) of rank e to row u's reverse
+// candidates, which keep the lowest (rank, row).
+func (d *descent) addReverse(u int, v int32, e uint8) {
+	fw, w := d.fw, d.width
+	c, rk := d.cand[u*w+fw:(u+1)*w], d.rank[u*d.reverse:(u+1)*d.reverse]
+	row := func(v int32) int32 { return max(v, ^v) }
+	key := func(e uint8, v int32) int64 { return int64(e)<<32 | int64(row(v)) }
+	k := key(e, v)
+	n := 0
+	for n < len(c) && c[n] != none {
+		n++
+	}
+	if n == len(c) && k >= key(rk[n-1], c[n-1]) {
+		return
+	}
+	pos := n
+	for pos > 0 && key(rk[pos-1], c[pos-1]) > k {
+		pos--
+	}
+	if n < len(c) {
+		n++
+	}
+	copy(c[pos+1:n], c[pos:n-1])
+	copy(rk[pos+1:n], rk[pos:n-1])
+	c[pos], rk[pos] = v, e
+}
+
+// none marks the end of a row's candidates: no row v nor ^v.
+const none = math.MinInt32
+
+// pull offers every row the candidates of its candidates, the pairs of
+// which at least one is new, each row's list written by its own task
+// alone, so that the lists do not depend on the workers. It returns the
+// number of rows whose list changed.
+func (d *descent) pull(ctx context.Context) (int, error) {
+	a, w := d.a, d.width
+	clear(a.changed)
+	sets := make(chan *rowSet, a.workers)
+	for range a.workers {
+		sets <- newRowSet(w*w+a.m, a.nb)
+	}
+	err := parallel(ctx, a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
+		seen := <-sets
+		defer func() { sets <- seen }()
+		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
+			d.pullRow(i, seen)
+		}
+	})
+	changed := 0
+	for _, c := range a.changed {
+		if c {
+			changed++
+		}
+	}
+	return changed, err
+}
+
+// pullRow offers row i the candidates of its candidates.
+func (d *descent) pullRow(i int, seen *rowSet) {
+	a, w, p := d.a, d.width, d.a.p
+	seen.reset()
+	if I := i / a.bs; seen.leaf != I {
+		seen.setLeaf(I, a.partners[I])
+	}
+	for e := range int(a.lists.cnt[i]) {
+		seen.add(a.lists.j[i*a.m+e])
+	}
+	xi := a.x[i*p : (i+1)*p]
+	bound := a.lists.bound(i)
+	changed := false
+	bs := int32(a.bs)
+	for _, v := range d.cand[i*w : (i+1)*w] {
+		if v == none {
+			continue
+		}
+		newV := v < 0
+		v = max(v, ^v)
+		for _, u := range d.cand[int(v)*w : int(v+1)*w] {
+			if u == none || !newV && u >= 0 {
+				continue
+			}
+			// The pairs of i's leaf and a leaf searched with it were
+			// screened in its tiles: such a candidate is no better now.
+			if u = max(u, ^u); seen.searched(u/bs) || !seen.add(u) {
+				continue
+			}
+			if dist := tile.SqDist(xi, a.x[int(u)*p:int(u+1)*p]); dist <= bound && a.lists.offer(i, dist, u) {
+				bound, changed = a.lists.bound(i), true
+			}
+		}
+	}
+	if changed {
+		a.changed[i] = true
+		storeBound(a.bound, i, bound)
+	}
+}
+
+// rowSet is a set of rows, emptied in O(1): an open-addressed table whose
+// slots hold the generation they were filled in.
+type rowSet struct {
+	key   []int32
+	gen   []uint32
+	now   uint32
+	shift uint
+	// leaf is the leaf whose rows are pulled, and done its partners, the
+	// leaves searched with it, by bit.
+	leaf     int
+	partners []int32
+	done     []uint64
+}
+
+// setLeaf sets the leaf of the rows pulled and its partners.
+func (s *rowSet) setLeaf(I int, partners []int32) {
+	for _, J := range s.partners {
+		s.done[J>>6] &^= 1 << (J & 63)
+	}
+	s.leaf, s.partners = I, partners
+	for _, J := range partners {
+		s.done[J>>6] |= 1 << (J & 63)
+	}
+}
+
+// searched reports whether leaf J was searched with the leaf.
+func (s *rowSet) searched(J int32) bool { return s.done[J>>6]&(1<<(J&63)) != 0 }
+
+// newRowSet returns a set for up to size rows, at most half full.
+func newRowSet(size, leaves int) *rowSet {
+	b := bits.Len(uint(2*size - 1))
+	return &rowSet{key: make([]int32, 1<<b), gen: make([]uint32, 1<<b), shift: uint(32 - b), leaf: -1, done: make([]uint64, (leaves+63)/64)}
+}
+
+func (s *rowSet) reset() {
+	if s.now++; s.now == 0 {
+		clear(s.gen)
+		s.now = 1
+	}
+}
+
+// add adds v and reports whether it was not in the set.
+func (s *rowSet) add(v int32) bool {
+	mask := uint32(len(s.key) - 1)
+	for h := (uint32(v) * 0x9e3779b1) >> s.shift; ; h = (h + 1) & mask {
+		if s.gen[h] != s.now {
+			s.gen[h], s.key[h] = s.now, v
+			return true
+		}
+		if s.key[h] == v {
+			return false
+		}
+	}
+}
+
+// parallel runs f(t) for t in [0, tasks) on workers goroutines.
+func parallel(ctx context.Context, workers, tasks int, f func(t int)) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, workers))
+	for t := range tasks {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f(t)
+			return nil
+		})
+	}
+	return g.Wait()
+}
