@@ -24,7 +24,7 @@ var flagNeeds = map[string]map[string]string{
 		"rtol": "", "seed": "", "summary": "", "tile": "", "tol": "", "trace": "", "workdir": "", "workers": "",
 		"gamma": needGaussian.want, "precision": needGaussian.want,
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
-		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want,
+		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want, "knn-descent": needApprox.want,
 		"scale":       needSparse.want,
 		"model":       needOwnP.want,
 		"standardize": needFeatures.want, "features": needFeatures.want, "label": needFeatures.want,
@@ -40,7 +40,7 @@ var flagNeeds = map[string]map[string]string{
 	"graph": {
 		"engine": "", "o": "", "q": "", "tile": "", "workers": "",
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
-		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want,
+		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want, "knn-descent": needApprox.want,
 		"standardize": needFeatures.want, "features": needFeatures.want, "label": needFeatures.want,
 		"format": needInput.want,
 		"tasks":  needSlurm.want, "retries": needSlurm.want,
@@ -109,7 +109,7 @@ func TestFlagsApply(t *testing.T) {
 	// A value of each flag that its command accepts.
 	value := map[string]string{
 		"gamma": "1", "precision": "float32", "neighbors": "5", "weights": "connectivity", "knn": "approx",
-		"knn-recall": "0.9", "knn-probes": "2", "knn-rounds": "3", "scale": "2", "model": filepath.Join(dir, "m"), "standardize": "false",
+		"knn-recall": "0.9", "knn-probes": "2", "knn-rounds": "3", "knn-descent": "2", "scale": "2", "model": filepath.Join(dir, "m"), "standardize": "false",
 		"features": "x1", "label": "label", "format": "csv", "rows": "3", "moves": "2", "strip-memory": "0",
 		"step": "curvature", "refresh": "5", "init": "random", "init-starts": "2", "tasks": "2", "retries": "1",
 	}

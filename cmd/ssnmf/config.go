@@ -89,6 +89,7 @@ type kernelConfig struct {
 	knnRecall      float64       // -knn approx: the recall target
 	knnProbes      int           // -knn approx: leaves searched with a leaf a round
 	knnRounds      int           // -knn approx: the most rounds
+	knnDescent     int           // -knn approx: leaf rounds before neighbour descent; 0 for none
 	block          int
 	workers        int
 	seed           uint64
@@ -164,6 +165,7 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 	fs.Float64Var(&kc.knnRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
 	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
 	fs.IntVar(&kc.knnRounds, marks.needs("knn-rounds", needApprox), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
+	fs.IntVar(&kc.knnDescent, marks.needs("knn-descent", needApprox), 0, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach a higher recall at 10⁷ rows (docs/knn.md); 0: off")
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
@@ -178,6 +180,8 @@ func (kc *kernelConfig) checkGraph(weights string) error {
 		return usagef("-knn-probes must be >= 1, have %d", kc.knnProbes)
 	case kc.knnRounds < 1:
 		return usagef("-knn-rounds must be >= 1, have %d", kc.knnRounds)
+	case kc.knnDescent < 0:
+		return usagef("-knn-descent must be >= 0, have %d", kc.knnDescent)
 	}
 	var err error
 	if kc.weights, err = graph.ParseWeights(weights); err != nil {
@@ -211,7 +215,7 @@ func (c *config) kmeansStart(n, p int, seed uint64) kmeans.Settings {
 // knnOptions returns the options of the kNN graph of the flags.
 func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
 	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
-		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds}
+		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: kc.knnDescent}
 }
 
 // check validates the kernel flags after parsing.

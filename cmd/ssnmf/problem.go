@@ -83,7 +83,11 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		spec.Graph = kc.knnOptions()
 		if !kc.quiet && kc.log != nil {
 			spec.Graph.Round = func(round int, r graph.KNNRound) {
-				kc.log(fmt.Sprintf("kNN round %d: %d tiles, %.1f%% of the lists changed, sampled recall %.4f", round, r.Tiles, 100*r.Changed, r.Recall))
+				work := fmt.Sprintf("%d tiles", r.Tiles)
+				if r.Descent {
+					work = "neighbour descent"
+				}
+				kc.log(fmt.Sprintf("kNN round %d: %s, %.1f%% of the lists changed, sampled recall %.4f", round, work, 100*r.Changed, r.Recall))
 			}
 		}
 		spec.GraphFile = filepath.Join(dir, graphFile)
