@@ -21,7 +21,7 @@ type Training struct {
 	// Names are the feature columns, in order.
 	Names []string
 	// Mean and Std, if not nil, are the standardization of the raw
-	// features (Standardization), applied to X.
+	// features (tile.Moments), applied to X.
 	Mean, Std []float64
 	// Graph, for the kNN affinity, is P's graph (weights unscaled), its
 	// rows those of X; nil for the Gaussian affinity.
@@ -39,23 +39,6 @@ type Training struct {
 	Workers int
 	// Search, Input and Method are recorded in Meta.
 	Search, Input, Method string
-}
-
-// Standardization returns the column means and population standard
-// deviations of x (n×p), as tile.Standardize computes them before it
-// z-scores the rows.
-func Standardization(x []float64, n, p int) (mean, std []float64) {
-	mean, std = tile.ColumnMeans(x, n, p), make([]float64, p)
-	for i := range n {
-		for q, v := range x[i*p : (i+1)*p] {
-			t := v - mean[q]
-			std[q] += t * t
-		}
-	}
-	for q := range std {
-		std[q] = math.Sqrt(std[q] / float64(n))
-	}
-	return mean, std
 }
 
 // Build makes a model of a solve: for the kNN affinity it finds each

@@ -18,7 +18,7 @@ import (
 func Example() {
 	x := []float64{0, 0, 0, 1, 1, 0, 1, 1, 9, 9, 9, 10, 10, 9, 10, 10}
 	n, p, k := 8, 2, 2
-	mean, std := model.Standardization(x, n, p)
+	mean, std := tile.Moments(x, n, p)
 	tile.Standardize(x, n, p)
 	g, err := graph.KNN(context.Background(), x, n, p, graph.KNNOptions{Neighbors: 4, Weights: graph.SelfTuning})
 	if err != nil {

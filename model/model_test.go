@@ -43,7 +43,7 @@ func names(p int) []string {
 func identityModel(t testing.TB, x []float64, n, p int, opt graph.KNNOptions, leaf int) (*Model, *graph.CSR, []int32) {
 	t.Helper()
 	raw := append([]float64(nil), x...)
-	mean, std := Standardization(raw, n, p)
+	mean, std := tile.Moments(raw, n, p)
 	tile.Standardize(x, n, p)
 	var order []int32
 	if leaf == 0 {
@@ -170,7 +170,7 @@ func TestApproximateSearch(t *testing.T) {
 func goldenModel(t testing.TB) []byte {
 	n, p, k := 40, 2, 3
 	x := blobs(n, p, 3, 5)
-	mean, std := Standardization(x, n, p)
+	mean, std := tile.Moments(x, n, p)
 	tile.Standardize(x, n, p)
 	g, err := graph.KNN(context.Background(), x, n, p, graph.KNNOptions{Neighbors: 6, Weights: graph.SelfTuning, Method: graph.Exact})
 	if err != nil {
@@ -297,7 +297,7 @@ func BenchmarkPredict(b *testing.B) {
 	n, p, k := 20000, 8, 10
 	x := blobs(n, p, k, 9)
 	raw := append([]float64(nil), x...)
-	mean, std := Standardization(x, n, p)
+	mean, std := tile.Moments(x, n, p)
 	tile.Standardize(x, n, p)
 	order, err := graph.Partition(context.Background(), x, n, p, graph.DefaultLeaf, 1, 1)
 	if err != nil {

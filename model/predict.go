@@ -143,14 +143,7 @@ func (m *Model) standardize(dst, x []float64) {
 		copy(dst, x)
 		return
 	}
-	for q, v := range x {
-		// tile.Standardize's rule: a feature without spread becomes 0.
-		if sd := m.a.Std[q]; sd > 0 && sd > 1e-12*math.Abs(m.a.Mean[q]) {
-			dst[q] = (v - m.a.Mean[q]) / sd
-		} else {
-			dst[q] = 0
-		}
-	}
+	tile.StandardizeRow(dst, x, m.a.Mean, m.a.Std)
 }
 
 func (m *Model) predictRow(x, w []float64, sc *rowScratch, opt Options) error {

@@ -169,33 +169,77 @@ func Standardize(x []float64, n, p int) {
 	if n == 0 {
 		return
 	}
-	scaleColumns(x, n, p)
-	mean := ColumnMeans(x, n, p)
-	sd := make([]float64, p)
+	scale := columnScales(x, n, p)
+	mean, sd := moments(x, n, p, scale)
+	for i := range n {
+		row := x[i*p : (i+1)*p]
+		for q := range row {
+			row[q] = zscore(row[q]*scale[q], mean[q], sd[q])
+		}
+	}
+}
+
+// Moments returns the column means and population standard deviations of
+// x (n×p, row-major, n > 0) that Standardize uses, in x's own units:
+// computed as Standardize computes them, on the columns scaled by a power
+// of two, then scaled back (exactly). StandardizeRow applies them to a new
+// row with the bits Standardize gives a row of x.
+func Moments(x []float64, n, p int) (mean, sd []float64) {
+	scale := columnScales(x, n, p)
+	mean, sd = moments(x, n, p, scale)
+	for q, s := range scale {
+		mean[q] /= s
+		sd[q] /= s
+	}
+	return mean, sd
+}
+
+// StandardizeRow writes to dst the row x standardized by the column means
+// and deviations of Moments: (x - mean)/sd, and 0 for a column without
+// spread, as Standardize does.
+func StandardizeRow(dst, x, mean, sd []float64) {
+	for q, v := range x {
+		dst[q] = zscore(v, mean[q], sd[q])
+	}
+}
+
+// zscore is (v - mean)/sd, or 0 for a column without spread: sd 0, or
+// below 10⁻¹² of the mean (a constant column, up to rounding). Scaling v,
+// mean and sd by one power of two gives the same bits.
+func zscore(v, mean, sd float64) float64 {
+	if sd > 0 && sd > 1e-12*math.Abs(mean) {
+		return (v - mean) / sd
+	}
+	return 0
+}
+
+// moments returns the means and population standard deviations of the
+// columns of x (n×p) multiplied by scale, summed in row order.
+func moments(x []float64, n, p int, scale []float64) (mean, sd []float64) {
+	mean, sd = make([]float64, p), make([]float64, p)
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {
-			t := v - mean[q]
+			mean[q] += v * scale[q]
+		}
+	}
+	for q := range mean {
+		mean[q] /= float64(n)
+	}
+	for i := range n {
+		for q, v := range x[i*p : (i+1)*p] {
+			t := v*scale[q] - mean[q]
 			sd[q] += t * t
 		}
 	}
 	for q := range sd {
 		sd[q] = math.Sqrt(sd[q] / float64(n))
 	}
-	for i := range n {
-		row := x[i*p : (i+1)*p]
-		for q := range row {
-			if sd[q] > 0 && sd[q] > 1e-12*math.Abs(mean[q]) {
-				row[q] = (row[q] - mean[q]) / sd[q]
-			} else {
-				row[q] = 0
-			}
-		}
-	}
+	return mean, sd
 }
 
-// scaleColumns multiplies each column of x (n×p, row-major) by the power
+// columnScales returns, for each column of x (n×p, row-major), the power
 // of two that brings its largest finite absolute value into [1/2, 1).
-func scaleColumns(x []float64, n, p int) {
+func columnScales(x []float64, n, p int) []float64 {
 	top := make([]float64, p)
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {
@@ -212,12 +256,7 @@ func scaleColumns(x []float64, n, p int) {
 			scale[q] = math.Ldexp(1, -e)
 		}
 	}
-	for i := range n {
-		row := x[i*p : (i+1)*p]
-		for q := range row {
-			row[q] *= scale[q]
-		}
-	}
+	return scale
 }
 
 // ColumnMeans returns the mean of each column of x (n×p, row-major, n > 0),

@@ -2,6 +2,7 @@ package tile
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -202,5 +203,41 @@ func TestStandardizeExtremeScales(t *testing.T) {
 				t.Fatalf("%d distinct values after standardizing, want %d", len(seen), n)
 			}
 		})
+	}
+}
+
+// TestStandardizeRow checks that StandardizeRow, with the Moments of x,
+// gives each row of x the bits Standardize gives it, on columns of every
+// scale, a constant column and one constant up to rounding.
+func TestStandardizeRow(t *testing.T) {
+	const n, p = 300, 6
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, n*p)
+	for i := range n {
+		u := rng.NormFloat64()
+		row := x[i*p : (i+1)*p]
+		row[0] = u
+		row[1] = 1e300 * (1 + u/4)
+		row[2] = 1e-300 * u
+		row[3] = math.Ldexp(u, 900)
+		row[4] = 42                     // constant: 0
+		row[5] = 1 + 1e-15*float64(i%2) // no spread beyond rounding: 0
+	}
+	want := slices.Clone(x)
+	Standardize(want, n, p)
+	mean, sd := Moments(x, n, p)
+	got := make([]float64, p)
+	for i := range n {
+		StandardizeRow(got, x[i*p:(i+1)*p], mean, sd)
+		for q, v := range got {
+			if w := want[i*p+q]; math.Float64bits(v) != math.Float64bits(w) {
+				t.Fatalf("row %d, column %d: %v, Standardize gives %v (mean %v, sd %v)", i, q, v, w, mean[q], sd[q])
+			}
+		}
+	}
+	for q := range p {
+		if math.IsInf(sd[q], 0) || math.IsNaN(sd[q]) || math.IsNaN(mean[q]) {
+			t.Errorf("column %d: mean %v, sd %v, want finite", q, mean[q], sd[q])
+		}
 	}
 }

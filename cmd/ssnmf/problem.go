@@ -13,9 +13,9 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
-	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // graphFile is the name of a sparse P's CSR file in the work directory,
@@ -54,7 +54,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	}
 	pr.read = time.Since(begin)
 	if kc.moments && pr.tab != nil {
-		pr.mean, pr.std = model.Standardization(pr.tab.Features, pr.tab.N, pr.tab.P)
+		pr.mean, pr.std = tile.Moments(pr.tab.Features, pr.tab.N, pr.tab.P)
 	}
 	rule := kc.gamma.rule
 	if kc.gamma.auto {
