@@ -107,6 +107,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	for descend := false; err == nil && (descend || len(tiles) > 0); {
 		var r KNNRound
 		var changed int
+		a.round = len(st.Rounds) + 1 // the progress lines' count of rounds of either kind
 		if descend {
 			if desc == nil {
 				if desc, err = newDescent(a, opt.ScratchDir, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
@@ -382,7 +383,6 @@ func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int3
 // returns the number of rows whose list changed.
 func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
 	clear(a.changed)
-	a.round++
 	pass := fmt.Sprintf("kNN round %d", a.round)
 	bs, m := a.bs, a.m
 	err := ordered.Run(ctx, a.workers, len(tiles),
