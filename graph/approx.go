@@ -207,20 +207,8 @@ type tilePair struct{ I, J int32 }
 // probes nearest blocks by centroid (itself first), found by the exact
 // search on the centroids.
 func (a *approxSearch) firstTiles(ctx context.Context) ([]tilePair, error) {
-	x, p, bs := a.x, a.p, a.bs
-	cent := make([]float64, a.nb*p)
-	for I := range a.nb {
-		lo, hi := I*bs, min(a.n, (I+1)*bs)
-		c := cent[I*p : (I+1)*p]
-		for i := lo; i < hi; i++ {
-			for q, v := range x[i*p : (i+1)*p] {
-				c[q] += v
-			}
-		}
-		for q := range c {
-			c[q] /= float64(hi - lo)
-		}
-	}
+	p := a.p
+	cent := LeafCentroids(a.x, a.n, p, a.bs)
 	// Each round searches a block with probes more of its nearest blocks
 	// by centroid, besides those neighbour descent finds, so that the
 	// search reaches every block near a block in the end, whatever its

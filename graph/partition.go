@@ -227,3 +227,24 @@ func (m *CSR) Renumber(order []int32, path string, source uint64) (*CSR, error) 
 		return 0, fmt.Errorf("graph: column %d twice in row %d", c, i)
 	})
 }
+
+// LeafCentroids returns the mean of the rows of each leaf of x (n×p,
+// row-major) in the order of Partition: leaf l holds rows
+// [l·leaf, min(n, (l+1)·leaf)). The centroids are ⌈n/leaf⌉×p, row-major.
+func LeafCentroids(x []float64, n, p, leaf int) []float64 {
+	leaves := (n + leaf - 1) / leaf
+	c := make([]float64, leaves*p)
+	for l := range leaves {
+		lo, hi := l*leaf, min(n, (l+1)*leaf)
+		row := c[l*p : (l+1)*p]
+		for i := lo; i < hi; i++ {
+			for q, v := range x[i*p : (i+1)*p] {
+				row[q] += v
+			}
+		}
+		for q := range row {
+			row[q] /= float64(hi - lo)
+		}
+	}
+	return c
+}

@@ -76,7 +76,7 @@ func Build(ctx context.Context, t Training) (*Meta, *Arrays, error) {
 			return nil, nil, err
 		}
 	}
-	a.Centroids = centroids(a.Features, n, p, meta.Leaf)
+	a.Centroids = graph.LeafCentroids(a.Features, n, p, meta.Leaf)
 	a.Gram = gram(a.W, n, k)
 	return meta, a, meta.check()
 }
@@ -157,25 +157,6 @@ func scales(g *graph.CSR, x []float64, p, m int) (sigma, reach []float64, lists 
 		sigma[i] = max(s, floor)
 	}
 	return sigma, reach, lists, floor
-}
-
-// centroids returns the mean of the rows of each leaf.
-func centroids(x []float64, n, p, leaf int) []float64 {
-	leaves := (n + leaf - 1) / leaf
-	c := make([]float64, leaves*p)
-	for l := range leaves {
-		lo, hi := l*leaf, min(n, (l+1)*leaf)
-		row := c[l*p : (l+1)*p]
-		for i := lo; i < hi; i++ {
-			for q, v := range x[i*p : (i+1)*p] {
-				row[q] += v
-			}
-		}
-		for q := range row {
-			row[q] /= float64(hi - lo)
-		}
-	}
-	return c
 }
 
 // gram returns WᵀW (k×k).
