@@ -54,13 +54,13 @@ type approxSearch struct {
 // first, by searching exactly the tiles of a sparse set of pairs of blocks
 // (see KNN), and returns the lists (by row), the scratch that holds them,
 // and what the search did.
-func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions) (*best, *scratch, *KNNStats, error) {
+func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, sp *scratchSpace) (*best, *scratch, *KNNStats, error) {
 	bs := min(cmp.Or(opt.Leaf, DefaultLeaf), n)
 	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
 		generic: opt.Generic, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
 	var err error
 	var sc *scratch
-	if a.lists, a.bound, sc, err = bestIn(opt.ScratchDir, n, m); err != nil {
+	if a.lists, a.bound, sc, err = bestIn(sp, n, m); err != nil {
 		return nil, nil, nil, err
 	}
 	fail := func(err error) (*best, *scratch, *KNNStats, error) {
@@ -83,7 +83,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	}()
 	a.pairs.Memory = func(size int) ([]byte, error) {
 		var err error
-		panels, err = newScratch(opt.ScratchDir, size)
+		panels, err = newScratch(sp, size)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		a.round = len(st.Rounds) + 1 // the progress lines' count of rounds of either kind
 		if descend {
 			if desc == nil {
-				if desc, err = newDescent(a, opt.ScratchDir, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
+				if desc, err = newDescent(a, sp, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
 					break
 				}
 			}
@@ -136,7 +136,8 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		// Leaf rounds first; then, if asked for, neighbour descent once
 		// they slow down, until it slows down too, when a round of leaf
 		// pairs brings rows that no list leads to.
-		descend = opt.LeafRounds > 0 && len(st.Rounds) >= opt.LeafRounds && a.descend(st.Rounds)
+		after := opt.leafRounds()
+		descend = after > 0 && len(st.Rounds) >= after && a.descend(st.Rounds)
 		if !descend {
 			tiles = a.nextTiles(ctx)
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/tile"
@@ -66,7 +67,7 @@ func TestApproxRecall(t *testing.T) {
 				t.Fatal(err)
 			}
 			opt := KNNOptions{Neighbors: tc.m, Leaf: tc.block, Workers: 2, Probes: tc.probes, Recall: tc.recall, Sample: 400}
-			lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
+			lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt, opt.scratchSpace())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +118,8 @@ func TestRecallSampleExact(t *testing.T) {
 }
 
 // TestApproxSameBits checks that the approximate graph does not depend on
-// the workers, the kernel or the scratch directory.
+// the workers, the kernel, or where its scratch is: the heap, files,
+// anonymous memory, or a budget that holds some pieces and not others.
 func TestApproxSameBits(t *testing.T) {
 	n, p := 3000, 6
 	x := clustered(n, p, 8)
@@ -126,7 +128,9 @@ func TestApproxSameBits(t *testing.T) {
 		workers int
 		generic bool
 		scratch string
-	}{{1, false, ""}, {2, false, t.TempDir()}, {5, true, ""}, {3, false, t.TempDir()}} {
+		memory  int64
+	}{{1, false, "", 0}, {2, false, t.TempDir(), 0}, {5, true, "", 0}, {3, false, t.TempDir(), 0},
+		{2, false, t.TempDir(), 1 << 30}, {2, false, t.TempDir(), 200_000}} {
 		xs := slices.Clone(x)
 		order, err := Partition(context.Background(), xs, n, p, 64, 4, tc.workers)
 		if err != nil {
@@ -138,14 +142,14 @@ func TestApproxSameBits(t *testing.T) {
 			}
 		}
 		g, err := KNN(context.Background(), xs, n, p, KNNOptions{Method: Approximate, Weights: SelfTuning, Neighbors: 10,
-			Leaf: 64, Workers: tc.workers, Generic: tc.generic, ScratchDir: tc.scratch, Probes: 3})
+			Leaf: 64, Workers: tc.workers, Generic: tc.generic, ScratchDir: tc.scratch, ScratchMemory: tc.memory, Probes: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want == nil {
 			want = g
 		} else if !sameCSR(want, g) {
-			t.Errorf("workers=%d generic=%v scratch=%q: a different graph", tc.workers, tc.generic, tc.scratch)
+			t.Errorf("workers=%d generic=%v scratch=%q memory=%d: a different graph", tc.workers, tc.generic, tc.scratch, tc.memory)
 		}
 	}
 }
@@ -163,7 +167,7 @@ func TestApproxDuplicates(t *testing.T) {
 	if _, err := Partition(context.Background(), x, n, p, 50, 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{Leaf: 50, Workers: 2, Probes: 2})
+	lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{Leaf: 50, Workers: 2, Probes: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +264,7 @@ func TestRenumber(t *testing.T) {
 func TestApproxListsDistinct(t *testing.T) {
 	n, p, m := 2000, 4, 12
 	x := clustered(n, p, 6)
-	lists, sc, _, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{Leaf: 100, Workers: 2, Probes: 3})
+	lists, sc, _, err := approxNeighbors(context.Background(), x, n, p, m, KNNOptions{Leaf: 100, Workers: 2, Probes: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,10 +301,11 @@ func TestApproxDescent(t *testing.T) {
 				workers int
 				dir     string
 				generic bool
-			}{{2, "", false}, {1, t.TempDir(), false}, {5, "", true}} {
+				memory  int64
+			}{{2, "", false, 0}, {1, t.TempDir(), false, 0}, {5, "", true, 0}, {2, t.TempDir(), false, 1 << 20}} {
 				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Generic: w.generic, Probes: 3, LeafRounds: 1,
-					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, Sample: 300}
-				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt)
+					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, ScratchMemory: w.memory, Sample: 300}
+				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt, opt.scratchSpace())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -362,7 +367,7 @@ func TestApproxDescentDuplicates(t *testing.T) {
 	var want *best
 	for _, workers := range []int{1, 3} {
 		lists, sc, st, err := approxNeighbors(context.Background(), x, n, p, m,
-			KNNOptions{Leaf: 50, Workers: workers, Probes: 2, LeafRounds: 1, Recall: 2, Rounds: 10})
+			KNNOptions{Leaf: 50, Workers: workers, Probes: 2, LeafRounds: 1, Recall: 2, Rounds: 10}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,7 +410,7 @@ func BenchmarkApproxRounds(b *testing.B) {
 			var recall float64
 			for b.Loop() {
 				opt := KNNOptions{Leaf: leaf, Workers: 2, Probes: 4, LeafRounds: kind.leafRounds, Recall: 2, Rounds: 2, Sample: 500}
-				_, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, opt)
+				_, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, opt, opt.scratchSpace())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -418,5 +423,56 @@ func BenchmarkApproxRounds(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 			b.ReportMetric(recall, "recall")
 		})
+	}
+}
+
+// TestDescentProgress checks that a round of neighbour descent reports
+// its progress: blocks of DescentBlock rows, counted from 1 to all of them.
+func TestDescentProgress(t *testing.T) {
+	n, p, m := 9000, 4, 10
+	x := clustered(n, p, 3)
+	if _, err := Partition(context.Background(), x, n, p, 64, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	done := map[string][]int{}
+	opt := KNNOptions{Leaf: 64, Workers: 3, Probes: 1, LeafRounds: 1, Recall: 2, Rounds: 3,
+		Progress: func(pass string, d, total int) {
+			if strings.HasSuffix(pass, DescentPass) {
+				if want := (n + DescentBlock - 1) / DescentBlock; total != want {
+					t.Errorf("%s: total %d, want %d", pass, total, want)
+				}
+				done[pass] = append(done[pass], d)
+			}
+		}}
+	_, sc, st, err := approxNeighbors(context.Background(), x, n, p, m, opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.release()
+	descents := 0
+	for _, r := range st.Rounds {
+		if r.Descent {
+			descents++
+		}
+	}
+	if descents == 0 || len(done) != descents {
+		t.Fatalf("%d rounds of descent, progress of %d passes: %v", descents, len(done), done)
+	}
+	for pass, d := range done {
+		if !slices.Equal(d, []int{1, 2, 3}) {
+			t.Errorf("%s: progress %v, want 1, 2, 3", pass, d)
+		}
+	}
+	// LeafRounds < 0: no descent.
+	opt.LeafRounds, opt.Progress = -1, nil
+	_, sc2, st, err := approxNeighbors(context.Background(), x, n, p, m, opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc2.release()
+	for i, r := range st.Rounds {
+		if r.Descent {
+			t.Errorf("LeafRounds -1: round %d is one of descent", i+1)
+		}
 	}
 }

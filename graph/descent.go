@@ -2,9 +2,11 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -13,6 +15,12 @@ import (
 
 // Defaults of the approximate search's point-level refinement.
 const (
+	// DefaultLeafRounds is the least number of rounds of leaf pairs
+	// before neighbour descent. At n = 10⁶ the leaf rounds keep cutting
+	// the misses fast enough that descent never starts; at 10⁷ they slow
+	// to 1.2- to 1.5-fold a round and stopped at recall 0.958 after 10,
+	// where descent took the search to 0.99 (docs/knn.md).
+	DefaultLeafRounds = 2
 	// leafGain is the factor by which a round of leaf pairs must cut the
 	// sampled misses (1 - recall) for the next to be one of leaf pairs
 	// too, once KNNOptions.LeafRounds have run.
@@ -51,13 +59,13 @@ type descent struct {
 }
 
 // newDescent returns the state of neighbour descent on a's lists, with
-// forward and reverse candidates a row, in scratch memory in dir:
+// forward and reverse candidates a row, in scratch memory from sp:
 // n·(8·forward + 5·reverse) bytes.
-func newDescent(a *approxSearch, dir string, forward, reverse int) (*descent, error) {
+func newDescent(a *approxSearch, sp *scratchSpace, forward, reverse int) (*descent, error) {
 	fw := min(a.m-1, forward)
 	width := fw + reverse
 	size := (a.n*width*4+7)&^7 + (a.n*fw*4+7)&^7 + (a.n*reverse+7)&^7
-	sc, err := newScratch(dir, size)
+	sc, err := newScratch(sp, size)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +92,16 @@ func (d *descent) round(ctx context.Context) (int, error) {
 	return d.pull(ctx)
 }
 
+// DescentBlock is the rows of a task of neighbour descent, the unit of its
+// progress.
+const DescentBlock = 4096
+
+// DescentPass ends the name of a descent round's pass in the progress
+// hook (KNNOptions.Progress), which counts blocks of DescentBlock rows.
+const DescentPass = "neighbour descent"
+
 // descentChunk is the rows of a task of neighbour descent.
-const descentChunk = 4096
+const descentChunk = DescentBlock
 
 // forward fills the first fw candidates of every row with the nearest
 // rows of its list (itself left out), each flagged new unless it was one
@@ -199,15 +215,25 @@ const none = math.MinInt32
 func (d *descent) pull(ctx context.Context) (int, error) {
 	a, w := d.a, d.width
 	clear(a.changed)
-	sets := make(chan *rowSet, a.workers)
+	pullers := make(chan *puller, a.workers)
 	for range a.workers {
-		sets <- newRowSet(w*w+a.m, a.nb)
+		pullers <- &puller{seen: newRowSet(w*w+a.m, a.nb)}
 	}
-	err := parallel(ctx, a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
-		seen := <-sets
-		defer func() { sets <- seen }()
+	tasks := (a.n + descentChunk - 1) / descentChunk
+	pass := fmt.Sprintf("kNN round %d: %s", a.round, DescentPass)
+	var mu sync.Mutex // orders the progress calls
+	done := 0
+	err := parallel(ctx, a.workers, tasks, func(t int) {
+		pu := <-pullers
+		defer func() { pullers <- pu }()
 		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
-			d.pullRow(i, seen)
+			d.pullRow(i, pu)
+		}
+		if a.progress != nil {
+			mu.Lock()
+			done++
+			a.progress(pass, done, tasks)
+			mu.Unlock()
 		}
 	})
 	changed := 0
@@ -219,9 +245,21 @@ func (d *descent) pull(ctx context.Context) (int, error) {
 	return changed, err
 }
 
-// pullRow offers row i the candidates of its candidates.
-func (d *descent) pullRow(i int, seen *rowSet) {
+// puller is a worker's scratch for pulling rows: the rows seen, and the
+// rows offered to a row with their distances.
+type puller struct {
+	seen *rowSet
+	rows []int32
+	dist []float64
+}
+
+// pullRow offers row i the candidates of its candidates. It first gathers
+// the rows to offer, then computes their distances in a loop of
+// independent loads, whose cache misses (the rows are scattered over the
+// features) overlap, and offers them last.
+func (d *descent) pullRow(i int, pu *puller) {
 	a, w, p := d.a, d.width, d.a.p
+	seen := pu.seen
 	seen.reset()
 	if I := i / a.bs; seen.leaf != I {
 		seen.setLeaf(I, a.partners[I])
@@ -229,9 +267,7 @@ func (d *descent) pullRow(i int, seen *rowSet) {
 	for e := range int(a.lists.cnt[i]) {
 		seen.add(a.lists.j[i*a.m+e])
 	}
-	xi := a.x[i*p : (i+1)*p]
-	bound := a.lists.bound(i)
-	changed := false
+	rows := pu.rows[:0]
 	bs := int32(a.bs)
 	for _, v := range d.cand[i*w : (i+1)*w] {
 		if v == none {
@@ -245,12 +281,26 @@ func (d *descent) pullRow(i int, seen *rowSet) {
 			}
 			// The pairs of i's leaf and a leaf searched with it were
 			// screened in its tiles: such a candidate is no better now.
-			if u = max(u, ^u); seen.searched(u/bs) || !seen.add(u) {
-				continue
+			if u = max(u, ^u); !seen.searched(u/bs) && seen.add(u) {
+				rows = append(rows, u)
 			}
-			if dist := tile.SqDist(xi, a.x[int(u)*p:int(u+1)*p]); dist <= bound && a.lists.offer(i, dist, u) {
-				bound, changed = a.lists.bound(i), true
-			}
+		}
+	}
+	pu.rows = rows
+	if len(rows) == 0 {
+		return
+	}
+	dist := slices.Grow(pu.dist[:0], len(rows))[:len(rows)]
+	pu.dist = dist
+	xi := a.x[i*p : (i+1)*p]
+	for q, u := range rows {
+		dist[q] = tile.SqDist(xi, a.x[int(u)*p:int(u+1)*p])
+	}
+	bound := a.lists.bound(i)
+	changed := false
+	for q, u := range rows {
+		if dist[q] <= bound && a.lists.offer(i, dist[q], u) {
+			bound, changed = a.lists.bound(i), true
 		}
 	}
 	if changed {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/crc32"
@@ -87,10 +88,10 @@ type KNNOptions struct {
 	Recall float64
 	// Rounds caps the rounds of the approximate search; DefaultRounds if 0.
 	Rounds int
-	// LeafRounds, if > 0, turns on neighbour descent, row by row, in the
-	// approximate search (see KNN): the least number of rounds of leaf
-	// pairs before a round of descent. If 0 every round searches leaf
-	// pairs. DescentForward and DescentReverse are the candidates of a row
+	// LeafRounds is the least number of rounds of leaf pairs of the
+	// approximate search before a round of neighbour descent, row by row
+	// (see KNN); DefaultLeafRounds if 0. If < 0 there is no descent: every
+	// round searches leaf pairs. DescentForward and DescentReverse are the candidates of a row
 	// in descent, its nearest neighbours and its nearest reverse ones;
 	// DefaultDescentForward and DefaultDescentReverse if 0.
 	LeafRounds                     int
@@ -103,10 +104,19 @@ type KNNOptions struct {
 	// Seed seeds the approximate search's sample of rows.
 	Seed uint64
 	// ScratchDir, if not empty, is the directory where the approximate
-	// search keeps its candidate lists (n·M·12 bytes), and the assembly of
-	// the graph the reverse halves of its edges (n·M·16 bytes), in
-	// unlinked files, instead of the heap.
+	// search keeps its candidate lists (n·M·12 bytes), the vector kernel's
+	// panels and neighbour descent's candidates, and the assembly of the
+	// graph the reverse halves of its edges (n·M·16 bytes), in unlinked
+	// files, instead of the heap, once ScratchMemory is spent.
 	ScratchDir string
+	// ScratchMemory is how many bytes of that scratch may be anonymous
+	// memory (outside the Go heap, never written to disk) at a time. Each
+	// piece goes there whole if the rest of the budget holds it, else to
+	// ScratchDir. The search rewrites its lists every round, and the
+	// kernel writes a file's dirty pages back to disk as it goes; so a
+	// budget that holds them spares that traffic, while one below the
+	// memory at hand lets a search larger than memory run in files.
+	ScratchMemory int64
 	// Round, if not nil, is called after each round of the approximate
 	// search with its number (from 1) and what it did.
 	Round func(round int, r KNNRound)
@@ -207,7 +217,7 @@ type KNNRound struct {
 // its Probes nearest leaves by centroid first, then, each round, with the
 // Probes leaves where its rows' neighbours' lists point most often and
 // Probes more by centroid (neighbour descent, a leaf at a time). With
-// LeafRounds > 0, after LeafRounds of them, once a leaf round cuts the
+// LeafRounds >= 0, after LeafRounds of them, once a leaf round cuts the
 // sampled misses (1 - recall) less than 2.5-fold, or at once without a
 // sample, the rounds are of neighbour descent, row by row: each row is
 // offered the rows on the candidate lists of its candidates, its
@@ -248,10 +258,11 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 		}
 	}
 	var nb *best
+	sp := opt.scratchSpace()
 	switch {
 	case method == Approximate:
 		var sc *scratch
-		if nb, sc, stats, err = approxNeighbors(ctx, x, n, p, m, opt); err != nil {
+		if nb, sc, stats, err = approxNeighbors(ctx, x, n, p, m, opt, sp); err != nil {
 			return nil, err
 		}
 		defer sc.release()
@@ -275,9 +286,23 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	// operating system at once, so that the peak resident memory a batch
 	// scheduler counts is that of one phase, not of their sum.
 	debug.FreeOSMemory()
-	g, err := nb.graph(opt.Weights, opt.File, source, opt.ScratchDir)
+	g, err := nb.graph(opt.Weights, opt.File, source, sp)
 	debug.FreeOSMemory()
 	return g, err
+}
+
+// leafRounds returns the least rounds of leaf pairs before neighbour
+// descent, 0 if there is none.
+func (opt *KNNOptions) leafRounds() int {
+	if opt.LeafRounds < 0 {
+		return 0
+	}
+	return cmp.Or(opt.LeafRounds, DefaultLeafRounds)
+}
+
+// scratchSpace returns the space of ScratchDir and ScratchMemory.
+func (opt *KNNOptions) scratchSpace() *scratchSpace {
+	return newScratchSpace(opt.ScratchDir, opt.ScratchMemory)
 }
 
 // checkKNN checks the arguments of a kNN build and returns its M, cut to n.
@@ -299,9 +324,9 @@ func checkKNN(x []float64, n, p int, opt KNNOptions) (int, error) {
 		return 0, fmt.Errorf("graph: unknown kNN search %d", opt.Method)
 	case opt.Probes < 0 || opt.Rounds < 0 || opt.Leaf < 0:
 		return 0, fmt.Errorf("graph: %d probes, %d rounds and leaves of %d rows, want them >= 0", opt.Probes, opt.Rounds, opt.Leaf)
-	case opt.LeafRounds < 0 || opt.DescentForward < 0 || opt.DescentReverse < 0:
-		return 0, fmt.Errorf("graph: descent after %d leaf rounds, of %d forward and %d reverse candidates, want them >= 0",
-			opt.LeafRounds, opt.DescentForward, opt.DescentReverse)
+	case opt.DescentForward < 0 || opt.DescentReverse < 0:
+		return 0, fmt.Errorf("graph: descent of %d forward and %d reverse candidates, want them >= 0",
+			opt.DescentForward, opt.DescentReverse)
 	case !(opt.Recall >= 0) || math.IsInf(opt.Recall, 0):
 		return 0, fmt.Errorf("graph: recall target %v, want a finite value >= 0", opt.Recall)
 	}
@@ -316,8 +341,8 @@ func knnSource(x []float64, n, p, m int, opt KNNOptions) uint64 {
 	if method := opt.Method.Resolve(n); method != Exact {
 		tag = fmt.Appendf(tag, " %v leaf=%d probes=%d recall=%v rounds=%d sample=%d seed=%d",
 			method, opt.Leaf, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed)
-		if opt.LeafRounds > 0 {
-			tag = fmt.Appendf(tag, " descent after=%d forward=%d reverse=%d", opt.LeafRounds, opt.DescentForward, opt.DescentReverse)
+		if after := opt.leafRounds(); after > 0 {
+			tag = fmt.Appendf(tag, " descent after=%d forward=%d reverse=%d", after, opt.DescentForward, opt.DescentReverse)
 		}
 	}
 	opts := crc32.Checksum(tag, castagnoli)

@@ -198,7 +198,6 @@ func TestKNNErrors(t *testing.T) {
 		{name: "negative neighbours", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Neighbors: -1}},
 		{name: "unknown weights", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Weights: 7}},
 		{name: "negative workers", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Workers: -1}},
-		{name: "negative leaf rounds", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Method: Approximate, LeafRounds: -1}},
 		{name: "negative descent candidates", x: make([]float64, 6), n: 3, p: 2, opt: KNNOptions{Method: Approximate, LeafRounds: 1, DescentReverse: -2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

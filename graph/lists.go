@@ -69,12 +69,12 @@ func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
 // or in the CSR file path, tagged source. The reverse halves of the edges
-// go through scratch memory in dir (see newScratch), bucketed by ranges of
+// go through scratch memory from sp (see newScratch), bucketed by ranges of
 // rows, so that every row of the CSR is written once, in order, with its
 // own and its reverse entries: the file is filled sequentially, and a
 // graph larger than memory is assembled without writing its pages at
 // random.
-func (b *best) graph(w Weights, path string, source uint64, dir string) (*CSR, error) {
+func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace) (*CSR, error) {
 	n, m := len(b.cnt), b.m
 	weight := func(i, e int) float64 { return 1 }
 	if w == SelfTuning {
@@ -94,7 +94,7 @@ func (b *best) graph(w Weights, path string, source uint64, dir string) (*CSR, e
 			count[b.j[i*m+e]]++
 		}
 	}
-	rev, err := newReverse(b, count, dir)
+	rev, err := newReverse(b, count, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +148,9 @@ type reverse struct {
 
 // newReverse returns room for the reverse entries of b's lists, whose
 // rows' entries in all are count (own ones included), in scratch memory
-// in dir, cut into buckets of at most reverseBucketEntries entries (or of
+// from sp, cut into buckets of at most reverseBucketEntries entries (or of
 // one row).
-func newReverse(b *best, count []int64, dir string) (*reverse, error) {
+func newReverse(b *best, count []int64, sp *scratchSpace) (*reverse, error) {
 	n := len(count)
 	r := &reverse{of: make([]int32, n)}
 	var total, size int64
@@ -169,7 +169,7 @@ func newReverse(b *best, count []int64, dir string) (*reverse, error) {
 	r.bucket = append(r.bucket, total)
 	r.next = slices.Clone(r.bucket)
 	var err error
-	if r.sc, err = newScratch(dir, int(total)*int(unsafe.Sizeof(revEntry{}))); err != nil {
+	if r.sc, err = newScratch(sp, int(total)*int(unsafe.Sizeof(revEntry{}))); err != nil {
 		return nil, err
 	}
 	r.all = carve[revEntry](r.sc, new(int), int(total))

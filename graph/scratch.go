@@ -12,22 +12,54 @@ import (
 )
 
 // scratch is working memory of a build that may exceed the heap one wants
-// to hold: a file in a directory, unlinked as soon as it is mapped, so that
-// its pages are file-backed (the kernel writes them out under memory
-// pressure instead of failing) and nothing is left behind by a crash. With
-// no directory it is heap memory.
+// to hold. While a space's budget lasts it is anonymous memory outside the
+// Go heap; past it, a file in the space's directory, unlinked as soon as
+// it is mapped, so that its pages are file-backed (the kernel writes them
+// out under memory pressure instead of failing) and nothing is left behind
+// by a crash; with no directory, heap memory. Anonymous memory comes first
+// because the search rewrites its scratch round after round: a file's
+// dirty pages are written back to disk as they age, and past the kernel's
+// dirty limits the writer is stalled until they are (a search at 10⁷ rows
+// in files wrote 300 GB).
 type scratch struct {
-	f   *os.File
-	mem []byte
+	f     *os.File
+	mem   []byte
+	anon  bool
+	space *scratchSpace
 }
 
-// newScratch returns size bytes of zeroed scratch memory, in a file in dir
-// or, if dir is empty, on the heap. The memory is aligned for 8-byte words.
-func newScratch(dir string, size int) (*scratch, error) {
-	if dir == "" || size == 0 {
+// scratchSpace is where a build's scratch memory goes: up to left bytes of
+// anonymous memory at a time, then files in dir (the heap if dir is
+// empty). It is shared by the build's goroutines.
+type scratchSpace struct {
+	dir  string
+	left atomic.Int64
+}
+
+// newScratchSpace returns a space of files in dir with a budget of memory
+// bytes of anonymous memory.
+func newScratchSpace(dir string, memory int64) *scratchSpace {
+	sp := &scratchSpace{dir: dir}
+	sp.left.Store(memory)
+	return sp
+}
+
+// newScratch returns size bytes of zeroed scratch memory from sp (nil: the
+// heap). The memory is aligned for 8-byte words.
+func newScratch(sp *scratchSpace, size int) (*scratch, error) {
+	if sp != nil && size > 0 {
+		if sp.left.Add(-int64(size)) >= 0 {
+			mem, err := store.MapAnonymous(size)
+			if err == nil {
+				return &scratch{mem: mem, anon: true, space: sp}, nil
+			}
+		}
+		sp.left.Add(int64(size))
+	}
+	if sp == nil || sp.dir == "" || size == 0 {
 		return &scratch{mem: unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size)}, nil
 	}
-	f, err := os.CreateTemp(dir, ".knn-scratch-*")
+	f, err := os.CreateTemp(sp.dir, ".knn-scratch-*")
 	if err != nil {
 		return nil, err
 	}
@@ -46,13 +78,16 @@ func newScratch(dir string, size int) (*scratch, error) {
 
 // release frees the memory; the scratch must not be used after.
 func (s *scratch) release() error {
-	if s.f == nil {
-		s.mem = nil
+	mem := s.mem
+	s.mem = nil
+	switch {
+	case s.anon:
+		s.space.left.Add(int64(len(mem)))
+		return store.UnmapAnonymous(mem)
+	case s.f == nil:
 		return nil
 	}
-	err := store.UnmapReadOnly(s.mem)
-	s.mem = nil
-	return errors.Join(err, s.f.Close())
+	return errors.Join(store.UnmapReadOnly(mem), s.f.Close())
 }
 
 // carve returns n values of type T at byte offset *off of the scratch and
@@ -67,10 +102,10 @@ func carve[T uint8 | int32 | float64 | uint64 | revEntry](s *scratch, off *int, 
 }
 
 // bestIn returns empty lists of m candidates for rows rows, and the bounds
-// of those rows (see approxSearch), in scratch memory in dir.
-func bestIn(dir string, rows, m int) (*best, []uint64, *scratch, error) {
+// of those rows (see approxSearch), in scratch memory from sp.
+func bestIn(sp *scratchSpace, rows, m int) (*best, []uint64, *scratch, error) {
 	size := rows*m*8 + (rows*m*4+7)&^7 + (rows*4+7)&^7 + rows*8
-	s, err := newScratch(dir, size)
+	s, err := newScratch(sp, size)
 	if err != nil {
 		return nil, nil, nil, err
 	}

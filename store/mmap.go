@@ -43,3 +43,25 @@ func UnmapReadWrite(f *os.File, b []byte) error {
 	}
 	return unmapFile(f, b)
 }
+
+// MapAnonymous returns size bytes of zeroed memory outside the Go heap,
+// aligned for float64: memory that the collector neither scans nor counts
+// (GOMEMLIMIT), and that, unlike a file's pages, the kernel never writes
+// to disk, nor can drop under memory pressure (there is no file behind
+// it). Working memory that is rewritten many times and fits in RAM goes
+// there; what may not fit goes to a mapped file. A size of 0 maps to nil.
+func MapAnonymous(size int) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	return mapAnonymous(size)
+}
+
+// UnmapAnonymous releases memory of [MapAnonymous]; b must not be used
+// after. Unmapping nil does nothing.
+func UnmapAnonymous(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return unmapReadOnly(b)
+}

@@ -71,3 +71,34 @@ func cgroupMemoryLimit() int64 {
 	}
 	return 0
 }
+
+// scratchMemory returns the bytes of anonymous memory a kNN search may
+// keep its scratch in (graph.KNNOptions.ScratchMemory) before it puts the
+// rest in files: a quarter of the memory cgroup's limit, if the process
+// is in one (the heap is held to half of it, and the mapped files' pages
+// need the rest), else half the memory available (MemAvailable) now.
+func scratchMemory() int64 {
+	if limit := cgroupMemoryLimit(); limit > 0 {
+		return limit / 4
+	}
+	return memAvailable() / 2
+}
+
+// memAvailable returns /proc/meminfo's MemAvailable in bytes, 0 if it
+// cannot be read.
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			if f := strings.Fields(rest); len(f) == 2 && f[1] == "kB" {
+				if v, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return v << 10
+				}
+			}
+		}
+	}
+	return 0
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -165,7 +166,7 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 	fs.Float64Var(&kc.knnRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
 	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
 	fs.IntVar(&kc.knnRounds, marks.needs("knn-rounds", needApprox), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
-	fs.IntVar(&kc.knnDescent, marks.needs("knn-descent", needApprox), 0, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach a higher recall at 10⁷ rows (docs/knn.md); 0: off")
+	fs.IntVar(&kc.knnDescent, marks.needs("knn-descent", needApprox), graph.DefaultLeafRounds, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach recall 0.99 at 10⁷ rows where leaf rounds alone do not (docs/knn.md); 0: no descent, every round searches leaf pairs")
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
@@ -215,7 +216,8 @@ func (c *config) kmeansStart(n, p int, seed uint64) kmeans.Settings {
 // knnOptions returns the options of the kNN graph of the flags.
 func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
 	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
-		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: kc.knnDescent}
+		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: cmp.Or(kc.knnDescent, -1),
+		ScratchMemory: scratchMemory()}
 }
 
 // check validates the kernel flags after parsing.

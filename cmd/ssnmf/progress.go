@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -64,8 +65,11 @@ func (p *progress) pass(pass string, done, total int) {
 		p.passStart = time.Now()
 	}
 	unit := "tiles"
-	if pass == edgeListPass {
+	switch {
+	case pass == edgeListPass:
 		unit = fmt.Sprintf("batches of %d edges, two passes", graph.EdgeBatchRows)
+	case strings.HasSuffix(pass, graph.DescentPass):
+		unit = fmt.Sprintf("blocks of %d rows", graph.DescentBlock)
 	}
 	p.line(fmt.Sprintf("%s pass", pass), fmt.Sprintf("of %d %s", total, unit), float64(done)/float64(total))
 }

@@ -8,8 +8,8 @@
 // Usage:
 //
 //	go run ./scripts/knnexp [-leaf 512] [-probes 32] [-recall 0.99] [-rounds 10]
-//	    [-leaf-rounds 0] [-descent-forward 29] [-descent-reverse 15]
-//	    [-workers 2] [-cpuprofile FILE] INPUT
+//	    [-leaf-rounds 2] [-descent-forward 29] [-descent-reverse 15]
+//	    [-scratch-memory BYTES] [-workers 2] [-cpuprofile FILE] INPUT
 package main
 
 import (
@@ -40,7 +40,8 @@ func run() error {
 	probes := flag.Int("probes", graph.DefaultProbes, "leaves searched with each leaf in a round")
 	recall := flag.Float64("recall", graph.DefaultRecall, "the sampled recall@M at which the search stops")
 	rounds := flag.Int("rounds", graph.DefaultRounds, "the most rounds")
-	leafRounds := flag.Int("leaf-rounds", 0, "if > 0, neighbour descent after at least this many rounds of leaf pairs")
+	leafRounds := flag.Int("leaf-rounds", graph.DefaultLeafRounds, "neighbour descent after at least this many rounds of leaf pairs; < 0: no descent")
+	scratchMemory := flag.Int64("scratch-memory", 0, "bytes of the search's scratch that may be anonymous memory rather than files (graph.KNNOptions.ScratchMemory)")
 	forward := flag.Int("descent-forward", graph.DefaultDescentForward, "descent: a row's nearest neighbours among its candidates")
 	reverse := flag.Int("descent-reverse", graph.DefaultDescentReverse, "descent: a row's nearest reverse neighbours among its candidates")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines")
@@ -79,7 +80,7 @@ func run() error {
 	fmt.Printf("partition %.2fs\n", parted.Sub(begin).Seconds())
 	var st graph.KNNStats
 	opt := graph.KNNOptions{Method: graph.Approximate, Leaf: *leaf, Probes: *probes, Recall: *recall, Rounds: *rounds, LeafRounds: *leafRounds, DescentForward: *forward, DescentReverse: *reverse,
-		Workers: *workers, Stats: &st, ScratchDir: dir,
+		Workers: *workers, Stats: &st, ScratchDir: dir, ScratchMemory: *scratchMemory,
 		Round: func(r int, kr graph.KNNRound) {
 			fmt.Printf("round %d tiles %d descent %v changed %.4f recall %.4f  t=%.2fs\n", r, kr.Tiles, kr.Descent, kr.Changed, kr.Recall, time.Since(parted).Seconds())
 		}}
