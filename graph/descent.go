@@ -29,9 +29,11 @@ const (
 	// of a row in neighbour descent: its nearest DefaultDescentForward
 	// neighbours (all of its list, at the default M), and its
 	// DefaultDescentReverse nearest reverse neighbours, by their rank in
-	// their own lists. At 3·10⁶ rows they cut the misses 3-fold a round,
-	// where 15 and 10 cut them 1.4- to 1.7-fold (docs/knn.md).
-	DefaultDescentForward, DefaultDescentReverse = DefaultNeighbors - 1, 15
+	// their own lists. A row takes part in the local joins of the rows
+	// whose candidates it is, so the reverse ones matter as much as the
+	// forward: at 10⁶ rows 29 reverse candidates reached recall 0.988 in
+	// three rounds where 15 reached 0.974 (docs/knn.md).
+	DefaultDescentForward, DefaultDescentReverse = DefaultNeighbors - 1, DefaultNeighbors - 1
 	// descentSettled is the share of the lists below which a round of
 	// descent that changed them has settled: the next round searches
 	// leaf pairs.
@@ -89,7 +91,7 @@ func (d *descent) round(ctx context.Context) (int, error) {
 	if err := d.backward(ctx); err != nil {
 		return 0, err
 	}
-	return d.pull(ctx)
+	return d.join(ctx)
 }
 
 // DescentBlock is the rows of a task of neighbour descent, the unit of its
@@ -208,26 +210,35 @@ func (d *descent) addReverse(u int, v int32, e uint8) {
 // none marks the end of a row's candidates: no row v nor ^v.
 const none = math.MinInt32
 
-// pull offers every row the candidates of its candidates, the pairs of
-// which at least one is new, each row's list written by its own task
-// alone, so that the lists do not depend on the workers. It returns the
+// join runs the local join of every row: each pair of the row and its
+// candidates of which at least one is new (the row itself counts as old)
+// is measured once, and each of the two is offered to the other's list.
+// A row's candidates are its list's nearest rows and its nearest reverse
+// neighbours, so a row is offered the candidates of its candidates, as
+// in NN-descent; but the rows of a join are loaded once, and their
+// distances computed among them, where offering a row the candidates of
+// its candidates one at a time would load each of them. The lists are
+// written under a lock a row (striped); the best m of a set of offers do
+// not depend on their order, nor whether a list changed in the round, so
+// the lists after the round do not depend on the workers. It returns the
 // number of rows whose list changed.
-func (d *descent) pull(ctx context.Context) (int, error) {
+func (d *descent) join(ctx context.Context) (int, error) {
 	a, w := d.a, d.width
 	clear(a.changed)
-	pullers := make(chan *puller, a.workers)
+	joiners := make(chan *joiner, a.workers)
 	for range a.workers {
-		pullers <- &puller{seen: newRowSet(w*w+a.m, a.nb)}
+		joiners <- &joiner{seen: newRowSet(w + 1)}
 	}
+	var locks [joinLocks]sync.Mutex
 	tasks := (a.n + descentChunk - 1) / descentChunk
 	pass := fmt.Sprintf("kNN round %d: %s", a.round, DescentPass)
 	var mu sync.Mutex // orders the progress calls
 	done := 0
 	err := parallel(ctx, a.workers, tasks, func(t int) {
-		pu := <-pullers
-		defer func() { pullers <- pu }()
+		jn := <-joiners
+		defer func() { joiners <- jn }()
 		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
-			d.pullRow(i, pu)
+			d.joinRow(i, jn, &locks)
 		}
 		if a.progress != nil {
 			mu.Lock()
@@ -245,68 +256,79 @@ func (d *descent) pull(ctx context.Context) (int, error) {
 	return changed, err
 }
 
-// puller is a worker's scratch for pulling rows: the rows seen, and the
-// rows offered to a row with their distances.
-type puller struct {
-	seen *rowSet
-	rows []int32
-	dist []float64
+// joinLocks is the number of locks that guard the lists in a local join,
+// row r's being r mod joinLocks.
+const joinLocks = 1 << 12
+
+// joiner is a worker's scratch for local joins: the rows of a join, which
+// of them are new, their features side by side and their bounds.
+type joiner struct {
+	seen  *rowSet
+	rows  []int32
+	fresh []bool
+	x     []float64
+	bound []float64
 }
 
-// pullRow offers row i the candidates of its candidates. It first gathers
-// the rows to offer, then computes their distances in a loop of
-// independent loads, whose cache misses (the rows are scattered over the
-// features) overlap, and offers them last.
-func (d *descent) pullRow(i int, pu *puller) {
+// joinRow runs the local join of row i.
+func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 	a, w, p := d.a, d.width, d.a.p
-	seen := pu.seen
-	seen.reset()
-	if I := i / a.bs; seen.leaf != I {
-		seen.setLeaf(I, a.partners[I])
-	}
-	for e := range int(a.lists.cnt[i]) {
-		seen.add(a.lists.j[i*a.m+e])
-	}
-	rows := pu.rows[:0]
-	bs := int32(a.bs)
+	jn.seen.reset()
+	jn.seen.add(int32(i))
+	rows, fresh := append(jn.rows[:0], int32(i)), append(jn.fresh[:0], false)
 	for _, v := range d.cand[i*w : (i+1)*w] {
 		if v == none {
 			continue
 		}
-		newV := v < 0
-		v = max(v, ^v)
-		for _, u := range d.cand[int(v)*w : int(v+1)*w] {
-			if u == none || !newV && u >= 0 {
-				continue
-			}
-			// The pairs of i's leaf and a leaf searched with it were
-			// screened in its tiles: such a candidate is no better now.
-			if u = max(u, ^u); !seen.searched(u/bs) && seen.add(u) {
-				rows = append(rows, u)
-			}
+		u := max(v, ^v)
+		if jn.seen.add(u) {
+			rows, fresh = append(rows, u), append(fresh, v < 0)
+		} else if v < 0 {
+			fresh[slices.Index(rows, u)] = true
 		}
 	}
-	pu.rows = rows
-	if len(rows) == 0 {
+	jn.rows, jn.fresh = rows, fresh
+	if !slices.Contains(fresh, true) {
 		return
 	}
-	dist := slices.Grow(pu.dist[:0], len(rows))[:len(rows)]
-	pu.dist = dist
-	xi := a.x[i*p : (i+1)*p]
+	xs := slices.Grow(jn.x[:0], len(rows)*p)[:len(rows)*p]
+	bound := slices.Grow(jn.bound[:0], len(rows))[:len(rows)]
+	jn.x, jn.bound = xs, bound
 	for q, u := range rows {
-		dist[q] = tile.SqDist(xi, a.x[int(u)*p:int(u+1)*p])
+		copy(xs[q*p:(q+1)*p], a.x[int(u)*p:int(u+1)*p])
+		bound[q] = loadBound(a.bound, int(u))
 	}
-	bound := a.lists.bound(i)
-	changed := false
-	for q, u := range rows {
-		if dist[q] <= bound && a.lists.offer(i, dist[q], u) {
-			bound, changed = a.lists.bound(i), true
+	for q1 := range rows {
+		x1 := xs[q1*p : (q1+1)*p]
+		for q2 := q1 + 1; q2 < len(rows); q2++ {
+			if !fresh[q1] && !fresh[q2] {
+				continue
+			}
+			dist := tile.SqDist(x1, xs[q2*p:(q2+1)*p])
+			if dist <= bound[q1] {
+				bound[q1] = d.offer(rows[q1], dist, rows[q2], locks)
+			}
+			if dist <= bound[q2] {
+				bound[q2] = d.offer(rows[q2], dist, rows[q1], locks)
+			}
 		}
 	}
-	if changed {
-		a.changed[i] = true
-		storeBound(a.bound, i, bound)
+}
+
+// offer offers (dist, v) to row u's list under u's lock, and returns the
+// list's bound.
+func (d *descent) offer(u int32, dist float64, v int32, locks *[joinLocks]sync.Mutex) float64 {
+	a := d.a
+	l := &locks[u%joinLocks]
+	l.Lock()
+	defer l.Unlock()
+	if !a.lists.offer(int(u), dist, v) {
+		return loadBound(a.bound, int(u))
 	}
+	a.changed[u] = true
+	b := a.lists.bound(int(u))
+	storeBound(a.bound, int(u), b)
+	return b
 }
 
 // rowSet is a set of rows, emptied in O(1): an open-addressed table whose
@@ -316,31 +338,12 @@ type rowSet struct {
 	gen   []uint32
 	now   uint32
 	shift uint
-	// leaf is the leaf whose rows are pulled, and done its partners, the
-	// leaves searched with it, by bit.
-	leaf     int
-	partners []int32
-	done     []uint64
 }
-
-// setLeaf sets the leaf of the rows pulled and its partners.
-func (s *rowSet) setLeaf(I int, partners []int32) {
-	for _, J := range s.partners {
-		s.done[J>>6] &^= 1 << (J & 63)
-	}
-	s.leaf, s.partners = I, partners
-	for _, J := range partners {
-		s.done[J>>6] |= 1 << (J & 63)
-	}
-}
-
-// searched reports whether leaf J was searched with the leaf.
-func (s *rowSet) searched(J int32) bool { return s.done[J>>6]&(1<<(J&63)) != 0 }
 
 // newRowSet returns a set for up to size rows, at most half full.
-func newRowSet(size, leaves int) *rowSet {
+func newRowSet(size int) *rowSet {
 	b := bits.Len(uint(2*size - 1))
-	return &rowSet{key: make([]int32, 1<<b), gen: make([]uint32, 1<<b), shift: uint(32 - b), leaf: -1, done: make([]uint64, (leaves+63)/64)}
+	return &rowSet{key: make([]int32, 1<<b), gen: make([]uint32, 1<<b), shift: uint(32 - b)}
 }
 
 func (s *rowSet) reset() {
