@@ -199,9 +199,12 @@ func (f *knnFlag) Set(s string) (err error) {
 }
 
 // kmeansStart returns the settings of the k-means start of n rows of p
-// features, seeded with seed.
-func (c *config) kmeansStart(n, p int, seed uint64) kmeans.Settings {
-	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers}
+// features, seeded with seed, the rows in the given order (see
+// affinity.Built.Order; nil for the input's): the start is the one of the
+// rows in the input's order, so that it does not depend on the order the
+// approximate kNN search moves them into.
+func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settings {
+	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers, Order: order}
 	if sample := max(50*c.k, min(initSampleRows, initSampleBytes/(8*max(p, 1)))); n > sampleStarts*sample {
 		s.Sample = sample
 		if s.Starts == 0 {

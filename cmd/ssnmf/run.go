@@ -245,7 +245,7 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	tab, km := r.prob.tab, r.sizesKM
 	if km == nil || seed != c.seed {
 		var err error
-		if km, err = kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed)); err != nil {
+		if km, err = kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed, r.prob.Order)); err != nil {
 			return fmt.Errorf("-init kmeans: %w", err)
 		}
 	}
@@ -280,7 +280,7 @@ func (r *solveRun) scale(ctx context.Context) error {
 // compare; a resumed run computes the same scale again.
 func (r *solveRun) scaleToSizes(ctx context.Context) error {
 	c, tab := r.cfg, r.prob.tab
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed))
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed, r.prob.Order))
 	if err != nil {
 		return fmt.Errorf("-scale sizes: %w", err)
 	}
@@ -409,7 +409,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 			starts = kmeansStarts
 		}
 		p.Features, p.Dim = tab.Features, tab.P
-		p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter}
+		p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter, Order: r.prob.Order}
 	}
 	m := r.info.New(p)
 	prob := fw.Problem{P: r.meter, K: c.k}
