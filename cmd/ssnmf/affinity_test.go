@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -392,6 +394,94 @@ func TestApproxKNN(t *testing.T) {
 		{name: "no probes", args: []string{"-knn-probes", "0"}, want: "-knn-probes must be >= 1"},
 		{name: "no rounds", args: []string{"-knn-rounds", "0"}, want: "-knn-rounds must be >= 1"},
 	})
+}
+
+// TestApproxIsExact checks that where the approximate search is complete
+// (every pair of leaves searched at this size) a run with -knn approx is
+// the run with -knn exact, although its rows are moved into the order of
+// the partition: the same graph (edge lists equal byte for byte), gamma
+// and k-means starts, every start the same number of sweeps, visiting the
+// rows in the same order, and the same clusters. What may differ is
+// rounding: the sums of P's rows (the scale, P·W) are added in the order
+// of the moved rows, so W and the objectives agree to 1e-9 and 1e-12,
+// not bit for bit. The second data set is mostly copies of few rows, on a
+// grid, whose ties in distance go to the lower input row in both.
+func TestApproxIsExact(t *testing.T) {
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.csv")
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", "2000", "-p", "4", "-k", "4", "-sep", "3", "-seed", "5", "-o", mix); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	dup := filepath.Join(dir, "dup.csv")
+	var b strings.Builder
+	b.WriteString("x1,x2,x3,label\n")
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 2500 {
+		c := rng.IntN(3)
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", 3*c+rng.IntN(3), rng.IntN(2), c+rng.IntN(2), c)
+	}
+	if err := os.WriteFile(dup, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{mix, dup} {
+		name := strings.TrimSuffix(filepath.Base(data), ".csv")
+		runs := map[string]summary{}
+		rows := map[string][][]string{}
+		var header []string
+		for _, knn := range []string{"exact", "approx"} {
+			edges := filepath.Join(dir, name+"."+knn+".edges.csv")
+			if code, _, stderr := ssnmf(t, "graph", "-q", "-knn", knn, "-o", edges, data); code != exitOK {
+				t.Fatalf("graph -knn %s %s: exit %d: %s", knn, name, code, stderr)
+			}
+			out, sum := filepath.Join(dir, name+"."+knn+".csv"), filepath.Join(dir, name+"."+knn+".json")
+			if code, _, stderr := ssnmf(t, "solve", "-q", "-knn", knn, "-out", out, "-summary", sum, data); code != exitOK {
+				t.Fatalf("solve -knn %s %s: exit %d: %s", knn, name, code, stderr)
+			}
+			raw, err := os.ReadFile(sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s summary
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatal(err)
+			}
+			runs[knn] = s
+			header, rows[knn] = readCSV(t, out)
+		}
+		ex, ap := runs["exact"], runs["approx"]
+		e1, _ := os.ReadFile(filepath.Join(dir, name+".exact.edges.csv"))
+		e2, _ := os.ReadFile(filepath.Join(dir, name+".approx.edges.csv"))
+		if !bytes.Equal(e1, e2) || ap.KNN != "approx" || ap.KNNRecall == nil || *ap.KNNRecall != 1 {
+			t.Fatalf("%s: the approximate search (recall %v) did not find the exact graph", name, ap.KNNRecall)
+		}
+		if ap.Gamma != ex.Gamma || len(ap.Starts) != len(ex.Starts) || len(ap.Starts) < 2 {
+			t.Fatalf("%s: gamma %v and %d starts, want %v and %d (at least 2)", name, ap.Gamma, len(ap.Starts), ex.Gamma, len(ex.Starts))
+		}
+		for s, st := range ap.Starts {
+			want := ex.Starts[s]
+			if st.Iterations != want.Iterations || math.Abs(st.Objective-want.Objective) > 1e-12*want.Objective {
+				t.Errorf("%s: start %d: %d sweeps to objective %.17g, want %d to %.17g", name, s, st.Iterations, st.Objective, want.Iterations, want.Objective)
+			}
+		}
+		var diff float64
+		for i, row := range rows["approx"] {
+			for c, v := range row {
+				w := rows["exact"][i][c]
+				if h := header[c]; h == "id" || h == "cluster" {
+					if v != w {
+						t.Fatalf("%s: row %d: %s is %s, want %s", name, i, h, v, w)
+					}
+					continue
+				}
+				a, _ := strconv.ParseFloat(v, 64)
+				e, _ := strconv.ParseFloat(w, 64)
+				diff = max(diff, math.Abs(a-e))
+			}
+		}
+		if diff > 1e-9 {
+			t.Errorf("%s: memberships differ by up to %.3g from the exact path's", name, diff)
+		}
+	}
 }
 
 // TestApproxKNNShortOfRecall checks that a search stopped by -knn-rounds

@@ -402,7 +402,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		set.MaxTime = max(time.Nanosecond, c.maxTime-time.Since(r.begin))
 	}
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
-		Progress: r.rep.progress.sweep, Scratch: ws.ps}
+		Progress: r.rep.progress.sweep, Scratch: ws.ps, Visit: inputOrderVisits(r.prob.Order)}
 	if tab := r.prob.tab; tab != nil {
 		starts := c.starts
 		if starts == 1 {
@@ -555,4 +555,18 @@ func (s *meteredSweep) Push(ctx context.Context, r0, r1 int, pw []float64, d *fw
 		s.m.count(s.start, s.Passes())
 	}
 	return err
+}
+
+// inputOrderVisits returns the order of the visits of rowcd on rows moved
+// into the given order (see affinity.Built.Order): the input's order,
+// Visit[t] the position of the input's row t; nil if order is.
+func inputOrderVisits(order []int32) []int32 {
+	if order == nil {
+		return nil
+	}
+	visit := make([]int32, len(order))
+	for q, i := range order {
+		visit[i] = int32(q)
+	}
+	return visit
 }
