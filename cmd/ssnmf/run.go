@@ -402,7 +402,10 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		set.MaxTime = max(time.Nanosecond, c.maxTime-time.Since(r.begin))
 	}
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
-		Progress: r.rep.progress.sweep, Scratch: ws.ps, Visit: inputOrderVisits(r.prob.Order)}
+		Progress: r.rep.progress.sweep, Scratch: ws.ps}
+	if c.sweepOrder == sweepInput {
+		p.Visit = inputOrderVisits(r.prob.Order)
+	}
 	if tab := r.prob.tab; tab != nil {
 		starts := c.starts
 		if starts == 1 {
