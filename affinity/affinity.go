@@ -249,13 +249,24 @@ func (b *Built) openEdges(ctx context.Context, tab *store.Table, spec Spec, tile
 	}
 	b.edges = true
 	b.Checksum = crc32.Update(crc32.Checksum(store.AsBytes(g.Val), castagnoli), castagnoli, store.AsBytes(g.Col))
-	return b.useGraph(g, tab, spec)
+	if tab != nil {
+		if err := b.startBandwidth(tab, spec); err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
+	return b.useGraph(g, spec)
 }
 
 // buildGraph makes P the kNN graph of the features, its scratch files
 // beside spec.GraphFile. For the approximate search it first moves the
-// rows into the order of graph.Partition (b.Order), in place.
+// rows into the order of graph.Partition (b.Order), in place; the
+// bandwidth of the k-means start is set before, on the rows in the
+// input's order, so that it does not depend on the order.
 func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
+	if err := b.startBandwidth(tab, spec); err != nil {
+		return nil, err
+	}
 	opt := *spec.Graph
 	opt.BlockSize, opt.Workers, opt.File, opt.Progress = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress
 	opt.Stats = &b.KNN
@@ -269,7 +280,7 @@ func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*B
 		if err != nil {
 			return nil, err
 		}
-		b.Order = order
+		b.Order, opt.Order = order, order
 	} else if spec.Engine != nil {
 		opt.Search = spec.Engine.SearchKNN
 	}
@@ -280,12 +291,20 @@ func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*B
 	b.knn = opt
 	b.Checksum = crc32.Update(crc32.Checksum(store.AsBytes(tab.Features), castagnoli), castagnoli,
 		fmt.Appendf(nil, "knn %d %v %v", opt.Neighbors, opt.Weights, opt.Method))
-	return b.useGraph(g, tab, spec)
+	return b.useGraph(g, spec)
 }
 
-// useGraph makes the graph g P, its passes on spec.Workers goroutines, and
-// sets the bandwidth of a k-means start if the features are at hand.
-func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, error) {
+// startBandwidth sets the bandwidth of a k-means start from the features.
+func (b *Built) startBandwidth(tab *store.Table, spec Spec) error {
+	if err := b.bandwidth(tab, spec); err != nil {
+		return err
+	}
+	b.GammaRule = "for the k-means start " + b.GammaRule
+	return nil
+}
+
+// useGraph makes the graph g P, its passes on spec.Workers goroutines.
+func (b *Built) useGraph(g *graph.CSR, spec Spec) (*Built, error) {
 	g.Workers = spec.Workers
 	b.graph, b.Affinity = g, g
 	n, sum := float64(g.N()), g.Sum()
@@ -304,13 +323,6 @@ func (b *Built) useGraph(g *graph.CSR, tab *store.Table, spec Spec) (*Built, err
 	}
 	g.Scale = b.Scale
 	b.BlockSize = min(b.BlockSize, g.N())
-	if tab != nil {
-		if err := b.bandwidth(tab, spec); err != nil {
-			g.Close()
-			return nil, err
-		}
-		b.GammaRule = "for the k-means start " + b.GammaRule
-	}
 	return b, nil
 }
 

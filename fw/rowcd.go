@@ -49,6 +49,14 @@ type RowCD struct {
 	BlockSize   int
 	StripMemory int64
 
+	// Visit, if not nil, is the order of the visits: a sweep visits the
+	// rows Visit[r0], …, Visit[r1-1] for its block [r0, r1), whose rows
+	// they must be. A sparse P is one block, so that any order of all the
+	// rows can be given: the rows in the order of graph.Partition are
+	// visited in the input's order, as they would be unmoved. Nil visits
+	// the rows of a block in order.
+	Visit []int32
+
 	// Progress, if not nil, is called with 0 at the start of every sweep
 	// and, after each block of rows, with the number of rows visited so
 	// far in the sweep, for progress reports during long sweeps. It is
@@ -81,6 +89,11 @@ func (c *RowCD) setup(r *Run) error {
 	sw, err := r.P.Sweep(r.K, SweepOptions{BlockSize: c.BlockSize, Memory: c.StripMemory, Workers: r.Workers, products: c.products})
 	if err != nil {
 		return fmt.Errorf("rowcd: %w", err)
+	}
+	if c.Visit != nil {
+		if err := checkVisit(c.Visit, sw.Blocks()); err != nil {
+			return fmt.Errorf("rowcd: %w", err)
+		}
 	}
 	nz := 2 * moves
 	c.run, c.sweep, c.sel, c.vs = r, sw, make([]int32, r.N), newVisitScratch(r.K)
@@ -216,12 +229,35 @@ func (c *RowCD) sweepRows(ctx context.Context) (sweepSums, error) {
 	return tot, nil
 }
 
-// visitBlock visits the rows r0:r1 in order, recording each row's change
-// and folding it into WᵀW and, through the block, into P·W.
+// checkVisit checks that visit holds, for each block, its own rows.
+func checkVisit(visit []int32, bounds []int) error {
+	n := bounds[len(bounds)-1]
+	if len(visit) != n {
+		return fmt.Errorf("an order of visits of %d rows for %d rows", len(visit), n)
+	}
+	seen := make([]bool, n)
+	for b := range len(bounds) - 1 {
+		for t := bounds[b]; t < bounds[b+1]; t++ {
+			if i := int(visit[t]); i < bounds[b] || i >= bounds[b+1] || seen[i] {
+				return fmt.Errorf("visit %d is row %d, which is not a row of its block [%d, %d) or comes twice", t, i, bounds[b], bounds[b+1])
+			}
+			seen[visit[t]] = true
+		}
+	}
+	return nil
+}
+
+// visitBlock visits the rows r0:r1 in order (of Visit, if set), recording
+// each row's change and folding it into WᵀW and, through the block, into
+// P·W.
 func (c *RowCD) visitBlock(r0, r1 int, blk Block, tot *sweepSums) {
 	r, ch, vs := c.run, &c.ch, c.vs
 	k, nz := r.K, ch.NZ
-	for i := r0; i < r1; i++ {
+	for t := r0; t < r1; t++ {
+		i := t
+		if c.Visit != nil {
+			i = int(c.Visit[t])
+		}
 		wi, pwi := r.W[i*k:(i+1)*k], r.PW[i*k:(i+1)*k]
 		v := visitRow(wi, pwi, c.a, blk.Diag(i), nz/2, vs)
 		tot.dec += v.dec

@@ -566,7 +566,66 @@ func TestRowCDErrors(t *testing.T) {
 		{name: "infeasible start", p: p, w: make([]float64, n*k), want: "initial point"},
 		{name: "short PW", p: p, w: good(), set: func(s *Settings, m *RowCD) { s.PW = make([]float64, 3) }, want: "P·W storage"},
 		{name: "NaN tolerance", p: p, w: good(), set: func(s *Settings, m *RowCD) { s.GapTol = math.NaN() }, want: "NaN"},
+		{name: "short visits", p: p, w: good(), set: func(s *Settings, m *RowCD) { m.Visit = make([]int32, n-1) }, want: "visits of 9 rows"},
+		{name: "visit twice", p: p, w: good(), set: func(s *Settings, m *RowCD) { m.Visit = make([]int32, n) }, want: "comes twice"},
+		{name: "visit out of block", p: p, w: good(), set: func(s *Settings, m *RowCD) {
+			m.BlockSize, m.Visit = 5, []int32{5, 1, 2, 3, 4, 0, 6, 7, 8, 9}
+		}, want: "not a row of its block"},
 	})
+}
+
+// TestRowCDVisit checks that a run on permuted rows, visited in the order
+// of the rows before the permutation (RowCD.Visit), is the run on the rows
+// unmoved, to rounding: the sums over a row's entries are added in another
+// order. Without Visit it takes another path.
+func TestRowCDVisit(t *testing.T) {
+	const n, k = 240, 4
+	_, p := rcdProblem(t, n, 21)
+	perm := rand.New(rand.NewPCG(3, 4)).Perm(n) // row q of the moved problem is row perm[q]
+	pp := make([]float64, n*n)
+	for q, i := range perm {
+		for r, j := range perm {
+			pp[q*n+r] = p[i*n+j]
+		}
+	}
+	moved, err := NewDense(n, pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := NewDense(n, p)
+	w := make([]float64, n*k)
+	Initialize(w, k, StartRandom, 2)
+	wp := make([]float64, n*k)
+	visit := make([]int32, n)
+	for q, i := range perm {
+		copy(wp[q*k:(q+1)*k], w[i*k:(i+1)*k])
+		visit[i] = int32(q)
+	}
+	set := Settings{MaxIter: 8, Refresh: 3, Workers: 2}
+	want, err := Minimize(context.Background(), Problem{P: d, K: k}, w, &set, &RowCD{BlockSize: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		visit []int32
+		same  bool
+	}{{visit, true}, {nil, false}} {
+		wq := slices.Clone(wp)
+		got, err := Minimize(context.Background(), Problem{P: moved, K: k}, wq, &set, &RowCD{BlockSize: n, Visit: tc.visit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var diff float64
+		for q, i := range perm {
+			for c := range k {
+				diff = max(diff, math.Abs(wq[q*k+c]-w[i*k+c]))
+			}
+		}
+		rel := math.Abs(got.Objective-want.Objective) / want.Objective
+		if same := diff < 1e-9 && rel < 1e-12; same != tc.same {
+			t.Errorf("visits given %v: W differs by %.3g, objective by %.3g (relative), want the same run %v", tc.visit != nil, diff, rel, tc.same)
+		}
+	}
 }
 
 // failingTiles fails on the tile that contains row 7. Its passes are the

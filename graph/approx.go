@@ -63,6 +63,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	if a.lists, a.bound, sc, err = bestIn(sp, n, m); err != nil {
 		return nil, nil, nil, err
 	}
+	a.lists.id = opt.Order // ties go to the lower input row
 	fail := func(err error) (*best, *scratch, *KNNStats, error) {
 		sc.release()
 		return nil, nil, nil, err
@@ -376,8 +377,10 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 	bs, m := a.bs, a.m
 	err := ordered.Run(ctx, a.workers, len(tiles),
 		func() *tileTask {
-			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
+			tt := &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
 				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: a.pairs.NewScratch()}
+			tt.rows.id, tt.cols.id = a.lists.id, a.lists.id // a tile's best m by the lists' order
+			return tt
 		},
 		func(_ context.Context, t int, tt *tileTask) error {
 			I, J := int(tiles[t].I), int(tiles[t].J)

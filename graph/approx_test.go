@@ -259,6 +259,65 @@ func TestRenumber(t *testing.T) {
 	}
 }
 
+// TestApproxOrderIsExact checks that the approximate search with every
+// pair of leaves searched, given Partition's order, finds the exact graph
+// of the rows in the input's order, renumbered, with the same bits: on
+// integer features with many copies of each row and many equal distances,
+// whose ties go to the lower input row. Without the order the ties go to
+// the lower position, and the graph is another.
+func TestApproxOrderIsExact(t *testing.T) {
+	n, p, leaf := 1500, 3, 100
+	x := make([]float64, n*p)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range n {
+		if i%3 == 2 { // every third row a copy of an earlier one
+			j := rng.IntN(i)
+			copy(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
+			continue
+		}
+		for q := range p {
+			x[i*p+q] = float64(rng.IntN(6))
+		}
+	}
+	opt := KNNOptions{Weights: SelfTuning, Neighbors: 12, Workers: 2}
+	exact := opt
+	exact.Method = Exact
+	want, err := KNN(context.Background(), x, n, p, exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := slices.Clone(x)
+	order, err := Partition(context.Background(), xs, n, p, leaf, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		order []int32
+		same  bool
+	}{{order, true}, {nil, false}} {
+		approx := opt
+		approx.Method, approx.Leaf, approx.Probes, approx.Order = Approximate, leaf, (n+leaf-1)/leaf, tc.order
+		g, err := KNN(context.Background(), xs, n, p, approx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := g.Renumber(order, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sameCSR(r, want) != tc.same {
+			t.Errorf("order given %v: renumbered graph equal to the exact one %v, want %v", tc.order != nil, !tc.same, tc.same)
+		}
+	}
+	bad := slices.Clone(order)
+	bad[0] = bad[1]
+	for _, o := range []KNNOptions{{Method: Approximate, Order: bad}, {Method: Approximate, Order: order[1:]}, {Method: Exact, Order: order}} {
+		if _, err := KNN(context.Background(), xs, n, p, o); err == nil {
+			t.Errorf("order of %d rows with method %v: no error", len(o.Order), o.Method)
+		}
+	}
+}
+
 // TestApproxListsDistinct checks that no list holds a row twice: the
 // seeds of the lists are offered again by the first tiles.
 func TestApproxListsDistinct(t *testing.T) {

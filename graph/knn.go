@@ -103,6 +103,14 @@ type KNNOptions struct {
 	Sample int
 	// Seed seeds the approximate search's sample of rows.
 	Seed uint64
+	// Order, if not nil, is the approximate search's map from the rows of
+	// x, in the order of Partition, to the input's rows (Partition's
+	// result): ties in distance go to the lower input row, as the exact
+	// search of the rows in the input's order breaks them, so that the
+	// lists, where the search is complete, are the exact search's,
+	// renumbered, duplicated rows included. Nil ranks the rows of x as
+	// they stand. The exact search refuses it.
+	Order []int32
 	// ScratchDir, if not empty, is the directory where the approximate
 	// search keeps its candidate lists (n·M·12 bytes), the vector kernel's
 	// panels and neighbour descent's candidates, and the assembly of the
@@ -329,6 +337,19 @@ func checkKNN(x []float64, n, p int, opt KNNOptions) (int, error) {
 			opt.DescentForward, opt.DescentReverse)
 	case !(opt.Recall >= 0) || math.IsInf(opt.Recall, 0):
 		return 0, fmt.Errorf("graph: recall target %v, want a finite value >= 0", opt.Recall)
+	case opt.Order != nil && opt.Method.Resolve(n) != Approximate:
+		return 0, fmt.Errorf("graph: an order of the rows is for the approximate search")
+	case opt.Order != nil && len(opt.Order) != n:
+		return 0, fmt.Errorf("graph: an order of %d rows for %d rows", len(opt.Order), n)
+	}
+	if opt.Order != nil {
+		seen := make([]uint64, (n+63)/64)
+		for q, i := range opt.Order {
+			if i < 0 || int(i) >= n || seen[i>>6]&(1<<(i&63)) != 0 {
+				return 0, fmt.Errorf("graph: order[%d] = %d is not a permutation of %d rows", q, i, n)
+			}
+			seen[i>>6] |= 1 << (i & 63)
+		}
 	}
 	return min(m, n), nil
 }
@@ -343,6 +364,9 @@ func knnSource(x []float64, n, p, m int, opt KNNOptions) uint64 {
 			method, opt.Leaf, opt.Probes, opt.Recall, opt.Rounds, opt.Sample, opt.Seed)
 		if after := opt.leafRounds(); after > 0 {
 			tag = fmt.Appendf(tag, " descent after=%d forward=%d reverse=%d", after, opt.DescentForward, opt.DescentReverse)
+		}
+		if opt.Order != nil {
+			tag = fmt.Appendf(tag, " order=%08x", crc32.Checksum(store.AsBytes(opt.Order), castagnoli))
 		}
 	}
 	opts := crc32.Checksum(tag, castagnoli)

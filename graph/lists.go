@@ -15,6 +15,11 @@ type best struct {
 	d   []float64 // squared distances, m a row
 	j   []int32   // their rows
 	cnt []int32   // candidates held, at most m
+	// id, if not nil, is the index by which ties in distance are broken:
+	// row j ranks as id[j] (KNNOptions.Order, the input's row of a row in
+	// the order of Partition), so that the lists are those of the rows in
+	// the input's order.
+	id []int32
 }
 
 func newBest(rows, m int) *best {
@@ -37,12 +42,12 @@ func (b *best) bound(r int) float64 {
 func (b *best) offer(r int, d float64, j int32) bool {
 	m, c := b.m, int(b.cnt[r])
 	ds, js := b.d[r*m:r*m+m], b.j[r*m:r*m+m]
-	if c == m && !less(d, j, ds[m-1], js[m-1]) {
+	if c == m && !b.less(d, j, ds[m-1], js[m-1]) {
 		return false
 	}
 	pos, hi := 0, c // the first candidate after (d, j)
 	for pos < hi {
-		if h := int(uint(pos+hi) >> 1); less(d, j, ds[h], js[h]) {
+		if h := int(uint(pos+hi) >> 1); b.less(d, j, ds[h], js[h]) {
 			hi = h
 		} else {
 			pos = h + 1
@@ -61,10 +66,17 @@ func (b *best) offer(r int, d float64, j int32) bool {
 	return true
 }
 
-// less orders candidates by distance, then by row: a strict total order, so
-// that the best m do not depend on the order of the offers.
-func less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
-	return d1 < d2 || d1 == d2 && j1 < j2
+// less orders candidates by distance, then by row (by b.id of the row if
+// set): a strict total order, so that the best m do not depend on the
+// order of the offers.
+func (b *best) less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
+	if d1 != d2 {
+		return d1 < d2
+	}
+	if b.id != nil {
+		return b.id[j1] < b.id[j2]
+	}
+	return j1 < j2
 }
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory

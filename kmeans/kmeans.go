@@ -47,6 +47,15 @@ type Settings struct {
 	// (at most MaxIter), so that many starts cost about one pass each
 	// over a large data set. Result.Inertias are then the sample's.
 	Sample int
+	// Order, if not nil, numbers the rows of x in the input's order: row
+	// i of x is the input's row Order[i], as graph.Partition moves them.
+	// The k-means++ draws, the sample and the sums then go by the input's
+	// rows, so that the result is the one of the rows in the input's
+	// order (the same centers, inertias and labels, bit for bit), the
+	// Labels still by row of x. The one exception is the refinement over
+	// all the rows after a Sample: its sums are added in the order of x,
+	// which reads x in sequence, and may round them differently.
+	Order []int32
 }
 
 // DefaultMaxIter is the Lloyd iteration cap when Settings.MaxIter is 0.
@@ -87,14 +96,18 @@ func Cluster(ctx context.Context, x []float64, n, p, k int, s Settings) (*Result
 	if err := check(x, n, p, k); err != nil {
 		return nil, err
 	}
+	pos, err := positions(s.Order, n)
+	if err != nil {
+		return nil, err
+	}
 	if s.Sample > 0 && n > s.Sample && s.Sample >= k {
-		return sampled(ctx, x, n, p, k, s)
+		return sampled(ctx, x, n, p, k, s, pos)
 	}
 	starts := max(s.Starts, 1)
 	var best *Result
 	inertias := make([]float64, 0, starts)
 	for r := range starts {
-		res, err := run(ctx, x, n, p, k, s, StartSeed(s.Seed, r))
+		res, err := run(ctx, x, n, p, k, s, StartSeed(s.Seed, r), pos)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +118,38 @@ func Cluster(ctx context.Context, x []float64, n, p, k int, s Settings) (*Result
 		}
 	}
 	best.Inertias = inertias
+	if pos != nil {
+		// The labels by input row, as the model numbers them, go back to
+		// the rows of x.
+		labels := make([]int32, n)
+		for i, q := range pos {
+			labels[q] = best.Labels[i]
+		}
+		best.Labels = labels
+	}
 	return best, nil
+}
+
+// positions returns the inverse of order, a permutation of n rows: the
+// row of x of each input row; nil if order is.
+func positions(order []int32, n int) ([]int32, error) {
+	if order == nil {
+		return nil, nil
+	}
+	if len(order) != n {
+		return nil, fmt.Errorf("kmeans: an order of %d rows for %d rows", len(order), n)
+	}
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for q, i := range order {
+		if i < 0 || int(i) >= n || pos[i] >= 0 {
+			return nil, fmt.Errorf("kmeans: order[%d] = %d is not a permutation of %d rows", q, i, n)
+		}
+		pos[i] = int32(q)
+	}
+	return pos, nil
 }
 
 // Seed returns k initial centers (k×p) chosen by greedy k-means++ with the
@@ -147,13 +191,21 @@ type model struct {
 	n, p, k    int
 	workers    int
 	chunkTotal []float64 // per-chunk sums of d2, for sampling
+	// pos, if not nil, numbers the model's rows in the input's order: its
+	// row i is row pos[i] of x (Settings.Order, inverted).
+	pos []int32
 }
 
 func (m *model) tasks() int { return (m.n + chunkRows - 1) / chunkRows }
 
 func (m *model) bounds(t int) (lo, hi int) { return t * chunkRows, min(m.n, (t+1)*chunkRows) }
 
-func (m *model) row(i int) []float64 { return m.x[i*m.p : (i+1)*m.p] }
+func (m *model) row(i int) []float64 {
+	if m.pos != nil {
+		i = int(m.pos[i])
+	}
+	return m.x[i*m.p : (i+1)*m.p]
+}
 
 func sqDist(a, b []float64) float64 {
 	b = b[:len(a)]
@@ -399,9 +451,10 @@ func (m *model) fillEmpty(s *lloydSums, labels []int32, dist []float64) {
 	}
 }
 
-// run is one start: seeding, then Lloyd iterations.
-func run(ctx context.Context, x []float64, n, p, k int, s Settings, seed uint64) (*Result, error) {
-	m := &model{x: x, n: n, p: p, k: k, workers: max(s.Workers, 1)}
+// run is one start: seeding, then Lloyd iterations, on the rows of x
+// numbered by pos (see model).
+func run(ctx context.Context, x []float64, n, p, k int, s Settings, seed uint64, pos []int32) (*Result, error) {
+	m := &model{x: x, n: n, p: p, k: k, workers: max(s.Workers, 1), pos: pos}
 	centers, err := m.seed(ctx, seed)
 	if err != nil {
 		return nil, err
@@ -452,16 +505,20 @@ func (m *model) lloyd(ctx context.Context, centers []float64, maxIter int) (*Res
 }
 
 // sampled is Cluster on more than s.Sample rows: the starts run on a
-// seeded sample of s.Sample rows, and the centers of the best are refined
-// by Lloyd iterations over all the rows.
-func sampled(ctx context.Context, x []float64, n, p, k int, s Settings) (*Result, error) {
+// seeded sample of s.Sample rows (input rows, found in x by pos if not
+// nil), and the centers of the best are refined by Lloyd iterations over
+// all the rows of x.
+func sampled(ctx context.Context, x []float64, n, p, k int, s Settings, pos []int32) (*Result, error) {
 	rows := sampleRows(n, s.Sample, s.Seed)
 	xs := make([]float64, 0, len(rows)*p)
 	for _, i := range rows {
+		if pos != nil {
+			i = int(pos[i])
+		}
 		xs = append(xs, x[i*p:(i+1)*p]...)
 	}
 	sub := s
-	sub.Sample = 0
+	sub.Sample, sub.Order = 0, nil
 	best, err := Cluster(ctx, xs, len(rows), p, k, sub)
 	if err != nil {
 		return nil, err

@@ -194,6 +194,76 @@ func TestSameBitsAnyWorkers(t *testing.T) {
 	}
 }
 
+// TestOrder checks that a run on permuted rows, given the permutation,
+// is the run on the rows in the input's order: the same centers, inertia
+// and labels, bit for bit, the labels by permuted row; after a sample, the
+// same labels, the refinement's sums rounded in another order. Every
+// fifth row is a copy of an earlier one, and the features are coarse, so
+// that draws and distances tie.
+func TestOrder(t *testing.T) {
+	const n, p, k = 2600, 3, 7
+	x := normals(n*p, 3, 4)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range x {
+		x[i] = math.Round(2 * x[i])
+	}
+	for i := 5; i < n; i += 5 {
+		j := rng.IntN(i)
+		copy(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
+	}
+	order := make([]int32, n)
+	for q := range order {
+		order[q] = int32(q)
+	}
+	rng.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
+	xs := make([]float64, n*p)
+	for q, i := range order {
+		copy(xs[q*p:(q+1)*p], x[int(i)*p:int(i+1)*p])
+	}
+	ctx := context.Background()
+	for _, s := range []Settings{{Seed: 3, Starts: 3, Workers: 2}, {Seed: 4, Starts: 4, Workers: 3, Sample: 700}} {
+		want, err := Cluster(ctx, x, n, p, k, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Order = order
+		got, err := Cluster(ctx, xs, n, p, k, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, i := range order {
+			if got.Labels[q] != want.Labels[i] {
+				t.Fatalf("sample %d: row %d (input row %d) in cluster %d, want %d", s.Sample, q, i, got.Labels[q], want.Labels[i])
+			}
+		}
+		if !slices.Equal(got.Sizes, want.Sizes) || !slices.Equal(got.Inertias, want.Inertias) || got.Start != want.Start {
+			t.Errorf("sample %d: sizes %v, start inertias %v (start %d), want %v, %v (%d)", s.Sample, got.Sizes, got.Inertias, got.Start,
+				want.Sizes, want.Inertias, want.Start)
+		}
+		if s.Sample == 0 && (!slices.Equal(got.Centers, want.Centers) || got.Inertia != want.Inertia) {
+			t.Errorf("centers or inertia (%v, want %v) differ", got.Inertia, want.Inertia)
+		}
+		for c := range got.Centers {
+			if math.Abs(got.Centers[c]-want.Centers[c]) > 1e-12*(1+math.Abs(want.Centers[c])) {
+				t.Errorf("sample %d: center value %d is %v, want %v", s.Sample, c, got.Centers[c], want.Centers[c])
+			}
+		}
+		s.Order = nil
+		if plain, err := Cluster(ctx, xs, n, p, k, s); err != nil {
+			t.Fatal(err)
+		} else if slices.Equal(plain.Inertias, want.Inertias) {
+			t.Errorf("sample %d: the permuted rows without their order give the same starts: the test shows nothing", s.Sample)
+		}
+	}
+	bad := slices.Clone(order)
+	bad[0] = bad[1]
+	for _, o := range [][]int32{bad, order[1:]} {
+		if _, err := Cluster(ctx, xs, n, p, k, Settings{Order: o}); err == nil || !strings.Contains(err.Error(), "order") {
+			t.Errorf("order of %d rows, not a permutation: error %v", len(o), err)
+		}
+	}
+}
+
 func TestSeedPicksDistinctRows(t *testing.T) {
 	const n, p, k = 400, 2, 8
 	x, _ := blobs(n, p, k, 5)

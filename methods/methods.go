@@ -20,6 +20,7 @@ type Params struct {
 	BlockSize   int            // rowcd: rows of a strip
 	StripMemory int64          // rowcd: bytes of a strip; 0 no bound
 	Progress    func(rows int) // rowcd: progress within a sweep
+	Visit       []int32        // rowcd: the order of the visits (fw.RowCD.Visit); nil in order
 	// Scratch is storage for the method's second n×k matrix (fw's P·S,
 	// pgd's trial P·W, penalty's projection); nil allocates it.
 	Scratch []float64
@@ -50,7 +51,7 @@ const Default = "rowcd"
 var table = [...]Method{
 	{Name: "rowcd", Doc: "row-wise pairwise coordinate descent: an iteration is a sweep over the rows", Checkpoints: true,
 		New: func(p Params) fw.Method {
-			return &fw.RowCD{Moves: p.Moves, BlockSize: p.BlockSize, StripMemory: p.StripMemory, Progress: p.Progress}
+			return &fw.RowCD{Moves: p.Moves, BlockSize: p.BlockSize, StripMemory: p.StripMemory, Progress: p.Progress, Visit: p.Visit}
 		}},
 	{Name: "fw", Doc: "Frank-Wolfe, the paper's method", Checkpoints: true,
 		New: func(p Params) fw.Method { return &fw.FrankWolfe{Step: p.Step, PS: p.Scratch} }},

@@ -117,7 +117,16 @@ var (
 		have: func(scope) string {
 			return "P is read from the file of -affinity, so a new row's affinity cannot be computed"
 		}, fix: "drop it, or use -affinity knn or gaussian"}
-	needRowCD   = needMethod("rowcd")
+	needRowCD = needMethod("rowcd")
+	// needApproxRowCD is rowcd on the rows of the approximate search.
+	needApproxRowCD = need{want: "-method rowcd with -knn approx or auto",
+		holds: func(s scope) bool { return needApprox.holds(s) && s.method == "rowcd" },
+		have: func(s scope) string {
+			if !needApprox.holds(s) {
+				return needApprox.have(s)
+			}
+			return "the method is " + s.method
+		}, fix: "drop it"}
 	needFW      = needMethod("fw")
 	needRefresh = needMethod("fw", "rowcd")
 	needKMStart = need{want: "-init kmeans", holds: func(s scope) bool { return s.init == initKmeans && s.method != "kmeans" },

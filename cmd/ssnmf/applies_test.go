@@ -31,6 +31,7 @@ var flagNeeds = map[string]map[string]string{
 		"format": needInput.want,
 		"rows":   needEdgesAlone.want,
 		"moves":  needRowCD.want, "strip-memory": needRowCD.want,
+		"sweep-order": needApproxRowCD.want,
 		"step":        needFW.want,
 		"refresh":     needRefresh.want,
 		"init":        needStart.want,
@@ -110,7 +111,7 @@ func TestFlagsApply(t *testing.T) {
 	value := map[string]string{
 		"gamma": "1", "precision": "float32", "neighbors": "5", "weights": "connectivity", "knn": "approx",
 		"knn-recall": "0.9", "knn-probes": "2", "knn-rounds": "3", "knn-descent": "2", "scale": "2", "model": filepath.Join(dir, "m"), "standardize": "false",
-		"features": "x1", "label": "label", "format": "csv", "rows": "3", "moves": "2", "strip-memory": "0",
+		"features": "x1", "label": "label", "format": "csv", "rows": "3", "moves": "2", "strip-memory": "0", "sweep-order": "input",
 		"step": "curvature", "refresh": "5", "init": "random", "init-starts": "2", "tasks": "2", "retries": "1",
 	}
 	// A run that each need does not hold for, by command: its arguments
@@ -120,20 +121,21 @@ func TestFlagsApply(t *testing.T) {
 		have string
 	}
 	breaks := map[string]map[string]breaker{
-		needGaussian.want:   {"solve": {[]string{data}, "the affinity is knn"}},
-		needKNN.want:        {"solve": {[]string{"-affinity", "gaussian", data}, "the affinity is gaussian"}},
-		needApprox.want:     {"solve": {[]string{"-knn", "exact", data}, "the search is -knn exact"}, "graph": {[]string{"-knn", "exact", data}, "the search is -knn exact"}},
-		needSparse.want:     {"solve": {[]string{"-affinity", "gaussian", data}, "the affinity is gaussian"}},
-		needFeatures.want:   {"solve": {[]string{"-affinity", edges}, "P is read from -affinity and no INPUT is given"}},
-		needInput.want:      {"solve": {nil, "no INPUT is given"}, "graph": {nil, "no INPUT is given"}, "tiles": {nil, "no INPUT is given"}},
-		needEdgesAlone.want: {"solve": {[]string{"-affinity", edges, data}, "INPUT gives the rows"}},
-		needRowCD.want:      {"solve": {[]string{"-method", "fw", data}, "the method is fw"}},
-		needFW.want:         {"solve": {[]string{data}, "the method is rowcd"}},
-		needRefresh.want:    {"solve": {[]string{"-method", "pgd", data}, "the method is pgd"}},
-		needStart.want:      {"solve": {[]string{"-method", "kmeans", data}, "-method kmeans makes its own start"}},
-		needKMStart.want:    {"solve": {[]string{"-init", "corners", data}, "the start is corners"}},
-		needOwnP.want:       {"solve": {[]string{"-affinity", edges, data}, "P is read from the file of -affinity"}},
-		needSlurm.want:      {"solve": {[]string{data}, "the engine is local"}, "graph": {[]string{data}, "the engine is local"}},
+		needGaussian.want:    {"solve": {[]string{data}, "the affinity is knn"}},
+		needKNN.want:         {"solve": {[]string{"-affinity", "gaussian", data}, "the affinity is gaussian"}},
+		needApprox.want:      {"solve": {[]string{"-knn", "exact", data}, "the search is -knn exact"}, "graph": {[]string{"-knn", "exact", data}, "the search is -knn exact"}},
+		needSparse.want:      {"solve": {[]string{"-affinity", "gaussian", data}, "the affinity is gaussian"}},
+		needFeatures.want:    {"solve": {[]string{"-affinity", edges}, "P is read from -affinity and no INPUT is given"}},
+		needInput.want:       {"solve": {nil, "no INPUT is given"}, "graph": {nil, "no INPUT is given"}, "tiles": {nil, "no INPUT is given"}},
+		needEdgesAlone.want:  {"solve": {[]string{"-affinity", edges, data}, "INPUT gives the rows"}},
+		needRowCD.want:       {"solve": {[]string{"-method", "fw", data}, "the method is fw"}},
+		needApproxRowCD.want: {"solve": {[]string{"-knn", "exact", data}, "the search is -knn exact"}},
+		needFW.want:          {"solve": {[]string{data}, "the method is rowcd"}},
+		needRefresh.want:     {"solve": {[]string{"-method", "pgd", data}, "the method is pgd"}},
+		needStart.want:       {"solve": {[]string{"-method", "kmeans", data}, "-method kmeans makes its own start"}},
+		needKMStart.want:     {"solve": {[]string{"-init", "corners", data}, "the start is corners"}},
+		needOwnP.want:        {"solve": {[]string{"-affinity", edges, data}, "P is read from the file of -affinity"}},
+		needSlurm.want:       {"solve": {[]string{data}, "the engine is local"}, "graph": {[]string{data}, "the engine is local"}},
 	}
 	// The needs that every run of a command has.
 	always := map[string][]string{"graph": {needKNN.want, needFeatures.want}, "tiles": {needGaussian.want, needFeatures.want}}

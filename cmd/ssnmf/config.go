@@ -125,10 +125,11 @@ type config struct {
 	maxTime         time.Duration // 0: no limit
 	maxIter         int
 	refresh         int
-	starts          int   // seeded starts of the solve; 0 until solve resolves it by startsFor
-	initStarts      int   // k-means++ starts of -init kmeans
-	moves           int   // rowcd: pairwise moves per row visit
-	stripMemory     int64 // rowcd: bytes for a strip of P; 0 no bound
+	starts          int    // seeded starts of the solve; 0 until solve resolves it by startsFor
+	initStarts      int    // k-means++ starts of -init kmeans
+	moves           int    // rowcd: pairwise moves per row visit
+	stripMemory     int64  // rowcd: bytes for a strip of P; 0 no bound
+	sweepOrder      string // rowcd on the approximate graph's rows: sweepPartition or sweepInput
 	checkpointEvery int
 	resume          string
 	out             string
@@ -199,10 +200,19 @@ func (f *knnFlag) Set(s string) (err error) {
 	return err
 }
 
+// The values of -sweep-order.
+const (
+	sweepPartition = "partition"
+	sweepInput     = "input"
+)
+
 // kmeansStart returns the settings of the k-means start of n rows of p
-// features, seeded with seed.
-func (c *config) kmeansStart(n, p int, seed uint64) kmeans.Settings {
-	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers}
+// features, seeded with seed, the rows in the given order (see
+// affinity.Built.Order; nil for the input's): the start is the one of the
+// rows in the input's order, so that it does not depend on the order the
+// approximate kNN search moves them into.
+func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settings {
+	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers, Order: order}
 	if sample := max(50*c.k, min(initSampleRows, initSampleBytes/(8*max(p, 1)))); n > sampleStarts*sample {
 		s.Sample = sample
 		if s.Starts == 0 {
@@ -268,6 +278,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needRowCD), defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepPartition, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other) or input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
@@ -323,6 +334,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:
 		return nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
+	case c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
+		return nil, usagef("-sweep-order must be %s or %s, have %q", sweepPartition, sweepInput, c.sweepOrder)
 	case !(c.tol >= 0):
 		return nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):

@@ -245,7 +245,7 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	tab, km := r.prob.tab, r.sizesKM
 	if km == nil || seed != c.seed {
 		var err error
-		if km, err = kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed)); err != nil {
+		if km, err = kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, seed, r.prob.Order)); err != nil {
 			return fmt.Errorf("-init kmeans: %w", err)
 		}
 	}
@@ -280,7 +280,7 @@ func (r *solveRun) scale(ctx context.Context) error {
 // compare; a resumed run computes the same scale again.
 func (r *solveRun) scaleToSizes(ctx context.Context) error {
 	c, tab := r.cfg, r.prob.tab
-	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed))
+	km, err := kmeans.Cluster(ctx, tab.Features, tab.N, tab.P, c.k, c.kmeansStart(tab.N, tab.P, c.seed, r.prob.Order))
 	if err != nil {
 		return fmt.Errorf("-scale sizes: %w", err)
 	}
@@ -403,13 +403,16 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	}
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
 		Progress: r.rep.progress.sweep, Scratch: ws.ps}
+	if c.sweepOrder == sweepInput {
+		p.Visit = inputOrderVisits(r.prob.Order)
+	}
 	if tab := r.prob.tab; tab != nil {
 		starts := c.starts
 		if starts == 1 {
 			starts = kmeansStarts
 		}
 		p.Features, p.Dim = tab.Features, tab.P
-		p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter}
+		p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter, Order: r.prob.Order}
 	}
 	m := r.info.New(p)
 	prob := fw.Problem{P: r.meter, K: c.k}
@@ -555,4 +558,18 @@ func (s *meteredSweep) Push(ctx context.Context, r0, r1 int, pw []float64, d *fw
 		s.m.count(s.start, s.Passes())
 	}
 	return err
+}
+
+// inputOrderVisits returns the order of the visits of rowcd on rows moved
+// into the given order (see affinity.Built.Order): the input's order,
+// Visit[t] the position of the input's row t; nil if order is.
+func inputOrderVisits(order []int32) []int32 {
+	if order == nil {
+		return nil
+	}
+	visit := make([]int32, len(order))
+	for q, i := range order {
+		visit[i] = int32(q)
+	}
+	return visit
 }
