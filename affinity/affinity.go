@@ -341,6 +341,25 @@ func (b *Built) ScaleToSizes(sizes []int, rule string) error {
 	return nil
 }
 
+// MultiplyScale multiplies a sparse P's factor by f > 0 (-scale RULE:F),
+// after its rule set it, and says so in ScaleRule. P must not be in a
+// pass. It fails for a dense P, whose scale is its bandwidth's.
+func (b *Built) MultiplyScale(f float64) error {
+	if b.graph == nil {
+		return errors.New("affinity: a multiple of the scale rule needs a sparse P (a kNN graph or an edge list)")
+	}
+	scale := b.Scale * f
+	if !(f > 0) || !(scale > 0) || math.IsInf(scale, 0) {
+		return fmt.Errorf("affinity: %v times the scale %v is out of range", f, b.Scale)
+	}
+	if err := checkSum(b.graph, b.graph.Sum(), scale, Spec{Scale: scale}); err != nil {
+		return err
+	}
+	b.Scale, b.graph.Scale = scale, scale
+	b.ScaleRule = fmt.Sprintf("%g × (%s) = %.4g", f, b.ScaleRule, scale)
+	return nil
+}
+
 // bandwidth sets the Gaussian bandwidth: the one given, or the automatic
 // rule's.
 func (b *Built) bandwidth(tab *store.Table, spec Spec) error {
