@@ -323,7 +323,7 @@ func defaultStarts(n int) int {
 
 // defaultStartsMax and startsFullRows define defaultStarts.
 const (
-	defaultStartsMax = 3
+	defaultStartsMax = 2
 	startsFullRows   = 20000
 )
 

@@ -72,29 +72,32 @@ func TestKillAndResumeStarts(t *testing.T) {
 }
 
 // -scale sizes scales P to Σ_j n_j² of the k-means start's clusters, and
-// is the default where the features are at hand; it needs the features
-// and a sparse P.
+// twice that is the default where the features are at hand; it needs the
+// features and a sparse P.
 func TestScaleSizes(t *testing.T) {
 	dir := t.TempDir()
 	sum := filepath.Join(dir, "s.json")
-	for _, args := range [][]string{{"-scale", "sizes"}, nil} {
-		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum, "testdata/small.csv"}, args...)...); code != exitOK {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	for _, tc := range []struct {
+		args   []string
+		prefix string
+	}{{[]string{"-scale", "sizes"}, "sizes: "}, {[]string{"-scale", "auto"}, "sizes: "}, {nil, "2 × (sizes: "}} {
+		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum, "testdata/small.csv"}, tc.args...)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
 		}
-		if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "sizes: ") {
-			t.Errorf("%v: scale %v (%s), want the sizes rule", args, s.Scale, s.ScaleRule)
+		if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, tc.prefix) {
+			t.Errorf("%v: scale %v (%s), want %q", tc.args, s.Scale, s.ScaleRule, tc.prefix)
 		}
 	}
 	edges := filepath.Join(dir, "edges.csv")
 	if code, _, stderr := ssnmf(t, "graph", "-q", "-neighbors", "4", "-o", edges, "testdata/small.csv"); code != exitOK {
 		t.Fatalf("graph: exit %d: %s", code, stderr)
 	}
-	// Without the features, the default falls back to the mass rule.
+	// Without the features, the default falls back to twice the mass rule.
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-affinity", edges, "-summary", sum); code != exitOK {
 		t.Fatalf("edge list: exit %d: %s", code, stderr)
 	}
-	if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "mass: ") {
-		t.Errorf("edge list without features: scale rule %q, want mass", s.ScaleRule)
+	if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "2 × (mass: ") {
+		t.Errorf("edge list without features: scale rule %q, want twice the mass rule", s.ScaleRule)
 	}
 	testUsage(t, []string{"solve", "-k", "3"}, []usageCase{
 		{name: "no features", args: []string{"-affinity", edges, "-scale", "sizes"}, want: "-scale sizes needs the features"},
