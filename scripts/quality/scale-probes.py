@@ -59,7 +59,7 @@ def start_labels(s):
 for s in o.sets.split(","):
     rec = {"set": s}
     if o.mode == "multiples":
-        c = solve(s)["scale"]
+        c = solve(s, "-scale", "sizes")["scale"]
         rec.update(scale=c, kmeans_start=solve(s, "-max-iter", "0")["ari"])
         for f in [0.5, 1, 1.5, 2, 3, 4]:
             rec["x%g" % f] = solve(s, "-scale", repr(c * f))["ari"]
