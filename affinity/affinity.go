@@ -6,7 +6,9 @@
 // CSV with the columns src, dst and, optionally, weight; see graph.FromEdges),
 // told apart by their content, and its scale: a sparse P is multiplied so
 // that its entries sum to n²/k, the mass of k balanced clusters, unless
-// Spec.Scale says otherwise (docs/quality.md gives why). It is the
+// Spec.Scale says otherwise, and may then be rescaled to the mass of
+// clusters of given sizes (Built.ScaleToSizes) and by a multiple of either
+// rule (Built.MultiplyScale); docs/quality.md gives why. It is the
 // one place where a kind of affinity is set up; the command and every
 // script build P through Build, and every method consumes the result as
 // an fw.Affinity.
