@@ -6,7 +6,9 @@
 // CSV with the columns src, dst and, optionally, weight; see graph.FromEdges),
 // told apart by their content, and its scale: a sparse P is multiplied so
 // that its entries sum to n²/k, the mass of k balanced clusters, unless
-// Spec.Scale says otherwise (docs/quality.md gives why). It is the
+// Spec.Scale says otherwise, and may then be rescaled to the mass of
+// clusters of given sizes (Built.ScaleToSizes) and by a multiple of either
+// rule (Built.MultiplyScale); docs/quality.md gives why. It is the
 // one place where a kind of affinity is set up; the command and every
 // script build P through Build, and every method consumes the result as
 // an fw.Affinity.
@@ -350,6 +352,25 @@ func (b *Built) ScaleToSizes(sizes []int, rule string) error {
 	}
 	b.Scale, b.graph.Scale = scale, scale
 	b.ScaleRule = fmt.Sprintf("sizes: Σn_j²/ΣP = %.4g, the mass of the %d clusters of %s", scale, len(sizes), rule)
+	return nil
+}
+
+// MultiplyScale multiplies a sparse P's factor by f > 0 (-scale RULE:F),
+// after its rule set it, and says so in ScaleRule. P must not be in a
+// pass. It fails for a dense P, whose scale is its bandwidth's.
+func (b *Built) MultiplyScale(f float64) error {
+	if b.graph == nil {
+		return errors.New("affinity: a multiple of the scale rule needs a sparse P (a kNN graph or an edge list)")
+	}
+	scale := b.Scale * f
+	if !(f > 0) || !(scale > 0) || math.IsInf(scale, 0) {
+		return fmt.Errorf("affinity: %v times the scale %v is out of range", f, b.Scale)
+	}
+	if err := checkSum(b.graph, b.graph.Sum(), scale, Spec{Scale: scale}); err != nil {
+		return err
+	}
+	b.Scale, b.graph.Scale = scale, scale
+	b.ScaleRule = fmt.Sprintf("%g × (%s) = %.4g", f, b.ScaleRule, scale)
 	return nil
 }
 

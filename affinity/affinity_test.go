@@ -250,6 +250,26 @@ func TestScaleToSizes(t *testing.T) {
 	if err := dense.ScaleToSizes([]int{6, 6}, "test"); err == nil || !strings.Contains(err.Error(), "sparse") {
 		t.Errorf("a dense P: %v, want an error naming a sparse P", err)
 	}
+	// A multiple of the rule's factor: P sums to F·Σ_j n_j², and the rule
+	// says so; a dense P, an F <= 0 and an overflowing one are refused.
+	if err := b.MultiplyScale(2.5); err != nil {
+		t.Fatal(err)
+	}
+	var mass float64
+	for _, v := range denseP(t, b) {
+		mass += v
+	}
+	if math.Abs(mass-2.5*48) > 1e-9*mass || !strings.HasPrefix(b.ScaleRule, "2.5 × (sizes") {
+		t.Errorf("2.5 × sizes {4, 4, 4}: ΣP = %v (%s), want %v", mass, b.ScaleRule, 2.5*48)
+	}
+	for _, f := range []float64{0, -1, math.NaN(), math.MaxFloat64} {
+		if err := b.MultiplyScale(f); err == nil {
+			t.Errorf("multiple %v: no error", f)
+		}
+	}
+	if err := dense.MultiplyScale(2); err == nil || !strings.Contains(err.Error(), "sparse") {
+		t.Errorf("a dense P's multiple: %v, want an error naming a sparse P", err)
+	}
 }
 
 func TestBuildErrors(t *testing.T) {

@@ -265,11 +265,17 @@ func (c *config) checkScale(prob *problem) error {
 	return nil
 }
 
-// scale applies -scale sizes (and auto, when it means sizes) to P; the
-// other rules were applied as P was built.
+// scale applies -scale sizes (and auto, when it means sizes) to P, the
+// other rules having been applied as P was built, and then a rule's
+// multiple (-scale RULE:F).
 func (r *solveRun) scale(ctx context.Context) error {
 	if r.cfg.scale.sizes && !(r.cfg.scale.auto && (r.prob.tab == nil || r.prob.Graph() == nil)) {
-		return r.scaleToSizes(ctx)
+		if err := r.scaleToSizes(ctx); err != nil {
+			return err
+		}
+	}
+	if f := r.cfg.scale.multiple(); f != 1 && r.prob.Graph() != nil {
+		return r.prob.MultiplyScale(f)
 	}
 	return nil
 }
@@ -317,7 +323,7 @@ func defaultStarts(n int) int {
 
 // defaultStartsMax and startsFullRows define defaultStarts.
 const (
-	defaultStartsMax = 3
+	defaultStartsMax = 2
 	startsFullRows   = 20000
 )
 

@@ -72,29 +72,32 @@ func TestKillAndResumeStarts(t *testing.T) {
 }
 
 // -scale sizes scales P to Σ_j n_j² of the k-means start's clusters, and
-// is the default where the features are at hand; it needs the features
-// and a sparse P.
+// twice that is the default where the features are at hand; it needs the
+// features and a sparse P.
 func TestScaleSizes(t *testing.T) {
 	dir := t.TempDir()
 	sum := filepath.Join(dir, "s.json")
-	for _, args := range [][]string{{"-scale", "sizes"}, nil} {
-		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum, "testdata/small.csv"}, args...)...); code != exitOK {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	for _, tc := range []struct {
+		args   []string
+		prefix string
+	}{{[]string{"-scale", "sizes"}, "sizes: "}, {[]string{"-scale", "auto"}, "sizes: "}, {nil, "2 × (sizes: "}} {
+		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum, "testdata/small.csv"}, tc.args...)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
 		}
-		if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "sizes: ") {
-			t.Errorf("%v: scale %v (%s), want the sizes rule", args, s.Scale, s.ScaleRule)
+		if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, tc.prefix) {
+			t.Errorf("%v: scale %v (%s), want %q", tc.args, s.Scale, s.ScaleRule, tc.prefix)
 		}
 	}
 	edges := filepath.Join(dir, "edges.csv")
 	if code, _, stderr := ssnmf(t, "graph", "-q", "-neighbors", "4", "-o", edges, "testdata/small.csv"); code != exitOK {
 		t.Fatalf("graph: exit %d: %s", code, stderr)
 	}
-	// Without the features, the default falls back to the mass rule.
+	// Without the features, the default falls back to twice the mass rule.
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-affinity", edges, "-summary", sum); code != exitOK {
 		t.Fatalf("edge list: exit %d: %s", code, stderr)
 	}
-	if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "mass: ") {
-		t.Errorf("edge list without features: scale rule %q, want mass", s.ScaleRule)
+	if s := readSummary(t, sum); !strings.HasPrefix(s.ScaleRule, "2 × (mass: ") {
+		t.Errorf("edge list without features: scale rule %q, want twice the mass rule", s.ScaleRule)
 	}
 	testUsage(t, []string{"solve", "-k", "3"}, []usageCase{
 		{name: "no features", args: []string{"-affinity", edges, "-scale", "sizes"}, want: "-scale sizes needs the features"},
@@ -102,4 +105,59 @@ func TestScaleSizes(t *testing.T) {
 		{name: "unknown rule", args: []string{"-scale", "equal", "testdata/small.csv"}, want: "want a positive number, mass, sizes or auto"},
 		{name: "negative starts", args: []string{"-starts", "-1", "testdata/small.csv"}, want: "-starts must be >= 0, have -1"},
 	})
+}
+
+// -scale RULE:F multiplies the rule's factor by F: sizes, mass, and auto
+// whichever rule it falls back to; F must be a number > 0.
+func TestScaleMultiple(t *testing.T) {
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "s.json")
+	scale := func(args ...string) summary {
+		t.Helper()
+		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum}, args...)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return readSummary(t, sum)
+	}
+	edges := filepath.Join(dir, "edges.csv")
+	if code, _, stderr := ssnmf(t, "graph", "-q", "-neighbors", "4", "-o", edges, "testdata/small.csv"); code != exitOK {
+		t.Fatalf("graph: exit %d: %s", code, stderr)
+	}
+	for _, tc := range []struct {
+		rule, times string
+		f           float64
+		input       []string
+		prefix      string
+	}{
+		{"sizes", "sizes:2", 2, []string{"testdata/small.csv"}, "2 × (sizes: "},
+		{"mass", "mass:0.5", 0.5, []string{"testdata/small.csv"}, "0.5 × (mass: "},
+		{"auto", "auto:3", 3, []string{"testdata/small.csv"}, "3 × (sizes: "},
+		{"auto", "auto:3", 3, []string{"-affinity", edges}, "3 × (mass: "},
+	} {
+		base := scale(append([]string{"-scale", tc.rule}, tc.input...)...)
+		got := scale(append([]string{"-scale", tc.times}, tc.input...)...)
+		if math.Abs(got.Scale-tc.f*base.Scale) > 1e-12*got.Scale || !strings.HasPrefix(got.ScaleRule, tc.prefix) {
+			t.Errorf("-scale %s %v: scale %v (%s), want %v times -scale %s's %v", tc.times, tc.input, got.Scale, got.ScaleRule, tc.f, tc.rule, base.Scale)
+		}
+	}
+	testUsage(t, []string{"solve", "-k", "3"}, []usageCase{
+		{name: "zero multiple", args: []string{"-scale", "sizes:0", "testdata/small.csv"}, want: "want sizes:F with a number F > 0"},
+		{name: "no multiple", args: []string{"-scale", "mass:", "testdata/small.csv"}, want: "want mass:F with a number F > 0"},
+		{name: "number with multiple", args: []string{"-scale", "2:3", "testdata/small.csv"}, want: "want a positive number, mass, sizes or auto"},
+	})
+}
+
+// A -scale value prints as it parses, so that a resumed run reads back the
+// rule and its multiple.
+func TestScaleFlagRoundTrip(t *testing.T) {
+	for _, s := range []string{"mass", "sizes", "auto", "sizes:2", "auto:1.5", "mass:0.25", "3.5"} {
+		var f scaleFlag
+		if err := f.Set(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		var g scaleFlag
+		if err := g.Set(f.String()); err != nil || g != f || f.String() != s {
+			t.Errorf("%s: prints %q, which parses to %+v (%v), want %+v", s, f.String(), g, err, f)
+		}
+	}
 }

@@ -34,13 +34,18 @@ func TestLSOChoose(t *testing.T) {
 
 // TestLSOReport runs the leave-sets-out study on made-up records in which
 // the sizes rule of 3 starts is best on every set: every repeat picks it.
+// A rule whose runs are not on every set is left out, and says so.
 func TestLSOReport(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.jsonl")
 	var b bytes.Buffer
 	for i := range 6 {
 		set := fmt.Sprintf("s%d", i)
-		for _, c := range []string{"starts10-mass", "starts10-sizes", "starts10-kmeans-start"} {
+		cands := []string{"starts10-mass", "starts10-sizes", "starts10-sizes:2", "starts10-kmeans-start"}
+		if i == 0 {
+			cands = append(cands, "starts10-gaussian") // on one set only: left out
+		}
+		for _, c := range cands {
 			var st []startRecord
 			for r := range startsStudied {
 				ari := 0.1 * float64(i%3)
@@ -73,6 +78,8 @@ func TestLSOReport(t *testing.T) {
 		"| 20 of 20 | 6 of 6 |",
 		"Best held-out mean: -starts 3 -scale sizes (",
 		"Picked most often: -starts 3 -scale sizes (20 of 20 repeats)",
+		"| -starts 10 -scale sizes:2 | 0.1000 | ",
+		`Left out: the rule "gaussian", whose runs are not on every set.`,
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())

@@ -37,9 +37,11 @@
 //     or the approximate kNN search whatever n;
 //   - NAME+sN: the candidate NAME with -init-starts N, the k-means start
 //     the best of N k-means++ runs (only when -candidates names it);
-//   - starts10-mass, starts10-sizes: -starts 10 -scale mass or sizes, with
-//     the defaults' stop rules; the summary lists every start's objective
-//     and ARI, from which -lso reads the rules of 1 to 10 starts;
+//   - starts10-S for S = mass, sizes, sizes:1.5, sizes:2, sizes:3: -starts 10
+//     -scale S, with the defaults' stop rules; the summary lists every
+//     start's objective and ARI, from which -lso reads the rules of 1 to 10
+//     starts; starts10-gaussian: the same on the dense Gaussian kernel
+//     (-affinity gaussian, not run above -dense-max-n rows);
 //     starts10-kmeans-start: -starts 10 -max-iter 0, every start's k-means
 //     start; previous-default: -starts 1 -scale mass.
 //
@@ -240,11 +242,10 @@ func candidates() []candidate {
 	}
 	// The starts study: every start's objective and ARI, of which -lso
 	// makes the rules "-starts R -scale S" for R <= startsStudied.
-	for _, sc := range []string{"mass", "sizes"} {
-		cs = append(cs, candidate{name: fmt.Sprintf("starts%d-%s", startsStudied, sc), stops: true, args: func(dataset) []string {
-			return []string{"-starts", fmt.Sprint(startsStudied), "-scale", sc}
-		}})
+	for _, sc := range []string{"mass", "sizes", "sizes:1.5", "sizes:2", "sizes:3"} {
+		cs = append(cs, startsCandidate(sc))
 	}
+	cs = append(cs, startsCandidate(startsDense))
 	cs = append(cs, candidate{name: "previous-default", stops: true, args: func(dataset) []string {
 		return []string{"-starts", "1", "-scale", "mass"}
 	}})
@@ -278,6 +279,27 @@ func candidates() []candidate {
 
 // startsStudied is the starts of the starts study's runs.
 const startsStudied = 10
+
+// startsDense is the rule of the starts study that solves the dense
+// Gaussian kernel (-affinity gaussian, its default bandwidth) instead of
+// the kNN graph.
+const startsDense = "gaussian"
+
+// startsCandidate is the starts study's candidate of a scale rule (a
+// value of -scale, or startsDense): startsStudied starts with the
+// defaults' stop rules.
+func startsCandidate(rule string) candidate {
+	c := candidate{name: fmt.Sprintf("starts%d-%s", startsStudied, rule), stops: true, args: func(dataset) []string {
+		return []string{"-starts", fmt.Sprint(startsStudied), "-scale", rule}
+	}}
+	if rule == startsDense {
+		c.dense = true
+		c.args = func(dataset) []string {
+			return []string{"-starts", fmt.Sprint(startsStudied), "-affinity", "gaussian"}
+		}
+	}
+	return c
+}
 
 // pick returns the candidates of names, in that order, with the variants
 // NAME+sN.
