@@ -258,9 +258,11 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	switch {
 	case method == Approximate:
 		var sc *scratch
-		if nb, sc, stats, err = approxNeighbors(ctx, x, n, p, m, opt); err != nil {
-			return nil, err
+		var st *KNNStats
+		if nb, sc, st, err = approxNeighbors(ctx, x, n, p, m, opt); err != nil {
+			return nil, err // a failed search's stats stay those of no search
 		}
+		stats = st
 		defer sc.release()
 	case opt.Search != nil:
 		o := opt
