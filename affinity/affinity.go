@@ -76,7 +76,8 @@ type Spec struct {
 	// apply to its build.
 	Graph *graph.KNNOptions
 	// Engine, if not nil, runs the O(n²) work of a P made from the
-	// features elsewhere: the search of a kNN graph, and the passes of the
+	// features elsewhere: the search of a kNN graph (the exact one whole,
+	// the approximate one's rounds of leaf pairs), and the passes of the
 	// Gaussian kernel (package cluster). A tile file or an edge list is
 	// read here either way.
 	Engine Engine
@@ -93,6 +94,10 @@ type Engine interface {
 	// SearchKNN searches the neighbours of the n×p rows x, as the parts
 	// of graph.KNNRows; it serves as graph.KNNOptions.Search.
 	SearchKNN(ctx context.Context, x []float64, n, p int, opt graph.KNNOptions) ([]*graph.KNNPart, error)
+	// LeafRound runs a round of leaf pairs of the approximate search, as
+	// the parts of graph.LeafRoundRows; it serves as
+	// graph.KNNOptions.LeafRound.
+	LeafRound(ctx context.Context, x []float64, n, p int, opt graph.KNNOptions, r *graph.LeafRound) ([]*graph.KNNPart, error)
 	// Gaussian returns the Gaussian kernel of the n×p rows x, whose passes
 	// run elsewhere, in tiles of edge block.
 	Gaussian(x []float64, n, p int, gamma float64, prec tile.Precision, block int) (fw.Affinity, error)
@@ -283,6 +288,9 @@ func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*B
 			return nil, err
 		}
 		b.Order, opt.Order = order, order
+		if spec.Engine != nil {
+			opt.LeafRound = spec.Engine.LeafRound
+		}
 	} else if spec.Engine != nil {
 		opt.Search = spec.Engine.SearchKNN
 	}

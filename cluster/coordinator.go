@@ -104,16 +104,24 @@ func (c *Coordinator) SearchKNN(ctx context.Context, x []float64, n, p int, opt 
 		return nil, err
 	}
 	parts := make([]*graph.KNNPart, c.Tasks)
-	err := c.run(ctx, Header{Kind: KNNInput, Rows: uint64(n)}, nil, func(t int, h Header, payload []byte) error {
-		m, rows := int(h.Cols), int(h.Rows)
-		s, err := cut(payload, 4*rows, 4*rows, 8*rows*m, 4*rows*m)
-		if err != nil {
-			return err
-		}
-		parts[t] = &graph.KNNPart{M: m, Rows: int32s(s[0]), Count: int32s(s[1]), Dist: float64s(s[2]), Index: int32s(s[3])}
-		return nil
+	err := c.run(ctx, Header{Kind: KNNInput, Rows: uint64(n)}, nil, func(t int, h Header, payload []byte) (err error) {
+		parts[t], err = knnPartOf(h, payload)
+		return err
 	})
 	return parts, err
+}
+
+// knnPartOf returns the neighbour lists of a KNNPart's payload.
+func knnPartOf(h Header, payload []byte) (*graph.KNNPart, error) {
+	m, rows, size := h.Cols, h.Rows, uint64(len(payload))
+	if rows > size || m > 0 && rows > size/m {
+		return nil, fmt.Errorf("a part of %d rows of %d neighbours in %d bytes", rows, m, len(payload))
+	}
+	s, err := cut(payload, 4*int(rows), 4*int(rows), 8*int(rows*m), 4*int(rows*m))
+	if err != nil {
+		return nil, err
+	}
+	return &graph.KNNPart{M: int(m), Rows: int32s(s[0]), Count: int32s(s[1]), Dist: float64s(s[2]), Index: int32s(s[3])}, nil
 }
 
 // Gaussian returns the Gaussian kernel of the n×p rows x with bandwidth
@@ -149,10 +157,7 @@ func (c *Coordinator) run(ctx context.Context, h Header, payload []byte, collect
 	if err != nil {
 		return fmt.Errorf("pass %d: %w", pass, err)
 	}
-	want := KNNPart
-	if h.Kind != KNNInput {
-		want = ProductPart
-	}
+	want := h.Kind.part()
 	for try := 0; ; try++ {
 		start := time.Now()
 		lerr := c.Launcher.Launch(ctx, Step{Name: fmt.Sprintf("ssnmf-pass-%06d", pass), Dir: d.Path, Pass: pass, Tasks: c.Tasks, Stderr: d.LogPath(pass, try, -1)})

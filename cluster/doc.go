@@ -1,7 +1,8 @@
 // Package cluster runs the O(n²) work of a run, the search of a kNN graph
-// and the passes of the Gaussian kernel, as the tasks of job steps of a
-// batch system (Slurm), over a run directory on storage that every node
-// sees.
+// (the exact one as one step, the approximate one's rounds of leaf pairs as
+// a step each) and the passes of the Gaussian kernel, as the tasks of job
+// steps of a batch system (Slurm), over a run directory on storage that
+// every node sees.
 //
 // The engine does the distribution: no worker lives longer than a step,
 // polls storage or talks to another. A Coordinator, inside the allocation,
@@ -12,14 +13,14 @@
 // function of its files: run again, it finds its part and does nothing, so
 // a failed step is simply launched again, and a part is only ever read
 // whole. The parts are runs of row blocks (tile.Engine.PartRows,
-// graph.KNNRows) whose rows have the bits of the single-machine pass, so
+// graph.KNNRows, graph.LeafRoundRows) whose rows have the bits of the single-machine pass, so
 // a run gives the same bits for any number of tasks.
 //
 // # The run directory
 //
 //	run.json                       the Spec: kernel, n, p, bandwidth, tile edge, ...
 //	features.blk                   the features the kernel uses (Features)
-//	pass-000007.in                 the input of pass 7 (W, the assignment, or a kNN request)
+//	pass-000007.in                 the input of pass 7 (W, the assignment, a kNN request, or a round of leaf pairs)
 //	pass-000007.part-0003          task 3's part of pass 7
 //	logs/pass-000007.try-0.task-3.err  task 3's output in the first try of pass 7
 //
@@ -46,6 +47,22 @@
 //	    64     4  CRC-32C of the payload
 //	    68     4  CRC-32 (IEEE) of bytes 0..67
 //	    72     …  payload (see Kind)
+//
+// The payloads of the kNN search's files, by section, each a run of
+// little-endian values:
+//
+//	KNNInput        (rows n)          none
+//	LeafRoundInput  (rows n, cols T)  T × (int32 I, int32 J): the tiles, leaves I <= J, in order
+//	                                  n × float64: every row's bound, its M-th candidate's distance
+//	                                  n × int32, or none: every row's input row, by which ties rank (graph.LeafRound.Order)
+//	KNNPart         (rows r, cols M)  r × int32: the rows, by index
+//	                                  r × int32: their counts of candidates, at most M
+//	                                  r·M × float64: the squared distances, ascending, M a row
+//	                                  r·M × int32: the candidates, M a row
+//
+// A part of the exact search holds every row of the part; a part of a
+// round of leaf pairs only the part's rows that the round's tiles gave
+// candidates.
 //
 // A task refuses an input whose source is not its run's or whose pass is
 // not the one it was launched for; the coordinator takes a part only if

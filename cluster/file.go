@@ -36,10 +36,16 @@ const (
 	// rows (int32), their counts (int32), the squared distances (float64,
 	// M a row) and the neighbours (int32, M a row).
 	KNNPart
+	// LeafRoundInput asks for a round of leaf pairs of the approximate kNN
+	// search (graph.LeafRound; rows = n, cols = the tiles): the tiles, two
+	// int32 leaves I <= J each, then every row's bound, n float64. Its
+	// parts are KNNParts that hold only the rows with candidates.
+	LeafRoundInput
 )
 
 var kindNames = map[Kind]string{Features: "features", MulInput: "P·W input", MulSumsInput: "P·W input with sums",
-	OneHotInput: "P·S input", KNNInput: "kNN input", ProductPart: "product part", KNNPart: "kNN part"}
+	OneHotInput: "P·S input", KNNInput: "kNN input", ProductPart: "product part", KNNPart: "kNN part",
+	LeafRoundInput: "leaf round input"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -47,6 +53,14 @@ func (k Kind) String() string {
 		return s
 	}
 	return fmt.Sprintf("Kind(%d)", uint32(k))
+}
+
+// part returns the kind of the parts of a pass whose input is of kind k.
+func (k Kind) part() Kind {
+	if k == KNNInput || k == LeafRoundInput {
+		return KNNPart
+	}
+	return ProductPart
 }
 
 // Magic begins every block file.
@@ -238,7 +252,7 @@ func Dump(w io.Writer, path string) error {
 	case Features, MulInput, MulSumsInput, ProductPart:
 		v := float64s(payload[:min(len(payload), 8*8)])
 		fmt.Fprintf(w, "  first values %v\n", v)
-	case OneHotInput, KNNPart:
+	case OneHotInput, KNNPart, LeafRoundInput:
 		v := int32s(payload[:min(len(payload), 8*4)])
 		fmt.Fprintf(w, "  first values %v\n", v)
 	}

@@ -28,12 +28,7 @@ func Work(ctx context.Context, fsys vfs.FS, d *Dir, pass uint64, task, tasks, wo
 		return fmt.Errorf("%s: input of pass %d of run %016x, want pass %d of run %016x: %w", in, ih.Pass, ih.Source, pass, d.ID, errStale)
 	}
 	out := d.PartPath(pass, task)
-	want := Header{Pass: pass, Task: uint32(task), Tasks: uint32(tasks), Source: ih.ID()}
-	if ih.Kind == KNNInput {
-		want.Kind = KNNPart
-	} else {
-		want.Kind = ProductPart
-	}
+	want := Header{Kind: ih.Kind.part(), Pass: pass, Task: uint32(task), Tasks: uint32(tasks), Source: ih.ID()}
 	if h, _, err := readBlock(out, want.Kind); err == nil && h.Pass == want.Pass && h.Task == want.Task && h.Tasks == want.Tasks && h.Source == want.Source {
 		return nil // done before
 	}
@@ -48,6 +43,21 @@ func Work(ctx context.Context, fsys vfs.FS, d *Dir, pass uint64, task, tasks, wo
 			return fmt.Errorf("%s asks for a kNN search of a %s run", in, d.Spec.Kernel)
 		}
 		kp, err := graph.KNNRows(ctx, d.X, n, d.Spec.P, d.Spec.knnOptions(workers), task, tasks)
+		if err != nil {
+			return fmt.Errorf("pass %d task %d: %w", pass, task, err)
+		}
+		want.Rows, want.Cols = uint64(len(kp.Rows)), uint64(kp.M)
+		_, err = writeBlock(fsys, out, want, store.AsBytes(kp.Rows), store.AsBytes(kp.Count), store.AsBytes(kp.Dist), store.AsBytes(kp.Index))
+		return err
+	case LeafRoundInput:
+		if d.Spec.Kernel != KNN {
+			return fmt.Errorf("%s asks for a kNN search of a %s run", in, d.Spec.Kernel)
+		}
+		r, err := leafRoundOf(ih, payload, d.Spec.BlockSize)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		kp, err := graph.LeafRoundRows(ctx, d.X, n, d.Spec.P, d.Spec.knnOptions(workers), r, task, tasks)
 		if err != nil {
 			return fmt.Errorf("pass %d task %d: %w", pass, task, err)
 		}

@@ -48,6 +48,9 @@ type approxSearch struct {
 	probes, round   int
 	rounds          int       // the most rounds
 	ring            [][]int32 // by block: the blocks by centroid distance, nearest first
+	// elsewhere, if not nil, runs the rounds of leaf pairs elsewhere
+	// (KNNOptions.LeafRound; searchElsewhere).
+	elsewhere func(context.Context, *LeafRound) ([]*KNNPart, error)
 }
 
 // approxNeighbors finds about the m nearest rows of every row of x, itself
@@ -58,6 +61,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	bs := min(cmp.Or(opt.Leaf, DefaultLeaf), n)
 	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
 		generic: opt.Generic, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
+	a.elsewhere = leafRoundsElsewhere(x, n, p, opt)
 	var err error
 	var sc *scratch
 	if a.lists, a.bound, sc, err = bestIn(sp, n, m); err != nil {
@@ -372,6 +376,9 @@ func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int3
 // lists of both of its blocks, the offers committed in tile order, and
 // returns the number of rows whose list changed.
 func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
+	if a.elsewhere != nil {
+		return a.searchElsewhere(ctx, tiles)
+	}
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
 	bs, m := a.bs, a.m
@@ -383,26 +390,7 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 			return tt
 		},
 		func(_ context.Context, t int, tt *tileTask) error {
-			I, J := int(tiles[t].I), int(tiles[t].J)
-			tt.r0, tt.r1 = a.pairs.Rows(I)
-			tt.c0, tt.c1 = a.pairs.Rows(J)
-			tt.rows.reset(bs)
-			tt.cols.reset(bs)
-			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
-			for i := range rm {
-				rm[i] = loadBound(a.bound, tt.r0+i)
-			}
-			for j := range cm {
-				cm[j] = loadBound(a.bound, tt.c0+j)
-			}
-			a.pairs.Near(tt.scratch, I, J, rm, cm, func(i, j int, d float64) {
-				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, int32(j)) {
-					rm[li] = min(rm[li], tt.rows.bound(li))
-				}
-				if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, int32(i)) {
-					cm[lj] = min(cm[lj], tt.cols.bound(lj))
-				}
-			})
+			tt.search(a.pairs, int(tiles[t].I), int(tiles[t].J), bs, a.loadBound)
 			return nil
 		},
 		func(t int, tt *tileTask) error {

@@ -269,8 +269,11 @@ func projectionOrder(x []float64, n, p int) []int32 {
 	return perm
 }
 
-// rows of part part of parts (KNNRows), which Join puts together with the
-// other parts' into the graph.
+// KNNPart is one task's share of a kNN build: the neighbour lists of the
+// rows of part part of parts (KNNRows), which JoinKNN puts together with
+// the other parts' into the graph; or the candidates that a round of leaf
+// pairs of the approximate search gives the rows of a part
+// (LeafRoundRows), which the search merges into its lists.
 type KNNPart struct {
 	M     int       // the neighbours of a row, the row itself included
 	Rows  []int32   // the part's rows, by index

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -88,4 +89,46 @@ func ExamplePartition() {
 	// 8 leaves, recall 1.00 on 800 rows, 1 rounds
 	// row 0: [0 1 2 3 4]
 	// row 500: [498 499 500 501 502]
+}
+
+// ExampleLeafRoundRows runs the approximate search's rounds of leaf pairs
+// in two parts, as two tasks of a job step would (package cluster does it
+// with files), and gets the graph of the search run in one piece.
+func ExampleLeafRoundRows() {
+	const n, leaf = 600, 50
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i*i%997) / 997
+	}
+	if _, err := graph.Partition(context.Background(), x, n, 1, leaf, 1, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	opt := graph.KNNOptions{Method: graph.Approximate, Neighbors: 5, Leaf: leaf, Probes: 2}
+	want, err := graph.KNN(context.Background(), x, n, 1, opt)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rounds := 0
+	opt.LeafRound = func(ctx context.Context, x []float64, n, p int, o graph.KNNOptions, r *graph.LeafRound) ([]*graph.KNNPart, error) {
+		rounds++
+		parts := make([]*graph.KNNPart, 2)
+		for t := range parts {
+			var err error
+			if parts[t], err = graph.LeafRoundRows(ctx, x, n, p, o, r, t, len(parts)); err != nil {
+				return nil, err
+			}
+		}
+		return parts, nil
+	}
+	g, err := graph.KNN(context.Background(), x, n, 1, opt)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	same := slices.Equal(g.RowPtr, want.RowPtr) && slices.Equal(g.Col, want.Col) && slices.Equal(g.Val, want.Val)
+	fmt.Println("rounds in parts:", rounds > 0, "same graph:", same)
+	// Output:
+	// rounds in parts: true same graph: true
 }

@@ -65,6 +65,13 @@ type KNNOptions struct {
 	// (KNNRows) that cover the rows, which KNN joins (JoinKNN) into the same
 	// graph.
 	Search func(ctx context.Context, x []float64, n, p int, opt KNNOptions) ([]*KNNPart, error)
+	// LeafRound, if not nil, runs the rounds of leaf pairs of the
+	// approximate search elsewhere, as the tasks of a batch system's job
+	// step do (package cluster): it returns the parts (LeafRoundRows) of
+	// round r, which the search merges into its lists, in order, with the
+	// lists and the graph of the round run here. opt.Leaf is set. The rest
+	// of the search (the partition's tiles, descent, the recall) runs here.
+	LeafRound func(ctx context.Context, x []float64, n, p int, opt KNNOptions, r *LeafRound) ([]*KNNPart, error)
 	// File, if not empty, is the CSR file (see OpenFile) the graph is
 	// assembled in and kept in, memory-mapped, so that its entries are
 	// file-backed pages instead of heap. If File already holds the graph of
@@ -270,9 +277,11 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	switch {
 	case method == Approximate:
 		var sc *scratch
-		if nb, sc, stats, err = approxNeighbors(ctx, x, n, p, m, opt, sp); err != nil {
-			return nil, err
+		var st *KNNStats
+		if nb, sc, st, err = approxNeighbors(ctx, x, n, p, m, opt, sp); err != nil {
+			return nil, err // a failed search's stats stay those of no search
 		}
+		stats = st
 		defer sc.release()
 	case opt.Search != nil:
 		o := opt

@@ -243,5 +243,3 @@ func (b *best) sigmas() []float64 {
 	}
 	return sigma
 }
-
-// KNNPart is one task's share of a kNN build: the neighbour lists of the

@@ -418,7 +418,7 @@ const (
 // engineFlags defines -engine, -tasks and -retries on fs, their names
 // passed through mark.
 func engineFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, mark func(string) string) {
-	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search, or the passes of -affinity gaussian with -method fw (docs/guide/slurm.md)")
+	fs.StringVar(&kc.engine, mark("engine"), engineLocal, "where the O(n²) work runs: local, on -workers goroutines, or slurm, as job steps of the Slurm allocation (salloc or sbatch) this runs in: the kNN search (the approximate one's rounds of leaf pairs), or the passes of -affinity gaussian with -method fw (docs/guide/slurm.md)")
 	fs.IntVar(&kc.tasks, marks.needs(mark("tasks"), needSlurm), envInt("SLURM_NTASKS"), "-engine slurm: the tasks of each step ($SLURM_NTASKS in an allocation)")
 	fs.IntVar(&kc.retries, marks.needs(mark("retries"), needSlurm), 2, "-engine slurm: launch a failed step again up to this many times")
 }

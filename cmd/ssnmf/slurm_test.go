@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,6 +142,65 @@ func TestSlurmSameBits(t *testing.T) {
 		}
 		t.Logf("-engine slurm, %d tasks: dense fw (%d steps, objective %.10g), kNN solve and kNN graph: same bits as -engine local", tasks, s.Steps, s.Objective)
 	}
+}
+
+// TestSlurmApproxSameBits builds the approximate kNN graph of a shared data
+// set (pendigits, 22 leaves, several rounds at -knn-probes 2) with
+// -engine slurm on 2 and 3 tasks, its rounds of leaf pairs as job steps of
+// a real Slurm cluster, alone and with rounds of neighbour descent (run on
+// the coordinator) between them, and solves on it, and checks that every
+// output has the bits of -engine local and that the steps were the rounds
+// of leaf pairs.
+func TestSlurmApproxSameBits(t *testing.T) {
+	slurmOrSkip(t)
+	bin, dir := selfBinary(t), t.TempDir()
+	ctx := context.Background()
+	in, _ := filepath.Abs(slurmInput("pendigits.csv"))
+	approx := []string{"-q", "-knn", "approx", "-knn-probes", "2", "-knn-recall", "0.999"}
+	runs := []struct {
+		name string
+		args []string
+	}{
+		{"solve", slices.Concat([]string{"solve"}, approx, []string{"-max-iter", "20"})},
+		{"graph", slices.Concat([]string{"graph"}, approx)},
+		{"graph-descent", slices.Concat([]string{"graph"}, approx, []string{"-knn-descent", "1"})},
+	}
+	out := func(name string, tasks int) (string, []string) {
+		f := fmt.Sprintf("%s-%d.csv", name, tasks)
+		if name == "solve" {
+			return f, []string{"-out", f, "-summary", f + ".json"}
+		}
+		return f, []string{"-o", f}
+	}
+	for _, r := range runs {
+		f, o := out(r.name, 0)
+		runBin(t, ctx, dir, bin, 0, slices.Concat(r.args, o, []string{in})...)
+		local := readSummaryIf(t, filepath.Join(dir, f+".json"))
+		for _, tasks := range []int{2, 3} {
+			g, o := out(r.name, tasks)
+			runBin(t, ctx, dir, bin, tasks, slices.Concat(r.args, []string{"-engine", "slurm"}, o, []string{in})...)
+			sameFile(t, r.name, filepath.Join(dir, g), filepath.Join(dir, f))
+			if local == nil {
+				continue
+			}
+			s := readSummary(t, filepath.Join(dir, g+".json"))
+			if s.Engine != engineSlurm || s.KNN != "approx" || s.KNNRounds != local.KNNRounds || s.Steps-s.StepRetries != s.KNNRounds {
+				t.Fatalf("%d tasks: summary says engine %q, search %q, %d rounds (%d here), %d steps (%d retried): want a step a round",
+					tasks, s.Engine, s.KNN, s.KNNRounds, local.KNNRounds, s.Steps, s.StepRetries)
+			}
+			t.Logf("-engine slurm, %d tasks: %d rounds of leaf pairs as %d steps, sampled recall %.4f", tasks, s.KNNRounds, s.Steps, *s.KNNRecall)
+		}
+		t.Logf("%s: the bits of -engine local on 2 and 3 tasks", strings.Join(r.args, " "))
+	}
+}
+
+// readSummaryIf reads the summary at path if there is one.
+func readSummaryIf(t *testing.T, path string) *summary {
+	if !fileExists(path) {
+		return nil
+	}
+	s := readSummary(t, path)
+	return &s
 }
 
 // killStep kills, with scancel --signal=KILL, the first step of pass

@@ -333,7 +333,10 @@ func (b *summaryBuilder) table(out io.Writer) {
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
 	if s.Steps > 0 {
 		what := "the passes of P"
-		if s.Neighbors > 0 {
+		switch {
+		case s.Neighbors > 0 && s.KNN == graph.Approximate.String():
+			what = "the kNN search's rounds of leaf pairs; the partition, descent, the recall, the graph and the solve ran here"
+		case s.Neighbors > 0:
 			what = "the kNN search; the solve ran here"
 		}
 		row("engine", "%s: %d step(s) of %d tasks (%d retried), %.2fs in them: %s", s.Engine, s.Steps, s.Tasks, s.StepRetries, s.StepSeconds, what)

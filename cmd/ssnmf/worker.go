@@ -15,7 +15,8 @@ import (
 func worker(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	fs := newFlagSet("ssnmf worker", "Usage: ssnmf worker -run DIR -pass N [-task I -tasks T] [-workers W]\n\n"+
 		"Does task I of T of pass N of the run directory DIR: the rows of its part of a\n"+
-		"P·W or P·S pass, or of a kNN search, written to DIR/pass-N.part-I under a\n"+
+		"P·W or P·S pass, of a kNN search, or of a round of leaf pairs of the\n"+
+		"approximate one, written to DIR/pass-N.part-I under a\n"+
 		"temporary name and renamed. A part already there for the same input is kept, so\n"+
 		"running a task again is harmless. solve -engine slurm launches it with srun;\n"+
 		"it is not meant to be run by hand, but for debugging.")

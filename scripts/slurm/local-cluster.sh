@@ -70,6 +70,10 @@ ReturnToService=2
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
+# A task takes the nice value of the srun or sbatch that launched it, not
+# slurmd's: "nice -n 19 go test" or "nice -n 19 salloc ..." then nices the
+# steps' tasks too, on a machine shared with timing runs.
+PropagatePrioProcess=1
 NodeName=$node NodeHostname=$(hostname) NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF

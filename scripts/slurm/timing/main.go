@@ -3,9 +3,11 @@
 // pass of Frank-Wolfe on the dense Gaussian kernel (a step of -tasks
 // tasks, from the input's write to the parts' read), and of the kNN
 // search (one step), each against the local engine in the same run; and
-// the overhead of a step, from a run so small that its tiles cost nothing.
+// the overhead of a step, from a run so small that its tiles cost nothing;
+// and, on a larger generated set, the approximate kNN search, whose rounds
+// of leaf pairs are steps (its s/pass is the search's seconds).
 //
-//	go run ./scripts/slurm/timing -ssnmf BIN [-n 20000] [-p 16] [-tasks 1,2,4]
+//	go run ./scripts/slurm/timing -ssnmf BIN [-n 20000] [-p 16] [-tasks 1,2,4] [-approx-n 200000]
 //
 // It runs salloc itself, so it needs a Slurm cluster that takes jobs
 // (scripts/slurm/local-cluster.sh start), and the binary on storage that
@@ -16,6 +18,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -34,6 +37,8 @@ type result struct {
 	Seconds     float64 `json:"seconds"`
 	Objective   float64 `json:"objective"`
 	Affinity    float64 `json:"affinity_seconds"`
+	KNNRounds   int     `json:"knn_rounds"`
+	KNNRecall   float64 `json:"knn_recall"`
 }
 
 func main() {
@@ -42,6 +47,7 @@ func main() {
 	p := flag.Int("p", 16, "its features")
 	iters := flag.Int("iters", 4, "Frank-Wolfe iterations of each dense run")
 	tasksFlag := flag.String("tasks", "1,2,4", "the task counts to time")
+	approxN := flag.Int("approx-n", 200000, "rows of the generated data set of the approximate kNN search; 0: not timed")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("timing: -ssnmf BIN is required")
@@ -97,7 +103,31 @@ func main() {
 		r := summary(dir, fmt.Sprintf("tiny-%d", t), t, *bin, append(dense, "-engine", "slurm", tiny))
 		fmt.Fprintf(tw, "step overhead (n=64)\tslurm\t%d\t%d\t%.3f\t\t\t\n", t, r.Passes, r.PassSeconds)
 	}
+	if *approxN > 0 {
+		approx(tw, dir, *bin, *approxN, *p, tasks)
+	}
 	tw.Flush()
+}
+
+// approx times the approximate kNN search of a generated set of n rows
+// here and with its rounds of leaf pairs as steps: the seconds of setting
+// P up (the input's load, the partition, every round and the assembly),
+// the rounds (the steps of the slurm runs) and the sampled recall, which
+// must be the same.
+func approx(tw io.Writer, dir, bin string, n, p int, tasks []int) {
+	data := filepath.Join(dir, "approx.parquet")
+	run(0, bin, "gen", "-q", "-n", fmt.Sprint(n), "-p", fmt.Sprint(p), "-k", "10", "-seed", "1", "-o", data)
+	knn := []string{"solve", "-q", "-k", "10", "-max-iter", "1", "-knn", "approx"}
+	what := fmt.Sprintf("approx kNN, n=%d", n)
+	lo := summary(dir, "approx-local", 0, bin, append(knn, data))
+	fmt.Fprintf(tw, "%s\tlocal\t-\t%d\t%.3f\t1.00×\trecall %.4f\t\n", what, lo.KNNRounds, lo.Affinity, lo.KNNRecall)
+	for _, t := range tasks {
+		r := summary(dir, fmt.Sprintf("approx-%d", t), t, bin, append(knn, "-engine", "slurm", data))
+		if r.KNNRecall != lo.KNNRecall || r.KNNRounds != lo.KNNRounds {
+			log.Fatalf("timing: approx kNN, %d tasks: %d rounds to recall %v, local %d to %v", t, r.KNNRounds, r.KNNRecall, lo.KNNRounds, lo.KNNRecall)
+		}
+		fmt.Fprintf(tw, "%s\tslurm\t%d\t%d\t%.3f\t%.2f×\trecall %.4f\t\n", what, t, r.Steps, r.Affinity, r.Affinity/lo.Affinity, r.KNNRecall)
+	}
 }
 
 // summary runs ssnmf with args and -summary in dir, inside salloc with
