@@ -78,5 +78,5 @@ else
 fi
 rmdir "$dir" 2>/dev/null
 echo "$version $limit $peak $start $end $status" |
-	awk '{printf "memlimit: cgroup %s, limit %d, peak %s, %.1fs, exit %d\n", $1, $2, $3, $5 - $4, $6}' >&2
+	awk '{printf "memlimit: cgroup %s, limit %s, peak %s, %.1fs, exit %d\n", $1, $2, $3, $5 - $4, $6}' >&2
 exit $status
