@@ -369,12 +369,7 @@ func TestApproxDescent(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer sc.release()
-				descents := 0
-				for _, r := range st.Rounds {
-					if r.Descent {
-						descents++
-					}
-				}
+				descents := descentRounds(st.Rounds)
 				if descents == 0 {
 					t.Fatalf("workers=%d: no round of descent in %+v", w.workers, st.Rounds)
 				}
@@ -508,12 +503,7 @@ func TestDescentProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.release()
-	descents := 0
-	for _, r := range st.Rounds {
-		if r.Descent {
-			descents++
-		}
-	}
+	descents := descentRounds(st.Rounds)
 	if descents == 0 || len(done) != descents {
 		t.Fatalf("%d rounds of descent, progress of %d passes: %v", descents, len(done), done)
 	}
@@ -534,4 +524,15 @@ func TestDescentProgress(t *testing.T) {
 			t.Errorf("LeafRounds -1: round %d is one of descent", i+1)
 		}
 	}
+}
+
+// descentRounds counts the rounds of neighbour descent among rounds.
+func descentRounds(rounds []KNNRound) int {
+	n := 0
+	for _, r := range rounds {
+		if r.Descent {
+			n++
+		}
+	}
+	return n
 }

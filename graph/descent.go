@@ -321,13 +321,13 @@ func (d *descent) offer(u int32, dist float64, v int32, locks *[joinLocks]sync.M
 	a := d.a
 	l := &locks[u%joinLocks]
 	l.Lock()
-	defer l.Unlock()
-	if !a.lists.offer(int(u), dist, v) {
-		return loadBound(a.bound, int(u))
+	b := loadBound(a.bound, int(u))
+	if a.lists.offer(int(u), dist, v) {
+		a.changed[u] = true
+		b = a.lists.bound(int(u))
+		storeBound(a.bound, int(u), b)
 	}
-	a.changed[u] = true
-	b := a.lists.bound(int(u))
-	storeBound(a.bound, int(u), b)
+	l.Unlock()
 	return b
 }
 
