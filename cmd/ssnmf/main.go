@@ -31,9 +31,10 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// main runs the command line. The first SIGINT or SIGTERM asks a run to
-// stop at the end of the current tile pass, leaving a checkpoint to resume
-// from; a second one aborts at once.
+// main runs the command line. The first SIGINT or SIGTERM asks a solve to
+// stop at the end of the current pass of its solver, leaving a checkpoint
+// to resume from, and ends at once the work that saves none (the set-up of
+// P, the other commands); a second one aborts at once.
 func main() {
 	fitHeapToCgroup()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -43,7 +44,7 @@ func main() {
 	go func() {
 		<-sigs
 		stopping.Store(true)
-		fmt.Fprintln(os.Stderr, "ssnmf: stopping at the end of the current pass (signal again to abort)")
+		fmt.Fprintln(os.Stderr, "ssnmf: stopping: a solve ends its current pass, work with no checkpoint ends now (signal again to abort)")
 		<-sigs
 		cancel()
 	}()
@@ -102,10 +103,17 @@ var commands = []subcommand{
 		}},
 }
 
-// noStop makes the run function of a command that is never asked to stop.
+// noStop makes the run function of a command that saves no checkpoint:
+// asked to stop, it is canceled at once (stopContext).
 func noStop(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer, func() bool) error {
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer, _ func() bool) error {
-		return run(ctx, args, stdout, stderr)
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error {
+		ctx, cancel := stopContext(ctx, stop)
+		defer cancel()
+		err := run(ctx, args, stdout, stderr)
+		if err != nil && stop != nil && stop() {
+			return errors.New("stopped by a signal before the end; no output was written")
+		}
+		return err
 	}
 }
 

@@ -477,8 +477,16 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 // stopContext returns a context canceled when stop asks to stop, for the
 // baselines, which take no checkpoints: they end at once.
 func (r *solveRun) stopContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return stopContext(ctx, r.stop)
+}
+
+// stopContext returns a context canceled when stop (polled ten times a
+// second; nil never does) asks to stop: the work that takes no checkpoint,
+// the set-up of a solve and the commands other than solve, ends at once
+// on the first signal instead of running to its end.
+func stopContext(ctx context.Context, stop func() bool) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	if r.stop == nil {
+	if stop == nil {
 		return ctx, cancel
 	}
 	go func() {
@@ -489,7 +497,7 @@ func (r *solveRun) stopContext(ctx context.Context) (context.Context, context.Ca
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if r.stop() {
+				if stop() {
 					cancel()
 					return
 				}

@@ -99,7 +99,14 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
 	}
 	setup := time.Now()
-	prob, err := c.problem(ctx, dir, c.k, prog.pass)
+	// The set-up saves no checkpoint: a signal ends it at once.
+	setupCtx, endSetup := stopContext(ctx, stop)
+	defer endSetup()
+	prob, err := c.problem(setupCtx, dir, c.k, prog.pass)
+	if err != nil && stoppedIn(setupCtx, ctx) {
+		keep = c.engine == engineSlurm
+		return stoppedInSetup(c, dir)
+	}
 	if errors.As(err, new(*cluster.StepError)) {
 		keep = true
 		return stepFailed(err, dir, false)
@@ -161,7 +168,11 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	defer ws.close()
 	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
-	if err := run.scale(ctx); err != nil {
+	if err := run.scale(setupCtx); err != nil {
+		if stoppedIn(setupCtx, ctx) {
+			keep = c.engine == engineSlurm
+			return stoppedInSetup(c, dir)
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
@@ -171,6 +182,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
 			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, dir)
 	}
+	endSetup()
 	res, err := run.solve(ctx)
 	if err != nil {
 		switch {
@@ -337,4 +349,21 @@ func stepFailed(err error, dir string, checkpointed bool) error {
 		return fmt.Errorf("%w; continue from the last checkpoint with: ssnmf solve -resume %s", err, dir)
 	}
 	return fmt.Errorf("%w; the parts done are kept in %s: run again with -workdir %s to reuse them", err, dir, dir)
+}
+
+// stoppedInSetup is the error of a solve stopped by a signal before its
+// solver began, which saved no checkpoint; under -engine slurm the steps
+// done are kept in the work directory dir for a run again to reuse.
+func stoppedInSetup(c *config, dir string) error {
+	const msg = "stopped by a signal while setting up P, before the solve began (no checkpoint to resume from)"
+	if c.engine == engineSlurm {
+		return fmt.Errorf("%s; the parts done are kept in %s: run again with -workdir %s to reuse them", msg, dir, dir)
+	}
+	return errors.New(msg + "; run again")
+}
+
+// stoppedIn reports whether ctx, derived from parent, was canceled by a
+// stop while parent was not.
+func stoppedIn(ctx, parent context.Context) bool {
+	return ctx.Err() != nil && parent.Err() == nil
 }

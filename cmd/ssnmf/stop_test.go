@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A signal during work that saves no checkpoint ends it at once: the
+// set-up of a solve (here an exact kNN search of 10⁵ rows, seconds of
+// work) and the graph command end with an error that says so, and write
+// no output. A solve that ran its set-up to the end would instead stop at
+// the end of its first pass and name a checkpoint.
+func TestStopWithoutCheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 10⁵ rows and starts their exact kNN search")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.parquet")
+	if code, _, stderr := ssnmf(t, "gen", "-n", "100000", "-p", "16", "-k", "10", "-seed", "1", "-o", in); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "out.csv")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"solve", []string{"solve", "-knn", "exact", "-k", "10", "-workdir", filepath.Join(dir, "work"), "-out", out, in},
+			"stopped by a signal while setting up P, before the solve began (no checkpoint to resume from); run again"},
+		{"graph", []string{"graph", "-knn", "exact", "-o", out, in}, "stopped by a signal before the end; no output was written"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := time.Now().Add(300 * time.Millisecond)
+			stop := func() bool { return time.Now().After(asked) }
+			var stdout, stderr bytes.Buffer
+			code := runStop(context.Background(), tc.args, &stdout, &stderr, stop)
+			if code != exitFailure || !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("exit %d, want %d with %q: %s", code, exitFailure, tc.want, stderr.String())
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("stopped run wrote %s (%v)", out, err)
+			}
+			t.Logf("%s", strings.TrimSpace(stderr.String()))
+		})
+	}
+}
