@@ -200,8 +200,10 @@ func (f *knnFlag) Set(s string) (err error) {
 	return err
 }
 
-// The values of -sweep-order.
+// The values of -sweep-order: sweepAuto is sweepInput up to
+// graph.ApproxMinRows rows, sweepPartition above.
 const (
+	sweepAuto      = "auto"
 	sweepPartition = "partition"
 	sweepInput     = "input"
 )
@@ -278,7 +280,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needRowCD), defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
-	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepPartition, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other) or input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md); with the exact search the rows are in the input's order either way")
+	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
@@ -334,8 +336,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:
 		return nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
-	case c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
-		return nil, usagef("-sweep-order must be %s or %s, have %q", sweepPartition, sweepInput, c.sweepOrder)
+	case c.sweepOrder != sweepAuto && c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
+		return nil, usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.sweepOrder)
 	case !(c.tol >= 0):
 		return nil, usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
@@ -409,7 +410,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	}
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
 		Progress: r.rep.progress.sweep, Scratch: ws.ps}
-	if c.sweepOrder == sweepInput {
+	if c.sweepOrder == sweepInput || c.sweepOrder == sweepAuto && r.prob.N() <= graph.ApproxMinRows {
 		p.Visit = inputOrderVisits(r.prob.Order)
 	}
 	if tab := r.prob.tab; tab != nil {
