@@ -38,7 +38,7 @@ leave-sets-out study over those rules and the default (random halves,
 the rule of the best in-sample mean picked, scored held out).
 Needs NumPy (Debian's /usr/bin/python3 has it).
 """
-import argparse, itertools, json, os, subprocess, sys, tempfile
+import argparse, json, os, shutil, subprocess, tempfile
 import numpy as np
 
 
@@ -60,6 +60,13 @@ def ari(a, b):
 
 def collect(o):
     tmp = tempfile.mkdtemp(prefix="stability-")
+    try:
+        collect_in(o, tmp)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def collect_in(o, tmp):
     grid = [float(x) for x in o.grid.split(",")]
 
     def path(s):
