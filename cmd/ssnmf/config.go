@@ -291,7 +291,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.starts, "starts", 0, "solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P 3 up to 20,000 rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, 10 if 0 or 1)")
+	fs.IntVar(&c.starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", defaultStartsMax, startsFullRows, kmeansStarts))
 	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts")
 	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
