@@ -424,7 +424,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	m := r.info.New(p)
 	prob := fw.Problem{P: r.meter, K: c.k}
 	if !r.info.Checkpoints {
-		ctx, cancel := r.stopContext(ctx)
+		ctx, cancel := stopContext(ctx, r.stop) // the baselines take no checkpoints: they end at once
 		defer cancel()
 		res, err := r.stopped(fw.Minimize(ctx, prob, ws.w, &set, m))
 		if err == nil && res.Status != fw.Stopped {
@@ -475,16 +475,10 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	return nil
 }
 
-// stopContext returns a context canceled when stop asks to stop, for the
-// baselines, which take no checkpoints: they end at once.
-func (r *solveRun) stopContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return stopContext(ctx, r.stop)
-}
-
 // stopContext returns a context canceled when stop (polled ten times a
 // second; nil never does) asks to stop: the work that takes no checkpoint,
-// the set-up of a solve and the commands other than solve, ends at once
-// on the first signal instead of running to its end.
+// the set-up of a solve, the baselines and the commands other than solve,
+// ends at once on the first signal instead of running to its end.
 func stopContext(ctx context.Context, stop func() bool) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	if stop == nil {
