@@ -15,6 +15,9 @@ type point struct {
 	a   []float64 // WᵀW
 }
 
+// model returns ¼||WᵀW||_F², Estimate.Model.
+func (p point) model() float64 { return dot(p.a, p.a) / 4 }
+
 // evaluate computes the objective and the Frank-Wolfe gap at w from pw = P·W
 // and frob = ||P||_F^2; sel receives the LMO's vertex. The identities hold
 // for any W, feasible or not, but the gap certifies a KKT point only for a

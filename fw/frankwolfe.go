@@ -82,7 +82,7 @@ func (s *FrankWolfe) Save() Payload { return &FrankWolfeState{Fresh: s.fresh, Gr
 // Estimate returns the objective and the gap from the carried P·W, exact
 // when it was computed by a pass at W.
 func (s *FrankWolfe) Estimate() Estimate {
-	return Estimate{Objective: s.objective(s.acc), Gap: s.acc.gw - s.acc.gmin, Exact: s.fresh}
+	return Estimate{Objective: s.objective(s.acc), Gap: s.acc.gw - s.acc.gmin, Model: dot(s.a, s.a) / 4, Exact: s.fresh}
 }
 
 // Iterate computes P·S by a pass, chooses λ and takes the step.

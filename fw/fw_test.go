@@ -525,6 +525,7 @@ func TestStopRules(t *testing.T) {
 		{name: "gap", set: func(s *Settings) { s.MaxIter, s.GapTol = 10000, 1 }, status: GapTolerance},
 		{name: "rel-ftol", set: func(s *Settings) { s.MaxIter, s.GapTol, s.RelFuncTol = 10000, -1, 1e-5 }, status: RelativeFunctionConvergence},
 		{name: "rel-gap", set: func(s *Settings) { s.MaxIter, s.GapTol, s.RelGapTol = 10000, -1, 1e-3 }, status: RelativeGapTolerance},
+		{name: "model-gap", set: func(s *Settings) { s.MaxIter, s.GapTol, s.ModelGapTol = 10000, -1, 1e-3 }, status: ModelGapTolerance},
 		{name: "max-time", set: func(s *Settings) { s.MaxIter, s.GapTol, s.MaxTime = 10000, -1, time.Nanosecond }, status: TimeLimit},
 		{name: "zero iterations", set: func(s *Settings) { s.MaxIter, s.GapTol = -1, -1 }, status: IterationLimit},
 	} {
@@ -582,6 +583,14 @@ func TestStopRules(t *testing.T) {
 			case RelativeGapTolerance:
 				if end.Gap > set.RelGapTol*end.Objective || !res.Status.Converged() {
 					t.Errorf("stopped on rel-gap %v > %v·f = %v", end.Gap, set.RelGapTol, set.RelGapTol*end.Objective)
+				}
+			case ModelGapTolerance:
+				g := gramOf(w, n, k)
+				if model := dot(g, g) / 4; math.Abs(res.Model-model) > 1e-12*model {
+					t.Errorf("Result.Model %v, ¼||WᵀW||² %v", res.Model, model)
+				}
+				if end.Gap > set.ModelGapTol*res.Model || !res.Status.Converged() || res.Iterations == 0 {
+					t.Errorf("stopped on model-gap %v > %v·¼||WᵀW||² = %v after %d iterations", end.Gap, set.ModelGapTol, set.ModelGapTol*res.Model, res.Iterations)
 				}
 			case TimeLimit:
 				if saved != 1 || res.Iterations != 0 {

@@ -45,7 +45,7 @@ func (m *KMeans) Init(ctx context.Context, r *Run) error {
 
 // Estimate returns the objective and the exact gap of the clustering.
 func (m *KMeans) Estimate() Estimate {
-	return Estimate{Objective: m.cur.f, Gap: m.cur.gap, Exact: true}
+	return Estimate{Objective: m.cur.f, Gap: m.cur.gap, Model: m.cur.model(), Exact: true}
 }
 
 // Iterate takes no step.

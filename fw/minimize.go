@@ -36,6 +36,10 @@ type Method interface {
 type Estimate struct {
 	Objective float64
 	Gap       float64
+	// Model is ¼||WᵀW||_F², the objective's term in W alone: the part of
+	// the objective that grows as the model's n²/k, where the objective
+	// grows with ||P||², as n³/k² on a kNN graph under the mass rules.
+	Model float64
 	// Exact reports whether Gap is the Frank-Wolfe gap at a feasible
 	// iterate computed from a P·W pass there, which alone may stop a run
 	// on Settings.GapTol.
@@ -180,6 +184,8 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 			return GapTolerance
 		case set.RelGapTol > 0 && e.Gap <= set.RelGapTol*math.Abs(e.Objective):
 			return RelativeGapTolerance
+		case set.ModelGapTol > 0 && e.Gap <= set.ModelGapTol*e.Model:
+			return ModelGapTolerance
 		}
 		return NotTerminated
 	}
@@ -233,7 +239,7 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 			res.Objective, res.Gap = e.Objective, e.Gap
 			return d.end(nil)
 		}
-		it := Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap}
+		it := Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap, Model: e.Model}
 		status, err := d.m.Iterate(ctx, &it)
 		if err != nil {
 			return d.end(err)
@@ -263,8 +269,8 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		}
 		e = d.m.Estimate()
 	}
-	res.Objective, res.Gap = e.Objective, e.Gap
-	if err := d.record(Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap, Final: true, PassTime: last.PassTime}); err != nil {
+	res.Objective, res.Gap, res.Model = e.Objective, e.Gap, e.Model
+	if err := d.record(Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap, Model: e.Model, Final: true, PassTime: last.PassTime}); err != nil {
 		return d.end(err)
 	}
 	if f, ok := d.m.(Finisher); ok {

@@ -229,6 +229,28 @@ func TestMaxPassesStopsEveryMethod(t *testing.T) {
 	}
 }
 
+// Every method stops on the gap relative to ¼||WᵀW||², which it reports as
+// the Result's Model, computed from the W it returns.
+func TestModelGapEveryMethod(t *testing.T) {
+	const n, k, tol = 30, 3, 1e-2
+	d, _ := NewDense(n, kernel(n, 76))
+	for _, m := range driverMethods {
+		t.Run(m.name, func(t *testing.T) {
+			set := Settings{ModelGapTol: tol, GapTol: -1}
+			r := runDriver(t, Problem{P: d, K: k}, randomW(n, k, 77), &set, m.new())
+			g := gramOf(r.w, n, k)
+			model := dot(g, g) / 4
+			if math.Abs(r.res.Model-model) > 1e-9*model {
+				t.Errorf("Result.Model %v, ¼||WᵀW||² of the returned W %v", r.res.Model, model)
+			}
+			if r.res.Status != ModelGapTolerance || r.res.Gap > tol*model || r.res.Iterations == 0 {
+				t.Errorf("status %v, gap %v (tol·¼||WᵀW||² = %v) after %d iterations, want model-gap after at least one",
+					r.res.Status, r.res.Gap, tol*model, r.res.Iterations)
+			}
+		})
+	}
+}
+
 // foreignPayload is the payload of no method of the package.
 type foreignPayload struct{}
 

@@ -122,7 +122,7 @@ func (r *Penalty) evaluate(ctx context.Context) error {
 // exact only where the iterate is feasible within 1e-9.
 func (r *Penalty) Estimate() Estimate {
 	rowErr, minEntry := feasibility(r.run.W, r.run.K)
-	return Estimate{Objective: r.cur.f, Gap: r.cur.gap, Exact: rowErr <= 1e-9 && minEntry >= -1e-9}
+	return Estimate{Objective: r.cur.f, Gap: r.cur.gap, Model: r.cur.model(), Exact: rowErr <= 1e-9 && minEntry >= -1e-9}
 }
 
 // Refresh does nothing: P·W is computed by a pass at every point.

@@ -100,7 +100,9 @@ func (r *PGD) Init(ctx context.Context, run *Run) error {
 }
 
 // Estimate returns the objective and the exact gap at the iterate.
-func (r *PGD) Estimate() Estimate { return Estimate{Objective: r.cur.f, Gap: r.cur.gap, Exact: true} }
+func (r *PGD) Estimate() Estimate {
+	return Estimate{Objective: r.cur.f, Gap: r.cur.gap, Model: r.cur.model(), Exact: true}
+}
 
 // Refresh does nothing: P·W is computed by a pass at every iterate.
 func (r *PGD) Refresh(context.Context) error { return nil }

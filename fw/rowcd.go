@@ -147,10 +147,11 @@ func (c *RowCD) Save() Payload {
 // Estimate returns the tracked objective and the exact gap of the last
 // P·W pass if no row moved since, else the last sweep's estimate.
 func (c *RowCD) Estimate() Estimate {
+	model := dot(c.a, c.a) / 4
 	if c.fresh {
-		return Estimate{Objective: c.f, Gap: c.gap, Exact: true}
+		return Estimate{Objective: c.f, Gap: c.gap, Model: model, Exact: true}
 	}
-	return Estimate{Objective: c.f, Gap: c.swGap}
+	return Estimate{Objective: c.f, Gap: c.swGap, Model: model}
 }
 
 // Iterate takes a sweep.

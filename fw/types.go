@@ -67,16 +67,21 @@ const (
 	// TimeLimit means the run had taken Settings.MaxTime; it ends at its
 	// iterate as at any other stop, with a checkpoint that continues it.
 	TimeLimit
+	// ModelGapTolerance means the Frank-Wolfe gap, computed from a P·W
+	// pass, fell to Settings.ModelGapTol times ¼||WᵀW||_F² or below.
+	ModelGapTolerance
 )
 
 var statusNames = [...]string{NotTerminated: "not-terminated", GapTolerance: "gap", FunctionConvergence: "ftol", IterationLimit: "max-iter", Stopped: "stopped",
-	RelativeGapTolerance: "rel-gap", RelativeFunctionConvergence: "rel-ftol", TimeLimit: "max-time"}
+	RelativeGapTolerance: "rel-gap", RelativeFunctionConvergence: "rel-ftol", TimeLimit: "max-time", ModelGapTolerance: "model-gap"}
 
 // String returns a short name of the status, as the summary reports it.
 func (s Status) String() string { return enum.Name(statusNames[:], s, "Status") }
 
 // Converged reports whether the status certifies an approximate KKT point.
-func (s Status) Converged() bool { return s == GapTolerance || s == RelativeGapTolerance }
+func (s Status) Converged() bool {
+	return s == GapTolerance || s == RelativeGapTolerance || s == ModelGapTolerance
+}
 
 // Defaults of Settings, taken where a field is zero.
 const (
@@ -103,6 +108,12 @@ type Settings struct {
 	// f the objective; 0 disables the test. The objective has the scale
 	// of ||P||², so a relative gap means the same on any data.
 	RelGapTol float64
+	// ModelGapTol stops the run when the Frank-Wolfe gap is
+	// <= ModelGapTol·¼||WᵀW||_F² (Estimate.Model); 0 disables the test.
+	// Unlike the objective, which is mostly the constant ¼||P||², that
+	// term and the gap both grow as n²/k, so the same tolerance asks the
+	// same of a run at any n.
+	ModelGapTol float64
 	// FuncTol stops the run when |f_t - f_{t-1}| < FuncTol; 0 disables
 	// the test.
 	FuncTol float64
@@ -191,8 +202,8 @@ func (s *Settings) check() error {
 	switch {
 	case math.IsNaN(s.GapTol) || math.IsNaN(s.FuncTol) || s.FuncTol < 0:
 		return errors.New("NaN GapTol or FuncTol, or negative FuncTol")
-	case !(s.RelGapTol >= 0) || !(s.RelFuncTol >= 0) || s.MaxTime < 0:
-		return errors.New("NaN or negative RelGapTol, RelFuncTol or MaxTime")
+	case !(s.RelGapTol >= 0) || !(s.ModelGapTol >= 0) || !(s.RelFuncTol >= 0) || s.MaxTime < 0:
+		return errors.New("NaN or negative RelGapTol, ModelGapTol, RelFuncTol or MaxTime")
 	case s.MaxPasses < 0 || s.CheckpointEvery < 0 || s.Workers < 0:
 		return errors.New("negative MaxPasses, CheckpointEvery or Workers")
 	}
@@ -212,6 +223,7 @@ type Iteration struct {
 	Final     bool          // the run stops at this iterate and takes no step
 	Passes    int           // passes over P so far, this iteration's included
 	Moved     int           // rows whose largest membership (first in a tie) the step changed; 0 on the final record
+	Model     float64       // ¼||W_tᵀW_t||_F², as Estimate.Model
 	PassTime  time.Duration // duration of this iteration's passes
 	Elapsed   time.Duration // since the start of the run
 }
@@ -226,6 +238,7 @@ type Result struct {
 	Passes     int // passes over P: the first P·W, those of the iterations, refreshes and the end
 	Objective  float64
 	Gap        float64
+	Model      float64 // ¼||WᵀW||_F², as Estimate.Model
 	FrobSq     float64 // ||P||_F^2
 	MaxRowSum  float64 // largest row sum of P
 	Runtime    time.Duration

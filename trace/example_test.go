@@ -15,12 +15,12 @@ import (
 // stopped at.
 func ExampleWriter() {
 	w := trace.NewWriter(os.Stdout)
-	w.Record(fw.Iteration{Iter: 0, Objective: 120, Gap: 30, Step: 0.25, Passes: 2, Moved: 12, Elapsed: 500 * time.Millisecond})
-	w.Record(fw.Iteration{Iter: 1, Objective: 101, Gap: 4, Passes: 3, Final: true, Elapsed: time.Second})
+	w.Record(fw.Iteration{Iter: 0, Objective: 120, Gap: 30, Step: 0.25, Passes: 2, Moved: 12, Model: 25, Elapsed: 500 * time.Millisecond})
+	w.Record(fw.Iteration{Iter: 1, Objective: 101, Gap: 4, Passes: 3, Final: true, Model: 26, Elapsed: time.Second})
 	// Output:
-	// iter,seconds,objective,gap,step_size,passes,start,moved
-	// 0,0.5,120,30,0.25,2,0,12
-	// 1,1,101,4,0,3,0,0
+	// iter,seconds,objective,gap,step_size,passes,start,moved,model
+	// 0,0.5,120,30,0.25,2,0,12,25
+	// 1,1,101,4,0,3,0,0,26
 }
 
 // A trace in the older format, without the start column, read and turned

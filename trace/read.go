@@ -65,14 +65,14 @@ func ReadFile(path string) (*Trace, error) {
 }
 
 // optional are the columns a trace may lack; they are then 0 in every row.
-var optional = []string{Start, Moved}
+var optional = []string{Start, Moved, Model}
 
 // whole are the columns of whole numbers >= 0.
 var whole = []string{Iter, Passes, Start, Moved}
 
 // Read reads a trace in CSV from r; source names it in errors and becomes
-// its Name. The header must hold the columns of Columns (start and moved
-// may be missing) in any order; other columns are ignored. Every value must be a
+// its Name. The header must hold the columns of Columns (start, moved and
+// model may be missing) in any order; other columns are ignored. Every value must be a
 // finite number, and iter, passes and start whole numbers >= 0. Errors
 // name the line and column.
 func Read(r io.Reader, source string) (*Trace, error) {

@@ -4,7 +4,7 @@
 //
 // A trace is CSV with a header row,
 //
-//	iter,seconds,objective,gap,step_size,passes,start,moved
+//	iter,seconds,objective,gap,step_size,passes,start,moved,model
 //
 // then one row per iterate W_t of a run, in order. The columns are
 //
@@ -21,7 +21,9 @@
 //     starts (-restarts); each start's rows follow the previous start's,
 //     and their iter begins again at 0 (a whole number);
 //   - moved: the rows whose cluster (largest membership) the step from W_t
-//     changed; 0 on the final row (a whole number).
+//     changed; 0 on the final row (a whole number);
+//   - model: ¼||W_tᵀW_t||_F², the objective's term in W alone, against
+//     which -mtol measures the gap.
 //
 // The last row of each start is the iterate the solver stopped at
 // (fw.Iteration.Final): it takes no step, so its step_size is 0, and its
@@ -29,8 +31,9 @@
 // shortest form that reads back as the same float64.
 //
 // Read takes the columns in any order and ignores columns it does not know.
-// Traces written before the start and moved columns existed have only the
-// first six or seven columns; Read takes the missing ones to be 0.
+// Traces written before the start, moved and model columns existed have
+// only the first six, seven or eight columns; Read takes the missing ones
+// to be 0.
 package trace
 
 import (
@@ -52,10 +55,11 @@ const (
 	Passes    = "passes"    // tile passes so far
 	Start     = "start"     // the 0-based start of a run from several starts
 	Moved     = "moved"     // rows whose cluster the step changed
+	Model     = "model"     // ¼||WᵀW||_F² at the iterate
 )
 
 // Columns are the columns of a trace, in the order Writer writes them.
-var Columns = []string{Iter, Seconds, Objective, Gap, StepSize, Passes, Start, Moved}
+var Columns = []string{Iter, Seconds, Objective, Gap, StepSize, Passes, Start, Moved, Model}
 
 // header is the first line of a trace.
 var header = strings.Join(Columns, ",") + "\n"
@@ -95,6 +99,8 @@ func (t *Writer) Record(it fw.Iteration) error {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(v), 10)
 	}
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, it.Model, 'g', -1, 64)
 	t.buf = append(b, '\n')
 	return t.write(t.buf[from:])
 }

@@ -39,14 +39,16 @@ func TestRead(t *testing.T) {
 	}{
 		{name: "without start", in: oldTrace(t), want: map[string][]float64{
 			Iter: {0, 1, 2}, Seconds: {0.01, 0.02, 0.04}, Objective: {100, 50, 40}, Gap: {10, 5, 1},
-			StepSize: {0.5, 0.25, 0}, Passes: {2, 3, 3}, Start: {0, 0, 0}, Moved: {0, 0, 0}, Excess: {60, 10, 0},
+			StepSize: {0.5, 0.25, 0}, Passes: {2, 3, 3}, Start: {0, 0, 0}, Moved: {0, 0, 0}, Model: {0, 0, 0}, Excess: {60, 10, 0},
 		}},
 		{name: "two starts", in: twoStarts, want: map[string][]float64{
 			Iter: {0, 1, 0, 1}, Seconds: {0.01, 0.02, 0.03, 0.04}, Objective: {100, 50, 90, 40}, Gap: {10, 5, 9, 1},
-			StepSize: {0.5, 0, 0.5, 0}, Passes: {2, 3, 2, 3}, Start: {0, 0, 1, 1}, Moved: {0, 0, 0, 0}, Excess: {60, 10, 50, 0},
+			StepSize: {0.5, 0, 0.5, 0}, Passes: {2, 3, 2, 3}, Start: {0, 0, 1, 1}, Moved: {0, 0, 0, 0}, Model: {0, 0, 0, 0}, Excess: {60, 10, 50, 0},
 		}},
 		{name: "other order, an extra column and a BOM", in: "\ufeffpasses,extra,gap,iter,moved,start,step_size,objective,seconds\n4,x,1,0,9,2,0,7,0.5\n",
-			want: map[string][]float64{Iter: {0}, Seconds: {0.5}, Objective: {7}, Gap: {1}, StepSize: {0}, Passes: {4}, Start: {2}, Moved: {9}, Excess: {0}}},
+			want: map[string][]float64{Iter: {0}, Seconds: {0.5}, Objective: {7}, Gap: {1}, StepSize: {0}, Passes: {4}, Start: {2}, Moved: {9}, Model: {0}, Excess: {0}}},
+		{name: "model", in: "iter,seconds,objective,gap,step_size,passes,start,moved,model\n0,0.5,7,1,0,4,0,9,2.5\n",
+			want: map[string][]float64{Iter: {0}, Seconds: {0.5}, Objective: {7}, Gap: {1}, StepSize: {0}, Passes: {4}, Start: {0}, Moved: {9}, Model: {2.5}, Excess: {0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, err := Read(strings.NewReader(tc.in), "t.csv")
@@ -94,7 +96,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestWriter(t *testing.T) {
-	first := fw.Iteration{Iter: 0, Objective: 18368.780017456862, Gap: 15959.66370258706, Step: 0.1, Passes: 2, Moved: 17,
+	first := fw.Iteration{Iter: 0, Objective: 18368.780017456862, Gap: 15959.66370258706, Step: 0.1, Passes: 2, Moved: 17, Model: 1234.5,
 		PassTime: time.Second, Elapsed: 91300419 * time.Nanosecond}
 	final := fw.Iteration{Iter: 30, Objective: 4717.869743297051, Gap: 1.5e-7, Passes: 32, Final: true, Elapsed: 1480292308 * time.Nanosecond}
 	for _, tc := range []struct {
@@ -105,10 +107,10 @@ func TestWriter(t *testing.T) {
 	}{
 		{name: "none", want: ""},
 		{name: "first row", its: []fw.Iteration{first},
-			want: "iter,seconds,objective,gap,step_size,passes,start,moved\n0,0.091300419,18368.780017456862,15959.66370258706,0.1,2,0,17\n"},
+			want: "iter,seconds,objective,gap,step_size,passes,start,moved,model\n0,0.091300419,18368.780017456862,15959.66370258706,0.1,2,0,17,1234.5\n"},
 		{name: "final row of a third start", start: 2, its: []fw.Iteration{first, final},
-			want: "iter,seconds,objective,gap,step_size,passes,start,moved\n0,0.091300419,18368.780017456862,15959.66370258706,0.1,2,2,17\n" +
-				"30,1.4802923080000001,4717.869743297051,1.5e-07,0,32,2,0\n"},
+			want: "iter,seconds,objective,gap,step_size,passes,start,moved,model\n0,0.091300419,18368.780017456862,15959.66370258706,0.1,2,2,17,1234.5\n" +
+				"30,1.4802923080000001,4717.869743297051,1.5e-07,0,32,2,0,0\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -134,7 +136,7 @@ func iterations(starts, n int) [][]fw.Iteration {
 		var its []fw.Iteration
 		for i := range n {
 			its = append(its, fw.Iteration{Iter: i, Objective: 1 / float64(3+i+s), Gap: math.Pow(10, float64(-i)) * math.Pi,
-				Step: math.Sqrt(float64(i + 1)), Passes: 2 + i, Moved: 3 * i, Elapsed: time.Duration(i*1234567891 + s + 1)})
+				Step: math.Sqrt(float64(i + 1)), Passes: 2 + i, Moved: 3 * i, Model: float64(i) / 7, Elapsed: time.Duration(i*1234567891 + s + 1)})
 		}
 		its[n-1].Step, its[n-1].Final = 0, true
 		runs = append(runs, its)
@@ -163,7 +165,7 @@ func TestRoundTrip(t *testing.T) {
 	for s, its := range runs {
 		for _, it := range its {
 			for c, v := range map[string]float64{Iter: float64(it.Iter), Seconds: it.Elapsed.Seconds(), Objective: it.Objective,
-				Gap: it.Gap, StepSize: it.Step, Passes: float64(it.Passes), Start: float64(s), Moved: float64(it.Moved)} {
+				Gap: it.Gap, StepSize: it.Step, Passes: float64(it.Passes), Start: float64(s), Moved: float64(it.Moved), Model: it.Model} {
 				want[c] = append(want[c], v)
 			}
 		}

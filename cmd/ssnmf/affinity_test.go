@@ -204,10 +204,10 @@ func TestStarts(t *testing.T) {
 // graph flags are one-line usage errors.
 func TestKNNAffinity(t *testing.T) {
 	dir := t.TempDir()
-	// -frtol 0, and -scale auto, at which this graph's solve does not end
-	// in 2 sweeps as at the default's twice that: the run goes on to its
-	// checkpoint.
-	base := []string{"solve", "-q", "-affinity", "knn", "-neighbors", "4", "-weights", "self-tuning", "-k", "3", "-seed", "2", "-frtol", "0", "-scale", "auto"}
+	// -frtol 0 -mtol 0, and -scale auto, at which this graph's solve does
+	// not end in 2 sweeps as at the default's twice that: the run goes on
+	// to its checkpoint.
+	base := []string{"solve", "-q", "-affinity", "knn", "-neighbors", "4", "-weights", "self-tuning", "-k", "3", "-seed", "2", "-frtol", "0", "-mtol", "0", "-scale", "auto"}
 	run := func(out string, extra ...string) []byte {
 		t.Helper()
 		args := append(append(slices.Clone(base), extra...), "-out", filepath.Join(dir, out), "testdata/small.csv")
@@ -362,7 +362,7 @@ func TestApproxKNN(t *testing.T) {
 		// One start: a resumed run with a larger -max-iter goes on with
 		// the start it was checkpointed in, and a start that had ended
 		// stays as it ended.
-		args := append([]string{"solve", "-q", "-starts", "1", "-knn", "approx", "-neighbors", "10", "-seed", "1", "-frtol", "0", "-rtol", "0", "-tol", "0", "-out", filepath.Join(dir, out)}, extra...)
+		args := append([]string{"solve", "-q", "-starts", "1", "-knn", "approx", "-neighbors", "10", "-seed", "1", "-frtol", "0", "-rtol", "0", "-mtol", "0", "-tol", "0", "-out", filepath.Join(dir, out)}, extra...)
 		if code, _, stderr := ssnmf(t, append(args, data)...); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}

@@ -21,7 +21,7 @@ var flagNeeds = map[string]map[string]string{
 	"solve": {
 		"affinity": "", "checkpoint-every": "", "engine": "", "frtol": "", "ftol": "", "k": "",
 		"max-iter": "", "max-time": "", "method": "", "out": "", "q": "", "restarts": "", "starts": "", "resume": "",
-		"rtol": "", "seed": "", "summary": "", "tile": "", "tol": "", "trace": "", "workdir": "", "workers": "",
+		"rtol": "", "mtol": "", "seed": "", "summary": "", "tile": "", "tol": "", "trace": "", "workdir": "", "workers": "",
 		"gamma": needGaussian.want, "precision": needGaussian.want,
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
 		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want, "knn-descent": needApprox.want,

@@ -28,10 +28,11 @@ import (
 // two passes a sweep beyond.
 const defaultStripMemory = 512 << 20
 
-// The relative stop rules' defaults, -rtol and -frtol: docs/quality.md
-// gives the measurements behind them.
+// The relative stop rules' defaults, -rtol, -mtol and -frtol:
+// docs/quality.md gives the measurements behind them.
 const (
-	defaultRtol  = 1e-5
+	defaultRtol  = 0
+	defaultMtol  = 1e-3
 	defaultFrtol = 0
 )
 
@@ -122,6 +123,7 @@ type config struct {
 	start           fw.Start // the start of the random or corners init
 	tol, ftol       float64
 	rtol, frtol     float64       // relative gap and objective-change tolerances; 0 off
+	mtol            float64       // gap tolerance relative to ¼||WᵀW||²; 0 off
 	maxTime         time.Duration // 0: no limit
 	maxIter         int
 	refresh         int
@@ -287,6 +289,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
 	fs.Float64Var(&c.rtol, "rtol", defaultRtol, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.mtol, "mtol", defaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
 	fs.Float64Var(&c.frtol, "frtol", defaultFrtol, "stop when the objective changes by at most this times its value over an iteration (0: off)")
 	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
@@ -344,6 +347,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
 	case !(c.rtol >= 0) || !(c.frtol >= 0):
 		return nil, usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
+	case !(c.mtol >= 0):
+		return nil, usagef("-mtol must be >= 0, have %v", c.mtol)
 	case c.maxTime < 0:
 		return nil, usagef("-max-time must be >= 0, have %v", c.maxTime)
 	case c.maxIter < 0:

@@ -270,7 +270,7 @@ func TestSolveOutputs(t *testing.T) {
 	iters := int(m["iterations"].(float64))
 
 	header, rows = readCSV(t, trace)
-	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes,start,moved" {
+	if strings.Join(header, ",") != "iter,seconds,objective,gap,step_size,passes,start,moved,model" {
 		t.Errorf("trace header %v", header)
 	}
 	if got := startRows(rows, int(m["best_start"].(float64))); got != iters+1 {
@@ -329,7 +329,7 @@ func TestGolden(t *testing.T) {
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "w.csv")
-			if code, _, stderr := ssnmf(t, "solve", "-q", "-affinity", "gaussian", "-frtol", "0", "-method", tc.method, "-k", "3", "-seed", "1", "-max-iter", "25",
+			if code, _, stderr := ssnmf(t, "solve", "-q", "-affinity", "gaussian", "-frtol", "0", "-rtol", "1e-5", "-mtol", "0", "-method", tc.method, "-k", "3", "-seed", "1", "-max-iter", "25",
 				"-standardize", "-out", out, "testdata/small.csv"); code != exitOK {
 				t.Fatalf("exit code %d: %s", code, stderr)
 			}

@@ -36,7 +36,7 @@ func command(args ...string) *exec.Cmd {
 // resumeArgs is a run of the built-in yeast data with a checkpoint at
 // every iteration and refreshes that fall between checkpoints.
 func resumeArgs(work string) []string {
-	return []string{"solve", "-affinity", "gaussian", "-frtol", "0", "-k", "4", "-gamma", "1", "-standardize", "-max-iter", "70", "-refresh", "9",
+	return []string{"solve", "-affinity", "gaussian", "-frtol", "0", "-mtol", "0", "-k", "4", "-gamma", "1", "-standardize", "-max-iter", "70", "-refresh", "9",
 		"-tile", "200", "-checkpoint-every", "1", "-workdir", work, "-q"}
 }
 
@@ -58,7 +58,7 @@ func checkpointIter(t *testing.T, work string) int {
 // checkpoint at every sweep, refreshes that fall between checkpoints and
 // strips of 200 rows (8 blocks, so that pending changes are saved).
 func rowcdResumeArgs(work string) []string {
-	return []string{"solve", "-affinity", "gaussian", "-frtol", "0", "-method", "rowcd", "-k", "4", "-gamma", "1", "-standardize", "-max-iter", "25", "-refresh", "7",
+	return []string{"solve", "-affinity", "gaussian", "-frtol", "0", "-mtol", "0", "-method", "rowcd", "-k", "4", "-gamma", "1", "-standardize", "-max-iter", "25", "-refresh", "7",
 		"-tile", "200", "-moves", "2", "-checkpoint-every", "1", "-workers", "2", "-workdir", work, "-q"}
 }
 

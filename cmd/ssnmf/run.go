@@ -402,7 +402,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	c, ws := r.cfg, r.ws
 	set := methods.Settings(c.tol, c.ftol, c.maxIter, c.refresh)
 	set.Workers, set.Recorder, set.PW = c.workers, r.rep.record, ws.pw
-	set.RelGapTol, set.RelFuncTol = c.rtol, c.frtol
+	set.RelGapTol, set.ModelGapTol, set.RelFuncTol = c.rtol, c.mtol, c.frtol
 	if c.maxTime > 0 {
 		// The limit is the whole run's: what the starts before this one
 		// and the set-up took is spent.

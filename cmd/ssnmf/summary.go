@@ -96,6 +96,7 @@ type summary struct {
 	Tol              float64 `json:"tol"`
 	Ftol             float64 `json:"ftol"`
 	Rtol             float64 `json:"rtol"`
+	Mtol             float64 `json:"mtol"`
 	Frtol            float64 `json:"frtol"`
 	MaxTimeSeconds   float64 `json:"max_time_seconds,omitempty"`
 	MaxIter          int     `json:"max_iter"`
@@ -104,6 +105,7 @@ type summary struct {
 	Passes           int     `json:"passes"`
 	Objective        float64 `json:"objective"`
 	Gap              float64 `json:"gap"`
+	ModelTerm        float64 `json:"model_term"`
 	Converged        bool    `json:"converged"`
 	StopReason       string  `json:"stop_reason"`
 	Seconds          float64 `json:"seconds"`
@@ -185,9 +187,9 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
 		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
-		Tol: c.tol, Ftol: c.ftol, Rtol: c.rtol, Frtol: c.frtol, MaxTimeSeconds: c.maxTime.Seconds(), MaxIter: c.maxIter, Refresh: c.refresh,
+		Tol: c.tol, Ftol: c.ftol, Rtol: c.rtol, Mtol: c.mtol, Frtol: c.frtol, MaxTimeSeconds: c.maxTime.Seconds(), MaxIter: c.maxIter, Refresh: c.refresh,
 		Iterations: res.Iterations, Passes: res.Passes,
-		Objective: res.Objective, Gap: res.Gap,
+		Objective: res.Objective, Gap: res.Gap, ModelTerm: res.Model,
 		Converged: res.Status.Converged(), StopReason: res.Status.String(),
 		Seconds: seconds, SolveSeconds: res.Runtime.Seconds(),
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
@@ -328,7 +330,7 @@ func (b *summaryBuilder) table(out io.Writer) {
 		}
 		row("starts", "%d, the least objective chosen: start %d (%s)", len(s.Starts), s.BestStart, strings.Join(fs, ", "))
 	}
-	row("fw gap", "%.4g", s.Gap)
+	row("fw gap", "%.4g (%.3g of the objective, %.3g of ¼||WᵀW||² = %.6g)", s.Gap, s.Gap/s.Objective, s.Gap/s.ModelTerm, s.ModelTerm)
 	row("stopped", "%s after %d iterations, %d passes over P", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
 	if s.Steps > 0 {

@@ -28,10 +28,15 @@ type lsoRule struct {
 }
 
 func (r lsoRule) String() string {
-	if r.scale == startsDense {
-		return fmt.Sprintf("-starts %d -affinity gaussian", r.starts)
+	scale, tol, mtol := strings.Cut(r.scale, mtolVariant)
+	stop := ""
+	if mtol {
+		stop = " -rtol 0 -mtol " + tol
 	}
-	return fmt.Sprintf("-starts %d -scale %s", r.starts, r.scale)
+	if scale == startsDense {
+		return fmt.Sprintf("-starts %d -affinity gaussian%s", r.starts, stop)
+	}
+	return fmt.Sprintf("-starts %d -scale %s%s", r.starts, scale, stop)
 }
 
 // lsoScales orders the scale rules of the study: these first, in this

@@ -35,8 +35,14 @@
 //   - defaults: ssnmf solve with no flags but -k; defaults-exact and
 //     defaults-approx: the same with -knn exact or -knn approx, the exact
 //     or the approximate kNN search whatever n;
+//   - unstopped: the defaults with one start (-starts 1), run as the
+//     candidates below are, to -max-iter with no relative stop rule, for
+//     the table of stops;
 //   - NAME+sN: the candidate NAME with -init-starts N, the k-means start
 //     the best of N k-means++ runs (only when -candidates names it);
+//   - NAME/mtol=X: a candidate NAME that keeps the defaults' stop rules
+//     (starts10-S, previous-default) with the stop rule -rtol 0 -mtol X
+//     instead of -rtol's (only when -candidates names it);
 //   - starts10-S for S = mass, sizes, sizes:1.5, sizes:2, sizes:3: -starts 10
 //     -scale S, with the defaults' stop rules; the summary lists every
 //     start's objective and ARI, from which -lso reads the rules of 1 to 10
@@ -49,7 +55,7 @@
 // studies side by side on two cores).
 //
 // Every run uses -seed 0, the given -max-iter, and no relative stop rule
-// (-rtol 0 -frtol 0), so that its trace shows the whole descent; the
+// (-rtol 0 -mtol 0 -frtol 0), so that its trace shows the whole descent; the
 // defaults run uses the defaults' stop rules. The table has ARI, NMI, the
 // mean largest membership of the points clustered right and wrong, the
 // Brier score, the wall-clock seconds and peak RSS of the process, the
@@ -212,6 +218,9 @@ type record struct {
 	// The same for the relative gap rule, gap <= tol·f, on the gaps of
 	// the trace (for rowcd, the estimates made during each sweep).
 	RtolStop map[string][2]int `json:"rtol_stop"`
+	// The same for the gap relative to the model's term, gap <=
+	// tol·¼||WᵀW||² (-mtol), on traces that have the model column.
+	MtolStop map[string][2]int `json:"mtol_stop,omitempty"`
 }
 
 // startRecord is one start of a run, from the summary's starts.
@@ -234,6 +243,7 @@ func candidates() []candidate {
 		{name: "defaults", args: func(dataset) []string { return nil }},
 		{name: "defaults-exact", args: func(dataset) []string { return []string{"-knn", "exact"} }},
 		{name: "defaults-approx", args: func(dataset) []string { return []string{"-knn", "approx"} }},
+		{name: "unstopped", args: func(dataset) []string { return []string{"-starts", "1"} }},
 		{name: "dense-neighbor", dense: true, args: func(dataset) []string { return []string{"-affinity", "gaussian", "-gamma", "neighbor"} }},
 		{name: "dense-mass", dense: true, args: func(dataset) []string { return []string{"-affinity", "gaussian", "-gamma", "mass"} }},
 		{name: "kmeans", args: func(dataset) []string {
@@ -302,10 +312,22 @@ func startsCandidate(rule string) candidate {
 }
 
 // pick returns the candidates of names, in that order, with the variants
-// NAME+sN.
+// NAME+sN and NAME/mtol=X.
 func pick(all []candidate, names []string) ([]candidate, error) {
 	var out []candidate
 	for _, name := range names {
+		if base, tol, ok := strings.Cut(name, mtolVariant); ok {
+			v, err := strconv.ParseFloat(tol, 64)
+			cs, perr := pick(all, []string{base})
+			if err != nil || !(v > 0) || perr != nil || !cs[0].stops {
+				return nil, fmt.Errorf("-candidates: unknown candidate %q (NAME%sX needs a candidate that keeps the stop rules and X > 0)", name, mtolVariant)
+			}
+			c := cs[0]
+			args := c.args
+			c.name, c.args = name, func(d dataset) []string { return append(args(d), "-rtol", "0", "-mtol", tol) }
+			out = append(out, c)
+			continue
+		}
 		base, starts, variant := strings.Cut(name, "+s")
 		i := slices.IndexFunc(all, func(c candidate) bool { return c.name == base })
 		n, err := strconv.Atoi(starts)
@@ -322,11 +344,17 @@ func pick(all []candidate, names []string) ([]candidate, error) {
 	return out, nil
 }
 
-// frtols and rtols are the relative tolerances on the objective's change
-// and on the gap whose stops the study reports.
+// mtolVariant marks the variant NAME/mtol=X of a candidate: its stop rule
+// the gap relative to the model's term, -rtol 0 -mtol X.
+const mtolVariant = "/mtol="
+
+// frtols, rtols and mtols are the relative tolerances on the objective's
+// change, on the gap relative to the objective and on the gap relative to
+// the model's term whose stops the study reports.
 var (
 	frtols = []float64{1e-3, 1e-4, 1e-5, 1e-6}
 	rtols  = []float64{1e-4, 1e-5, 1e-6, 1e-7}
+	mtols  = []float64{3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4}
 )
 
 func run(ctx context.Context, o options, out io.Writer) error {
@@ -521,7 +549,7 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	sum, tr := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.csv")
 	args := []string{"solve", "-q", "-seed", "0", "-summary", sum, "-trace", tr, "-workdir", filepath.Join(dir, "work")}
 	if !strings.HasPrefix(c.name, "defaults") && !c.stops {
-		args = append(args, "-max-iter", fmt.Sprint(o.maxIter), "-rtol", "0", "-frtol", "0")
+		args = append(args, "-max-iter", fmt.Sprint(o.maxIter), "-rtol", "0", "-mtol", "0", "-frtol", "0")
 	}
 	args = append(append(append(args, r.Args...), o.extra...), d.path)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -572,6 +600,7 @@ func (r *record) readTrace(path string) error {
 	f, _ := t.Column(trace.Objective)
 	mv, _ := t.Column(trace.Moved)
 	gap, _ := t.Column(trace.Gap)
+	model, _ := t.Column(trace.Model)
 	// A run of several starts: the rows of the start chosen.
 	if start, _ := t.Column(trace.Start); len(start) == len(f) {
 		keep := func(col []float64) []float64 {
@@ -583,7 +612,7 @@ func (r *record) readTrace(path string) error {
 			}
 			return out
 		}
-		f, mv, gap = keep(f), keep(mv), keep(gap)
+		f, mv, gap, model = keep(f), keep(mv), keep(gap), keep(model)
 	}
 	if len(f) == 0 {
 		return fmt.Errorf("%s: no rows of start %d", path, r.BestStart)
@@ -623,7 +652,51 @@ func (r *record) readTrace(path string) error {
 	}
 	r.FrtolStop = stops(frtols, 1, func(i int, tol float64) bool { return math.Abs(f[i]-f[i-1]) <= tol*math.Abs(f[i]) })
 	r.RtolStop = stops(rtols, 0, func(i int, tol float64) bool { return gap[i] <= tol*math.Abs(f[i]) })
+	if slices.ContainsFunc(model, func(v float64) bool { return v > 0 }) { // a trace with the model column
+		r.MtolStop = stops(mtols, 0, func(i int, tol float64) bool { return gap[i] <= tol*model[i] })
+	}
 	return nil
+}
+
+// stopGroup is a stop rule's columns in a table of stops: its name, its
+// tolerances and where a record keeps their stops.
+type stopGroup struct {
+	name string
+	tols []float64
+	at   func(record) map[string][2]int
+}
+
+// stopTable prints, for every set whose record rec finds, the sweeps run,
+// the sweep the objective settled, the last sweep that moved a row, and for
+// every tolerance of the groups the sweep it stops at and the rows moved
+// after it ("-" if the record lacks it).
+func stopTable(out io.Writer, sets []string, rec func(set string) (record, bool), groups []stopGroup) {
+	fmt.Fprint(out, "| data | n | sweeps | settled | last moved |")
+	cols := 0
+	for _, g := range groups {
+		for _, tol := range g.tols {
+			fmt.Fprintf(out, " %s %g |", g.name, tol)
+			cols++
+		}
+	}
+	fmt.Fprint(out, "\n| --- | ---: | ---: | ---: | ---: |"+strings.Repeat(" ---: |", cols)+"\n")
+	for _, s := range sets {
+		r, ok := rec(s)
+		if !ok || r.Error != "" {
+			continue
+		}
+		fmt.Fprintf(out, "| %s | %d | %d | %d | %d |", s, r.N, r.Iterations, r.Settled, r.LastMoved)
+		for _, g := range groups {
+			for _, tol := range g.tols {
+				if st, ok := g.at(r)[fmt.Sprint(tol)]; ok {
+					fmt.Fprintf(out, " %d (%d) |", st[0], st[1])
+				} else {
+					fmt.Fprint(out, " - |")
+				}
+			}
+		}
+		fmt.Fprintln(out)
+	}
 }
 
 // anchor is a line of anchors.py.
@@ -781,37 +854,14 @@ func reportRecords(o options, out io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(out, "\nStops of %s: sweeps run, the sweep from which f stays within 0.01%% of its final value, the last sweep that moved a row; then, per relative tolerance on |Δf|/f, the sweep it stops at and the rows moved after it.\n\n", o.stopCandidate)
-	fmt.Fprint(out, "| data | n | sweeps | settled | last moved |")
-	for _, tol := range frtols {
-		fmt.Fprintf(out, " frtol %g |", tol)
-	}
-	for _, tol := range rtols {
-		fmt.Fprintf(out, " rtol %g |", tol)
-	}
-	fmt.Fprint(out, "\n| --- | ---: | ---: | ---: | ---: |")
-	for range len(frtols) + len(rtols) {
-		fmt.Fprint(out, " ---: |")
-	}
-	fmt.Fprintln(out)
-	for _, s := range sets {
-		r, ok := recs[key{s, o.stopCandidate}]
-		if !ok || r.Error != "" {
-			continue
-		}
-		fmt.Fprintf(out, "| %s | %d | %d | %d | %d |", s, r.N, r.Iterations, r.Settled, r.LastMoved)
-		for _, tol := range frtols {
-			st := r.FrtolStop[fmt.Sprint(tol)]
-			fmt.Fprintf(out, " %d (%d) |", st[0], st[1])
-		}
-		for _, tol := range rtols {
-			if st, ok := r.RtolStop[fmt.Sprint(tol)]; ok {
-				fmt.Fprintf(out, " %d (%d) |", st[0], st[1])
-			} else {
-				fmt.Fprint(out, " - |")
-			}
-		}
-		fmt.Fprintln(out)
-	}
+	fmt.Fprintf(out, "\nStops of %s: sweeps run, the sweep from which f stays within 0.01%% of its final value, the last sweep that moved a row; then, per relative tolerance on |Δf|/f, and on the gap relative to f, the sweep it stops at and the rows moved after it.\n\n", o.stopCandidate)
+	frtol := func(r record) map[string][2]int { return r.FrtolStop }
+	rtol := func(r record) map[string][2]int { return r.RtolStop }
+	mtol := func(r record) map[string][2]int { return r.MtolStop }
+	stopTable(out, sets, func(s string) (record, bool) { r, ok := recs[key{s, o.stopCandidate}]; return r, ok },
+		[]stopGroup{{"frtol", frtols, frtol}, {"rtol", rtols, rtol}})
+	fmt.Fprintf(out, "\nThe same for the gap relative to ¼||WᵀW||² (-mtol), with the default's -rtol %g for comparison.\n\n", rtols[1])
+	stopTable(out, sets, func(s string) (record, bool) { r, ok := recs[key{s, o.stopCandidate}]; return r, ok },
+		[]stopGroup{{"rtol", rtols[1:2], rtol}, {"mtol", mtols, mtol}})
 	return nil
 }

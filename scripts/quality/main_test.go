@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -85,13 +86,13 @@ func TestRun(t *testing.T) {
 // TestReadTrace checks the sweep counts read off a trace.
 func TestReadTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.csv")
-	tr := "iter,seconds,objective,gap,step_size,passes,start,moved\n" +
-		"0,0,200,1,1,1,0,50\n" + // f falls 100, 50, 10, 0.001, 0
-		"1,0,100,1,1,2,0,5\n" +
-		"2,0,50,1,1,3,0,0\n" +
-		"3,0,40,1,1,4,0,2\n" +
-		"4,0,40.001,0.001,1,5,0,0\n" +
-		"5,0,40.001,1,0,6,0,0\n"
+	tr := "iter,seconds,objective,gap,step_size,passes,start,moved,model\n" +
+		"0,0,200,1,1,1,0,50,10\n" + // f falls 100, 50, 10, 0.001, 0
+		"1,0,100,1,1,2,0,5,10\n" +
+		"2,0,50,1,1,3,0,0,100\n" +
+		"3,0,40,1,1,4,0,2,1000\n" +
+		"4,0,40.001,0.001,1,5,0,0,5\n" +
+		"5,0,40.001,1,0,6,0,0,1000\n"
 	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +120,13 @@ func TestReadTrace(t *testing.T) {
 	if got := r.RtolStop["1e-05"]; got != [2]int{5, 0} {
 		t.Errorf("rtol 1e-5 stop %v, want [5 0]", got)
 	}
+	// gap <= 1e-2 ¼||WᵀW||² first at row 2 (1 <= 1), with the 2 rows
+	// moved from row 3 after it; <= 1e-3 at row 3, <= 3e-4 at row 4
+	// (0.001 <= 0.0015); <= 1e-4 never.
+	want := map[string][2]int{"0.03": {2, 2}, "0.01": {2, 2}, "0.003": {3, 2}, "0.001": {3, 2}, "0.0003": {4, 0}, "0.0001": {5, 0}}
+	if !maps.Equal(r.MtolStop, want) {
+		t.Errorf("mtol stops %v, want %v", r.MtolStop, want)
+	}
 }
 
 func TestRunErrors(t *testing.T) {
@@ -136,6 +144,8 @@ func TestRunErrors(t *testing.T) {
 		{name: "max-iter", o: options{data: []string{dir}, maxIter: 0}, want: "-max-iter"},
 		{name: "candidate", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"newton"}}, want: "-candidates"},
 		{name: "variant", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"kmeans+s0"}}, want: "-candidates"},
+		{name: "mtol of no stop rule", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"kmeans/mtol=1e-3"}}, want: "-candidates"},
+		{name: "mtol not > 0", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"starts10-sizes/mtol=0"}}, want: "-candidates"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), tc.o, &bytes.Buffer{})
