@@ -38,7 +38,8 @@ type Estimate struct {
 	Gap       float64
 	// Model is ¼||WᵀW||_F², the objective's term in W alone: the part of
 	// the objective that grows as the model's n²/k, where the objective
-	// grows with ||P||², as n³/k² on a kNN graph under the mass rules.
+	// grows with ||P||², as n³/(k²M) on a kNN graph of M neighbours under
+	// the scale rules.
 	Model float64
 	// Exact reports whether Gap is the Frank-Wolfe gap at a feasible
 	// iterate computed from a P·W pass there, which alone may stop a run

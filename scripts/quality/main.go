@@ -579,7 +579,11 @@ func solve(ctx context.Context, o options, d dataset, c candidate) record {
 	}
 	b, err := os.ReadFile(sum)
 	if err == nil {
+		// The summary's own "seconds" (the run's time in ssnmf) must not
+		// replace the process's wall-clock seconds.
+		wall := r.Seconds
 		err = json.Unmarshal(b, &r)
+		r.Seconds = wall
 	}
 	if err == nil {
 		err = r.readTrace(tr)
