@@ -526,9 +526,16 @@ func TestDocLinks(t *testing.T) {
 			return nil
 		}
 		var a []string
+		seen := map[string]int{} // GitHub suffixes a repeated anchor with -1, -2, ...
 		for line := range strings.SplitSeq(string(b), "\n") {
 			if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
-				a = append(a, slug(h))
+				s := slug(h)
+				if n := seen[s]; n > 0 {
+					a = append(a, fmt.Sprintf("%s-%d", s, n))
+				} else {
+					a = append(a, s)
+				}
+				seen[s]++
 			}
 		}
 		return a
