@@ -59,7 +59,7 @@ func TestPredictTrainingRows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			mdir, wout, pout := filepath.Join(dir, "m"), filepath.Join(dir, "w.csv"), filepath.Join(dir, "p.csv")
-			args := append([]string{"solve", "-q", "-mtol", "1e-7", "-max-iter", "3000", "-model", mdir, "-out", wout}, tc.solve...)
+			args := append([]string{"solve", "-q", "-mtol", "1e-9", "-max-iter", "3000", "-model", mdir, "-out", wout}, tc.solve...)
 			if code, _, stderr := ssnmf(t, append(args, yeast)...); code != 0 {
 				t.Fatalf("solve: exit %d: %s", code, stderr)
 			}
