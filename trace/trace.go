@@ -37,8 +37,11 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,18 +93,8 @@ func (t *Writer) Record(it fw.Iteration) error {
 	if from == 0 {
 		t.buf = append(t.buf, header...)
 	}
-	b := strconv.AppendInt(t.buf, int64(it.Iter), 10)
-	for _, v := range []float64{it.Elapsed.Seconds(), it.Objective, it.Gap, it.Step} {
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, v, 'g', -1, 64)
-	}
-	for _, v := range []int{it.Passes, t.Start, it.Moved} {
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(v), 10)
-	}
-	b = append(b, ',')
-	b = strconv.AppendFloat(b, it.Model, 'g', -1, 64)
-	t.buf = append(b, '\n')
+	t.buf = appendRow(t.buf, []float64{float64(it.Iter), it.Elapsed.Seconds(), it.Objective, it.Gap, it.Step,
+		float64(it.Passes), float64(t.Start), float64(it.Moved), it.Model})
 	return t.write(t.buf[from:])
 }
 
@@ -114,13 +107,49 @@ func (t *Writer) Bytes() []byte {
 
 // Restore makes saved, the Bytes of an earlier Writer (the trace in a
 // checkpoint), the beginning of this trace, and writes it to the
-// underlying writer. It must come before the first Record.
+// underlying writer. A trace of an older version, without some of the
+// columns, is rewritten with them (as Read takes them, 0), so that one
+// header serves the whole file. It must come before the first Record.
 func (t *Writer) Restore(saved []byte) error {
 	if len(t.buf) > 0 {
 		return errRestore
 	}
+	if len(saved) > 0 && !bytes.HasPrefix(saved, []byte(header)) {
+		// A checkpoint of an older version, whose trace has fewer columns:
+		// its rows in this format, so that the rows to come match them.
+		old, err := Read(bytes.NewReader(saved), "the checkpoint's trace")
+		if err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		t.buf = append(t.buf, header...)
+		vals := make([]float64, len(Columns))
+		for i := range old.Len() {
+			for j, c := range Columns {
+				vals[j] = old.cols[c][i]
+			}
+			t.buf = appendRow(t.buf, vals)
+		}
+		return t.write(t.buf)
+	}
 	t.buf = append(t.buf, saved...)
 	return t.write(t.buf)
+}
+
+// appendRow appends a row of values in the order of Columns and its line
+// end: the whole-number columns as integers, the others in the shortest
+// form that reads back as the same float64.
+func appendRow(b []byte, vals []float64) []byte {
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if slices.Contains(whole, Columns[i]) {
+			b = strconv.AppendInt(b, int64(v), 10)
+		} else {
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		}
+	}
+	return append(b, '\n')
 }
 
 // errRestore is Restore's error after a row was recorded.

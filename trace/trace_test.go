@@ -210,6 +210,28 @@ func TestRestore(t *testing.T) {
 	}
 }
 
+// TestRestoreOlder checks that a checkpoint's trace of an older version,
+// without the moved and model columns, is taken up in today's format: one
+// header, its rows read back the same, the missing columns 0.
+func TestRestoreOlder(t *testing.T) {
+	const old = "iter,seconds,objective,gap,step_size,passes,start\n0,0.5,120,30,0.25,2,0\n1,1,101,4,0.1,3,0\n"
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	if err := w.Restore([]byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Record(fw.Iteration{Iter: 2, Objective: 99.5, Gap: 1, Passes: 4, Moved: 3, Model: 7, Final: true, Elapsed: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	want := header + "0,0.5,120,30,0.25,2,0,0,0\n1,1,101,4,0.1,3,0,0,0\n2,2,99.5,1,0,4,0,3,7\n"
+	if out.String() != want || string(w.Bytes()) != want {
+		t.Errorf("wrote %q, kept %q; want %q", out.String(), w.Bytes(), want)
+	}
+	if err := NewWriter(nil).Restore([]byte("iter,seconds\n0,1\n")); err == nil {
+		t.Error("Restore of a trace without objective: no error")
+	}
+}
+
 // failWriter fails every write.
 type failWriter struct{}
 
