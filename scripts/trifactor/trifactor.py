@@ -47,9 +47,9 @@ def load_graph(name, n):
     return sp.csr_matrix((v, (r, c)), shape=(n, n))
 
 
-def load_w0(name):
+def load_w0(name, sub='w0'):
     import csv
-    with open(os.path.join(TRI, 'w0', name + '.csv')) as f:
+    with open(os.path.join(TRI, sub, name + '.csv')) as f:
         r = csv.reader(f)
         h = next(r)
         cols = [i for i, x in enumerate(h) if x.startswith('w') and x[1:].isdigit()]
@@ -175,12 +175,13 @@ def main():
                     help='diagnostic only: start from the one-hot TRUE labels (not a method)')
     ap.add_argument('--mtol', type=float, default=1e-3)
     ap.add_argument('--max-iter', type=int, default=3000)
+    ap.add_argument('--w0', default='w0', help='the folder under $TRI of the starts (w0: seed 0)')
     ap.add_argument('--accel', action='store_true', help='FISTA momentum with restart (monotone)')
     ap.add_argument('sets', nargs='+')
     a = ap.parse_args()
     for name in a.sets:
         y = load_labels(name)
-        W0 = load_w0(name)
+        W0 = load_w0(name, a.w0)
         n, k = W0.shape
         A = load_graph(name, n)
         if a.norm:
@@ -197,7 +198,7 @@ def main():
         secs = time.process_time() - t0
         lab = W.argmax(axis=1)
         _, _, f0 = run(A, W0, 0, 0)
-        rec = dict(set=name, n=n, k=k, norm=a.norm, accel=a.accel, onehot=a.onehot, oracle=a.oracle, mtol=a.mtol,
+        rec = dict(set=name, n=n, k=k, start=a.w0, norm=a.norm, accel=a.accel, onehot=a.onehot, oracle=a.oracle, mtol=a.mtol,
                    objective_start=f0['objective'], mean_max_membership=float(W.max(axis=1).mean()),
                    ari_start=adjusted_rand_score(y, lab0), ari=adjusted_rand_score(y, lab),
                    cpu_seconds=secs, s=s.tolist(), sizes=np.bincount(lab, minlength=k).tolist(),
