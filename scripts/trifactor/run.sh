@@ -21,6 +21,7 @@ for s in $SETS; do
   nice -n 19 "$TRI/ssnmf" solve -q -seed 0 -starts 1 -summary "$TRI/def1/$s.json" $f >/dev/null
 done
 py=/usr/bin/python3
+$py "$here/check.py"
 run() { nice -n 19 $py "$here/trifactor.py" "$@"; }
 run $SETS > "$TRI/r-raw.jsonl"
 run --onehot $SETS > "$TRI/r-rawonehot.jsonl"
