@@ -7,7 +7,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 export TRI=${1:-/work/tmp-tri}
-mkdir -p "$TRI"/{g,w0,w0s1,def,def1}
+mkdir -p "$TRI"/{g,w0,w0s1,def,def1,defn,defn1}
 echo $BASHPID > /sys/fs/cgroup/cpu/low/cgroup.procs 2>/dev/null || true
 (cd "$repo" && GOEXPERIMENT=simd nice -n 19 go build -o "$TRI/ssnmf" ./cmd/ssnmf)
 SETS="letter iris wine glass ionosphere breast_cancer blood vehicle vowel yeast digits sonar zoo pendigits spam satimage dna pima wisconsin votes crabs thyroid diabetes banknote olive penguins olitos"
@@ -36,4 +36,11 @@ $py "$here/table.py" "$TRI"/r-raw.jsonl "$TRI"/r-rawonehot.jsonl "$TRI"/r-rawnor
 $py "$here/lso.py" 100 "$TRI"/r-raw.jsonl "$TRI"/r-rawonehot.jsonl "$TRI"/r-rawnorm.jsonl "$TRI"/r-rawnormonehot.jsonl
 $py "$here/table.py" "$TRI"/r-rawnormonehot.jsonl "$TRI"/r-normonehot-accel-1e4.jsonl "$TRI"/r-norm-accel-1e4.jsonl "$TRI"/d-oracle-raw.jsonl "$TRI"/d-oracle-norm.jsonl
 $py "$here/twostarts.py"
+nice -n 19 $py "$here/normgraph.py" $SETS
+for s in $SETS; do
+  f=/work/tmp-quality22/pub/$s.csv; [ -f $f ] || f=/work/shared/data/$s.csv
+  nice -n 19 "$TRI/ssnmf" solve -q -seed 0 -affinity "$TRI/gn/$s.csv" -summary "$TRI/defn/$s.json" $f >/dev/null
+  nice -n 19 "$TRI/ssnmf" solve -q -seed 0 -starts 1 -affinity "$TRI/gn/$s.csv" -summary "$TRI/defn1/$s.json" $f >/dev/null
+done
+$py "$here/controls.py"
 $py "$here/corner.py"
