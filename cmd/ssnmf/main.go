@@ -37,7 +37,7 @@ func usagef(format string, args ...any) error {
 // P, the other commands); a second one aborts at once.
 func main() {
 	fitHeapToCgroup()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	var stopping atomic.Bool
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -46,13 +46,17 @@ func main() {
 		stopping.Store(true)
 		fmt.Fprintln(os.Stderr, "ssnmf: stopping: a solve ends its current pass, work with no checkpoint ends now (signal again to abort)")
 		<-sigs
-		cancel()
+		cancel(errAborted)
 	}()
 	code := runStop(ctx, os.Args[1:], os.Stdout, os.Stderr, stopping.Load)
 	signal.Stop(sigs)
-	cancel()
+	cancel(nil)
 	os.Exit(code)
 }
+
+// errAborted is the cause of the cancellation of main's context by a
+// second signal, which runStop names instead of a bare "context canceled".
+var errAborted = errors.New("aborted by a second signal")
 
 // headline is the first line of the usage text and of the package doc.
 const headline = "ssnmf clusters data by simplicial symmetric NMF of their affinity matrix, P ≈ W Wᵀ."
@@ -201,6 +205,9 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 		return exitOK
 	case errors.Is(err, errHelp):
 		return exitOK
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("%w (%v)", cause, err)
 	}
 	fmt.Fprintf(stderr, "ssnmf: %v\n", err)
 	var ue usageError

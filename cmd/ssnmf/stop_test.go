@@ -49,3 +49,15 @@ func TestStopWithoutCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// A second signal cancels the context with errAborted, and the error line
+// says so rather than "context canceled".
+func TestAbortNamesTheSignal(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errAborted)
+	var stdout, stderr bytes.Buffer
+	code := runStop(ctx, []string{"solve", "-q", "-out", filepath.Join(t.TempDir(), "w.csv")}, &stdout, &stderr, func() bool { return false })
+	if want := "ssnmf: aborted by a second signal ("; code != exitFailure || !strings.HasPrefix(stderr.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want %d and a line starting %q", code, stderr.String(), exitFailure, want)
+	}
+}
