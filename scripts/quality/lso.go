@@ -16,7 +16,8 @@ import (
 // objective and ARI, start r seeded as in any run with more starts than r,
 // so the outcome of a rule with R <= N starts on a set is read off them:
 // the ARI of the start of least objective among the first R, ties to the
-// lower start, as ssnmf solve -starts R chooses.
+// lower start, as ssnmf solve -starts R chooses. The runs of a variant
+// startsN-S/mtol=X make the rules "-starts R -scale S -rtol 0 -mtol X".
 
 // lsoStarts are the values of R the study compares.
 var lsoStarts = []int{1, 2, 3, 5, 10}
