@@ -862,10 +862,9 @@ func reportRecords(o options, out io.Writer) error {
 	frtol := func(r record) map[string][2]int { return r.FrtolStop }
 	rtol := func(r record) map[string][2]int { return r.RtolStop }
 	mtol := func(r record) map[string][2]int { return r.MtolStop }
-	stopTable(out, sets, func(s string) (record, bool) { r, ok := recs[key{s, o.stopCandidate}]; return r, ok },
-		[]stopGroup{{"frtol", frtols, frtol}, {"rtol", rtols, rtol}})
+	rec := func(s string) (record, bool) { r, ok := recs[key{s, o.stopCandidate}]; return r, ok }
+	stopTable(out, sets, rec, []stopGroup{{"frtol", frtols, frtol}, {"rtol", rtols, rtol}})
 	fmt.Fprintf(out, "\nThe same for the gap relative to ¼||WᵀW||² (-mtol), with the default's -rtol %g for comparison.\n\n", rtols[1])
-	stopTable(out, sets, func(s string) (record, bool) { r, ok := recs[key{s, o.stopCandidate}]; return r, ok },
-		[]stopGroup{{"rtol", rtols[1:2], rtol}, {"mtol", mtols, mtol}})
+	stopTable(out, sets, rec, []stopGroup{{"rtol", rtols[1:2], rtol}, {"mtol", mtols, mtol}})
 	return nil
 }

@@ -7,15 +7,10 @@ Usage: lso.py R r-A.jsonl r-B.jsonl ...
 """
 import json, sys, os
 import numpy as np
+from trifactor import read_runs
 
 R = int(sys.argv[1])
-runs = []
-for p in sys.argv[2:]:
-    d = {}
-    for line in open(p):
-        r = json.loads(line)
-        d[r['set']] = r
-    runs.append((os.path.basename(p)[2:-6], d))
+runs = read_runs(sys.argv[2:])
 sets = open(os.path.join(os.environ.get('TRI', '/work/tmp-tri'), 'sets.txt')).read().split()
 ari = np.array([[d[s]['ari'] for s in sets] for _, d in runs])
 start = np.array([runs[0][1][s]['ari_start'] for s in sets])

@@ -5,16 +5,11 @@ Usage: table.py r-A.jsonl [r-B.jsonl ...]   (columns in the order given)
 """
 import json, sys, os
 import numpy as np
+from trifactor import read_runs
 
 TRI = os.environ.get('TRI', '/work/tmp-tri')
 sets = open(os.path.join(TRI, 'sets.txt')).read().split()
-runs = []
-for p in sys.argv[1:]:
-    d = {}
-    for line in open(p):
-        r = json.loads(line)
-        d[r['set']] = r
-    runs.append((os.path.basename(p)[2:-6], d))
+runs = read_runs(sys.argv[1:])
 gmm = {}
 for line in open('/work/tmp-quality22/anchors.jsonl'):
     r = json.loads(line)

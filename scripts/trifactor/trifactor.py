@@ -37,6 +37,15 @@ def load_labels(name):
     raise FileNotFoundError(name)
 
 
+def read_runs(paths):
+    """The records of the r-NAME.jsonl files at paths: a list of (NAME, {set: record})."""
+    runs = []
+    for p in paths:
+        with open(p) as f:
+            runs.append((os.path.basename(p)[2:-6], {r['set']: r for r in map(json.loads, f)}))
+    return runs
+
+
 def load_graph(name, n):
     e = np.loadtxt(os.path.join(TRI, 'g', name + '.csv'), delimiter=',', skiprows=1)
     src, dst, w = e[:, 0].astype(np.int64), e[:, 1].astype(np.int64), e[:, 2]
