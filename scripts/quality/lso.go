@@ -17,7 +17,8 @@ import (
 // so the outcome of a rule with R <= N starts on a set is read off them:
 // the ARI of the start of least objective among the first R, ties to the
 // lower start, as ssnmf solve -starts R chooses. The runs of a variant
-// startsN-S/mtol=X make the rules "-starts R -scale S -rtol 0 -mtol X".
+// startsN-S/mtol=X make the rules "-starts R -scale S -rtol 0 -mtol X", and
+// of startsN-S/mtol=X/graph=DIR the same rules on the graphs DIR/SET.csv.
 
 // lsoStarts are the values of R the study compares.
 var lsoStarts = []int{1, 2, 3, 5, 10}
@@ -29,10 +30,14 @@ type lsoRule struct {
 }
 
 func (r lsoRule) String() string {
-	scale, tol, mtol := strings.Cut(r.scale, mtolVariant)
+	scale, dir, graph := strings.Cut(r.scale, graphVariant)
+	scale, tol, mtol := strings.Cut(scale, mtolVariant)
 	stop := ""
 	if mtol {
 		stop = " -rtol 0 -mtol " + tol
+	}
+	if graph {
+		stop += " -affinity " + dir + "/SET.csv"
 	}
 	if scale == startsDense {
 		return fmt.Sprintf("-starts %d -affinity gaussian%s", r.starts, stop)

@@ -43,6 +43,9 @@
 //   - NAME/mtol=X: a candidate NAME that keeps the defaults' stop rules
 //     (starts10-S, previous-default) with the stop rule -rtol 0 -mtol X
 //     instead of -rtol's (only when -candidates names it);
+//   - NAME/graph=DIR: the same for P the edge list DIR/SET.csv, another
+//     graph of each set made beforehand (for example by
+//     scripts/trifactor/normgraph.py); last, after any /mtol=X;
 //   - starts10-S for S = mass, sizes, sizes:1.5, sizes:2, sizes:3: -starts 10
 //     -scale S, with the defaults' stop rules; the summary lists every
 //     start's objective and ARI, from which -lso reads the rules of 1 to 10
@@ -312,10 +315,23 @@ func startsCandidate(rule string) candidate {
 }
 
 // pick returns the candidates of names, in that order, with the variants
-// NAME+sN and NAME/mtol=X.
+// NAME+sN, NAME/mtol=X and NAME/graph=DIR.
 func pick(all []candidate, names []string) ([]candidate, error) {
 	var out []candidate
 	for _, name := range names {
+		if base, dir, ok := strings.Cut(name, graphVariant); ok {
+			cs, err := pick(all, []string{base})
+			if err != nil || dir == "" || strings.Contains(dir, mtolVariant) || !cs[0].stops || cs[0].dense {
+				return nil, fmt.Errorf("-candidates: unknown candidate %q (NAME%sDIR needs a candidate of a sparse P that keeps the stop rules)", name, graphVariant)
+			}
+			c := cs[0]
+			args := c.args
+			c.name, c.args = name, func(d dataset) []string {
+				return append(args(d), "-affinity", filepath.Join(dir, d.name+".csv"))
+			}
+			out = append(out, c)
+			continue
+		}
 		if base, tol, ok := strings.Cut(name, mtolVariant); ok {
 			v, err := strconv.ParseFloat(tol, 64)
 			cs, perr := pick(all, []string{base})
@@ -347,6 +363,12 @@ func pick(all []candidate, names []string) ([]candidate, error) {
 // mtolVariant marks the variant NAME/mtol=X of a candidate: its stop rule
 // the gap relative to the model's term, -rtol 0 -mtol X.
 const mtolVariant = "/mtol="
+
+// graphVariant marks the variant NAME/graph=DIR of a candidate: its P the
+// edge list DIR/SET.csv instead of the kNN graph of the features, which
+// still give the k-means start and the sizes rule (the variant comes last,
+// after any /mtol=X).
+const graphVariant = "/graph="
 
 // frtols, rtols and mtols are the relative tolerances on the objective's
 // change, on the gap relative to the objective and on the gap relative to

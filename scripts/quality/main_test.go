@@ -146,6 +146,10 @@ func TestRunErrors(t *testing.T) {
 		{name: "variant", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"kmeans+s0"}}, want: "-candidates"},
 		{name: "mtol of no stop rule", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"kmeans/mtol=1e-3"}}, want: "-candidates"},
 		{name: "mtol not > 0", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"starts10-sizes/mtol=0"}}, want: "-candidates"},
+		{name: "graph of no stop rule", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"kmeans/graph=g"}}, want: "-candidates"},
+		{name: "graph of a dense P", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"starts10-gaussian/graph=g"}}, want: "-candidates"},
+		{name: "graph without a directory", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"starts10-sizes/graph="}}, want: "-candidates"},
+		{name: "graph before mtol", o: options{data: []string{dir}, maxIter: 1, candidates: []string{"starts10-sizes/graph=g/mtol=1e-3"}}, want: "-candidates"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), tc.o, &bytes.Buffer{})
@@ -153,6 +157,22 @@ func TestRunErrors(t *testing.T) {
 				t.Fatalf("error %v, want it to mention %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPickVariants checks the arguments of the variants of a candidate.
+func TestPickVariants(t *testing.T) {
+	cs, err := pick(candidates(), []string{"starts10-sizes:2/mtol=1e-3/graph=gn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(cs[0].args(dataset{name: "iris", n: 150, k: 3}), " ")
+	want := "-starts 10 -scale sizes:2 -rtol 0 -mtol 1e-3 -affinity " + filepath.Join("gn", "iris.csv")
+	if cs[0].name != "starts10-sizes:2/mtol=1e-3/graph=gn" || got != want {
+		t.Errorf("candidate %q, args %q; want args %q", cs[0].name, got, want)
+	}
+	if r := (lsoRule{2, "sizes:2/mtol=1e-3/graph=gn"}); r.String() != "-starts 2 -scale sizes:2 -rtol 0 -mtol 1e-3 -affinity gn/SET.csv" {
+		t.Errorf("rule %q", r)
 	}
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """scale-probes.py: one-start probes of scale rules that the starts study
-(scripts/quality -lso) does not run, each set solved by ssnmf with -seed 0,
--starts 1, -workers 1; one JSON line per set on stdout (docs/quality.md,
-"Rules that were probed").
+(scripts/quality -lso) does not run, and of the graph itself, each set
+solved by ssnmf with -seed 0, -starts 1, -workers 1; one JSON line per set
+on stdout (docs/quality.md, "Rules that were probed" and "Probed: the
+losses are the graph's").
 
   scale-probes.py -ssnmf BIN -data DIR[,DIR] -sets a,b MODE
 
@@ -18,17 +19,23 @@ MODE is
               graph's weight from row i into cluster a: the least scale at
               which half the rows of every cluster of the start are a
               first-order stationary point (c (d_ia - d_ib) >= n_a); and
-              largest, c = n_max n / sum(A).
+              largest, c = n_max n / sum(A);
+  criteria    two label-free measures of a partition of the graph A
+              (ssnmf graph) that have no size term like the model's: the
+              normalized cut, sum_a cut(a) / vol(a), and the modularity,
+              sum_a in(a)/vol(A) - (vol(a)/vol(A))^2, of the k-means start's
+              clusters, of the default's (-starts 1) and of the classes, with
+              the ARIs.
 Needs NumPy (Debian's /usr/bin/python3 has it).
 """
-import argparse, json, os, subprocess, tempfile
+import argparse, csv, json, os, subprocess, tempfile
 import numpy as np
 
 ap = argparse.ArgumentParser()
 ap.add_argument("-ssnmf", required=True)
 ap.add_argument("-data", required=True)
 ap.add_argument("-sets", required=True)
-ap.add_argument("mode", choices=["multiples", "refit", "stationary"])
+ap.add_argument("mode", choices=["multiples", "refit", "stationary", "criteria"])
 o = ap.parse_args()
 tmp = tempfile.mkdtemp(prefix="scale-probes-")
 
@@ -56,9 +63,40 @@ def start_labels(s):
     return np.loadtxt(out, delimiter=",", skiprows=1, usecols=[k + 1]).astype(int), k
 
 
+def classes(s):
+    """The label column as class numbers 0, 1, ..."""
+    with open(path(s), newline="") as f:
+        r = csv.reader(f)
+        li = next(r).index("label")
+        return np.unique([row[li] for row in r], return_inverse=True)[1]
+
+
+def graph(s):
+    """The graph's edges (ssnmf graph): src <= dst, each pair once, and the weights."""
+    edges = os.path.join(tmp, "g.csv")
+    subprocess.run([o.ssnmf, "graph", "-q", "-o", edges, path(s)], check=True)
+    e = np.loadtxt(edges, delimiter=",", skiprows=1)
+    return e[:, 0].astype(int), e[:, 1].astype(int), e[:, 2]
+
+
 for s in o.sets.split(","):
     rec = {"set": s}
-    if o.mode == "multiples":
+    if o.mode == "criteria":
+        lab, k = start_labels(s)
+        out = os.path.join(tmp, "w.csv")
+        d = solve(s, "-out", out)
+        sol = np.loadtxt(out, delimiter=",", skiprows=1, usecols=[k + 1]).astype(int)
+        src, dst, w = graph(s)
+        rec.update(kmeans_start=solve(s, "-max-iter", "0")["ari"], default=d["ari"])
+        off = src != dst  # a pair's weight is in two rows of A, a self-loop's in one
+        for name, c in [("start", lab), ("default", sol), ("labels", classes(s))]:
+            k = c.max() + 1
+            vol = np.bincount(c[src], w, k) + np.bincount(c[dst][off], w[off], k)
+            same = c[src] == c[dst]
+            inside = np.bincount(c[src][same], w[same] * (1 + off[same]), k)
+            rec[name + "_ncut"] = float(np.sum((vol - inside)[vol > 0] / vol[vol > 0]))
+            rec[name + "_modularity"] = float(np.sum(inside / vol.sum() - (vol / vol.sum()) ** 2))
+    elif o.mode == "multiples":
         c = solve(s, "-scale", "sizes")["scale"]
         rec.update(scale=c, kmeans_start=solve(s, "-max-iter", "0")["ari"])
         for f in [0.5, 1, 1.5, 2, 3, 4]:
@@ -80,10 +118,7 @@ for s in o.sets.split(","):
         rec.update(sizes=aris[0], refit=aris[-1], rounds=len(aris) - 1, ratio=c / c0)
     else:
         lab, k = start_labels(s)
-        edges = os.path.join(tmp, "g.csv")
-        subprocess.run([o.ssnmf, "graph", "-q", "-o", edges, path(s)], check=True)
-        e = np.loadtxt(edges, delimiter=",", skiprows=1)
-        src, dst, w = e[:, 0].astype(int), e[:, 1].astype(int), e[:, 2]
+        src, dst, w = graph(s)
         n = len(lab)
         d = np.zeros((n, k))  # d[i, a]: weight from row i into cluster a
         np.add.at(d, (src, lab[dst]), w)
