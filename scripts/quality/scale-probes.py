@@ -20,6 +20,12 @@ MODE is
               which half the rows of every cluster of the start are a
               first-order stationary point (c (d_ia - d_ib) >= n_a); and
               largest, c = n_max n / sum(A);
+  rowsizes    the issue's per-row size scaling: every edge of the graph
+              (ssnmf graph) times (n_a n_b)^(t/2), a and b the k-means
+              start's clusters of its two rows and n their sizes, solved
+              with the default's scale rule, for t = 0.5 and 1 (at t = 1 a
+              row's stationarity, c (d_ia - d_ib) >= n_a, no longer depends
+              on its cluster's size);
   criteria    two label-free measures of a partition of the graph A
               (ssnmf graph) that have no size term like the model's: the
               normalized cut, sum_a cut(a) / vol(a), and the modularity,
@@ -35,7 +41,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("-ssnmf", required=True)
 ap.add_argument("-data", required=True)
 ap.add_argument("-sets", required=True)
-ap.add_argument("mode", choices=["multiples", "refit", "stationary", "criteria"])
+ap.add_argument("mode", choices=["multiples", "refit", "stationary", "rowsizes", "criteria"])
 o = ap.parse_args()
 tmp = tempfile.mkdtemp(prefix="scale-probes-")
 
@@ -81,7 +87,17 @@ def graph(s):
 
 for s in o.sets.split(","):
     rec = {"set": s}
-    if o.mode == "criteria":
+    if o.mode == "rowsizes":
+        lab, k = start_labels(s)
+        src, dst, w = graph(s)
+        n = np.bincount(lab, minlength=k).astype(float)
+        edges = os.path.join(tmp, "gs.csv")
+        rec.update(kmeans_start=solve(s, "-max-iter", "0")["ari"], default=solve(s)["ari"])
+        for t in [0.5, 1]:
+            np.savetxt(edges, np.c_[src, dst, w * (n[lab[src]] * n[lab[dst]]) ** (t / 2)], delimiter=",",
+                       header="src,dst,weight", comments="", fmt=["%d", "%d", "%.17g"])
+            rec["t%g" % t] = solve(s, "-affinity", edges)["ari"]
+    elif o.mode == "criteria":
         lab, k = start_labels(s)
         out = os.path.join(tmp, "w.csv")
         d = solve(s, "-out", out)
