@@ -35,6 +35,10 @@ func clonePayload(p Payload) Payload {
 		if q := p.Pending; q != nil {
 			c.Pending = &Pending{NZ: q.NZ, Count: slices.Clone(q.Count), Col: slices.Clone(q.Col), Val: slices.Clone(q.Val)}
 		}
+		if p.Part != nil {
+			part := *p.Part
+			c.Part = &part
+		}
 		return &c
 	}
 	return p
@@ -71,7 +75,7 @@ func (r run) same(t *testing.T, what string, o run) {
 	// The resumed trace is the tail of the uninterrupted one.
 	tail := o.trace[len(o.trace)-len(r.trace):]
 	for i, it := range r.trace {
-		if it.Iter != tail[i].Iter || it.Objective != tail[i].Objective || it.Gap != tail[i].Gap || it.Step != tail[i].Step || it.Passes != tail[i].Passes {
+		if it.Iter != tail[i].Iter || it.Objective != tail[i].Objective || it.Gap != tail[i].Gap || it.Step != tail[i].Step || it.Passes != tail[i].Passes || it.Moved != tail[i].Moved {
 			t.Fatalf("%s: trace record %+v, uninterrupted %+v", what, it, tail[i])
 		}
 	}
@@ -384,6 +388,81 @@ func TestRowCDStopCheckpoints(t *testing.T) {
 			}
 		},
 	}.check(t)
+}
+
+// Stop stops a row-CD sweep part way, within a sweep of one block and
+// between the blocks of a sweep of several, with a checkpoint that holds
+// the sweep; the run resumed from it, with another worker count, goes on
+// with the sweep and ends with the same bits and records as the run never
+// stopped.
+func TestRowCDStopPartWay(t *testing.T) {
+	const n, k, poll = 157, 4, 30
+	d, _ := rcdProblem(t, n, 57)
+	for _, tc := range []struct {
+		name  string
+		block int
+		mem   int64 // RowCD.StripMemory: 1 reads every strip twice
+		at    []int // the visits after which the polls fall, in a sweep
+	}{
+		{name: "one block", block: n, at: []int{30, 60, 90, 120, 150}},
+		{name: "one block, two-pass", block: n, mem: 1, at: []int{30, 60, 90, 120, 150}},
+		{name: "blocks of 20", block: 20, at: []int{40, 80, 120}},
+		{name: "blocks of 20, two-pass", block: 20, mem: 1, at: []int{40, 80, 120}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method := func() *RowCD { return &RowCD{BlockSize: tc.block, StripMemory: tc.mem, pollRows: poll} }
+			base := Settings{MaxIter: 12, GapTol: -1, Refresh: 5}
+			whole := base
+			want := run{w: randomW(n, k, 58)}
+			whole.Recorder = func(it Iteration) error { want.trace = append(want.trace, it); return nil }
+			var err error
+			if want.res, err = Minimize(context.Background(), Problem{P: d, K: k}, want.w, &whole, method()); err != nil {
+				t.Fatal(err)
+			}
+			perSweep := 1 + len(tc.at) // the poll at the start of an iteration, then the sweep's
+			parts := 0
+			for stopAt := 1; stopAt < 8*perSweep; stopAt += 2 {
+				set := base
+				set.PW = make([]float64, n*k)
+				calls := 0
+				set.Stop = func() bool { calls++; return calls > stopAt }
+				var sv *saved
+				set.Checkpoint = func(st *State) error { s := save(st); sv = &s; return nil }
+				res, err := Minimize(context.Background(), Problem{P: d, K: k}, randomW(n, k, 58), &set, method())
+				if err != nil {
+					t.Fatal(err)
+				}
+				iter, within := stopAt/perSweep, stopAt%perSweep
+				if res.Status != Stopped || sv == nil || sv.st.Iter != iter || res.Iterations != iter {
+					t.Fatalf("stop at poll %d: status %v, %d iterations, checkpoint %v; want a stop in iteration %d", stopAt, res.Status, res.Iterations, sv != nil, iter)
+				}
+				p := payloadOf[*RowCDState](t, &sv.st)
+				switch {
+				case within == 0 && p.Part != nil:
+					t.Fatalf("stop at poll %d, the start of an iteration: the checkpoint holds a sweep part way, %+v", stopAt, *p.Part)
+				case within > 0 && (p.Part == nil || p.Part.At != tc.at[within-1]):
+					t.Fatalf("stop at poll %d: the checkpoint's sweep part way is %+v, want one of %d visits", stopAt, p.Part, tc.at[within-1])
+				case within > 0:
+					parts++
+				}
+				resume := base
+				resume.Workers = 3
+				resume.Resume, resume.PW = &sv.st, sv.pw
+				got := run{w: sv.w}
+				resume.Recorder = func(it Iteration) error { got.trace = append(got.trace, it); return nil }
+				if got.res, err = Minimize(context.Background(), Problem{P: d, K: k}, got.w, &resume, method()); err != nil {
+					t.Fatal(err)
+				}
+				got.same(t, "stopped at poll "+itoa(stopAt), want)
+				if len(got.trace) != len(want.trace)-iter {
+					t.Fatalf("stopped at poll %d: %d records resumed, want %d", stopAt, len(got.trace), len(want.trace)-iter)
+				}
+			}
+			if parts == 0 {
+				t.Fatal("no stop fell part way through a sweep")
+			}
+		})
+	}
 }
 
 // A row-CD resume state that does not fit the problem is an error, never a

@@ -25,8 +25,9 @@
 // method), and KMeans (k-means in feature space, evaluated as a W). A method's parameters are fields of its own type; Settings
 // holds what applies to every method. RowCD and FrankWolfe are
 // Checkpointers: a run can save its State (Settings.Checkpoint), stop
-// between iterations (Settings.Stop) and be resumed from the saved state
-// (Settings.Resume) with the same bits as a run never interrupted.
+// between iterations (Settings.Stop; RowCD also within a long sweep) and be
+// resumed from the saved state (Settings.Resume) with the same bits as a
+// run never interrupted.
 //
 // # One affinity
 //

@@ -79,7 +79,12 @@ type Run struct {
 	FrobSq    float64   // ||P||_F^2, set by FirstPass
 	MaxRowSum float64   // the largest row sum of P, set by FirstPass
 	Passes    int       // passes over P so far; the method counts its own
+
+	stop func() bool // Settings.Stop, which RowCD also polls within a long sweep
 }
+
+// A moveCounter is a method that sets Iteration.Moved itself.
+type moveCounter interface{ countsMoves() }
 
 // FirstPass computes r.PW = P·W at r.W by the pass that also gives P's row
 // sums and ||P||_F^2, the first pass of every method, and records the pass,
@@ -150,7 +155,7 @@ func Minimize(ctx context.Context, p Problem, w []float64, settings *Settings, m
 		return nil, err
 	}
 	d := &driver{set: &set, m: m, start: time.Now(),
-		run: &Run{Problem: p, N: n, W: w, PW: pw, Workers: set.workers(), MaxPasses: set.MaxPasses}}
+		run: &Run{Problem: p, N: n, W: w, PW: pw, Workers: set.workers(), MaxPasses: set.MaxPasses, stop: set.Stop}}
 	d.cp, _ = m.(Checkpointer)
 	return d.minimize(ctx)
 }
@@ -191,7 +196,7 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		return NotTerminated
 	}
 	var labels []int32 // the clusters of the iterate, for the records' Moved
-	if set.Recorder != nil {
+	if _, counts := d.m.(moveCounter); set.Recorder != nil && !counts {
 		labels = argmaxRows(r.W, r.K)
 	}
 	var last Iteration // the final record's pass time, if the method stops the run
@@ -244,6 +249,16 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		status, err := d.m.Iterate(ctx, &it)
 		if err != nil {
 			return d.end(err)
+		}
+		if status == Stopped {
+			// Stop asked the method to stop part way through the
+			// iteration; its state goes on from there.
+			if err := d.checkpoint(t, fprev); err != nil {
+				return d.end(err)
+			}
+			res.Status = Stopped
+			res.Objective, res.Gap = e.Objective, e.Gap
+			return d.end(nil)
 		}
 		if status != NotTerminated {
 			res.Status, last = status, it

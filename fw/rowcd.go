@@ -37,7 +37,8 @@ const DefaultMoves = 3
 // The zero value is the method with DefaultMoves moves, DefaultBlockRows
 // rows a block and no bound on the strip's memory. A RowCD is a
 // Checkpointer; its Payload is a RowCDState, which holds the tracked
-// objective and the pending changes of P·W. The parameters that shape the
+// objective, the pending changes of P·W and, when Settings.Stop stopped a
+// sweep part way (it is polled every 65,536 rows or so), that sweep. The parameters that shape the
 // iterates (Moves, BlockSize, StripMemory) must be the same when a run is
 // resumed.
 type RowCD struct {
@@ -58,25 +59,37 @@ type RowCD struct {
 	Visit []int32
 
 	// Progress, if not nil, is called with 0 at the start of every sweep
-	// and, after each block of rows, with the number of rows visited so
-	// far in the sweep, for progress reports during long sweeps. It is
-	// called from one goroutine and should return quickly.
+	// and, after each block of rows (each sweepPollRows rows of a sweep
+	// of one block), with the number of rows visited so far in the sweep,
+	// for progress reports during long sweeps. It is called from one
+	// goroutine and should return quickly.
 	Progress func(rows int)
 
 	// products chooses how a tile strip applies the changes, for tests.
 	products stripProducts
+	// pollRows is the rows between two polls of Settings.Stop in a sweep;
+	// sweepPollRows if 0 (tests set fewer).
+	pollRows int
 
 	run   *Run
 	sweep Sweep
 	sel   []int32
-	a     []float64 // WᵀW
-	f     float64   // the tracked objective
-	gap   float64   // the exact gap of the last P·W pass, valid while fresh
-	swGap float64   // the sum of the row gaps of the last sweep; NaN before the first
-	fresh bool      // P·W was computed by a pass at W
-	ch    Pending   // the change of every row at its last visit
+	a     []float64  // WᵀW
+	f     float64    // the tracked objective
+	gap   float64    // the exact gap of the last P·W pass, valid while fresh
+	swGap float64    // the sum of the row gaps of the last sweep; NaN before the first
+	fresh bool       // P·W was computed by a pass at W
+	ch    Pending    // the change of every row at its last visit
+	part  *SweepPart // the sweep stopped part way, to go on with; nil between sweeps
 	vs    *visitScratch
 }
+
+// sweepPollRows is the rows a sweep visits between two polls of
+// Settings.Stop: a sweep of a sparse P visits its rows in chunks of this
+// many (it is one block), and a sweep of tiles polls after the first block
+// that ends this many rows after the last poll. At 10⁷ rows a sweep out of
+// core took 200 s; a chunk takes about a 150th of that.
+const sweepPollRows = 1 << 16
 
 func (c *RowCD) setup(r *Run) error {
 	moves := c.Moves
@@ -131,8 +144,15 @@ func (c *RowCD) Resume(ctx context.Context, r *Run, p Payload) error {
 	if err := st.Pending.Check(r.N, r.K, c.ch.NZ); err != nil {
 		return err
 	}
+	if err := st.Part.check(r.N); err != nil {
+		return err
+	}
 	c.f, c.gap, c.swGap, c.fresh = st.Objective, st.Gap, st.SweepGap, st.Fresh
-	c.a = slices.Clone(st.Gram) // recomputed by the next sweep or refresh
+	c.a = slices.Clone(st.Gram) // recomputed by the next sweep (unless it goes on with Part) or refresh
+	if st.Part != nil {
+		part := *st.Part
+		c.part = &part
+	}
 	copy(c.ch.Count, st.Pending.Count)
 	copy(c.ch.Col, st.Pending.Col)
 	copy(c.ch.Val, st.Pending.Val)
@@ -141,8 +161,13 @@ func (c *RowCD) Resume(ctx context.Context, r *Run, p Payload) error {
 
 // Save returns the run's RowCDState, which shares its slices with it.
 func (c *RowCD) Save() Payload {
-	return &RowCDState{Fresh: c.fresh, Gram: c.a, Objective: c.f, Gap: c.gap, SweepGap: c.swGap, Pending: &c.ch}
+	return &RowCDState{Fresh: c.fresh, Gram: c.a, Objective: c.f, Gap: c.gap, SweepGap: c.swGap, Pending: &c.ch, Part: c.part}
 }
+
+// countsMoves says that RowCD sets Iteration.Moved itself: the rows whose
+// largest membership (the first in a tie) a sweep's visit changed, which
+// a sweep stopped part way carries into its checkpoint.
+func (c *RowCD) countsMoves() {}
 
 // Estimate returns the tracked objective and the exact gap of the last
 // P·W pass if no row moved since, else the last sweep's estimate.
@@ -154,15 +179,20 @@ func (c *RowCD) Estimate() Estimate {
 	return Estimate{Objective: c.f, Gap: c.swGap, Model: model}
 }
 
-// Iterate takes a sweep.
+// Iterate takes a sweep, or the rest of a sweep stopped part way. It
+// returns Stopped if Settings.Stop asked it to stop part way, with the
+// sweep's state kept for Save.
 func (c *RowCD) Iterate(ctx context.Context, it *Iteration) (Status, error) {
 	begin := time.Now()
-	sw, err := c.sweepRows(ctx)
+	sw, stopped, err := c.sweepRows(ctx)
 	if err != nil {
 		return NotTerminated, err
 	}
+	if stopped {
+		return Stopped, nil
+	}
 	c.run.Passes += c.sweep.Passes()
-	it.Gap, it.Step, it.PassTime = sw.gap, sw.moved/float64(c.run.N), time.Since(begin)
+	it.Gap, it.Step, it.PassTime, it.Moved = sw.gap, sw.moved/float64(c.run.N), time.Since(begin), sw.changed
 	c.swGap = sw.gap
 	c.f += sw.dec
 	c.fresh = c.fresh && sw.moved == 0
@@ -194,40 +224,86 @@ func (c *RowCD) evaluate(ctx context.Context) error {
 
 // sweepSums are the totals of a sweep.
 type sweepSums struct {
-	dec   float64 // change of the objective (<= 0)
-	gap   float64 // sum of the row gaps at the visits
-	moved float64 // mass moved, summed over rows
+	dec     float64 // change of the objective (<= 0)
+	gap     float64 // sum of the row gaps at the visits
+	moved   float64 // mass moved, summed over rows
+	changed int     // rows whose largest membership the visit changed
 }
 
-// sweepRows visits every row once, block by block.
-func (c *RowCD) sweepRows(ctx context.Context) (sweepSums, error) {
-	var tot sweepSums
+// sweepRows visits every row once, block by block, or the rows that a
+// sweep stopped part way had left. Between blocks of at least pollRows
+// visits (chunks of them, in a sweep of one block) it polls the run's
+// Stop, and if Stop asks, it keeps the sweep's position and sums in c.part
+// and reports stopped.
+func (c *RowCD) sweepRows(ctx context.Context) (tot sweepSums, stopped bool, err error) {
 	r := c.run
-	// WᵀW from W, free of the rounding of the rank-one updates.
-	a, err := gram(ctx, r.Workers, r.W, r.N, r.K)
-	if err != nil {
-		return tot, err
+	from := 0
+	if p := c.part; p != nil {
+		from, tot = p.At, sweepSums{dec: p.Dec, gap: p.Gap, moved: p.Moved, changed: p.Changed}
+		c.part = nil
+	} else {
+		// WᵀW from W, free of the rounding of the rank-one updates.
+		if c.a, err = gram(ctx, r.Workers, r.W, r.N, r.K); err != nil {
+			return tot, false, err
+		}
 	}
-	c.a = a
 	if c.Progress != nil {
 		c.Progress(0)
 	}
+	poll := c.pollRows
+	if poll <= 0 {
+		poll = sweepPollRows
+	}
+	polled := from
+	// stop polls Stop after the visits before at, if enough were made.
+	stop := func(at int) bool {
+		if r.stop == nil || at-polled < poll || at >= r.N {
+			return false
+		}
+		polled = at
+		if !r.stop() {
+			return false
+		}
+		c.part = &SweepPart{At: at, Dec: tot.dec, Gap: tot.gap, Moved: tot.moved, Changed: tot.changed}
+		return true
+	}
 	bounds := c.sweep.Blocks()
+	// A sweep of one block pulls and pushes nothing, so it may leave the
+	// block and pull it again part way through.
+	one := len(bounds) == 2
 	for b := range len(bounds) - 1 {
 		r0, r1 := bounds[b], bounds[b+1]
+		if r1 <= from {
+			continue
+		}
 		blk, err := c.sweep.Pull(ctx, r0, r1, r.PW, &c.ch)
 		if err != nil {
-			return tot, fmt.Errorf("rowcd: %w", err)
+			return tot, false, fmt.Errorf("rowcd: %w", err)
 		}
-		c.visitBlock(r0, r1, blk, &tot)
+		for t := max(r0, from); t < r1; {
+			end := r1
+			if one {
+				end = min(r1, t+poll)
+			}
+			c.visitBlock(t, end, blk, &tot)
+			if t = end; one && c.Progress != nil {
+				c.Progress(t)
+			}
+			if one && stop(t) {
+				return tot, true, nil
+			}
+		}
 		if err := c.sweep.Push(ctx, r0, r1, r.PW, &c.ch); err != nil {
-			return tot, fmt.Errorf("rowcd: %w", err)
+			return tot, false, fmt.Errorf("rowcd: %w", err)
 		}
-		if c.Progress != nil {
+		if !one && c.Progress != nil {
 			c.Progress(r1)
 		}
+		if !one && stop(r1) {
+			return tot, true, nil
+		}
 	}
-	return tot, nil
+	return tot, false, nil
 }
 
 // checkVisit checks that visit holds, for each block, its own rows.
@@ -275,6 +351,9 @@ func (c *RowCD) visitBlock(r0, r1 int, blk Block, tot *sweepSums) {
 		ch.Count[i] = uint8(cnt)
 		if cnt == 0 {
 			continue
+		}
+		if argmax(vs.old) != argmax(wi) {
+			tot.changed++
 		}
 		checkRows(wi, k)
 		rankUpdate(c.a, k, vs.old, cols[:cnt], vals[:cnt])

@@ -58,8 +58,16 @@ type Payload interface {
 //	       .     n    pending changes per row, uint8 <= NZ
 //	       .  4·n·NZ  their columns, int32 < k, row i's in slots i·NZ...; unused slots 0 (ignored on read)
 //	       .  8·n·NZ  their values, float64; unused slots 0 (ignored on read)
+//	  if flags bit 1, a sweep stopped part way (RowCDState.Part):
+//	       .     8    visits made, uint64 in [1, n)
+//	       .     8    the objective's change so far, float64
+//	       .     8    the sum of the row gaps so far, float64
+//	       .     8    the mass moved so far, float64
+//	       .     8    the rows whose cluster the visits changed, uint64 <= visits made
 const (
 	payloadFresh = 1 << 0
+	payloadPart  = 1 << 1
+	partSize     = 40
 	fwHeader     = 8
 	rowcdHeader  = 32
 	maxPendingNZ = math.MaxUint8
@@ -96,6 +104,37 @@ type RowCDState struct {
 	Gap       float64   // the exact Frank-Wolfe gap of the last P·W pass
 	SweepGap  float64   // the sum of the row gaps of the last sweep; NaN before the first
 	Pending   *Pending  // the changes of P·W not yet applied
+	// Part, if not nil, is the sweep that Settings.Stop stopped part way,
+	// which the resumed run goes on with; the other fields are as of the
+	// start of that sweep, but for W, P·W, Gram and Pending, which are
+	// as of its last visit.
+	Part *SweepPart
+}
+
+// SweepPart is a sweep of RowCD stopped part way: the visits made and the
+// sweep's sums so far.
+type SweepPart struct {
+	At      int     // visits made, 1 to n-1: the sweep goes on with visit At
+	Dec     float64 // the objective's change so far, <= 0
+	Gap     float64 // the sum of the row gaps at the visits so far
+	Moved   float64 // the mass moved so far
+	Changed int     // the rows whose largest membership the visits changed
+}
+
+// check reports whether p, if not nil, is a sweep of n rows stopped part
+// way.
+func (p *SweepPart) check(n int) error {
+	switch {
+	case p == nil:
+		return nil
+	case p.At < 1 || p.At >= n:
+		return fmt.Errorf("a sweep stopped after %d visits, want 1 to %d", p.At, n-1)
+	case !(p.Dec <= 0) || math.IsInf(p.Dec, 0) || !(p.Gap >= 0) || math.IsInf(p.Gap, 0) || !(p.Moved >= 0) || math.IsInf(p.Moved, 0):
+		return fmt.Errorf("a sweep stopped part way with change %v, gap %v and mass moved %v, want a finite change <= 0 and finite sums >= 0", p.Dec, p.Gap, p.Moved)
+	case p.Changed < 0 || p.Changed > p.At:
+		return fmt.Errorf("a sweep stopped after %d visits that changed %d rows' clusters", p.At, p.Changed)
+	}
+	return nil
 }
 
 // Method returns "rowcd".
@@ -104,14 +143,22 @@ func (s *RowCDState) Method() string { return rowcdMethod }
 // Size returns the bytes of the binary form.
 func (s *RowCDState) Size() int64 {
 	p := s.Pending
-	return rowcdHeader + 8*int64(len(s.Gram)) + int64(len(p.Count)) + 4*int64(len(p.Col)) + 8*int64(len(p.Val))
+	size := rowcdHeader + 8*int64(len(s.Gram)) + int64(len(p.Count)) + 4*int64(len(p.Col)) + 8*int64(len(p.Val))
+	if s.Part != nil {
+		size += partSize
+	}
+	return size
 }
 
 // WriteTo writes the binary form.
 func (s *RowCDState) WriteTo(w io.Writer) (int64, error) {
 	p := s.Pending
 	bw := newPayloadWriter(w)
-	bw.u32(flags(s.Fresh))
+	fl := flags(s.Fresh)
+	if s.Part != nil {
+		fl |= payloadPart
+	}
+	bw.u32(fl)
 	bw.u32(uint32(p.NZ))
 	bw.floats([]float64{s.Objective, s.Gap, s.SweepGap})
 	bw.floats(s.Gram)
@@ -138,6 +185,11 @@ func (s *RowCDState) WriteTo(w io.Writer) (int64, error) {
 			bw.u64(math.Float64bits(v))
 		}
 		bw.flushIf(i)
+	}
+	if pt := s.Part; pt != nil {
+		bw.u64(uint64(pt.At))
+		bw.floats([]float64{pt.Dec, pt.Gap, pt.Moved})
+		bw.u64(uint64(pt.Changed))
 	}
 	return bw.done()
 }
@@ -173,7 +225,11 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 		if nz < 1 || nz > maxPendingNZ {
 			return nil, fmt.Errorf("rowcd payload: %d pending slots a row, want 1 to %d", nz, maxPendingNZ)
 		}
-		if want := rowcdHeader + 8*kk + int64(n)*(1+12*int64(nz)); size != want {
+		want := rowcdHeader + 8*kk + int64(n)*(1+12*int64(nz))
+		if fl&payloadPart != 0 {
+			want += partSize
+		}
+		if size != want {
 			return nil, fmt.Errorf("rowcd payload of %d bytes, want %d for n = %d, k = %d, %d slots a row", size, want, n, k, nz)
 		}
 		hdr := br.floats(3)
@@ -186,10 +242,22 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 		}
 		br.readFloats(p.Val)
 		s.Pending = p
-		if err := br.check(fl &^ payloadFresh); err != nil {
+		if fl&payloadPart != 0 {
+			at := br.u64()
+			sums := br.floats(3)
+			changed := br.u64()
+			if at >= uint64(n) || changed > at {
+				at, changed = 0, 0 // refused by check
+			}
+			s.Part = &SweepPart{At: int(at), Dec: sums[0], Gap: sums[1], Moved: sums[2], Changed: int(changed)}
+		}
+		if err := br.check(fl &^ (payloadFresh | payloadPart)); err != nil {
 			return nil, fmt.Errorf("rowcd payload: %w", err)
 		}
 		if err := p.Check(n, k, nz); err != nil {
+			return nil, fmt.Errorf("rowcd payload: %w", err)
+		}
+		if err := s.Part.check(n); err != nil {
 			return nil, fmt.Errorf("rowcd payload: %w", err)
 		}
 		return s, nil
@@ -263,6 +331,11 @@ func (b *payloadReader) read(p []byte) {
 func (b *payloadReader) u32() uint32 {
 	b.read(b.b[:4])
 	return binary.LittleEndian.Uint32(b.b[:4])
+}
+
+func (b *payloadReader) u64() uint64 {
+	b.read(b.b[:8])
+	return binary.LittleEndian.Uint64(b.b[:8])
 }
 
 func (b *payloadReader) floats(n int) []float64 {

@@ -40,6 +40,10 @@ func samePayload(a, b Payload) bool {
 			!bits([]float64{a.Objective, a.Gap, a.SweepGap}, []float64{b.Objective, b.Gap, b.SweepGap}) {
 			return false
 		}
+		if (a.Part == nil) != (b.Part == nil) || a.Part != nil && (a.Part.At != b.Part.At || a.Part.Changed != b.Part.Changed ||
+			!bits([]float64{a.Part.Dec, a.Part.Gap, a.Part.Moved}, []float64{b.Part.Dec, b.Part.Gap, b.Part.Moved})) {
+			return false
+		}
 		p, q := a.Pending, b.Pending
 		if p.NZ != q.NZ || !slices.Equal(p.Count, q.Count) {
 			return false
@@ -210,6 +214,11 @@ func statesFrom(data []byte, n, k int) (*FrankWolfeState, *RowCDState) {
 			rs.Pending.Col[i*nz+e] = int32(int(src.byte()) % k)
 			rs.Pending.Val[i*nz+e] = src.float(true)
 		}
+	}
+	if n > 1 && src.byte()&1 == 1 {
+		at := int(src.byte())%(n-1) + 1
+		rs.Part = &SweepPart{At: at, Dec: -math.Abs(src.float(true)), Gap: math.Abs(src.float(true)),
+			Moved: math.Abs(src.float(true)), Changed: int(src.byte()) % (at + 1)}
 	}
 	return fws, rs
 }

@@ -160,8 +160,12 @@ type Settings struct {
 	CheckpointEvery int
 
 	// Stop, if not nil, is called at the start of every iteration, after
-	// the tests above. If it returns true, the run calls Checkpoint and
-	// ends with status Stopped, without a final pass or record.
+	// the tests above, and by RowCD within a sweep, after every 65,536
+	// visits or so (a sweep of a large graph out of core takes minutes).
+	// If it returns true, the run calls Checkpoint and ends with status
+	// Stopped, without a final pass or record; within a sweep, the
+	// checkpoint holds the sweep part way (RowCDState.Part), and a run
+	// resumed from it goes on with the sweep to the same bits.
 	Stop func() bool
 
 	// Resume, if not nil, continues the run that saved it: the point w

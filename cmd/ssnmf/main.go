@@ -32,7 +32,8 @@ func usagef(format string, args ...any) error {
 }
 
 // main runs the command line. The first SIGINT or SIGTERM asks a solve to
-// stop at the end of the current pass of its solver, leaving a checkpoint
+// stop at the end of the current pass of its solver (within 65,536 rows of
+// a row-CD sweep), leaving a checkpoint
 // to resume from, and ends at once the work that saves none (the set-up of
 // P, the other commands); a second one aborts at once.
 func main() {
@@ -44,7 +45,7 @@ func main() {
 	go func() {
 		<-sigs
 		stopping.Store(true)
-		fmt.Fprintln(os.Stderr, "ssnmf: stopping: a solve ends its current pass, work with no checkpoint ends now (signal again to abort)")
+		fmt.Fprintln(os.Stderr, "ssnmf: stopping: a solve stops with a checkpoint after its current pass or block of rows, work with no checkpoint ends now (signal again to abort)")
 		<-sigs
 		cancel(errAborted)
 	}()

@@ -76,15 +76,19 @@ func (p *progress) pass(pass string, done, total int) {
 
 // sweep is the row-CD sweep's Progress hook, the pass of a sweep: rows is
 // the number of rows visited so far in the sweep, and the share of the
-// sweep done is the share of the upper triangle of P that their strips
-// cover.
+// sweep done is, for a dense P, the share of the upper triangle of P that
+// their strips cover, and for a graph, whose rows cost about alike, the
+// share of the rows.
 func (p *progress) sweep(rows int) {
 	if rows == 0 {
 		p.passStart = time.Now()
 		return
 	}
 	n, m := float64(p.n), float64(rows)
-	frac := (m*n - m*(m-1)/2) / (n * (n + 1) / 2)
+	frac := m / n
+	if p.entries >= n*n {
+		frac = (m*n - m*(m-1)/2) / (n * (n + 1) / 2)
+	}
 	p.line("sweep", fmt.Sprintf("(%d of %d rows)", rows, p.n), frac)
 }
 

@@ -21,6 +21,7 @@ func TestPassProgress(t *testing.T) {
 		started  time.Duration // how long ago the pass began
 		lastLine time.Duration // how long ago the last line was printed
 		sweep    int           // rows of a row-CD sweep done; 0 for a tile pass
+		entries  float64       // of a pass over P; 0 for n², a dense P
 		want     string        // "" for no line
 	}{
 		{name: "long pass", started: 10 * time.Second, lastLine: time.Hour, want: "P·S pass  50.0% of 10 tiles  10.0s  5e+04 entries/s  about 10s to go"},
@@ -31,11 +32,18 @@ func TestPassProgress(t *testing.T) {
 		// entries of the upper triangle.
 		{name: "long sweep", started: 10 * time.Second, lastLine: time.Hour, sweep: 500, want: "sweep  75.0% (500 of 1000 rows)  10.0s  7.5e+04 entries/s  about 3s to go"},
 		{name: "short sweep", started: time.Second, lastLine: time.Hour, sweep: 500},
+		// On a graph of 30,000 entries, 500 of 1000 rows are half the sweep.
+		{name: "long sweep of a graph", started: 10 * time.Second, lastLine: time.Hour, sweep: 500, entries: 30000,
+			want: "sweep  50.0% (500 of 1000 rows)  10.0s  1.5e+03 entries/s  about 10s to go"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			now := time.Now()
-			p := &progress{quiet: tc.quiet, out: &out, n: 1000, entries: 1000 * 1000,
+			entries := tc.entries
+			if entries == 0 {
+				entries = 1000 * 1000
+			}
+			p := &progress{quiet: tc.quiet, out: &out, n: 1000, entries: entries,
 				passStart: now.Add(-tc.started), lastLine: now.Add(-tc.lastLine)}
 			if tc.sweep > 0 {
 				p.sweep(tc.sweep)

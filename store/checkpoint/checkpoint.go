@@ -575,6 +575,10 @@ func Dump(w io.Writer, name string) error {
 		}
 		fmt.Fprintf(w, ", P·W fresh %v\n  row-CD: objective %v, gap of the last pass %v, gap of the last sweep %v\n  pending changes: %d slots a row, %d rows, %d changes\n",
 			p.Fresh, p.Objective, p.Gap, p.SweepGap, p.Pending.NZ, rows, changes)
+		if pt := p.Part; pt != nil {
+			fmt.Fprintf(w, "  a sweep stopped part way: %d of %d rows visited, objective change %v, row gaps %v, mass moved %v, %d rows changed cluster\n",
+				pt.At, c.N, pt.Dec, pt.Gap, pt.Moved, pt.Changed)
+		}
 	default:
 		fmt.Fprintln(w)
 	}
