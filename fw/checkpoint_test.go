@@ -509,6 +509,9 @@ func TestRowCDResumeErrors(t *testing.T) {
 		driver bool
 	}{
 		{name: "no pending", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending = nil }, want: "no pending changes"},
+		{name: "sweep past the end", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Part = &SweepPart{At: n} }, want: "a sweep stopped after 20 visits"},
+		{name: "sweep of NaN", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Part = &SweepPart{At: 3, Gap: math.NaN()} }, want: "want finite sums"},
+		{name: "sweep changed too many", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Part = &SweepPart{At: 3, Changed: 4} }, want: "changed 4 rows"},
 		{name: "no PW", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { s.PW = nil }, want: "saved P·W", driver: true},
 		{name: "other moves", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { m.Moves = 3 }, want: "4 slots a row, want 6"},
 		{name: "short counts", edit: func(st *State, p *RowCDState, s *Settings, m *RowCD) { p.Pending.Count = p.Pending.Count[:n-1] }, want: "pending changes of 19"},

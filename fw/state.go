@@ -115,11 +115,14 @@ type RowCDState struct {
 // sweep's sums so far.
 type SweepPart struct {
 	At      int     // visits made, 1 to n-1: the sweep goes on with visit At
-	Dec     float64 // the objective's change so far, <= 0
+	Dec     float64 // the objective's change so far
 	Gap     float64 // the sum of the row gaps at the visits so far
 	Moved   float64 // the mass moved so far
 	Changed int     // the rows whose largest membership the visits changed
 }
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // check reports whether p, if not nil, is a sweep of n rows stopped part
 // way.
@@ -129,8 +132,8 @@ func (p *SweepPart) check(n int) error {
 		return nil
 	case p.At < 1 || p.At >= n:
 		return fmt.Errorf("a sweep stopped after %d visits, want 1 to %d", p.At, n-1)
-	case !(p.Dec <= 0) || math.IsInf(p.Dec, 0) || !(p.Gap >= 0) || math.IsInf(p.Gap, 0) || !(p.Moved >= 0) || math.IsInf(p.Moved, 0):
-		return fmt.Errorf("a sweep stopped part way with change %v, gap %v and mass moved %v, want a finite change <= 0 and finite sums >= 0", p.Dec, p.Gap, p.Moved)
+	case !finite(p.Dec) || !finite(p.Gap) || !finite(p.Moved):
+		return fmt.Errorf("a sweep stopped part way with change %v, gap %v and mass moved %v, want finite sums", p.Dec, p.Gap, p.Moved)
 	case p.Changed < 0 || p.Changed > p.At:
 		return fmt.Errorf("a sweep stopped after %d visits that changed %d rows' clusters", p.At, p.Changed)
 	}

@@ -217,8 +217,7 @@ func statesFrom(data []byte, n, k int) (*FrankWolfeState, *RowCDState) {
 	}
 	if n > 1 && src.byte()&1 == 1 {
 		at := int(src.byte())%(n-1) + 1
-		rs.Part = &SweepPart{At: at, Dec: -math.Abs(src.float(true)), Gap: math.Abs(src.float(true)),
-			Moved: math.Abs(src.float(true)), Changed: int(src.byte()) % (at + 1)}
+		rs.Part = &SweepPart{At: at, Dec: src.float(true), Gap: src.float(true), Moved: src.float(true), Changed: int(src.byte()) % (at + 1)}
 	}
 	return fws, rs
 }
