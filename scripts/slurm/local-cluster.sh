@@ -6,8 +6,9 @@
 #   start   installs Debian's slurm-wlm and munge if they are missing, writes
 #           a slurm.conf for one node on the loopback address with this
 #           machine's CPUs and ports 16817/16818 (not Slurm's defaults), and
-#           starts munged, slurmctld and slurmd; it returns once the node
-#           takes jobs, after which salloc, sbatch and srun work.
+#           starts munged, slurmctld (recovering no jobs of an earlier
+#           start) and slurmd; it returns once the node takes jobs, after
+#           which salloc, sbatch and srun work.
 #   stop    stops the three daemons by the PIDs that start recorded.
 #   status  prints sinfo.
 #
@@ -92,7 +93,9 @@ start() {
 	munged --force --socket="$dir"/munge/munge.socket --key-file="$dir"/munge/munge.key \
 		--pid-file="$dir"/munged.pid --log-file="$dir"/munged.log --seed-file="$dir"/munge/seed ||
 		die "munged did not start; see $dir/munged.log"
-	slurmctld -f "$dir"/slurm.conf || die "slurmctld did not start; see $dir/slurmctld.log"
+	# -c: recover no state of an earlier start, whose jobs, left by a run
+	# killed part way, would keep the node from becoming idle.
+	slurmctld -c -f "$dir"/slurm.conf || die "slurmctld did not start; see $dir/slurmctld.log"
 	slurmd -f "$dir"/slurm.conf -N "$node" || die "slurmd did not start; see $dir/slurmd.log"
 	for _ in $(seq 100); do
 		if sinfo -h -N -o %t 2>/dev/null | grep -qx 'idle'; then
