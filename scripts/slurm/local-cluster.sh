@@ -83,7 +83,12 @@ CONF
 	fi
 }
 
-running() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# running: whether the daemon of PID file $1 runs (a daemon may remove its
+# file as it exits, between any test and the read).
+running() {
+	local pid
+	pid=$(cat "$1" 2>/dev/null) && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
 
 start() {
 	install
