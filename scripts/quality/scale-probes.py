@@ -63,10 +63,11 @@ def solve(s, *args):
 
 
 def start_labels(s):
-    """The k-means start's hard clusters (-max-iter 0) and k."""
+    """The k-means start's hard clusters (-max-iter 0), k and its ARI."""
     out = os.path.join(tmp, "w.csv")
-    k = solve(s, "-max-iter", "0", "-out", out)["k"]
-    return np.loadtxt(out, delimiter=",", skiprows=1, usecols=[k + 1]).astype(int), k
+    d = solve(s, "-max-iter", "0", "-out", out)
+    k = d["k"]
+    return np.loadtxt(out, delimiter=",", skiprows=1, usecols=[k + 1]).astype(int), k, d["ari"]
 
 
 def classes(s):
@@ -88,22 +89,22 @@ def graph(s):
 for s in o.sets.split(","):
     rec = {"set": s}
     if o.mode == "rowsizes":
-        lab, k = start_labels(s)
+        lab, k, start_ari = start_labels(s)
         src, dst, w = graph(s)
         n = np.bincount(lab, minlength=k).astype(float)
         edges = os.path.join(tmp, "gs.csv")
-        rec.update(kmeans_start=solve(s, "-max-iter", "0")["ari"], default=solve(s)["ari"])
+        rec.update(kmeans_start=start_ari, default=solve(s)["ari"])
         for t in [0.5, 1]:
             np.savetxt(edges, np.c_[src, dst, w * (n[lab[src]] * n[lab[dst]]) ** (t / 2)], delimiter=",",
                        header="src,dst,weight", comments="", fmt=["%d", "%d", "%.17g"])
             rec["t%g" % t] = solve(s, "-affinity", edges)["ari"]
     elif o.mode == "criteria":
-        lab, k = start_labels(s)
+        lab, k, start_ari = start_labels(s)
         out = os.path.join(tmp, "w.csv")
         d = solve(s, "-out", out)
         sol = np.loadtxt(out, delimiter=",", skiprows=1, usecols=[k + 1]).astype(int)
         src, dst, w = graph(s)
-        rec.update(kmeans_start=solve(s, "-max-iter", "0")["ari"], default=d["ari"])
+        rec.update(kmeans_start=start_ari, default=d["ari"])
         off = src != dst  # a pair's weight is in two rows of A, a self-loop's in one
         for name, c in [("start", lab), ("default", sol), ("labels", classes(s))]:
             k = c.max() + 1
@@ -118,7 +119,7 @@ for s in o.sets.split(","):
         for f in [0.5, 1, 1.5, 2, 3, 4]:
             rec["x%g" % f] = solve(s, "-scale", repr(c * f))["ari"]
     elif o.mode == "refit":
-        lab, k = start_labels(s)
+        lab, k, _ = start_labels(s)
         out = os.path.join(tmp, "w.csv")
         d = solve(s, "-scale", "sizes", "-out", out)
         c = d["scale"]
@@ -133,7 +134,7 @@ for s in o.sets.split(","):
             aris.append(solve(s, "-scale", repr(c), "-out", out)["ari"])
         rec.update(sizes=aris[0], refit=aris[-1], rounds=len(aris) - 1, ratio=c / c0)
     else:
-        lab, k = start_labels(s)
+        lab, k, _ = start_labels(s)
         src, dst, w = graph(s)
         n = len(lab)
         d = np.zeros((n, k))  # d[i, a]: weight from row i into cluster a
