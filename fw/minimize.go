@@ -234,16 +234,13 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		if res.Status != NotTerminated {
 			break
 		}
-		stop := set.Stop != nil && set.Stop()
-		if ck := set.CheckpointEvery; stop || ck > 0 && t > t0 && t%ck == 0 {
+		if set.Stop != nil && set.Stop() {
+			return d.stop(t, fprev, e)
+		}
+		if ck := set.CheckpointEvery; ck > 0 && t > t0 && t%ck == 0 {
 			if err := d.checkpoint(t, fprev); err != nil {
 				return d.end(err)
 			}
-		}
-		if stop {
-			res.Status = Stopped
-			res.Objective, res.Gap = e.Objective, e.Gap
-			return d.end(nil)
 		}
 		it := Iteration{Iter: t, Objective: e.Objective, Gap: e.Gap, Model: e.Model}
 		status, err := d.m.Iterate(ctx, &it)
@@ -253,12 +250,7 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 		if status == Stopped {
 			// Stop asked the method to stop part way through the
 			// iteration; its state goes on from there.
-			if err := d.checkpoint(t, fprev); err != nil {
-				return d.end(err)
-			}
-			res.Status = Stopped
-			res.Objective, res.Gap = e.Objective, e.Gap
-			return d.end(nil)
+			return d.stop(t, fprev, e)
 		}
 		if status != NotTerminated {
 			res.Status, last = status, it
@@ -294,6 +286,17 @@ func (d *driver) minimize(ctx context.Context) (*Result, error) {
 			return d.end(err)
 		}
 	}
+	return d.end(nil)
+}
+
+// stop ends the run that Settings.Stop stopped at the start of iteration t
+// or part way through it, e the estimate at its start, with a checkpoint.
+func (d *driver) stop(t int, fprev float64, e Estimate) (*Result, error) {
+	if err := d.checkpoint(t, fprev); err != nil {
+		return d.end(err)
+	}
+	d.res.Status = Stopped
+	d.res.Objective, d.res.Gap = e.Objective, e.Gap
 	return d.end(nil)
 }
 
