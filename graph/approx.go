@@ -43,7 +43,7 @@ type approxSearch struct {
 	partners        [][]int32 // by block: the blocks searched with it, ascending
 	changed         []bool    // by row: the list changed in this round
 	workers         int
-	generic         bool
+	kernel          tile.ISA
 	progress        func(pass string, done, total int)
 	probes, round   int
 	rounds          int       // the most rounds
@@ -60,7 +60,7 @@ type approxSearch struct {
 func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, sp *scratchSpace) (*best, *scratch, *KNNStats, error) {
 	bs := min(cmp.Or(opt.Leaf, DefaultLeaf), n)
 	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
-		generic: opt.Generic, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
+		kernel: opt.Kernel, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
 	a.elsewhere = leafRoundsElsewhere(x, n, p, opt)
 	var err error
 	var sc *scratch
@@ -75,7 +75,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	if err := a.seedLists(ctx); err != nil {
 		return fail(err)
 	}
-	if a.pairs, err = tile.NewPairs(x, n, p, bs, opt.Generic); err != nil {
+	if a.pairs, err = tile.NewPairs(x, n, p, bs, opt.Kernel); err != nil {
 		return fail(err)
 	}
 	// The vector kernel's panels, as large as the features, go to the
@@ -97,7 +97,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	a.partners = make([][]int32, a.nb)
 	a.changed = make([]bool, n)
 	st := &KNNStats{Method: Approximate, Leaves: a.nb, Leaf: bs, Recall: math.NaN()}
-	ref, err := newRecallSample(ctx, x, n, p, m, opt.sampleRows(n), opt.Seed, a.workers, opt.Generic)
+	ref, err := newRecallSample(ctx, x, n, p, m, opt.sampleRows(n), opt.Seed, a.workers, opt.Kernel)
 	if err != nil {
 		return fail(err)
 	}
@@ -220,7 +220,7 @@ func (a *approxSearch) firstTiles(ctx context.Context) ([]tilePair, error) {
 	// search reaches every block near a block in the end, whatever its
 	// lists say.
 	m := min(a.nb, a.probes*(a.rounds+1))
-	near, _, err := neighbors(ctx, cent, a.nb, p, m, KNNOptions{Workers: a.workers, Generic: a.generic}, 0, 1)
+	near, _, err := neighbors(ctx, cent, a.nb, p, m, KNNOptions{Workers: a.workers, Kernel: a.kernel}, 0, 1)
 	if err != nil {
 		return nil, err
 	}

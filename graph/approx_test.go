@@ -96,8 +96,8 @@ func TestApproxRecall(t *testing.T) {
 func TestRecallSampleExact(t *testing.T) {
 	n, p, m := 2000, 5, 12
 	x := clustered(n, p, 3)
-	for _, generic := range []bool{false, true} {
-		rs, err := newRecallSample(context.Background(), x, n, p, m, 150, 9, 3, generic)
+	for _, isa := range tile.SupportedISAs() {
+		rs, err := newRecallSample(context.Background(), x, n, p, m, 150, 9, 3, isa)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestRecallSampleExact(t *testing.T) {
 				got[e] = int(rs.exact.j[r*m+e])
 			}
 			if !slices.Equal(got, want[i]) {
-				t.Fatalf("generic=%v: row %d: %v, want %v", generic, i, got, want[i])
+				t.Fatalf("kernel %v: row %d: %v, want %v", isa, i, got, want[i])
 			}
 		}
 	}
@@ -126,11 +126,11 @@ func TestApproxSameBits(t *testing.T) {
 	var want *CSR
 	for _, tc := range []struct {
 		workers int
-		generic bool
+		kernel  tile.ISA
 		scratch string
 		memory  int64
-	}{{1, false, "", 0}, {2, false, t.TempDir(), 0}, {5, true, "", 0}, {3, false, t.TempDir(), 0},
-		{2, false, t.TempDir(), 1 << 30}, {2, false, t.TempDir(), 200_000}} {
+	}{{1, tile.ISAAuto, "", 0}, {2, tile.ISAAuto, t.TempDir(), 0}, {5, tile.ISAGo, "", 0}, {3, tile.ISAAuto, t.TempDir(), 0},
+		{2, tile.ISAAuto, t.TempDir(), 1 << 30}, {2, tile.ISAAuto, t.TempDir(), 200_000}} {
 		xs := slices.Clone(x)
 		order, err := Partition(context.Background(), xs, n, p, 64, 4, tc.workers)
 		if err != nil {
@@ -142,14 +142,14 @@ func TestApproxSameBits(t *testing.T) {
 			}
 		}
 		g, err := KNN(context.Background(), xs, n, p, KNNOptions{Method: Approximate, Weights: SelfTuning, Neighbors: 10,
-			Leaf: 64, Workers: tc.workers, Generic: tc.generic, ScratchDir: tc.scratch, ScratchMemory: tc.memory, Probes: 3})
+			Leaf: 64, Workers: tc.workers, Kernel: tc.kernel, ScratchDir: tc.scratch, ScratchMemory: tc.memory, Probes: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want == nil {
 			want = g
 		} else if !sameCSR(want, g) {
-			t.Errorf("workers=%d generic=%v scratch=%q memory=%d: a different graph", tc.workers, tc.generic, tc.scratch, tc.memory)
+			t.Errorf("workers=%d kernel %v scratch=%q memory=%d: a different graph", tc.workers, tc.kernel, tc.scratch, tc.memory)
 		}
 	}
 }
@@ -359,10 +359,10 @@ func TestApproxDescent(t *testing.T) {
 			for _, w := range []struct {
 				workers int
 				dir     string
-				generic bool
+				kernel  tile.ISA
 				memory  int64
-			}{{2, "", false, 0}, {1, t.TempDir(), false, 0}, {5, "", true, 0}, {2, t.TempDir(), false, 1 << 20}} {
-				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Generic: w.generic, Probes: 3, LeafRounds: 1,
+			}{{2, "", tile.ISAAuto, 0}, {1, t.TempDir(), tile.ISAAuto, 0}, {5, "", tile.ISAGo, 0}, {2, t.TempDir(), tile.ISAAuto, 1 << 20}} {
+				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Kernel: w.kernel, Probes: 3, LeafRounds: 1,
 					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, ScratchMemory: w.memory, Sample: 300}
 				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt, opt.scratchSpace())
 				if err != nil {
@@ -396,7 +396,7 @@ func TestApproxDescent(t *testing.T) {
 					continue
 				}
 				if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) || !slices.Equal(want.cnt, lists.cnt) {
-					t.Errorf("workers=%d dir=%q generic=%v: different lists", w.workers, w.dir, w.generic)
+					t.Errorf("workers=%d dir=%q kernel %v: different lists", w.workers, w.dir, w.kernel)
 				}
 			}
 		})

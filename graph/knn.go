@@ -10,6 +10,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // DefaultNeighbors is the number of neighbours of KNNOptions when
@@ -54,9 +55,10 @@ type KNNOptions struct {
 	// BlockSize is the edge of the distance tiles; 256 if 0. Workers is
 	// the number of goroutines; 1 if 0. Neither changes the graph.
 	BlockSize, Workers int
-	// Generic runs the portable distance kernel even where the vectorized
-	// one is built (see tile.Pairs); the graph is the same.
-	Generic bool
+	// Kernel is the family of the distance kernels (see tile.Pairs):
+	// tile.ISAAuto, the zero value, for the fastest this CPU runs; every
+	// family gives the same graph.
+	Kernel tile.ISA
 	// Progress, if not nil, is called after each tile of the search, with
 	// pass "kNN", in order (the tile engine's Progress hook).
 	Progress func(pass string, done, total int)

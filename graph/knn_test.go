@@ -150,7 +150,7 @@ func TestKNNSameBits(t *testing.T) {
 	const n, p = 700, 5
 	x := points(n, p, 2)
 	var first *CSR
-	for _, o := range []KNNOptions{{BlockSize: 256, Workers: 1}, {BlockSize: 33, Workers: 2}, {BlockSize: 700, Workers: 4}, {BlockSize: 1, Workers: 3}, {BlockSize: 100, Workers: 2, Generic: true}} {
+	for _, o := range []KNNOptions{{BlockSize: 256, Workers: 1}, {BlockSize: 33, Workers: 2}, {BlockSize: 700, Workers: 4}, {BlockSize: 1, Workers: 3}, {BlockSize: 100, Workers: 2, Kernel: tile.ISAGo}} {
 		o.Weights = SelfTuning
 		g, err := KNN(context.Background(), x, n, p, o)
 		if err != nil {
@@ -161,7 +161,7 @@ func TestKNNSameBits(t *testing.T) {
 			continue
 		}
 		if !slices.Equal(g.RowPtr, first.RowPtr) || !slices.Equal(g.Col, first.Col) || !slices.Equal(g.Val, first.Val) {
-			t.Errorf("block %d, %d workers, generic %t: another graph", o.BlockSize, o.Workers, o.Generic)
+			t.Errorf("block %d, %d workers, kernel %v: another graph", o.BlockSize, o.Workers, o.Kernel)
 		}
 	}
 }
@@ -222,10 +222,10 @@ func TestKNNErrors(t *testing.T) {
 func BenchmarkKNN(b *testing.B) {
 	const n, p = 20_000, 16
 	x := benchPoints(n, p)
-	for _, generic := range []bool{true, false} {
-		b.Run(map[bool]string{true: "generic", false: "default"}[generic], func(b *testing.B) {
+	for _, isa := range tile.SupportedISAs() {
+		b.Run(isa.String(), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := KNN(context.Background(), x, n, p, KNNOptions{Workers: 2, Generic: generic}); err != nil {
+				if _, err := KNN(context.Background(), x, n, p, KNNOptions{Workers: 2, Kernel: isa}); err != nil {
 					b.Fatal(err)
 				}
 			}

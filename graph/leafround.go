@@ -68,7 +68,7 @@ func LeafRoundRows(ctx context.Context, x []float64, n, p int, opt KNNOptions, r
 			tiles = append(tiles, t)
 		}
 	}
-	pairs, err := tile.NewPairs(x, n, p, bs, opt.Generic)
+	pairs, err := tile.NewPairs(x, n, p, bs, opt.Kernel)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // inParts runs a round of leaf pairs as parts parts, each LeafRoundRows on
@@ -51,17 +53,17 @@ func TestLeafRoundSameBits(t *testing.T) {
 		}
 		for _, tc := range []struct {
 			parts, workers int
-			generic        bool
-		}{{1, 1, false}, {2, 3, false}, {3, 1, true}, {7, 2, false}} {
+			kernel         tile.ISA
+		}{{1, 1, tile.ISAAuto}, {2, 3, tile.ISAAuto}, {3, 1, tile.ISAGo}, {7, 2, tile.ISAAuto}} {
 			var got KNNStats
 			var rounds int
 			o := opt
-			o.Stats, o.Generic, o.LeafRound = &got, tc.generic, inParts(tc.parts, tc.workers, &rounds)
+			o.Stats, o.Kernel, o.LeafRound = &got, tc.kernel, inParts(tc.parts, tc.workers, &rounds)
 			g, err := KNN(context.Background(), x, n, p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			what := fmt.Sprintf("descent after %d, %d parts of %d workers, generic %v", descent, tc.parts, tc.workers, tc.generic)
+			what := fmt.Sprintf("descent after %d, %d parts of %d workers, kernel %v", descent, tc.parts, tc.workers, tc.kernel)
 			if !sameCSR(g, wantG) {
 				t.Fatalf("%s: another graph than the search run here", what)
 			}

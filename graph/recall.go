@@ -43,7 +43,7 @@ type recallSample struct {
 // newRecallSample draws s rows with seed and finds their exact m nearest
 // rows by one scan of x, O(s·n·p), on workers goroutines in fixed chunks
 // (the lists do not depend on the workers).
-func newRecallSample(ctx context.Context, x []float64, n, p, m, s int, seed uint64, workers int, generic bool) (*recallSample, error) {
+func newRecallSample(ctx context.Context, x []float64, n, p, m, s int, seed uint64, workers int, kernel tile.ISA) (*recallSample, error) {
 	rs := &recallSample{}
 	if s == 0 {
 		return rs, nil
@@ -90,7 +90,7 @@ func newRecallSample(ctx context.Context, x []float64, n, p, m, s int, seed uint
 			hi := min(n, t.lo+span)
 			t.z = append(append(t.z[:0], z...), x[t.lo*p:hi*p]...)
 			rows := s + hi - t.lo
-			pairs, err := tile.NewPairs(t.z, rows, p, s, generic)
+			pairs, err := tile.NewPairs(t.z, rows, p, s, kernel)
 			if err != nil {
 				return err
 			}

@@ -24,7 +24,7 @@
 // and MedianGamma (the median heuristic, for comparison) choose gamma.
 // Built with GOEXPERIMENT=simd on amd64, a Gaussian's passes run AVX-512
 // kernels on CPUs that have it (Engine.Kernel names the kernel in use); the
-// portable kernel runs otherwise, or when Engine.Generic is set.
+// portable kernel runs otherwise, or when Engine.ISA is ISAGo.
 //
 // Pairs walks the same tile grid for an exact nearest-neighbour search:
 // it screens the pairs of rows by squared distance against per-row

@@ -39,10 +39,11 @@ type Engine struct {
 	// goroutine at a time and should return quickly.
 	Progress func(pass string, done, total int)
 
-	// Generic, if set, makes the passes use the portable pure-Go kernel
-	// even where a vectorized one is available (see Kernel), for
-	// comparison and as a reference.
-	Generic bool
+	// ISA is the family of the passes' kernels: ISAAuto, the zero value,
+	// for the fastest this CPU runs, ISAGo for the portable pure-Go kernel,
+	// for comparison and as a reference (see Kernel). A family the CPU
+	// lacks makes every pass fail.
+	ISA ISA
 
 	gens sync.Pool // *tileGen: the memory of Tile
 }
@@ -157,8 +158,12 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, sp span, ds
 	sums := rowSums != nil || frob != nil
 	var rowFrob float64 // the current row block's share of frob
 	in.sums = sums
+	isa, err := e.ISA.Resolve()
+	if err != nil {
+		return fmt.Errorf("tile pass %s: %w", pass, err)
+	}
 	var fast fastKernel
-	if !e.Generic {
+	if fastFamily(isa) {
 		fast, _ = newFastKernel(e.Source, in, b)
 	}
 	// A class-major pass accumulates each row block of dst as a k×h

@@ -274,18 +274,18 @@ var benchN = flag.Int("bench.n", 4000, "number of points in the pass benchmarks"
 func BenchmarkPass(b *testing.B) {
 	n, p := *benchN, 16
 	x := randomFeatures(n, p, 1)
-	_, vec := VectorKernel()
+	_, vec := DenseVectorKernel()
 	for _, prec := range []Precision{Float32, Float64} {
 		src, _ := NewGaussianPrecision(x, n, p, 1.0/(2*float64(p)), prec)
-		for _, generic := range []bool{true, false} {
-			if !generic && !vec {
+		for _, isa := range []ISA{ISAGo, ISAAuto} {
+			if isa == ISAAuto && !vec {
 				continue
 			}
 			for _, bc := range []struct {
 				pass string
 				k    int
 			}{{"PS", 10}, {"PS", 100}, {"PW", 10}, {"PW", 100}, {"stats", 0}} {
-				e := &Engine{Source: src, Generic: generic}
+				e := &Engine{Source: src, ISA: isa}
 				b.Run(fmt.Sprintf("%s/%s/n=%d/p=%d/k=%d", e.Kernel(), bc.pass, n, p, bc.k), func(b *testing.B) {
 					y := make([]float64, n*bc.k)
 					w := make([]float64, n*bc.k)

@@ -2,16 +2,8 @@
 
 package tile
 
-// The kernels below are written by the scripts in asmgen, which overwrite
-// the .s files (committed, marked as generated); the directives run them.
-// This file, and so its directives, is built only with GOEXPERIMENT=simd
-// on amd64: regenerate with
-//
-//	GOEXPERIMENT=simd GOARCH=amd64 go generate ./tile
-//
-// (.ci/run does, and fails if the output differs from the committed files).
-
-//go:generate python3 asmgen/gemm32.py
+// The P·W kernels below are written by the scripts in asmgen (see
+// asm_amd64.go), in files built only with GOEXPERIMENT=simd.
 
 // The P·W micro-kernels of gemm_amd64.s. Each adds to the 8×(16·nv) float64
 // block y[r*ldy+c] (r < 8, c < 16·nv) the products, summed over s < inner,
@@ -35,23 +27,6 @@ func gemm8x2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner
 
 //go:noescape
 func gemm8x3(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
-
-//go:generate python3 asmgen/gen32.py
-
-// The Gaussian exponent micro-kernels of gen_amd64.s. Each writes
-// t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) for the 8×(16·nv) block at t
-// (r < 8, c < 16·nv), where xr holds the 8 rows' p features interleaved
-// (xr[q*8+r]) and xt the columns' features transposed (xt[q*wp+c]); the dot
-// product is a chain of float32 fused multiply-adds in feature order. The
-// same conditions as for the gemm kernels apply.
-
-//go:noescape
-func gen8x1(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
-
-//go:noescape
-func gen8x2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
-
-//go:generate python3 asmgen/gemm64.py
 
 // The float64 P·W micro-kernels of gemm64_amd64.s. Each sets the
 // 8×(8·nv) float64 block y[r*ldy+c] (r < 8, c < 8·nv), or adds to it if

@@ -5,9 +5,14 @@ package tile
 // Without GOEXPERIMENT=simd on amd64 there is no vectorized kernel: every
 // pass runs the portable code.
 
-const simdName = "none"
+const (
+	simdName = "none"
+	denseISA = ISAGo
+)
 
 func simdUsable() bool { return false }
+
+func fastFamily(ISA) bool { return false }
 
 func fastCapable(Source) bool { return false }
 
@@ -29,14 +34,3 @@ func fmaBlockFlops(prec Precision) (float64, string) {
 
 // fmaBlock runs n iterations of scalarFMA's chains.
 func fmaBlock(_ Precision, n int) float64 { return scalarFMA(n) }
-
-// pairsVector is the vectorized screen of Pairs, which this build lacks.
-type pairsVector struct{}
-
-func newPairsVector([]float64, int, int, int, func(int) ([]byte, error)) *pairsVector { return nil }
-
-func (*pairsVector) newScratch() any { return nil }
-
-func (*pairsVector) near(any, int, int, []float64, []float64, func(int, int, float64)) {
-	panic("tile: no vectorized screen in this build")
-}

@@ -24,7 +24,13 @@ import (
 // by the scripts in asmgen: archsimd code gets 15 vector registers from
 // the compiler, too few for their 8-row blocks.
 
-const simdName = "avx512"
+const (
+	simdName = "avx512"
+	denseISA = ISAAVX512
+)
+
+// fastFamily reports whether the dense kernel here is of family isa.
+func fastFamily(isa ISA) bool { return isa == ISAAVX512 }
 
 // flushEvery is the number of products a float32 partial sum of the P·W
 // kernel holds before it is added into float64.
@@ -51,8 +57,6 @@ func newFastKernel(src Source, in passInput, b int) (fastKernel, bool) {
 	}
 	return newKernel64(g, in, b), true
 }
-
-func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
 // expTab32 holds the constants of exp32Slice, one vector each; loading
 // them from memory keeps the compiler from rebuilding them at each use. The
@@ -814,18 +818,6 @@ func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c
 	}
 	for j := copy(gc, g[c0:c1]); j < wp; j++ {
 		gc[j] = padArg
-	}
-}
-
-// packRows copies the rows of x (stride p) into dst in groups of m rows,
-// interleaved: dst[g*m*p + q*m + r] = x[(m*g+r)*p + q]; missing rows are 0.
-func packRows[F float32 | float64](dst, x []F, p, m int) {
-	clear(dst)
-	for i := range len(x) / p {
-		g, r := i/m, i%m
-		for q, v := range x[i*p : (i+1)*p] {
-			dst[g*m*p+q*m+r] = v
-		}
 	}
 }
 

@@ -49,9 +49,9 @@ func TestKernelsMatchDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, generic := range []bool{true, false} {
+			for _, isa := range []ISA{ISAGo, ISAAuto} {
 				for _, block := range tc.blocks {
-					e := &Engine{Source: src, BlockSize: block, Workers: 3, Generic: generic}
+					e := &Engine{Source: src, BlockSize: block, Workers: 3, ISA: isa}
 					t.Run(fmt.Sprintf("%s/%s/block=%d", tc.name, e.Kernel(), block), func(t *testing.T) {
 						checkPasses(t, e, want, tol)
 					})
@@ -87,9 +87,9 @@ func TestKernelSameBitsAnyWorkers(t *testing.T) {
 	W, s, _ := randomW(n, k, 2)
 	for _, prec := range []Precision{Float64, Float32} {
 		src, _ := NewGaussianPrecision(x, n, p, 0.2, prec)
-		for _, generic := range []bool{true, false} {
+		for _, isa := range []ISA{ISAGo, ISAAuto} {
 			run := func(workers int) []float64 {
-				e := &Engine{Source: src, BlockSize: 48, Workers: workers, Generic: generic}
+				e := &Engine{Source: src, BlockSize: 48, Workers: workers, ISA: isa}
 				pw, ps, rows := make([]float64, n*k), make([]float64, n*k), make([]float64, n)
 				frob, err := e.Mul(context.Background(), pw, W.RawMatrix().Data, k, rows)
 				if err != nil {
@@ -105,7 +105,7 @@ func TestKernelSameBitsAnyWorkers(t *testing.T) {
 				got := run(workers)
 				for i := range got {
 					if math.Float64bits(got[i]) != math.Float64bits(one[i]) {
-						t.Fatalf("%v generic=%v workers=%d: output %d = %v, one worker gave %v", prec, generic, workers, i, got[i], one[i])
+						t.Fatalf("%v kernel %v workers=%d: output %d = %v, one worker gave %v", prec, isa, workers, i, got[i], one[i])
 					}
 				}
 			}
@@ -163,14 +163,14 @@ func TestParsePrecision(t *testing.T) {
 
 func TestKernelName(t *testing.T) {
 	g, _ := NewGaussianPrecision(randomFeatures(10, 2, 1), 10, 2, 1, Float32)
-	if got := (&Engine{Source: g, Generic: true}).Kernel(); got != "go/float32" {
-		t.Errorf("generic Kernel() = %q, want go/float32", got)
+	if got := (&Engine{Source: g, ISA: ISAGo}).Kernel(); got != "go/float32" {
+		t.Errorf("go Kernel() = %q, want go/float32", got)
 	}
 	got := (&Engine{Source: g}).Kernel()
-	name, ok := VectorKernel()
+	isa, ok := DenseVectorKernel()
 	want := "go/float32"
-	if ok {
-		want = name + "/float32"
+	if ok && cpuHas(isa) {
+		want = isa.String() + "/float32"
 	}
 	if got != want {
 		t.Errorf("Kernel() = %q, want %q", got, want)

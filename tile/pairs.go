@@ -28,24 +28,29 @@ type Pairs struct {
 
 	x       []float64
 	n, p, b int
-	generic bool
+	isa     ISA // resolved
 
 	once sync.Once
 	vec  *pairsVector // nil: the portable kernel
 }
 
 // NewPairs returns the screen of the n rows of x (n×p, row-major) in tiles
-// of edge b. With generic set it always runs the portable kernel. Pairs
-// keeps x, which must not change while it is in use; it is safe for
-// concurrent use with one PairScratch per goroutine.
-func NewPairs(x []float64, n, p, b int, generic bool) (*Pairs, error) {
+// of edge b, run by the kernels of family k (ISAGo: the portable kernel;
+// ISAAuto: the fastest this CPU has). Pairs keeps x, which must not change
+// while it is in use; it is safe for concurrent use with one PairScratch
+// per goroutine.
+func NewPairs(x []float64, n, p, b int, k ISA) (*Pairs, error) {
 	if n < 0 || p < 0 || len(x) != n*p {
 		return nil, fmt.Errorf("tile: %d values as %d rows of %d features", len(x), n, p)
 	}
 	if b < 1 {
 		return nil, fmt.Errorf("tile: block edge %d, want at least 1", b)
 	}
-	return &Pairs{x: x, n: n, p: p, b: b, generic: generic}, nil
+	k, err := k.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Pairs{x: x, n: n, p: p, b: b, isa: k}, nil
 }
 
 // Blocks returns the number of blocks of rows, ⌈n/b⌉.
@@ -56,7 +61,7 @@ func (ps *Pairs) Rows(I int) (lo, hi int) { return I * ps.b, min(ps.n, (I+1)*ps.
 
 // vector returns the vectorized screen, packing it on first use, or nil.
 func (ps *Pairs) vector() *pairsVector {
-	if ps.generic {
+	if ps.isa == ISAGo || ps.p == 0 {
 		return nil
 	}
 	ps.once.Do(func() {
@@ -66,20 +71,20 @@ func (ps *Pairs) vector() *pairsVector {
 				return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size), nil
 			}
 		}
-		ps.vec = newPairsVector(ps.x, ps.n, ps.p, ps.b, mem)
+		ps.vec = newPairsVector(ps.isa, ps.x, ps.n, ps.p, ps.b, mem)
 	})
 	return ps.vec
 }
 
-// Kernel names the kernel that screens the pairs: "avx512/float32" for the
-// vectorized one, "go/float64" for the portable one. The vectorized kernel
-// needs GOEXPERIMENT=simd on amd64, a CPU with AVX-512, and features whose
-// centred values stay below 1e15 in magnitude (float32 must hold their
-// squares without overflow). It packs its panels, 2·n·p float32, on first
-// use.
+// Kernel names the kernel that screens the pairs: its family and
+// precision, "avx2/float32", "avx512/float32" or "neon/float32" for a
+// vectorized one, "go/float64" for the portable one. A vectorized kernel
+// needs features whose centred values stay below 1e15 in magnitude
+// (float32 must hold their squares without overflow); the portable one
+// runs otherwise. It packs its panels, 2·n·p float32, on first use.
 func (ps *Pairs) Kernel() string {
-	if ps.vector() != nil {
-		return simdName + "/float32"
+	if v := ps.vector(); v != nil {
+		return v.k.isa.String() + "/float32"
 	}
 	return "go/float64"
 }

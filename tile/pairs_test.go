@@ -66,8 +66,8 @@ func TestPairsNear(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := pairsData(tc.n, tc.p, tc.offset, tc.scale, uint64(tc.n))
-			for _, generic := range []bool{true, false} {
-				ps, err := NewPairs(x, tc.n, tc.p, tc.b, generic)
+			for _, isa := range SupportedISAs() {
+				ps, err := NewPairs(x, tc.n, tc.p, tc.b, isa)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -130,15 +130,15 @@ func head(ps []pair) []pair { return ps[:min(3, len(ps))] }
 func TestPairsKernel(t *testing.T) {
 	x := pairsData(10, 2, 0, 1, 1)
 	for _, tc := range []struct {
-		name    string
-		x       []float64
-		generic bool
-		want    string
+		name string
+		x    []float64
+		isa  ISA
+		want string
 	}{
-		{name: "generic", x: x, generic: true, want: "go/float64"},
+		{name: "go", x: x, isa: ISAGo, want: "go/float64"},
 		{name: "huge", x: pairsData(10, 2, 0, 1e20, 1), want: "go/float64"},
 	} {
-		ps, err := NewPairs(tc.x, 10, 2, 4, tc.generic)
+		ps, err := NewPairs(tc.x, 10, 2, 4, tc.isa)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,17 +146,30 @@ func TestPairsKernel(t *testing.T) {
 			t.Errorf("%s: kernel %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	ps, err := NewPairs(x, 10, 2, 4, false)
+	for _, isa := range SupportedISAs() {
+		ps, err := NewPairs(x, 10, 2, 4, isa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := isa.String() + "/float32"
+		if isa == ISAGo {
+			want = "go/float64"
+		}
+		if ps.Kernel() != want {
+			t.Errorf("kernel %s, want %s", ps.Kernel(), want)
+		}
+	}
+	best, err := NewPairs(x, 10, 2, 4, ISAAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name, ok := VectorKernel(); ok && ps.Kernel() != name+"/float32" {
-		t.Errorf("kernel %s with %s available", ps.Kernel(), name)
+	if want := SupportedISAs()[0]; want != ISAGo && best.Kernel() != want.String()+"/float32" {
+		t.Errorf("auto: kernel %s, want %s's", best.Kernel(), want)
 	}
-	if _, err := NewPairs(x, 11, 2, 4, false); err == nil {
+	if _, err := NewPairs(x, 11, 2, 4, ISAAuto); err == nil {
 		t.Error("NewPairs of 20 values as 11×2: no error")
 	}
-	if _, err := NewPairs(x, 10, 2, 0, false); err == nil {
+	if _, err := NewPairs(x, 10, 2, 0, ISAAuto); err == nil {
 		t.Error("NewPairs in blocks of 0: no error")
 	}
 }
@@ -182,8 +195,8 @@ func TestSqDist4(t *testing.T) {
 func BenchmarkPairsNear(b *testing.B) {
 	const n, p, bs = 4096, 16, 256
 	x := pairsData(n, p, 0, 1, 9)
-	for _, generic := range []bool{true, false} {
-		ps, err := NewPairs(x, n, p, bs, generic)
+	for _, isa := range SupportedISAs() {
+		ps, err := NewPairs(x, n, p, bs, isa)
 		if err != nil {
 			b.Fatal(err)
 		}

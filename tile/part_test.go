@@ -21,13 +21,13 @@ func TestPartsSameBits(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		prec    Precision
-		generic bool
+		isa     ISA
 		block   int
 	}{
 		{name: "float64", prec: Float64, block: 32},
 		{name: "float32", prec: Float32, block: 32},
-		{name: "float64 generic", prec: Float64, generic: true, block: 32},
-		{name: "float32 generic", prec: Float32, generic: true, block: 48},
+		{name: "float64 generic", prec: Float64, isa: ISAGo, block: 32},
+		{name: "float32 generic", prec: Float32, isa: ISAGo, block: 48},
 		{name: "one block", prec: Float64, block: 512},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestPartsSameBits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Engine{Source: src, BlockSize: tc.block, Workers: 3, Generic: tc.generic}
+			e := &Engine{Source: src, BlockSize: tc.block, Workers: 3, ISA: tc.isa}
 			ctx := context.Background()
 			pw, ps, rows := make([]float64, n*k), make([]float64, n*k), make([]float64, n)
 			frob, err := e.Mul(ctx, pw, w, k, rows)

@@ -25,7 +25,7 @@ func (e *Engine) Tile(dst []float64, r0, r1, c0, c1 int) error {
 	if len(dst) < h*w {
 		return fmt.Errorf("tile rows %d:%d cols %d:%d: room for %d values, want %d", r0, r1, c0, c1, len(dst), h*w)
 	}
-	if e.Generic || !fastCapable(e.Source) || h == 0 || w == 0 {
+	if !e.vectorTiles() || h == 0 || w == 0 {
 		return e.Source.Tile(dst, r0, r1, c0, c1)
 	}
 	b := max(h, w)

@@ -26,12 +26,12 @@ func TestEngineTile(t *testing.T) {
 		{r0: 5, r1: 5, c0: 0, c1: 10},       // empty
 	}
 	for _, prec := range []Precision{Float64, Float32} {
-		for _, generic := range []bool{true, false} {
+		for _, isa := range []ISA{ISAGo, ISAAuto} {
 			src, err := NewGaussianPrecision(x, n, p, gamma, prec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Engine{Source: src, BlockSize: 64, Workers: 2, Generic: generic}
+			e := &Engine{Source: src, BlockSize: 64, Workers: 2, ISA: isa}
 			tol := 1e-12
 			if prec == Float32 {
 				// Single entries, unlike the sums of the passes, keep the

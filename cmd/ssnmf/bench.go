@@ -107,12 +107,13 @@ type benchRow struct {
 }
 
 func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) error {
-	vecName, vec := tile.VectorKernel()
+	vecISA := tile.SupportedISAs()[0]
+	vecName, vec := vecISA.String(), vecISA != tile.ISAGo
 	peak, peakKind, err := tile.FMAPeak(ctx, c.prec, c.workers, c.probe)
 	if err != nil {
 		return err
 	}
-	fastName := "none (built without GOEXPERIMENT=simd, or no AVX-512)"
+	fastName := "none (no vector kernel for this CPU)"
 	if vec {
 		fastName = vecName + "/" + c.prec.String()
 	}
@@ -144,7 +145,7 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		for _, r := range passes {
 			fmt.Fprintf(stderr, "bench: p=%d %s k=%d\n", r.p, r.pass, r.k)
 			if c.fallbackReps > 0 {
-				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers, Generic: true}
+				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers, ISA: tile.ISAGo}
 				if r.fallback, err = timePass(ctx, e, x, r, c.n, c.fallbackReps); err != nil {
 					return err
 				}
@@ -254,7 +255,7 @@ func timePass(ctx context.Context, e *tile.Engine, x []float64, r benchRow, n, r
 		case "P·W":
 			_, err = e.Mul(ctx, y, w, k, nil)
 		case "kNN":
-			_, err = graph.KNN(ctx, x, n, r.p, graph.KNNOptions{Workers: e.Workers, Generic: e.Generic})
+			_, err = graph.KNN(ctx, x, n, r.p, graph.KNNOptions{Workers: e.Workers, Kernel: e.ISA})
 		}
 		if err != nil {
 			return 0, fmt.Errorf("bench %s p=%d k=%d: %w", r.pass, r.p, r.k, err)

@@ -123,7 +123,7 @@ func TestEngineSameBits(t *testing.T) {
 	var out [2][]float64
 	var frob [2]float64
 	for i, src := range []tile.Source{g, tf} {
-		e := tile.Engine{Source: src, BlockSize: b, Workers: 2, Generic: true}
+		e := tile.Engine{Source: src, BlockSize: b, Workers: 2, ISA: tile.ISAGo}
 		out[i] = make([]float64, n*k)
 		if frob[i], err = e.Mul(context.Background(), out[i], w, k, nil); err != nil {
 			t.Fatal(err)

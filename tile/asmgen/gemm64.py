@@ -1,6 +1,6 @@
 # Writes the assembly file named at the end; run with python3 from anywhere.
 # The .s files in tile/ are committed; rerun this after changing it (or run
-# GOEXPERIMENT=simd go generate in tile/, see gemm_simd_amd64.go).
+# go generate in tile/, see asm_amd64.go).
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources

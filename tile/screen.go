@@ -1,17 +1,14 @@
-//go:build goexperiment.simd && amd64
-
 package tile
 
 import (
 	"math"
 	"math/bits"
-	"simd/archsimd"
 	"unsafe"
 )
 
 // pairsVector is the vectorized screen of Pairs. A tile of approximate
-// squared distances t_ij = |a_i|² + |a_j|² - 2 a_i·a_j comes from the
-// generation micro-kernels (tg = -2, no exponential) on the centred
+// squared distances t_ij = |a_i|² + |a_j|² - 2 a_i·a_j comes from a
+// family's dot-product micro-kernels (screenKernel) on the centred
 // features a rounded to float32. A pair is recomputed exactly when
 //
 //	t_ij <= threshold + c·(|a_i|² + |a_j|²) + tiny,  c = (p+16)·2⁻²³,
@@ -23,19 +20,39 @@ import (
 // same sum, and SqDist's own rounding by far less; c is twice their sum.
 // The threshold is rounded up to float32, the row and column norms in the
 // bound are the tile's largest on the other side, and tiny (p+8)·1e-37
-// covers float32 underflow.
+// covers float32 underflow. Every family computes the same tile, with the
+// same bits: each t_ij is a chain of p fused multiply-adds in feature
+// order, then one addition and one fused multiply-add.
 //
 // The panels the micro-kernels read are packed once, for every block of
 // rows: the rows grouped by 8 (hp×p) and transposed (p×bp, bp the block
-// edge rounded up to 16), 2·n·p float32 in all.
+// edge rounded up to 64), 2·n·p float32 in all.
 type pairsVector struct {
+	k       *screenKernel
 	x       []float64 // the features, for the exact distances
 	n, p, b int
-	bp      int       // the block edge rounded up to 16: the stride of a tile
+	bp      int       // the block edge rounded up to 64: the stride of a tile
 	xr, xt  []float32 // every block's panels, bp·p values each
 	n32     []float32 // squared norms of the centred features, padded to whole blocks
 	n64     []float64 // the same norms, exactly
 	c, tiny float64
+}
+
+// screenKernel is one family's code for the vectorized screen. Both
+// functions need the family's instructions: call them only where
+// cpuHas(family) holds.
+type screenKernel struct {
+	isa ISA
+	// dot is the dot-product micro-kernel. It writes the rows×cols block
+	// t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) (r < rows, c < cols)
+	// where xr holds the rows' features within their group of 8 (xr[q*8+r];
+	// rows divides 8) and xt the columns' transposed (xt[q*wp+c]; cols
+	// divides 64); the dot product is a chain of float32 fused
+	// multiply-adds in feature order, from 0.
+	rows, cols int
+	dot        func(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+	// mask returns the bits j < 64 of t[j] <= rth || t[j] <= cth[j].
+	mask func(t, cth *float32, rth float32) uint64
 }
 
 // maxCentred bounds the centred features of the vectorized screen: their
@@ -43,13 +60,14 @@ type pairsVector struct {
 const maxCentred = 1e15
 
 // newPairsVector packs x (n×p) in blocks of b rows for the vectorized
-// screen, or returns nil where it is not built, the CPU lacks AVX-512, or a
-// centred feature is out of float32's reach.
-func newPairsVector(x []float64, n, p, b int, memory func(int) ([]byte, error)) *pairsVector {
-	if !simdUsable() || n == 0 {
+// screen of family k (resolved), or returns nil where k has no screen
+// (ISAGo) or a centred feature is out of float32's reach.
+func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, error)) *pairsVector {
+	sk := screenKernelOf(k)
+	if sk == nil || n == 0 {
 		return nil
 	}
-	nb, bp := (n+b-1)/b, roundUp(b, 16)
+	nb, bp := (n+b-1)/b, roundUp(b, 64)
 	mean := ColumnMeans(x, n, p)
 	// The panels, the float32 norms padded to whole blocks (an even number
 	// of values, so that the float64 norms after them are aligned) and the
@@ -61,7 +79,7 @@ func newPairsVector(x []float64, n, p, b int, memory func(int) ([]byte, error)) 
 	}
 	f32 := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(mem))), 2*panel+n32)
 	v := &pairsVector{
-		x: x, n: n, p: p, b: b, bp: bp,
+		k: sk, x: x, n: n, p: p, b: b, bp: bp,
 		xr: f32[:panel:panel], xt: f32[panel : 2*panel : 2*panel],
 		n32: f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
 		n64: unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
@@ -80,7 +98,7 @@ func newPairsVector(x []float64, n, p, b int, memory func(int) ([]byte, error)) 
 				a32 := float32(c)
 				a[(i-r0)*p+q] = a32
 				v.xt[blk*bp*p+q*bp+i-r0] = a32
-				s += float64(a32) * float64(a32)
+				s += float64(a32) * float64(a32) // exact: no fused rounding to differ
 			}
 			v.n64[i], v.n32[blk*bp+i-r0] = s, float32(s)
 		}
@@ -111,6 +129,7 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	r0, r1, c0, c1 := I*v.b, min(v.n, (I+1)*v.b), J*v.b, min(v.n, (J+1)*v.b)
 	h, w := r1-r0, c1-c0
 	hp, bp, p := roundUp(h, 8), v.bp, v.p
+	wp := roundUp(w, 64)
 	maxR, maxC := 0.0, 0.0
 	for _, n := range v.n64[r0:r1] {
 		maxR = max(maxR, n)
@@ -121,9 +140,7 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	rowTh := func(li int) float32 { return up32(rowMax[li] + v.c*(v.n64[r0+li]+maxC) + v.tiny) }
 	colTh := func(lj int) float32 { return up32(colMax[lj] + v.c*(v.n64[c0+lj]+maxR) + v.tiny) }
 
-	// Thresholds (scalar), then generation (vector).
-	archsimd.ClearAVXUpperBits()
-	rth, cth, t := s.rth[:h], s.cth[:bp], s.t[:hp*bp]
+	rth, cth, t := s.rth[:h], s.cth[:wp], s.t[:hp*bp]
 	for li := range rth {
 		rth[li] = rowTh(li)
 	}
@@ -131,10 +148,13 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		cth[lj] = colTh(lj)
 	}
 	clear(cth[w:])
-	dotTile32(t, hp, bp, v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p], p, v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp], -2, false)
+	v.dotTile(t, hp, bp, wp, v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p], v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp])
 
 	// Screening: the pairs under either threshold are recomputed exactly,
 	// in row-major order, and reported if they pass the exact thresholds.
+	// A threshold lowered by a report applies from the next 64 columns on:
+	// until then the screen passes more pairs than it must, which the
+	// exact thresholds then turn away.
 	x := v.x
 	for li := range h {
 		i := r0 + li
@@ -142,24 +162,16 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		if I == J {
 			start = li + 1 // the upper triangle of a diagonal tile
 		}
-		rv := archsimd.BroadcastFloat32x16(rth[li])
-		for j0 := start &^ 15; j0 < w; j0 += 16 {
-			tv := archsimd.LoadFloat32x16Slice(t[li*bp+j0:])
-			cv := archsimd.LoadFloat32x16Slice(cth[j0:])
-			hit := uint32(tv.LessEqual(rv).Or(tv.LessEqual(cv)).ToBits())
+		for j0 := start &^ 63; j0 < w; j0 += 64 {
+			hit := v.k.mask(&t[li*bp+j0], &cth[j0], rth[li])
 			if j0 < start {
-				hit &= ^uint32(0) << (start - j0)
+				hit &= ^uint64(0) << (start - j0)
 			}
-			if j0+16 > w {
+			if j0+64 > w {
 				hit &= 1<<(w-j0) - 1
 			}
-			if hit == 0 {
-				continue
-			}
-			// A scalar phase: the thresholds are read back from memory.
-			archsimd.ClearAVXUpperBits()
 			for ; hit != 0; hit &= hit - 1 {
-				lj := j0 + bits.TrailingZeros32(hit)
+				lj := j0 + bits.TrailingZeros64(hit)
 				j := c0 + lj
 				d := SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
 				if d <= rowMax[li] || d <= colMax[lj] {
@@ -167,8 +179,56 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 					rth[li], cth[lj] = rowTh(li), colTh(lj)
 				}
 			}
-			rv = archsimd.BroadcastFloat32x16(rth[li])
 		}
 	}
-	archsimd.ClearAVXUpperBits()
+}
+
+// dotTile writes the hp×wp tile t (stride bp; hp a multiple of 8, wp of
+// 64) of approximate squared distances of the rows packed in xr and the
+// columns packed in xt (stride bp), with squared norms nr and nc.
+func (v *pairsVector) dotTile(t []float32, hp, bp, wp int, xr, xt, nr, nc []float32) {
+	p := v.p
+	if len(t) < (hp-1)*bp+wp || len(xr) < hp*p || len(xt) < (p-1)*bp+wp || len(nr) < hp || len(nc) < wp {
+		panic("tile: dotTile called with inconsistent sizes") // a bug in this package, not bad input
+	}
+	tg := float32(-2)
+	var xr0, xt0 *float32
+	if p > 0 {
+		xr0, xt0 = &xr[0], &xt[0]
+	}
+	k := v.k
+	for i0 := 0; i0 < hp; i0 += 8 {
+		for r := i0; r < i0+8; r += k.rows {
+			xi := (*float32)(unsafe.Add(unsafe.Pointer(xr0), 4*(i0*p+r-i0)))
+			for j0 := 0; j0 < wp; j0 += k.cols {
+				k.dot(&t[r*bp+j0], bp, xi, (*float32)(unsafe.Add(unsafe.Pointer(xt0), 4*j0)), p, &nr[r], &nc[j0], &tg)
+			}
+		}
+	}
+}
+
+// maskGo is screenKernel.mask in Go.
+func maskGo(t, cth *float32, rth float32) uint64 {
+	ts, cs := unsafe.Slice(t, 64), unsafe.Slice(cth, 64)
+	var m uint64
+	for j, tv := range ts {
+		if tv <= rth || tv <= cs[j] {
+			m |= 1 << j
+		}
+	}
+	return m
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// packRows writes the rows of x (p values each) into dst grouped by m:
+// dst[g*m*p + q*m + r] = x[(g*m+r)*p + q], zero past the last row.
+func packRows[F float32 | float64](dst, x []F, p, m int) {
+	clear(dst)
+	for i := range len(x) / p {
+		g, r := i/m, i%m
+		for q, v := range x[i*p : (i+1)*p] {
+			dst[g*m*p+q*m+r] = v
+		}
+	}
 }
