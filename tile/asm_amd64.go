@@ -1,25 +1,10 @@
 package tile
 
-// The assembly kernels of package tile are written by the Python scripts
-// in asmgen, which overwrite the .s files (committed, marked as
-// generated); the directives below run them:
-//
-//	go generate ./tile
-//
-// (.ci/run does, and fails if the output differs from the committed
-// files). The scripts are plain Python rather than avo, the Go ecosystem's
-// assembly generator, because one generator language must cover amd64
-// and arm64 alike and avo emits amd64 only; the scripts share their
-// register blocking (common.py) and stay a page each.
-//
-// Every kernel here needs the instructions of its family (AVX2 and FMA,
-// or AVX-512F) and is called only where cpuHas reports them; every
-// pointer must cover the block it addresses (the callers check this).
-
-//go:generate python3 asmgen/gen32.py
-//go:generate python3 asmgen/gemm32.py
-//go:generate python3 asmgen/gemm64.py
-//go:generate python3 asmgen/screen.py
+// The kernels below are written by the scripts in asmgen (see
+// generate.go). Every one of them needs the instructions of its family
+// (AVX2 and FMA, or AVX-512F) and is called only where cpuHas reports
+// them; every pointer must cover the block it addresses (the callers
+// check this).
 
 // The Gaussian exponent micro-kernels of gen_amd64.s (AVX-512F). Each writes
 // t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) for the 8×(16·nv) block at t

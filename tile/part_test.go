@@ -19,10 +19,10 @@ func TestPartsSameBits(t *testing.T) {
 	w := randomSlice(n*k, rng.Float64)
 	s := randomSlice(n, func() int32 { return int32(rng.IntN(k)) })
 	for _, tc := range []struct {
-		name    string
-		prec    Precision
-		isa     ISA
-		block   int
+		name  string
+		prec  Precision
+		isa   ISA
+		block int
 	}{
 		{name: "float64", prec: Float64, block: 32},
 		{name: "float32", prec: Float32, block: 32},

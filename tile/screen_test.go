@@ -1,0 +1,153 @@
+package tile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// fma32 returns a·b + c rounded once to float32, the arithmetic of a
+// float32 fused multiply-add: the product is exact in float64, the sum is
+// hi + lo exactly (two-sum), and hi rounds to the float32 of hi + lo
+// unless it lies exactly halfway between two float32s, where lo decides.
+func fma32(a, b, c float32) float32 {
+	s, cc := float64(a)*float64(b), float64(c)
+	hi := s + cc
+	bb := hi - s
+	lo := (s - (hi - bb)) + (cc - bb)
+	f := float32(hi)
+	if lo == 0 || math.IsInf(hi, 0) {
+		return f
+	}
+	// The neighbour of f on the side of hi, and the midpoint between them.
+	g := math.Nextafter32(f, float32(math.Copysign(math.Inf(1), hi-float64(f))))
+	if hi == float64(f) {
+		g = math.Nextafter32(f, float32(math.Copysign(math.Inf(1), lo)))
+	}
+	if mid := (float64(f) + float64(g)) / 2; hi == mid {
+		if (lo > 0) == (float64(g) > float64(f)) {
+			return g
+		}
+	}
+	return f
+}
+
+// screenRef is the tile every screen kernel promises (screenKernel.dot):
+// t[r][c] = fma(tg, chain of fused x_r·x_c in feature order, gc[c] + gr[r]).
+func screenRef(t []float32, hp, wp, stride int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
+	for r := range hp {
+		g, rr := r/8, r%8
+		for c := range wp {
+			var acc float32
+			for q := range p {
+				acc = fma32(xr[g*8*p+q*8+rr], xt[q*stride+c], acc)
+			}
+			t[r*stride+c] = fma32(acc, tg, gc[c]+gr[r])
+		}
+	}
+}
+
+// TestFMA32 checks the reference's fused multiply-add against cases whose
+// single rounding differs from rounding a·b + c twice.
+func TestFMA32(t *testing.T) {
+	one, eps := float32(1), float32(0x1p-23)
+	for _, tc := range []struct{ a, b, c, want float32 }{
+		{1, 1, 1, 2},
+		{one + eps, one - eps, -1, -eps * eps},                  // the product's low bits survive
+		{one + eps, one + eps, 0, one + 2*eps},                  // 1 + 2ε + ε² rounds down
+		{3, 1.0 / 3, -1, fma32Exact(3, 1.0/3, -1)},              // cancellation
+		{0x1p-100, 0x1p-100, 1, 1},                              // far below the sum
+		{1 + 0x1p-23, 0x1p-24, 1, math.Nextafter32(1, 2)},       // past the midpoint by a hair
+		{1, 0x1p-24, 1, 1},                                      // exactly halfway: to even
+		{3 * 0x1p-25, 1, 1, math.Nextafter32(1, 2)},             // above halfway
+		{-(1 + 0x1p-23), 0x1p-24, -1, -math.Nextafter32(1, 2)},  // negative, past the midpoint
+	} {
+		if got := fma32(tc.a, tc.b, tc.c); got != tc.want {
+			t.Errorf("fma32(%g, %g, %g) = %g, want %g", tc.a, tc.b, tc.c, got, tc.want)
+		}
+	}
+}
+
+// fma32Exact is fma32 by exact rational arithmetic on the few values
+// where it is easy: a·b + c with the product exact in float64 and the sum
+// exact too.
+func fma32Exact(a, b, c float32) float32 { return float32(float64(a)*float64(b) + float64(c)) }
+
+// TestScreenKernels checks every screen kernel this CPU runs, bit for bit,
+// against the reference tile and the portable mask, for feature counts
+// from 1 to 37, several tile shapes and values on the thresholds.
+func TestScreenKernels(t *testing.T) {
+	ran := 0
+	for _, isa := range SupportedISAs() {
+		k := screenKernelOf(isa)
+		if k == nil {
+			continue
+		}
+		ran++
+		rng := rand.New(rand.NewPCG(5, uint64(isa)))
+		for _, tc := range []struct{ n, p, b int }{{9, 1, 8}, {40, 3, 40}, {130, 16, 70}, {64, 37, 64}, {200, 5, 256}} {
+			t.Run(fmt.Sprintf("%s/n=%d/p=%d/b=%d", isa, tc.n, tc.p, tc.b), func(t *testing.T) {
+				x := make([]float64, tc.n*tc.p)
+				for i := range x {
+					x[i] = rng.NormFloat64() * 3
+				}
+				ps, err := NewPairs(x, tc.n, tc.p, tc.b, isa)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := ps.vector()
+				if v == nil || v.k.isa != isa {
+					t.Fatalf("no %s screen", isa)
+				}
+				s := v.newScratch().(*pairsScratch)
+				bp, p := v.bp, v.p
+				nb := ps.Blocks()
+				want := make([]float32, len(s.t))
+				for I := range nb {
+					for J := I; J < nb; J++ {
+						r0, r1 := ps.Rows(I)
+						c0, c1 := ps.Rows(J)
+						hp, wp := roundUp(r1-r0, 8), roundUp(c1-c0, 64)
+						xr, xt := v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p]
+						nr, nc := v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp]
+						clear(s.t)
+						v.dotTile(s.t, hp, bp, wp, xr, xt, nr, nc)
+						screenRef(want, hp, wp, bp, xr, xt, p, nr, nc, -2)
+						for r := range hp {
+							for c := range wp {
+								if g, w := s.t[r*bp+c], want[r*bp+c]; math.Float32bits(g) != math.Float32bits(w) {
+									t.Fatalf("tile %d,%d [%d][%d] = %v, want %v", I, J, r, c, g, w)
+								}
+							}
+						}
+						// Masks: thresholds at, below and above tile values.
+						for r := range hp {
+							row := s.t[r*bp : r*bp+wp]
+							for j0 := 0; j0 < wp; j0 += 64 {
+								cth := make([]float32, 64)
+								for j := range cth {
+									switch rng.IntN(3) {
+									case 0:
+										cth[j] = row[j0+j]
+									case 1:
+										cth[j] = math.Nextafter32(row[j0+j], -1e30)
+									default:
+										cth[j] = float32(rng.NormFloat64() * 30)
+									}
+								}
+								rth := row[j0+rng.IntN(64)]
+								if g, w := k.mask(&row[j0], &cth[0], rth), maskGo(&row[j0], &cth[0], rth); g != w {
+									t.Fatalf("mask of row %d at %d: %064b, want %064b", r, j0, g, w)
+								}
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+	if ran == 0 {
+		t.Skipf("no vector screen on this CPU (%s)", CPUFeatures())
+	}
+}
