@@ -54,14 +54,14 @@ func TestFMA32(t *testing.T) {
 	one, eps := float32(1), float32(0x1p-23)
 	for _, tc := range []struct{ a, b, c, want float32 }{
 		{1, 1, 1, 2},
-		{one + eps, one - eps, -1, -eps * eps},                  // the product's low bits survive
-		{one + eps, one + eps, 0, one + 2*eps},                  // 1 + 2ε + ε² rounds down
-		{3, 1.0 / 3, -1, fma32Exact(3, 1.0/3, -1)},              // cancellation
-		{0x1p-100, 0x1p-100, 1, 1},                              // far below the sum
-		{1 + 0x1p-23, 0x1p-24, 1, math.Nextafter32(1, 2)},       // past the midpoint by a hair
-		{1, 0x1p-24, 1, 1},                                      // exactly halfway: to even
-		{3 * 0x1p-25, 1, 1, math.Nextafter32(1, 2)},             // above halfway
-		{-(1 + 0x1p-23), 0x1p-24, -1, -math.Nextafter32(1, 2)},  // negative, past the midpoint
+		{one + eps, one - eps, -1, -eps * eps},                 // the product's low bits survive
+		{one + eps, one + eps, 0, one + 2*eps},                 // 1 + 2ε + ε² rounds down
+		{3, 1.0 / 3, -1, fma32Exact(3, 1.0/3, -1)},             // cancellation
+		{0x1p-100, 0x1p-100, 1, 1},                             // far below the sum
+		{1 + 0x1p-23, 0x1p-24, 1, math.Nextafter32(1, 2)},      // past the midpoint by a hair
+		{1, 0x1p-24, 1, 1},                                     // exactly halfway: to even
+		{3 * 0x1p-25, 1, 1, math.Nextafter32(1, 2)},            // above halfway
+		{-(1 + 0x1p-23), 0x1p-24, -1, -math.Nextafter32(1, 2)}, // negative, past the midpoint
 	} {
 		if got := fma32(tc.a, tc.b, tc.c); got != tc.want {
 			t.Errorf("fma32(%g, %g, %g) = %g, want %g", tc.a, tc.b, tc.c, got, tc.want)
