@@ -67,6 +67,9 @@ type Spec struct {
 	BlockSize, Workers int
 	// Seed seeds the bandwidth's sample.
 	Seed uint64
+	// Kernel is the family of the tile passes' and the kNN search's
+	// kernels (tile.ISAAuto: the fastest this CPU runs).
+	Kernel tile.ISA
 	// Progress, if not nil, is the tile engine's progress hook.
 	Progress func(pass string, done, total int)
 	// Name names the features' input in error messages.
@@ -211,7 +214,7 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 		b.BlockSize = min(b.BlockSize, tab.N)
 		b.Checksum = crc32.Checksum(store.AsBytes(tab.Features), castagnoli)
 	}
-	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress}
+	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress, ISA: spec.Kernel}
 	b.Affinity = fw.Tiled(b.Engine)
 	if spec.Engine != nil && b.file == nil {
 		// The passes run elsewhere; the local engine only names the kernel.
@@ -275,7 +278,7 @@ func (b *Built) buildGraph(ctx context.Context, tab *store.Table, spec Spec) (*B
 		return nil, err
 	}
 	opt := *spec.Graph
-	opt.BlockSize, opt.Workers, opt.File, opt.Progress = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress
+	opt.BlockSize, opt.Workers, opt.File, opt.Progress, opt.Kernel = spec.BlockSize, spec.Workers, spec.GraphFile, spec.Progress, spec.Kernel
 	opt.Stats = &b.KNN
 	if spec.GraphFile != "" {
 		opt.ScratchDir = filepath.Dir(spec.GraphFile)

@@ -96,7 +96,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	}
 	a.partners = make([][]int32, a.nb)
 	a.changed = make([]bool, n)
-	st := &KNNStats{Method: Approximate, Leaves: a.nb, Leaf: bs, Recall: math.NaN()}
+	st := &KNNStats{Method: Approximate, Leaves: a.nb, Leaf: bs, Recall: math.NaN(), Kernel: a.pairs.Kernel()}
 	ref, err := newRecallSample(ctx, x, n, p, m, opt.sampleRows(n), opt.Seed, a.workers, opt.Kernel)
 	if err != nil {
 		return fail(err)

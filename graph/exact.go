@@ -69,6 +69,9 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	if err != nil {
 		return nil, nil, err
 	}
+	if opt.Stats != nil {
+		opt.Stats.Kernel = pairs.Kernel()
+	}
 	// Equal rows are contiguous in the order, by index: a run of them is a
 	// group, whose pairs, all at distance 0, are settled here and never
 	// screened. A row is its own first candidate (offered at -1, below

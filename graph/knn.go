@@ -192,6 +192,9 @@ type KNNStats struct {
 	// the exact search, NaN if not measured.
 	Recall     float64
 	RecallRows int
+	// Kernel names the kernel that screened the distances (see
+	// tile.Pairs.Kernel), "" if the graph was not searched here.
+	Kernel string
 }
 
 // KNNRound is what a round of the approximate search did.
@@ -295,7 +298,9 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 		*stats = KNNStats{Method: Exact, Recall: 1}
 		return JoinKNN(x, n, p, opt, parts)
 	default:
-		if nb, _, err = neighbors(ctx, x, n, p, m, opt, 0, 1); err != nil {
+		o := opt
+		o.Stats = stats
+		if nb, _, err = neighbors(ctx, x, n, p, m, o, 0, 1); err != nil {
 			return nil, err
 		}
 		stats.Recall = 1

@@ -80,7 +80,7 @@ func (k ISA) Resolve() (ISA, error) {
 	case k < ISAAuto || int(k) >= len(isaNames):
 		return 0, fmt.Errorf("tile: unknown kernel %d", int(k))
 	case !cpuHas(k):
-		return 0, fmt.Errorf("kernel %s: this CPU (%s) lacks it; it runs %s", k, CPUFeatures(), isaList(SupportedISAs()))
+		return 0, fmt.Errorf("this CPU (%s) lacks the %s kernels; it runs %s", CPUFeatures(), k, isaList(SupportedISAs()))
 	}
 	return k, nil
 }

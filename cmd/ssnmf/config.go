@@ -94,6 +94,8 @@ type kernelConfig struct {
 	knnDescent     int           // -knn approx: leaf rounds before neighbour descent; 0 for none
 	block          int
 	workers        int
+	kernel         kernelFlag // -kernel, as given (or SSNMF_KERNEL)
+	isa            tile.ISA   // the kernel family that runs: kernel, resolved on this CPU
 	seed           uint64
 	quiet          bool
 	moments        bool // keep the standardization's means and deviations (for -model)
@@ -134,10 +136,13 @@ type config struct {
 	sweepOrder      string // rowcd on the approximate graph's rows: sweepPartition or sweepInput
 	checkpointEvery int
 	resume          string
-	out             string
-	model           string // -model: the directory a model is saved in
-	summary         string
-	trace           string
+	// checkpointKernel is the kernel family of the checkpoint's run where
+	// a resumed run runs another, else "".
+	checkpointKernel string
+	out              string
+	model            string // -model: the directory a model is saved in
+	summary          string
+	trace            string
 
 	// flags are the flags c was parsed from: their values are c's
 	// settings, as resolved (a checkpoint records them, canonicalArgs).
@@ -194,6 +199,55 @@ func (kc *kernelConfig) checkGraph(weights string) error {
 	return nil
 }
 
+// kernelEnv is the environment variable that sets -kernel when the flag
+// is not given.
+const kernelEnv = "SSNMF_KERNEL"
+
+// kernelFlag is -kernel, the family of the vector kernels by name
+// (tile.ISA); set records that the flag was given.
+type kernelFlag struct {
+	tile.ISA
+	set bool
+}
+
+func (f *kernelFlag) Set(s string) (err error) {
+	f.ISA, err = tile.ParseISA(s)
+	f.set = true
+	return err
+}
+
+// kernelFlagVar defines -kernel on fs, mutable on resume: a resumed run
+// may go on with another CPU's kernels.
+func kernelFlagVar(fs *flag.FlagSet, f *kernelFlag, marks *flagMarks) {
+	fs.Var(f, marks.mutable("kernel"), "the vector kernels: auto (the fastest this CPU runs), go (portable), avx2, avx512 or neon; a family the CPU lacks is an error (default $"+kernelEnv+", else auto)")
+}
+
+// resolveKernel sets kc.isa to the family -kernel (or $SSNMF_KERNEL)
+// names, resolved on this CPU. A family the CPU lacks is an error, except
+// on a resumed run (resumed set), which goes on with the fastest family
+// the CPU has and returns a line that says so.
+func (kc *kernelConfig) resolveKernel(resumed bool) (note string, err error) {
+	what := "-kernel " + kc.kernel.String()
+	if !kc.kernel.set {
+		if env := os.Getenv(kernelEnv); env != "" {
+			if kc.kernel.ISA, err = tile.ParseISA(env); err != nil {
+				return "", usagef("$%s: %v", kernelEnv, err)
+			}
+			what = kernelEnv + "=" + env
+		}
+	}
+	isa, err := kc.kernel.Resolve()
+	switch {
+	case err == nil:
+		kc.isa = isa
+		return "", nil
+	case !resumed:
+		return "", usagef("%s: %v", what, err)
+	}
+	kc.isa, _ = kc.kernel.Fallback()
+	return fmt.Sprintf("%s of the checkpoint's run: this CPU (%s) lacks it; going on with %s, whose results differ in rounding", what, tile.CPUFeatures(), kc.isa), nil
+}
+
 // knnFlag is -knn, the neighbour search: a graph.KNNMethod by name.
 type knnFlag struct{ graph.KNNMethod }
 
@@ -231,7 +285,7 @@ func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settin
 func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
 	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
 		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: cmp.Or(kc.knnDescent, -1),
-		ScratchMemory: scratchMemory()}
+		ScratchMemory: scratchMemory(), Kernel: kc.isa}
 }
 
 // check validates the kernel flags after parsing.
@@ -273,6 +327,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file or an edge list.")
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
+	kernelFlagVar(fs, &c.kernel, m)
 	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")

@@ -315,6 +315,8 @@ var numberRE = regexp.MustCompile(`[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?`)
 // build.
 func shape(line string) string {
 	line = regexp.MustCompile(`workdir=\S+`).ReplaceAllString(line, "workdir=DIR")
+	// The kNN screen's kernel is this CPU's.
+	line = regexp.MustCompile(`knn-kernel=\S+`).ReplaceAllString(line, "knn-kernel=KERNEL")
 	line = numberRE.ReplaceAllString(line, "#")
 	return strings.Join(strings.Fields(line), " ")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0)")
 	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
 	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
+	kernelFlagVar(fs, &kc.kernel, nil)
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
 	fs.StringVar(&kc.label, "label", "", "the label column, never a feature (default: \"label\" if present); a row whose label is missing ("+store.MissingLabels+") is refused")
@@ -51,6 +53,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if err := kc.check(*features, tile.Float64.String()); err != nil {
+		return err
+	}
+	if _, err := kc.resolveKernel(false); err != nil {
 		return err
 	}
 	switch {
@@ -77,6 +82,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			total := time.Since(begin)
 			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs (reading %.1fs, the graph %.1fs) -> %s\n",
 				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), *out)
+			fmt.Fprintf(stderr, "ssnmf: distances screened by the %s kernel (this CPU: %s)\n", cmp.Or(prob.KNN.Kernel, "portable"), tile.CPUFeatures())
 		}
 		if prob.Order != nil {
 			// The rows were searched in the partition's order; the edges

@@ -70,7 +70,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
 	}
 	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
-		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress,
+		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress, Kernel: kc.isa,
 		Name: kc.inputName()}
 	// A sparse P is kept in the work directory's CSR file, where a resumed
 	// run finds its kNN graph.

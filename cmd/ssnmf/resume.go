@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/ssnmf/ssnmf/store/checkpoint"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // savedRun is the settings part of a checkpoint, as JSON: the command line
@@ -21,6 +22,9 @@ type savedRun struct {
 	K        int      `json:"k"`
 	Gamma    float64  `json:"gamma"`
 	Checksum uint32   `json:"checksum"` // CRC-32C of the features as used, or of the tile file's metadata
+	// Kernel is the family of the vector kernels the run ran (tile.ISA's
+	// name): a resume that runs another says so.
+	Kernel string `json:"kernel,omitempty"`
 	// A run of several starts: the start the checkpoint's state is of, the
 	// starts before it, which all ended, and the best of them, whose W is
 	// in the file workspace.bestPath(Best).
@@ -32,7 +36,7 @@ type savedRun struct {
 // savedSettings returns the JSON of the run's savedRun.
 func (r *solveRun) savedSettings() ([]byte, error) {
 	c := r.cfg
-	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, Start: r.start, Ended: r.rep.sum.starts}
+	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, Start: r.start, Ended: r.rep.sum.starts, Kernel: c.isa.String()}
 	if r.best != nil {
 		s.Best = &r.rep.sum.bestStart
 	}
@@ -166,6 +170,27 @@ func (s *savedRun) matches(pr *problem) error {
 		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
 	case s.Checksum != pr.Checksum:
 		return fmt.Errorf("-resume: the input changed since the checkpoint (checksum %08x, the checkpoint's %08x)", pr.Checksum, s.Checksum)
+	}
+	return nil
+}
+
+// resolveKernels resolves -kernel (see resolveKernel) for a new run, or
+// for the run of checkpoint saved, and says on stderr when a resumed run
+// runs other kernels than its checkpoint's run did (its results then
+// differ in rounding; the summary names both families).
+func (c *config) resolveKernels(saved *savedRun, stderr io.Writer) error {
+	note, err := c.resolveKernel(saved != nil)
+	if err != nil {
+		return err
+	}
+	if saved != nil && saved.Kernel != "" && saved.Kernel != c.isa.String() {
+		c.checkpointKernel = saved.Kernel
+		if note == "" {
+			note = fmt.Sprintf("the checkpoint's run ran the %s kernels; this CPU (%s) runs %s, whose results differ in rounding", saved.Kernel, tile.CPUFeatures(), c.isa)
+		}
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "ssnmf: "+note)
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := c.marks.checkApplies(given, c.scope()); err != nil {
 		return err
 	}
+	if err := c.resolveKernels(saved, stderr); err != nil {
+		return err
+	}
 	c.neighborsGiven = slices.Contains(given, "neighbors")
 	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
 		return err
@@ -179,8 +182,12 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	if !c.quiet {
-		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s workdir=%s\n",
-			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, dir)
+		knn := ""
+		if s := prob.KNN.Kernel; s != "" {
+			knn = " knn-kernel=" + s
+		}
+		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s%s workdir=%s\n",
+			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, knn, dir)
 	}
 	endSetup()
 	res, err := run.solve(ctx)

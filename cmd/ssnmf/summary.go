@@ -79,48 +79,55 @@ func (b *summaryBuilder) startARI(w []float64) *float64 {
 
 // summary is the JSON document of -summary.
 type summary struct {
-	Input            string  `json:"input"`
-	N                int     `json:"n"`
-	P                int     `json:"p"`
-	K                int     `json:"k"`
-	Method           string  `json:"method"`
-	Step             string  `json:"step"`
-	Init             string  `json:"init"`
-	Gamma            float64 `json:"gamma"`
-	GammaRule        string  `json:"gamma_rule"`
-	Standardize      bool    `json:"standardize"`
-	Seed             uint64  `json:"seed"`
-	Workers          int     `json:"workers"`
-	Tile             int     `json:"tile"`
-	Kernel           string  `json:"kernel"`
-	Tol              float64 `json:"tol"`
-	Ftol             float64 `json:"ftol"`
-	Rtol             float64 `json:"rtol"`
-	Mtol             float64 `json:"mtol"`
-	Frtol            float64 `json:"frtol"`
-	MaxTimeSeconds   float64 `json:"max_time_seconds,omitempty"`
-	MaxIter          int     `json:"max_iter"`
-	Refresh          int     `json:"refresh"`
-	Iterations       int     `json:"iterations"`
-	Passes           int     `json:"passes"`
-	Objective        float64 `json:"objective"`
-	Gap              float64 `json:"gap"`
-	ModelTerm        float64 `json:"model_term"`
-	Converged        bool    `json:"converged"`
-	StopReason       string  `json:"stop_reason"`
-	Seconds          float64 `json:"seconds"`
-	SolveSeconds     float64 `json:"solve_seconds"`
-	EntriesPerSecond float64 `json:"entries_per_second"`
-	PassSeconds      float64 `json:"pass_seconds"`     // the mean time of a pass over P
-	AffinitySeconds  float64 `json:"affinity_seconds"` // the time to load the input and set P up (a kNN graph's search)
-	PFrobeniusSq     float64 `json:"p_frobenius_sq"`
-	PMaxRowSum       float64 `json:"p_max_row_sum"`
-	Precision        string  `json:"precision"`
-	Affinity         string  `json:"affinity,omitempty"`
-	AffinityKind     string  `json:"affinity_kind,omitempty"` // -affinity FILE: "tile file" or "edge list"
-	Neighbors        int     `json:"neighbors,omitempty"`     // -affinity knn
-	Weights          string  `json:"weights,omitempty"`       // -affinity knn
-	GraphEntries     int64   `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
+	Input       string  `json:"input"`
+	N           int     `json:"n"`
+	P           int     `json:"p"`
+	K           int     `json:"k"`
+	Method      string  `json:"method"`
+	Step        string  `json:"step"`
+	Init        string  `json:"init"`
+	Gamma       float64 `json:"gamma"`
+	GammaRule   string  `json:"gamma_rule"`
+	Standardize bool    `json:"standardize"`
+	Seed        uint64  `json:"seed"`
+	Workers     int     `json:"workers"`
+	Tile        int     `json:"tile"`
+	Kernel      string  `json:"kernel"`
+	// KernelFamily is the family of vector kernels that ran (-kernel,
+	// resolved), KNNKernel the kernel of the kNN search's screen where
+	// one ran, and CheckpointKernelFamily the family of the checkpoint's
+	// run where a resumed run ran another.
+	KernelFamily           string  `json:"kernel_family"`
+	KNNKernel              string  `json:"knn_kernel,omitempty"`
+	CheckpointKernelFamily string  `json:"checkpoint_kernel_family,omitempty"`
+	Tol                    float64 `json:"tol"`
+	Ftol                   float64 `json:"ftol"`
+	Rtol                   float64 `json:"rtol"`
+	Mtol                   float64 `json:"mtol"`
+	Frtol                  float64 `json:"frtol"`
+	MaxTimeSeconds         float64 `json:"max_time_seconds,omitempty"`
+	MaxIter                int     `json:"max_iter"`
+	Refresh                int     `json:"refresh"`
+	Iterations             int     `json:"iterations"`
+	Passes                 int     `json:"passes"`
+	Objective              float64 `json:"objective"`
+	Gap                    float64 `json:"gap"`
+	ModelTerm              float64 `json:"model_term"`
+	Converged              bool    `json:"converged"`
+	StopReason             string  `json:"stop_reason"`
+	Seconds                float64 `json:"seconds"`
+	SolveSeconds           float64 `json:"solve_seconds"`
+	EntriesPerSecond       float64 `json:"entries_per_second"`
+	PassSeconds            float64 `json:"pass_seconds"`     // the mean time of a pass over P
+	AffinitySeconds        float64 `json:"affinity_seconds"` // the time to load the input and set P up (a kNN graph's search)
+	PFrobeniusSq           float64 `json:"p_frobenius_sq"`
+	PMaxRowSum             float64 `json:"p_max_row_sum"`
+	Precision              string  `json:"precision"`
+	Affinity               string  `json:"affinity,omitempty"`
+	AffinityKind           string  `json:"affinity_kind,omitempty"` // -affinity FILE: "tile file" or "edge list"
+	Neighbors              int     `json:"neighbors,omitempty"`     // -affinity knn
+	Weights                string  `json:"weights,omitempty"`       // -affinity knn
+	GraphEntries           int64   `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
 	// -affinity knn: the search ("exact" or "approx"), and for approx
 	// its rounds and the recall@M measured on RecallRows sampled rows
 	// (absent when not measured, or when the graph was reused).
@@ -186,6 +193,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Method: c.method, Step: c.step.String(), Init: c.init,
 		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
+		KernelFamily: c.isa.String(), KNNKernel: pr.KNN.Kernel, CheckpointKernelFamily: c.checkpointKernel,
 		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
 		Tol: c.tol, Ftol: c.ftol, Rtol: c.rtol, Mtol: c.mtol, Frtol: c.frtol, MaxTimeSeconds: c.maxTime.Seconds(), MaxIter: c.maxIter, Refresh: c.refresh,
 		Iterations: res.Iterations, Passes: res.Passes,

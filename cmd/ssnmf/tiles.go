@@ -29,6 +29,7 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := kc.check(*features, *precision); err != nil {
 		return err
 	}
+
 	switch {
 	case *out == "":
 		return usagef("tiles: -o FILE.arrow is required")
