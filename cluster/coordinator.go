@@ -60,11 +60,22 @@ type Coordinator struct {
 	FS vfs.FS
 	// Log, if not nil, gets a line for each retry.
 	Log func(msg string)
+	// Kernel is the family of the tasks' kernels (tile.ISAAuto: the
+	// fastest each task's CPU runs); the run directory records it.
+	Kernel tile.ISA
 
 	Stats Stats
 
 	dir  *Dir
 	pass uint64
+}
+
+// family returns the name of the kernel family of the tasks, "" for auto.
+func (c *Coordinator) family() string {
+	if c.Kernel == tile.ISAAuto {
+		return ""
+	}
+	return c.Kernel.String()
 }
 
 func (c *Coordinator) fs() vfs.FS {
@@ -99,7 +110,7 @@ func (c *Coordinator) SearchKNN(ctx context.Context, x []float64, n, p int, opt 
 	if block == 0 {
 		block = tile.DefaultBlockSize
 	}
-	spec := Spec{Kernel: KNN, N: n, P: p, BlockSize: min(block, n), Neighbors: min(m, n), Weights: opt.Weights.String()}
+	spec := Spec{Kernel: KNN, N: n, P: p, BlockSize: min(block, n), Neighbors: min(m, n), Weights: opt.Weights.String(), Family: c.family()}
 	if err := c.prepare(spec, x); err != nil {
 		return nil, err
 	}
@@ -130,7 +141,7 @@ func knnPartOf(h Header, payload []byte) (*graph.KNNPart, error) {
 // of P·W current after each row's update, which steps cannot give, so a
 // run on it uses a method of whole passes (fw's FrankWolfe).
 func (c *Coordinator) Gaussian(x []float64, n, p int, gamma float64, prec tile.Precision, block int) (fw.Affinity, error) {
-	spec := Spec{Kernel: Gaussian, N: n, P: p, Gamma: gamma, Precision: prec.String(), BlockSize: min(block, n)}
+	spec := Spec{Kernel: Gaussian, N: n, P: p, Gamma: gamma, Precision: prec.String(), BlockSize: min(block, n), Family: c.family()}
 	if block <= 0 {
 		spec.BlockSize = min(tile.DefaultBlockSize, n)
 	}

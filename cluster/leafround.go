@@ -22,7 +22,7 @@ func (c *Coordinator) LeafRound(ctx context.Context, x []float64, n, p int, opt 
 	if m == 0 {
 		m = graph.DefaultNeighbors
 	}
-	spec := Spec{Kernel: KNN, N: n, P: p, BlockSize: min(r.Leaf, n), Neighbors: min(m, n), Weights: opt.Weights.String()}
+	spec := Spec{Kernel: KNN, N: n, P: p, BlockSize: min(r.Leaf, n), Neighbors: min(m, n), Weights: opt.Weights.String(), Family: c.family()}
 	if !c.holds(spec, x) {
 		if err := c.prepare(spec, x); err != nil {
 			return nil, err

@@ -40,6 +40,10 @@ type Spec struct {
 	Weights   string  `json:"weights,omitempty"`   // the kNN graph's weights, graph.Weights' name
 	// Features is the CRC-32C of the features' payload.
 	Features uint32 `json:"features_crc32c"`
+	// Family is the family of vector kernels the coordinator ran
+	// (tile.ISA's name; "" for auto): a task on a CPU without it runs the
+	// fastest family it has (see Dir.KernelNote).
+	Family string `json:"kernel_family,omitempty"`
 }
 
 // ID identifies the run: every input names it as its source, so a task
@@ -50,6 +54,11 @@ func (s *Spec) ID() uint64 {
 }
 
 func (s *Spec) check() error {
+	if s.Family != "" {
+		if _, err := tile.ParseISA(s.Family); err != nil {
+			return err
+		}
+	}
 	switch {
 	case s.N < 1 || s.P < 0 || s.BlockSize < 1:
 		return fmt.Errorf("n = %d, p = %d, block size %d", s.N, s.P, s.BlockSize)
@@ -69,10 +78,21 @@ func (s *Spec) check() error {
 	return fmt.Errorf("kernel %q, want %q or %q", s.Kernel, Gaussian, KNN)
 }
 
+// kernel returns the kernel family the tasks run: Family if this CPU runs
+// it, else the fastest it does, and whether that is another.
+func (s *Spec) kernel() (tile.ISA, bool) {
+	isa, err := tile.ParseISA(s.Family)
+	if s.Family == "" || err != nil { // check refuses an unknown name
+		isa = tile.ISAAuto
+	}
+	return isa.Fallback()
+}
+
 // knnOptions returns the options of the kNN search.
 func (s *Spec) knnOptions(workers int) graph.KNNOptions {
 	w, _ := graph.ParseWeights(s.Weights) // checked by check
-	return graph.KNNOptions{Neighbors: s.Neighbors, Weights: w, BlockSize: s.BlockSize, Workers: workers}
+	isa, _ := s.kernel()
+	return graph.KNNOptions{Neighbors: s.Neighbors, Weights: w, BlockSize: s.BlockSize, Workers: workers, Kernel: isa}
 }
 
 // engine returns the tile engine of the Gaussian kernel of x.
@@ -85,7 +105,8 @@ func (s *Spec) engine(x []float64, workers int) (*tile.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tile.Engine{Source: src, BlockSize: s.BlockSize, Workers: workers}, nil
+	isa, _ := s.kernel()
+	return &tile.Engine{Source: src, BlockSize: s.BlockSize, Workers: workers, ISA: isa}, nil
 }
 
 // Dir is a run directory on storage that the coordinator and every task
@@ -185,3 +206,14 @@ func (d *Dir) LogPath(pass uint64, try, task int) string {
 
 // errStale reports an input or a part that is not of this run or pass.
 var errStale = errors.New("stale or foreign")
+
+// KernelNote returns a line saying that this CPU lacks the kernel family
+// the run's coordinator ran, and which it runs instead (the results then
+// differ in rounding), or "" if it runs the same.
+func (d *Dir) KernelNote() string {
+	isa, other := d.Spec.kernel()
+	if !other {
+		return ""
+	}
+	return fmt.Sprintf("the run's kernels are %s; this CPU (%s) lacks them: the task runs %s, whose results differ in rounding", d.Spec.Family, tile.CPUFeatures(), isa)
+}

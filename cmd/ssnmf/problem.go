@@ -101,7 +101,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
 		}
 		pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
-			Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys}
+			Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
 		spec.Engine = pr.coord
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)

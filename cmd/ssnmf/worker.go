@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"runtime"
 
@@ -12,7 +13,7 @@ import (
 // worker is the worker command: one task of a job step that solve -engine
 // slurm launches with srun. Its task index and count come from Slurm's
 // environment unless the flags give them.
-func worker(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func worker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ssnmf worker", "Usage: ssnmf worker -run DIR -pass N [-task I -tasks T] [-workers W]\n\n"+
 		"Does task I of T of pass N of the run directory DIR: the rows of its part of a\n"+
 		"P·W or P·S pass, of a kNN search, or of a round of leaf pairs of the\n"+
@@ -45,6 +46,9 @@ func worker(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	d, err := cluster.Open(*run)
 	if err != nil {
 		return err
+	}
+	if note := d.KernelNote(); note != "" {
+		fmt.Fprintln(stderr, "ssnmf worker: "+note)
 	}
 	return cluster.Work(ctx, vfs.OS{}, d, *pass, *task, *tasks, *workers)
 }
