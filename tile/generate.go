@@ -19,3 +19,4 @@ package tile
 //go:generate python3 asmgen/gemm32.py
 //go:generate python3 asmgen/gemm64.py
 //go:generate python3 asmgen/screen.py
+//go:generate python3 asmgen/probe.py

@@ -109,7 +109,7 @@ type benchRow struct {
 func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) error {
 	vecISA := tile.SupportedISAs()[0]
 	vecName, vec := vecISA.String(), vecISA != tile.ISAGo
-	peak, peakKind, err := tile.FMAPeak(ctx, c.prec, c.workers, c.probe)
+	peak, peakKind, err := tile.FMAPeak(ctx, tile.ISAAuto, c.prec, c.workers, c.probe)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,7 @@
+//go:build !amd64 && !arm64
+
+package tile
+
+// vectorFMAProbe returns false: off amd64 and arm64 FMAPeak has the scalar
+// probe alone (ISAGo is the only family these CPUs run).
+func vectorFMAProbe(ISA, Precision) (fmaProbe, bool) { return fmaProbe{}, false }
