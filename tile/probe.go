@@ -14,9 +14,10 @@ import (
 // given precision, on workers goroutines at once for about d: the peak the
 // family's kernels can be compared with. ISAAuto measures the widest
 // family the CPU runs (the first of SupportedISAs), ISAGo scalar FMAs
-// (math.FMA); a vector family runs an assembly loop of independent FMA
-// chains on full vectors (probe_amd64.s, probe_arm64.s), enough chains to
-// cover the FMA latency, so that it is bound by throughput alone. A family
+// (in assembly where the CPU has them, else math.FMA); a vector family
+// runs an assembly loop of independent FMA chains on full vectors
+// (probe_amd64.s, probe_arm64.s), enough chains to cover the FMA latency,
+// so that it is bound by throughput alone. A family
 // the CPU lacks is an error (see ISA.Resolve). It returns the rate and a
 // name for the instruction: "avx2 float32x8", "avx512 float32x16",
 // "neon float64x2", "scalar float64".
@@ -57,8 +58,9 @@ func FMAPeak(ctx context.Context, isa ISA, prec Precision, workers int, d time.D
 
 // fmaProbe is the loop FMAPeak runs for one family and precision: an
 // iteration issues one FMA on each of chains independent accumulators of
-// lanes lanes, acc += a·b, by f32 or f64 (the assembly of a vector family,
-// see asmgen/probe.py), or by scalarFMA where both are nil.
+// lanes lanes, acc += a·b, by f32 or f64 (assembly, see asmgen/probe.py:
+// a vector family's, or scalar FMAs for ISAGo), or by scalarFMA where both
+// are nil.
 type fmaProbe struct {
 	kind          string
 	chains, lanes int
@@ -80,7 +82,12 @@ func fmaProbeOf(isa ISA, prec Precision) (fmaProbe, error) {
 		return fmaProbe{}, err
 	}
 	if k == ISAGo {
-		return fmaProbe{kind: "scalar " + prec.String(), chains: scalarFMAChains, lanes: 1}, nil
+		p, ok := scalarFMAProbe()
+		if !ok {
+			p = fmaProbe{chains: scalarFMAChains, lanes: 1}
+		}
+		p.kind = "scalar " + prec.String()
+		return p, nil
 	}
 	p, ok := vectorFMAProbe(k, prec)
 	if !ok {
@@ -117,8 +124,12 @@ func (p fmaProbe) runner(prec Precision) func(n int) {
 const scalarFMAChains = 8
 
 // scalarFMA runs n iterations of eight independent scalar FMA chains: the
-// probe of the portable family, ISAGo. math.FMA rounds in float64; float32
-// scalar FMAs issue at the same rate.
+// probe of the portable family, ISAGo, where there is no assembly one
+// (scalarFMAProbe). math.FMA rounds in float64; float32 scalar FMAs issue
+// at the same rate. Where the compiler cannot assume FMA (GOAMD64 v1, v2)
+// it checks for it at each call and keeps the chains in memory around the
+// fallback's call, which slows this loop down some 4 times: hence the
+// assembly.
 func scalarFMA(n int) float64 {
 	a0, a1, a2, a3, a4, a5, a6, a7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
 	const a, b = fmaA, fmaB

@@ -1,5 +1,7 @@
 package tile
 
+import "golang.org/x/sys/cpu"
+
 // The loops of FMAPeak's AVX2 and AVX-512 probes (probe_amd64.s, written
 // by asmgen/probe.py): n iterations of acc[i] += a·b, fused, on each of
 // fmaChainsAVX2 ymm or fmaChainsAVX512 zmm vectors at acc (every lane).
@@ -10,6 +12,7 @@ package tile
 const (
 	fmaChainsAVX2   = 12
 	fmaChainsAVX512 = 24
+	fmaChainsScalar = 12
 )
 
 //go:noescape
@@ -37,4 +40,21 @@ func vectorFMAProbe(k ISA, prec Precision) (fmaProbe, bool) {
 		return fmaProbe{}, false
 	}
 	return p.in(k, prec), true
+}
+
+// fmaProbeScalarF32 and fmaProbeScalarF64 are the same loops with
+// fmaChainsScalar chains of scalar FMAs (FMA3), ISAGo's probe.
+//
+//go:noescape
+func fmaProbeScalarF32(n int, acc *float32, a, b float32)
+
+//go:noescape
+func fmaProbeScalarF64(n int, acc *float64, a, b float64)
+
+// scalarFMAProbe returns ISAGo's probe in assembly, if the CPU has FMA.
+func scalarFMAProbe() (fmaProbe, bool) {
+	if !cpu.X86.HasFMA || !cpu.X86.HasAVX {
+		return fmaProbe{}, false
+	}
+	return fmaProbe{chains: fmaChainsScalar, lanes: 1, f32: fmaProbeScalarF32, f64: fmaProbeScalarF64}, true
 }

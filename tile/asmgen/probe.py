@@ -11,10 +11,12 @@ from common import start, write
 # `chains` independent chains acc[i] += a·b (fused, all lanes), enough of
 # them to cover the FMA latency times the FMA units of the CPUs the family
 # runs on (4 cycles × 2 units on x86, 4 × 4 on the widest arm64 cores),
-# so that the loop is bound by FMA throughput alone.
+# so that the loop is bound by FMA throughput alone. The scalar loops
+# (12 chains of scalar FMAs) are the probe of the portable family, go.
 AVX2_CHAINS = 12    # Y0-Y11; a and b in Y14-Y15 (16 registers)
 AVX512_CHAINS = 24  # Z0-Z23; a and b in Z30-Z31 (32 registers)
 NEON_CHAINS = 24    # V0-V23; a and b in V30-V31 (32 registers)
+SCALAR_CHAINS = 12  # the scalar loops of ISAGo's probe, as AVX2's
 
 DOC = """
 {names}
@@ -35,7 +37,9 @@ out, w = start(__file__, DOC.format(
     names="fmaProbeAVX2F{32,64} and fmaProbeAVX512F{32,64}(n, acc, a, b)",
     chains=f"{AVX2_CHAINS} (AVX2, ymm) or {AVX512_CHAINS} (AVX-512, zmm)",
     detail="The FMA is VFMADD231PS/PD acc, a, b (Go's order: b, a, acc);\n"
-    "the functions end with VZEROUPPER.\n"), tag="amd64")
+    "the functions end with VZEROUPPER. fmaProbeScalarF{32,64} are the same\n"
+    f"loops with {SCALAR_CHAINS} chains of scalar FMAs (VFMADD231SS/SD, FMA3),\n"
+    "the probe of the portable family, go, where the CPU has FMA.\n"), tag="amd64")
 for isa, r, size, chains in X86:
     ra, rb = (14, 15) if r == "Y" else (30, 31)
     for bits, sfx, bc, mov in ((32, "PS", "VBROADCASTSS", "VMOVUPS"), (64, "PD", "VBROADCASTSD", "VMOVUPD")):
@@ -58,6 +62,25 @@ for isa, r, size, chains in X86:
         for i in range(chains):
             w(f"\t{mov} {r}{i}, {size*i}(DI)")
         w("\tVZEROUPPER\n\tRET")
+for bits, sfx, mov in ((32, "SS", "VMOVSS"), (64, "SD", "VMOVSD")):
+    fsize = bits // 8
+    name = f"fmaProbeScalarF{bits}"
+    typ = f"float{bits}"
+    w(f"// func {name}(n int, acc *{typ}, a, b {typ})")
+    w(f"TEXT ·{name}(SB), NOSPLIT, $0-{16 + 2 * fsize}")
+    w("\tMOVQ n+0(FP), CX\n\tMOVQ acc+8(FP), DI")
+    w(f"\t{mov} a+16(FP), X14\n\t{mov} b+{16+fsize}(FP), X15")
+    for i in range(SCALAR_CHAINS):
+        w(f"\t{mov} {fsize*i}(DI), X{i}")
+    w(f"\tTESTQ CX, CX\n\tJLE {name}done")
+    w(f"{name}loop:")
+    for i in range(SCALAR_CHAINS):
+        w(f"\tVFMADD231{sfx} X15, X14, X{i}")
+    w(f"\tDECQ CX\n\tJNZ {name}loop")
+    w(f"{name}done:")
+    for i in range(SCALAR_CHAINS):
+        w(f"\t{mov} X{i}, {fsize*i}(DI)")
+    w("\tRET\n")
 out[-1] = out[-1].rstrip("\n") + "\n"
 write(out, "probe_amd64.s")
 
@@ -65,7 +88,10 @@ out, w = start(__file__, DOC.format(
     names="fmaProbeNEONF{32,64}(n, acc, a, b)",
     chains=str(NEON_CHAINS),
     detail="The FMA is FMLA Vi.4S (or .2D), Va.4S, Vb.4S, Vi += Va·Vb: Go's\n"
-    "VFMLA takes its operands in reverse, VFMLA Vb, Va, Vi.\n"), tag="arm64")
+    "VFMLA takes its operands in reverse, VFMLA Vb, Va, Vi.\n"
+    f"fmaProbeScalarF{{32,64}} are the same loops with {SCALAR_CHAINS} chains of\n"
+    "scalar FMAs, FMADD Si, S30, S31, Si (Go: FMADDS F31, Fi, F30, Fi), the\n"
+    "probe of the portable family, go.\n"), tag="arm64")
 for bits, arr, fmov in ((32, "S4", "FMOVS"), (64, "D2", "FMOVD")):
     fsize = bits // 8
     name = f"fmaProbeNEONF{bits}"
@@ -89,5 +115,24 @@ for bits, arr, fmov in ((32, "S4", "FMOVS"), (64, "D2", "FMOVD")):
         regs = ", ".join(f"V{j}.{arr}" for j in range(i, i + 4))
         w(f"\tVST1.P [{regs}], 64(R2)")
     w("\tRET")
+for bits, fmov, fmadd in ((32, "FMOVS", "FMADDS"), (64, "FMOVD", "FMADDD")):
+    fsize = bits // 8
+    name = f"fmaProbeScalarF{bits}"
+    typ = f"float{bits}"
+    w(f"// func {name}(n int, acc *{typ}, a, b {typ})")
+    w(f"TEXT ·{name}(SB), NOSPLIT, $0-{16 + 2 * fsize}")
+    w("\tMOVD n+0(FP), R0\n\tMOVD acc+8(FP), R1")
+    w(f"\t{fmov} a+16(FP), F30\n\t{fmov} b+{16+fsize}(FP), F31")
+    for i in range(SCALAR_CHAINS):
+        w(f"\t{fmov} {fsize*i}(R1), F{i}")
+    w(f"\tCMP $0, R0\n\tBLE {name}done")
+    w(f"{name}loop:")
+    for i in range(SCALAR_CHAINS):
+        w(f"\t{fmadd} F31, F{i}, F30, F{i}")
+    w(f"\tSUBS $1, R0, R0\n\tBNE {name}loop")
+    w(f"{name}done:")
+    for i in range(SCALAR_CHAINS):
+        w(f"\t{fmov} F{i}, {fsize*i}(R1)")
+    w("\tRET\n")
 out[-1] = out[-1].rstrip("\n") + "\n"
 write(out, "probe_arm64.s")
