@@ -20,3 +20,4 @@ package tile
 //go:generate python3 asmgen/gemm64.py
 //go:generate python3 asmgen/screen.py
 //go:generate python3 asmgen/screen_arm64.py
+//go:generate python3 asmgen/probe.py

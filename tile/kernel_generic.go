@@ -25,12 +25,3 @@ func addFloat64s(dst, src []float64) {
 		dst[i] += v
 	}
 }
-
-// fmaBlockFlops returns the flops of one iteration of fmaBlock and the
-// instruction it uses.
-func fmaBlockFlops(prec Precision) (float64, string) {
-	return scalarFMAFlops, "scalar " + prec.String()
-}
-
-// fmaBlock runs n iterations of scalarFMA's chains.
-func fmaBlock(_ Precision, n int) float64 { return scalarFMA(n) }

@@ -264,11 +264,16 @@ func BenchmarkMicroKernels(b *testing.B) {
 		report(b, 2*m*m*p, cpu0)
 	})
 	b.Run("fma-peak", func(b *testing.B) {
+		probe, err := fmaProbeOf(ISAAVX512, Float32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run := probe.runner(Float32)
 		cpu0 := processCPU()
 		for b.Loop() {
-			fmaBlock(Float32, 1<<16)
+			run(1 << 16)
 		}
-		report(b, 12*16*2<<16, cpu0)
+		report(b, probe.flopsPerIter()*(1<<16), cpu0)
 	})
 }
 

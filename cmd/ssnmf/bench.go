@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -26,25 +27,30 @@ type benchConfig struct {
 }
 
 // bench runs "ssnmf bench": the tile passes on random Gaussian data, timed
-// for the portable fallback kernel and the vectorized one in the same run,
-// with a short FMA probe that measures this machine's peak for comparison.
+// for every kernel family this CPU runs (the portable one among them), each
+// compared with the portable kernel and with its family's FMA peak,
+// measured by a short probe in the same run.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ssnmf bench", "Usage: ssnmf bench [flags]\n\n"+
 		"Times the tile passes (generation alone, P·S, P·W) and the exact kNN graph build on n\n"+
-		"random points in p dimensions, for the portable fallback kernel and the vectorized\n"+
-		"kernel, in kernel entries per second (all n² entries counted), and compares them with\n"+
-		"this machine's FMA peak, measured by a short probe in the same run, and the kNN build\n"+
-		"with the P·S pass. Every figure is a median over the repetitions.")
+		"random points in p dimensions for every kernel family this CPU runs (avx512, avx2,\n"+
+		"neon, and go, the portable kernel), in kernel entries per second (all n² entries\n"+
+		"counted), with each family's speed-up over go and share of its FMA peak, measured by\n"+
+		"a short probe of that family's FMA instructions in the same run; the header names the\n"+
+		"CPU and its vector features. A family without a kernel for a pass in this build (the\n"+
+		"dense passes of avx512 need GOEXPERIMENT=simd; avx2 and neon have none yet) shows \"-*\".\n"+
+		"The run ends with the kNN build's rate as a share of the P·S pass's. Every figure is a\n"+
+		"median over the repetitions.")
 	c := benchConfig{prec: tile.Float32}
 	fs.IntVar(&c.n, "n", 20000, "number of points")
 	ps := fs.String("p", "4,16,36", "comma-separated feature dimensions")
 	ks := fs.String("k", "10,100", "comma-separated numbers of clusters")
-	fs.IntVar(&c.reps, "reps", 3, "passes timed per figure of the fast kernel (median)")
-	fs.IntVar(&c.fallbackReps, "fallback-reps", 1, "passes timed per figure of the fallback kernel (median); 0 skips the fallback")
-	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the passes and the probe")
+	fs.IntVar(&c.reps, "reps", 3, "passes timed per figure of a vector kernel (median)")
+	fs.IntVar(&c.fallbackReps, "fallback-reps", 1, "passes timed per figure of the portable kernel, go (median); 0 skips it")
+	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines for the passes and the probes")
 	fs.IntVar(&c.block, "tile", tile.DefaultBlockSize, "tile edge")
 	precName := fs.String("precision", "float32", "kernel values: float32 or float64")
-	fs.DurationVar(&c.probe, "probe", 300*time.Millisecond, "duration of the FMA probe per precision")
+	fs.DurationVar(&c.probe, "probe", 300*time.Millisecond, "duration of each family's FMA probe")
 	quick := fs.Bool("quick", false, "a small smoke run: n=300, p=4, k=10, one repetition")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -98,28 +104,70 @@ func parseInts(s string, lo int) ([]int, error) {
 	return out, nil
 }
 
-// benchRow is one line of the table.
+// benchRow is one pass of the table, with its rate for each family.
 type benchRow struct {
-	p, k           int
-	pass           string
-	fallback, fast float64 // entries/s; 0 if not measured
-	flopsPerEntry  float64 // flops per generated entry in the fast kernel's model
+	p, k          int
+	pass          string
+	flopsPerEntry float64              // flops per generated entry in the vector kernels' model
+	rate          map[tile.ISA]float64 // entries/s; 0 if not measured, noKernel if the family has none
+}
+
+// noKernel is the rate of a pass that a family has no kernel for in this
+// build.
+const noKernel = -1
+
+// benchFamily is a kernel family of the run, its FMA peak and the passes
+// timed per figure.
+type benchFamily struct {
+	isa  tile.ISA
+	peak float64
+	kind string // the probe's instruction
+	reps int
 }
 
 func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) error {
-	vecISA := tile.SupportedISAs()[0]
-	vecName, vec := vecISA.String(), vecISA != tile.ISAGo
-	peak, peakKind, err := tile.FMAPeak(ctx, c.prec, c.workers, c.probe)
-	if err != nil {
+	// The families, the portable one (the baseline) first, then the
+	// vector ones from the narrowest.
+	var fams []benchFamily
+	supported := tile.SupportedISAs()
+	for i := len(supported) - 1; i >= 0; i-- {
+		f := benchFamily{isa: supported[i], reps: c.reps}
+		if f.isa == tile.ISAGo {
+			f.reps = c.fallbackReps
+		}
+		var err error
+		if f.peak, f.kind, err = tile.FMAPeak(ctx, f.isa, c.prec, c.workers, c.probe); err != nil {
+			return err
+		}
+		fams = append(fams, f)
+	}
+	denseISA, denseBuilt := tile.DenseVectorKernel()
+	hasDense := func(k tile.ISA) bool { return k == tile.ISAGo || denseBuilt && k == denseISA }
+	var names, denseNames []string
+	for _, f := range fams {
+		names = append(names, f.isa.String())
+		if hasDense(f.isa) {
+			denseNames = append(denseNames, f.isa.String())
+		}
+	}
+
+	fmt.Fprintf(stdout, "ssnmf bench: n=%d workers=%d tile=%d precision=%s\n", c.n, c.workers, c.block, c.prec)
+	if model := cpuModel(); model != "" {
+		fmt.Fprintf(stdout, "cpu: %s (%s)\n", model, tile.CPUFeatures())
+	} else {
+		fmt.Fprintf(stdout, "cpu: %s\n", tile.CPUFeatures())
+	}
+	fmt.Fprintf(stdout, "kernels: %s (go: the portable kernel, the baseline); dense passes (gen, P·S, P·W): %s\n\n",
+		strings.Join(names, ", "), strings.Join(denseNames, ", "))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "kernel\tFMA peak flop/s\tprobe (%d workers, %v)\n", c.workers, c.probe)
+	for _, f := range fams {
+		fmt.Fprintf(tw, "%s\t%.3g\t%s\n", f.isa, f.peak, f.kind)
+	}
+	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fastName := "none (no vector kernel for this CPU)"
-	if vec {
-		fastName = vecName + "/" + c.prec.String()
-	}
-	fmt.Fprintf(stdout, "ssnmf bench: n=%d workers=%d tile=%d precision=%s fast=%s fallback=go/%s\n",
-		c.n, c.workers, c.block, c.prec, fastName, c.prec)
-	fmt.Fprintf(stdout, "FMA peak (probe, %d workers, %s): %.3g flop/s\n\n", c.workers, peakKind, peak)
+	fmt.Fprintln(stdout)
 
 	var rows []benchRow
 	for _, p := range c.ps {
@@ -128,9 +176,9 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		// The flop model of the fast kernel per generated entry: p FMAs of
-		// the dot product, about 12 vector operations for the exponent and
-		// its argument, and for P·W k FMAs in each direction.
+		// The flop model of the vector kernels per generated entry: p FMAs
+		// of the dot product, about 12 vector operations for the exponent
+		// and its argument, and for P·W k FMAs in each direction.
 		gen := 2*float64(p) + 2*12
 		passes := []benchRow{{p: p, pass: "gen", flopsPerEntry: gen}}
 		for _, k := range c.ks {
@@ -143,16 +191,22 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		// no exponent.
 		passes = append(passes, benchRow{p: p, pass: "kNN", flopsPerEntry: 2 * float64(p)})
 		for _, r := range passes {
-			fmt.Fprintf(stderr, "bench: p=%d %s k=%d\n", r.p, r.pass, r.k)
-			if c.fallbackReps > 0 {
-				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers, ISA: tile.ISAGo}
-				if r.fallback, err = timePass(ctx, e, x, r, c.n, c.fallbackReps); err != nil {
-					return err
+			r.rate = map[tile.ISA]float64{}
+			for _, f := range fams {
+				has := hasDense(f.isa)
+				if r.pass == "kNN" {
+					has = knnKernel(x, p, f.isa)
 				}
-			}
-			if vec {
-				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers}
-				if r.fast, err = timePass(ctx, e, x, r, c.n, c.reps); err != nil {
+				switch {
+				case !has:
+					r.rate[f.isa] = noKernel
+					continue
+				case f.reps == 0:
+					continue
+				}
+				fmt.Fprintf(stderr, "bench: p=%d %s k=%d %s\n", r.p, r.pass, r.k, f.isa)
+				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers, ISA: f.isa}
+				if r.rate[f.isa], err = timePass(ctx, e, x, r, c.n, f.reps); err != nil {
 					return err
 				}
 			}
@@ -160,33 +214,56 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		}
 	}
 
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "p\tk\tpass\tfallback entries/s\tfast entries/s\tspeed-up\tfast % of FMA peak\t")
+	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "p\tk\tpass\tkernel\tentries/s\tspeed-up\t% of FMA peak\t")
+	missing := map[tile.ISA]bool{}
 	for _, r := range rows {
 		k := "-"
 		if r.k > 0 {
 			k = strconv.Itoa(r.k)
 		}
-		fb, fast, up, frac := "-", "-", "-", "-"
-		if r.fallback > 0 {
-			fb = fmt.Sprintf("%.3g", r.fallback)
+		base := r.rate[tile.ISAGo]
+		for _, f := range fams {
+			v, up, frac := "-", "-", "-"
+			switch rate := r.rate[f.isa]; {
+			case rate == noKernel:
+				v, missing[f.isa] = "-*", true
+			case rate > 0:
+				v = fmt.Sprintf("%.3g", rate)
+				// Only the upper triangle is generated: n²/2 entries per pass.
+				frac = percent(100 * rate / 2 * r.flopsPerEntry / f.peak)
+				if f.isa != tile.ISAGo && base > 0 {
+					up = fmt.Sprintf("%.1fx", rate/base)
+				}
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.p, k, r.pass, f.isa, v, up, frac)
 		}
-		if r.fast > 0 {
-			fast = fmt.Sprintf("%.3g", r.fast)
-			// Only the upper triangle is generated: n²/2 entries per pass.
-			frac = fmt.Sprintf("%.1f%%", 100*r.fast/2*r.flopsPerEntry/peak)
-		}
-		if r.fallback > 0 && r.fast > 0 {
-			up = fmt.Sprintf("%.1fx", r.fast/r.fallback)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.p, k, r.pass, fb, fast, up, frac)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nentries/s count all n² entries (the upper triangle of tiles is generated once);\n"+
-		"%% of peak counts 2p+24 flops per generated entry, plus 4k for P·W, and 2p for the kNN build\n"+
-		"(the %d-nearest-neighbour graph, exact); medians of %d (fast) and %d (fallback) passes.\n",
+	fmt.Fprintln(stdout)
+	for _, f := range fams {
+		if !missing[f.isa] {
+			continue
+		}
+		var why []string
+		if !hasDense(f.isa) {
+			if f.isa == denseISA || f.isa == tile.ISAAVX512 {
+				why = append(why, "its dense passes (gen, P·S, P·W) need a build with GOEXPERIMENT=simd")
+			} else {
+				why = append(why, "its dense passes (gen, P·S, P·W) are not written yet")
+			}
+		}
+		if !knnKernel(benchFeatures(2, 1), 1, f.isa) {
+			why = append(why, "its kNN screen is not written yet")
+		}
+		fmt.Fprintf(stdout, "-* %s: %s\n", f.isa, strings.Join(why, "; "))
+	}
+	fmt.Fprintf(stdout, "entries/s count all n² entries (the upper triangle of tiles is generated once); speed-up is\n"+
+		"over go; %% of FMA peak counts 2p+24 flops per generated entry, plus 4k for P·W, and 2p for the\n"+
+		"kNN build (the %d-nearest-neighbour graph, exact), against the family's own probe (go: scalar\n"+
+		"FMAs); medians of %d (vector kernels) and %d (go) passes.\n",
 		graph.DefaultNeighbors, c.reps, c.fallbackReps)
 	for _, r := range rows {
 		if r.pass != "kNN" {
@@ -194,27 +271,58 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		}
 		for _, ps := range rows {
 			if ps.p == r.p && ps.pass == "P·S" && ps.k == c.ks[0] {
-				fmt.Fprintf(stdout, "p=%d: kNN build at %s of the P·S pass (k=%d)\n", r.p, ratios(r, ps), ps.k)
+				fmt.Fprintf(stdout, "p=%d: kNN build at %s of the P·S pass (k=%d)\n", r.p, ratios(r, ps, fams), ps.k)
 			}
 		}
 	}
 	return nil
 }
 
-// ratios formats the rates of r as fractions of those of ref, fast and
-// fallback, where both are measured.
-func ratios(r, ref benchRow) string {
+// ratios formats the rates of r as fractions of those of ref, for each
+// family where both are measured.
+func ratios(r, ref benchRow, fams []benchFamily) string {
 	var out []string
-	if r.fast > 0 && ref.fast > 0 {
-		out = append(out, fmt.Sprintf("%.0f%% (fast)", 100*r.fast/ref.fast))
-	}
-	if r.fallback > 0 && ref.fallback > 0 {
-		out = append(out, fmt.Sprintf("%.0f%% (fallback)", 100*r.fallback/ref.fallback))
+	for _, f := range fams {
+		if a, b := r.rate[f.isa], ref.rate[f.isa]; a > 0 && b > 0 {
+			out = append(out, fmt.Sprintf("%.0f%% (%s)", 100*a/b, f.isa))
+		}
 	}
 	if len(out) == 0 {
 		return "-"
 	}
 	return strings.Join(out, ", ")
+}
+
+// percent formats a share in percent with two significant digits below 1%.
+func percent(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("%.2g%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+// knnKernel reports whether the kNN build of family k screens with that
+// family's kernel, rather than with the portable one under its name: the
+// screen of a few of the rows of x (n×p) names its kernel.
+func knnKernel(x []float64, p int, k tile.ISA) bool {
+	m := min(len(x)/max(p, 1), 8)
+	ps, err := tile.NewPairs(x[:m*p], m, p, max(m, 1), k)
+	return err == nil && strings.HasPrefix(ps.Kernel(), k.String()+"/")
+}
+
+// cpuModel returns the CPU's model name from /proc/cpuinfo, or "" where
+// the file or the line is missing (arm64 Linux has none).
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if key, val, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(key) == "model name" {
+			return strings.TrimSpace(val)
+		}
+	}
+	return ""
 }
 
 // benchFeatures returns n points in p dimensions in three Gaussian clusters,

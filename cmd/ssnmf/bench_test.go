@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 func TestBenchQuick(t *testing.T) {
@@ -14,14 +18,39 @@ func TestBenchQuick(t *testing.T) {
 		t.Fatalf("bench -quick: %v\n%s", err, errOut.String())
 	}
 	s := out.String()
-	for _, want := range []string{"n=300", "FMA peak", "fallback entries/s", " gen ", " P·S ", " P·W ", " kNN ", "p=4: kNN build at "} {
+	for _, want := range []string{"n=300", "cpu: ", tile.CPUFeatures(), "FMA peak", "entries/s", " gen ", " P·S ", " P·W ", " kNN ", "p=4: kNN build at "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
 	}
-	// Four passes, each with a measured fallback rate.
-	if got := strings.Count(s, "e+"); got < 4 {
-		t.Errorf("only %d figures in the output:\n%s", got, s)
+	// Every family the CPU runs has its probe's peak and a row for each
+	// pass: a measured rate, or "-*" and a footnote where it has no kernel
+	// for the pass in this build; the portable kernel has every pass.
+	dense, built := tile.DenseVectorKernel()
+	for _, k := range tile.SupportedISAs() {
+		peak := regexp.MustCompile(`(?m)^` + k.String() + ` +[0-9.]+e\+[0-9]+ +(scalar|` + k.String() + `) float32`)
+		if !peak.MatchString(s) {
+			t.Errorf("no FMA peak of %s:\n%s", k, s)
+		}
+		for _, pass := range []string{"gen", "P·S", "P·W", "kNN"} {
+			row := regexp.MustCompile(`(?m)^ +4 +[-0-9]+ +` + pass + ` +` + k.String() + ` +(\S+) `)
+			m := row.FindStringSubmatch(s)
+			switch {
+			case m == nil:
+				t.Errorf("no %s row of %s:\n%s", pass, k, s)
+			case m[1] == "-*":
+				if k == tile.ISAGo || pass != "kNN" && built && k == dense {
+					t.Errorf("%s of %s not measured:\n%s", pass, k, s)
+				}
+				if !strings.Contains(s, "-* "+k.String()+": ") {
+					t.Errorf("no footnote for %s:\n%s", k, s)
+				}
+			default:
+				if v, err := strconv.ParseFloat(m[1], 64); err != nil || v <= 0 {
+					t.Errorf("%s rate of %s: %q:\n%s", pass, k, m[1], s)
+				}
+			}
+		}
 	}
 }
 
