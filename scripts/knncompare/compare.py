@@ -13,7 +13,8 @@ GOMAXPROCS, OMP_NUM_THREADS and the like set to THREADS:
 
   ssnmf        BIN graph -neighbors M -workers THREADS -o EDGES DATA ARGS
                (EDGES: Parquet with pyarrow, else CSV); without -ssnmf, BIN
-               is built from this tree (GOEXPERIMENT=simd if it can).
+               is built from this tree with a plain go build (its kernels
+               are chosen at run time; -ssnmf-args "-kernel avx2" forces one).
                ssnmf-exact adds -knn exact, if BIN graph has -knn.
   pynndescent  NNDescent(X, n_neighbors=M, n_jobs=THREADS, random_state=SEED),
                after a warm-up on a few rows (Numba's JIT).
@@ -250,15 +251,13 @@ def run_ssnmf(b, binary, opt, env, tmp, rec):
 
 
 def build_ssnmf(tmp):
-    """Builds ./cmd/ssnmf of this tree in tmp, with GOEXPERIMENT=simd if
-    that builds, and returns the binary's path."""
+    """Builds ./cmd/ssnmf of this tree in tmp with a plain go build, as a
+    user does, and returns the binary's path."""
     out = os.path.join(tmp, "ssnmf")
-    for extra in ({"GOEXPERIMENT": "simd"}, {}):
-        r = subprocess.run(["go", "build", "-o", out, "./cmd/ssnmf"], cwd=REPO,
-                           env=dict(os.environ, **extra), capture_output=True, text=True)
-        if r.returncode == 0:
-            return out
-    raise RuntimeError("go build: " + (r.stderr.strip().splitlines() or ["failed"])[-1])
+    r = subprocess.run(["go", "build", "-o", out, "./cmd/ssnmf"], cwd=REPO, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("go build: " + (r.stderr.strip().splitlines() or ["failed"])[-1])
+    return out
 
 
 def print_results(results):
