@@ -28,7 +28,14 @@
 //
 // Pairs walks the same tile grid for an exact nearest-neighbour search:
 // it screens the pairs of rows by squared distance against per-row
-// thresholds, with the same micro-kernels in float32 and an exact float64
-// recheck inside a proven rounding bound, so that both kernels report the
-// same pairs with the same distances.
+// thresholds, with dot-product micro-kernels in float32 and an exact
+// float64 recheck inside a proven rounding bound, so that every kernel
+// reports the same pairs with the same distances.
+//
+// The vector kernels come in families (ISA): AVX2 with FMA and AVX-512 on
+// amd64, Advanced SIMD (NEON) on arm64, in Go assembly written by the
+// generators in asmgen (see generate.go), and the portable Go code. A plain
+// go build has them all; the family is chosen at run time from the CPU's
+// features (ISAAuto), or forced (ISAGo, ISAAVX2, ...), and SupportedISAs
+// lists what this CPU runs. FMAPeak measures a family's vector peak.
 package tile
