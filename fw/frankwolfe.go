@@ -159,7 +159,7 @@ func (s *FrankWolfe) step(ctx context.Context, lam float64, carry, withLMO bool)
 					if carry {
 						pwi, psi := r.PW[i*k:(i+1)*k], s.ps[i*k:(i+1)*k]
 						for j, v := range psi {
-							pwi[j] = (1-lam)*pwi[j] + lam*v
+							pwi[j] = float64((1-lam)*pwi[j]) + float64(lam*v)
 						}
 					}
 				}
@@ -216,11 +216,11 @@ func (s *FrankWolfe) quartic(ctx context.Context, acc *lmoSums, gap float64) (qu
 				e += acc.counts[r]
 			}
 			mt := ws[c*k+r] - a[c*k+r]
-			aE += a[r*k+c] * e
-			trMM += m * mt
-			mm += m * m
-			mE += m * e
-			ee += e * e
+			aE += float64(a[r*k+c] * e)
+			trMM += float64(m * mt)
+			mm += float64(m * m)
+			mE += float64(m * e)
+			ee += float64(e * e)
 		}
 	}
 	return quartic{a1: -gap, a2: (aE + trMM + mm - dpd) / 2, a3: mE, a4: ee / 4}, nil
@@ -230,7 +230,7 @@ func (s *FrankWolfe) stepSize(t int, gap float64, q quartic) float64 {
 	switch s.Step {
 	case StepCurvature:
 		n := float64(s.run.N)
-		c := 2 * n * (3*n + s.run.MaxRowSum)
+		c := 2 * n * (float64(3*n) + s.run.MaxRowSum)
 		return math.Min(gap/c, 1)
 	case StepOpenLoop:
 		return 2 / float64(t+2)
@@ -245,8 +245,8 @@ func (s *FrankWolfe) updateGram(acc *lmoSums, lam float64) {
 	k, a, ws := s.run.K, s.a, acc.ws
 	for r := range k {
 		for c := range k {
-			a[r*k+c] = (1-lam)*(1-lam)*a[r*k+c] + lam*(1-lam)*(ws[r*k+c]+ws[c*k+r])
+			a[r*k+c] = float64((1-lam)*(1-lam)*a[r*k+c]) + float64(lam*(1-lam)*(ws[r*k+c]+ws[c*k+r]))
 		}
-		a[r*k+r] += lam * lam * acc.counts[r]
+		a[r*k+r] += float64(lam * lam * acc.counts[r])
 	}
 }

@@ -40,7 +40,7 @@ func Initialize(w []float64, k int, start Start, seed uint64) error {
 		case StartRandom:
 			var sum float64
 			for j := range row {
-				row[j] = rng.Float64()
+				row[j] = float64(rng.Float64())
 				sum += row[j]
 			}
 			if sum == 0 {

@@ -7,15 +7,15 @@ import "math"
 type quartic struct{ a1, a2, a3, a4 float64 }
 
 func (q quartic) at(x float64) float64 {
-	return x * (q.a1 + x*(q.a2+x*(q.a3+x*q.a4)))
+	return x * (q.a1 + float64(x*(q.a2+float64(x*(q.a3+float64(x*q.a4))))))
 }
 
 func (q quartic) deriv(x float64) float64 {
-	return q.a1 + x*(2*q.a2+x*(3*q.a3+x*4*q.a4))
+	return q.a1 + float64(x*(float64(2*q.a2)+float64(x*(float64(3*q.a3)+float64(x*4*q.a4)))))
 }
 
 func (q quartic) deriv2(x float64) float64 {
-	return 2*q.a2 + x*(6*q.a3+x*12*q.a4)
+	return float64(2*q.a2) + float64(x*(float64(6*q.a3)+float64(x*12*q.a4)))
 }
 
 // argmin returns the λ in [0, 1] that minimizes q, the smallest one on ties.
@@ -55,7 +55,7 @@ func (q quartic) argmin() float64 {
 // the middle, kept inside a bracket that every step shrinks, and bisection
 // where a Newton step would leave it.
 func (q quartic) root(lo, hi, dlo float64) float64 {
-	x := lo + (hi-lo)/2
+	x := lo + float64((hi-lo)/2)
 	for range 256 {
 		d := q.deriv(x)
 		if d == 0 {
@@ -68,7 +68,7 @@ func (q quartic) root(lo, hi, dlo float64) float64 {
 		}
 		nx := x - d/q.deriv2(x)
 		if !(nx > lo && nx < hi) {
-			nx = lo + (hi-lo)/2
+			nx = lo + float64((hi-lo)/2)
 			if nx <= lo || nx >= hi {
 				return x
 			}
@@ -90,7 +90,7 @@ func quadRoots(a, b, c float64) []float64 {
 		}
 		return []float64{-c / b}
 	}
-	disc := b*b - 4*a*c
+	disc := float64(b*b) - float64(4*a*c)
 	if disc < 0 {
 		return nil
 	}

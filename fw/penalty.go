@@ -265,10 +265,10 @@ func (r *Penalty) penalized(ctx context.Context) float64 {
 				for _, v := range wi {
 					sum += v
 					if v < 0 {
-						s.neg += v * v
+						s.neg += float64(v * v)
 					}
 				}
-				s.rows += (sum - 1) * (sum - 1)
+				s.rows += float64((sum - 1) * (sum - 1))
 			}
 		},
 		func(s *sums) { tot.wpw += s.wpw; tot.rows += s.rows; tot.neg += s.neg })
@@ -276,8 +276,8 @@ func (r *Penalty) penalized(ctx context.Context) float64 {
 		r.evalErr = err
 		return math.NaN()
 	}
-	f := (run.FrobSq - 2*tot.wpw + dot(r.a, r.a)) / 4
-	return f + r.mu/2*(tot.rows+tot.neg)
+	f := float64((run.FrobSq - 2*tot.wpw + dot(r.a, r.a)) / 4)
+	return f + float64(r.mu/2*(tot.rows+tot.neg))
 }
 
 // gradient sets grad = G + μ (W 1 - 1) 1ᵀ + μ min(W, 0) at the current point.
@@ -294,9 +294,9 @@ func (r *Penalty) gradient(ctx context.Context, grad []float64) {
 					sum += v
 				}
 				for j, v := range wi {
-					gi[j] += r.mu * (sum - 1)
+					gi[j] += float64(r.mu * (sum - 1))
 					if v < 0 {
-						gi[j] += r.mu * v
+						gi[j] += float64(r.mu * v)
 					}
 				}
 			}

@@ -94,7 +94,7 @@ func (r *PGD) Init(ctx context.Context, run *Run) error {
 	}
 	r.eta = r.InitialStep
 	if r.eta == 0 {
-		r.eta = 1 / (run.MaxRowSum + 3*maxRowSum(r.cur.a, run.K))
+		r.eta = 1 / (run.MaxRowSum + float64(3*maxRowSum(r.cur.a, run.K)))
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (r *PGD) search(ctx context.Context, cur point, eta *float64) (point, time.
 		if err != nil {
 			return point{}, passTime, false, err
 		}
-		if next.f <= cur.f+armijo*gd {
+		if next.f <= cur.f+float64(armijo*gd) {
 			return next, passTime, true, nil
 		}
 		*eta *= shrink
@@ -178,13 +178,13 @@ func (r *PGD) trial(ctx context.Context, a []float64, eta float64) (gd, dd float
 				wi, pwi, ti := run.W[i*k:(i+1)*k], run.PW[i*k:(i+1)*k], r.wt[i*k:(i+1)*k]
 				gradRow(s.g, wi, pwi, a)
 				for j, v := range wi {
-					ti[j] = v - eta*s.g[j]
+					ti[j] = v - float64(eta*s.g[j])
 				}
 				projectSimplex(ti, s.buf)
 				for j, v := range wi {
 					d := ti[j] - v
-					s.gd += s.g[j] * d
-					s.dd += d * d
+					s.gd += float64(s.g[j] * d)
+					s.dd += float64(d * d)
 				}
 			}
 		},

@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // densePGD is the reference: projected gradient descent with the same
@@ -24,15 +22,15 @@ func densePGD(P []float64, n int, w []float64, k, iters int, eta float64) (fs, s
 			for i := range n {
 				v := make([]float64, k)
 				for j := range k {
-					v[j] = w[i*k+j] - eta*G.At(i, j)
+					v[j] = w[i*k+j] - float64(eta*G.At(i, j))
 				}
 				copy(trial[i*k:], bisectProjection(v))
 				for j := range k {
-					gd += G.At(i, j) * (trial[i*k+j] - w[i*k+j])
+					gd += float64(G.At(i, j) * (trial[i*k+j] - w[i*k+j]))
 				}
 			}
 			ft := denseObjective(P, n, trial, k)
-			if ft <= f+sigma*gd {
+			if ft <= f+float64(sigma*gd) {
 				copy(w, trial)
 				f = ft
 				steps = append(steps, eta)
@@ -139,14 +137,21 @@ func firstStep(P []float64, n int, w []float64, k int) float64 {
 		}
 		c = max(c, s)
 	}
-	W := mat.NewDense(n, k, w)
-	var A mat.Dense
-	A.Mul(W.T(), W)
+	// λ is the largest row sum of WᵀW, its products rounded before they
+	// are added (no fused multiply-add), as PGD's are.
 	var lam float64
 	for r := range k {
-		lam = max(lam, mat.Sum(A.RowView(r)))
+		var s float64
+		for c := range k {
+			var a float64
+			for i := range n {
+				a += float64(w[i*k+r] * w[i*k+c])
+			}
+			s += a
+		}
+		lam = max(lam, s)
 	}
-	return 1 / (c + 3*lam)
+	return 1 / (c + float64(3*lam))
 }
 
 // TestPGDLongRun checks that a long run descends to a near-stationary point:

@@ -118,7 +118,7 @@ func MinimizePolytope(ctx context.Context, p PolytopeProblem, x []float64, setti
 			case StepExact:
 				it.Step = segmentArgmin(func(lam float64) float64 {
 					for i := range y {
-						y[i] = x[i] + lam*d[i]
+						y[i] = x[i] + float64(lam*d[i])
 					}
 					return p.Func(y, scratch)
 				})
@@ -134,7 +134,7 @@ func MinimizePolytope(ctx context.Context, p PolytopeProblem, x []float64, setti
 			break
 		}
 		for i := range x {
-			x[i] += it.Step * d[i]
+			x[i] += float64(it.Step * d[i])
 		}
 		res.Iterations = t + 1
 	}
@@ -148,16 +148,16 @@ func MinimizePolytope(ctx context.Context, p PolytopeProblem, x []float64, setti
 func segmentArgmin(phi func(float64) float64) float64 {
 	invPhi := (math.Sqrt(5) - 1) / 2
 	lo, hi := 0.0, 1.0
-	a, b := hi-invPhi*(hi-lo), lo+invPhi*(hi-lo)
+	a, b := hi-float64(invPhi*(hi-lo)), lo+float64(invPhi*(hi-lo))
 	fa, fb := phi(a), phi(b)
 	for hi-lo > 1e-12 {
 		if fa <= fb {
 			hi, b, fb = b, a, fa
-			a = hi - invPhi*(hi-lo)
+			a = hi - float64(invPhi*(hi-lo))
 			fa = phi(a)
 		} else {
 			lo, a, fa = a, b, fb
-			b = lo + invPhi*(hi-lo)
+			b = lo + float64(invPhi*(hi-lo))
 			fb = phi(b)
 		}
 	}

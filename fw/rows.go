@@ -133,18 +133,23 @@ func normalizeRows(ctx context.Context, workers int, w []float64, n, k int) erro
 		}, func(struct{}) {})
 }
 
+// axpy sets y += a·x. Each product is rounded (an explicit float64
+// conversion) before it is added, so that no architecture fuses the two
+// into one multiply-add: y has the same bits on arm64 as on amd64, and as
+// graph.CSR's products.
 func axpy(y []float64, a float64, x []float64) {
 	x = x[:len(y)]
 	for i, v := range x {
-		y[i] += a * v
+		y[i] += float64(a * v)
 	}
 }
 
+// dot returns x·y, summed in order, its products rounded as axpy's are.
 func dot(x, y []float64) float64 {
 	y = y[:len(x)]
 	var s float64
 	for i, v := range x {
-		s += v * y[i]
+		s += float64(v * y[i])
 	}
 	return s
 }

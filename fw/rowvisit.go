@@ -13,12 +13,12 @@ func rankUpdate(a []float64, k int, w []float64, cols []int32, vals []float64) {
 		d := vals[e]
 		axpy(a[int(c)*k:(int(c)+1)*k], d, w)
 		for j, x := range w {
-			a[j*k+int(c)] += d * x
+			a[j*k+int(c)] += float64(d * x)
 		}
 	}
 	for e, c := range cols {
 		for f, c2 := range cols {
-			a[int(c)*k+int(c2)] += vals[e] * vals[f]
+			a[int(c)*k+int(c2)] += float64(vals[e] * vals[f])
 		}
 	}
 }
@@ -67,7 +67,7 @@ func visitRow(v, pwi, a []float64, pii float64, moves int, vs *visitScratch) vis
 	grad := func() {
 		s := pii - vv
 		for j := range g {
-			g[j] = y[j] - (pwi[j] - pii*w[j]) - s*v[j]
+			g[j] = y[j] - (pwi[j] - float64(pii*w[j])) - float64(s*v[j])
 		}
 	}
 	grad()
@@ -90,12 +90,12 @@ func visitRow(v, pwi, a []float64, pii float64, moves int, vs *visitScratch) vis
 		if s == 0 {
 			break
 		}
-		t := top * s
-		res.dec += q.scaled(top).at(s)
+		t := float64(top * s)
+		res.dec += float64(q.scaled(top).at(s))
 		res.moved += t
 		res.moves++
 		for j := range y {
-			y[j] += t * ((a[j*k+fa] - w[j]*w[fa]) - (a[j*k+fb] - w[j]*w[fb]))
+			y[j] += float64(t * ((a[j*k+fa] - float64(w[j]*w[fa])) - (a[j*k+fb] - float64(w[j]*w[fb]))))
 		}
 		v[fa] += t
 		if s == 1 {
@@ -125,7 +125,7 @@ func pairOf(v, g []float64) (a, b int) {
 			hi = max(hi, x)
 		}
 	}
-	tol := tieTol * scale
+	tol := float64(tieTol * scale)
 	a, b = -1, -1
 	for j, x := range g {
 		if a < 0 && x <= lo+tol {
@@ -152,12 +152,12 @@ const tieTol = 1e-12
 // with r0 = P_ii - |v|^2 and r1 = -2 (v_a - v_b).
 func rowQuartic(a, w, v, g []float64, pii float64, fa, fb int) quartic {
 	k := len(w)
-	am := func(r, c int) float64 { return a[r*k+c] - w[r]*w[c] }
+	am := func(r, c int) float64 { return a[r*k+c] - float64(w[r]*w[c]) }
 	r0 := pii - dot(v, v)
 	r1 := -2 * (v[fa] - v[fb])
 	return quartic{
 		a1: g[fa] - g[fb],
-		a2: (am(fa, fa)+am(fb, fb)-2*am(fa, fb))/2 + (r1*r1-4*r0)/4,
+		a2: float64((am(fa, fa)+am(fb, fb)-float64(2*am(fa, fb)))/2) + float64((float64(r1*r1)-float64(4*r0))/4),
 		a3: -r1,
 		a4: 1,
 	}
@@ -166,5 +166,5 @@ func rowQuartic(a, w, v, g []float64, pii float64, fa, fb int) quartic {
 // scaled returns the quartic in s = t/T: q(T s).
 func (q quartic) scaled(T float64) quartic {
 	T2 := T * T
-	return quartic{a1: q.a1 * T, a2: q.a2 * T2, a3: q.a3 * T2 * T, a4: q.a4 * T2 * T2}
+	return quartic{a1: float64(q.a1 * T), a2: float64(q.a2 * T2), a3: float64(q.a3 * T2 * T), a4: float64(q.a4 * T2 * T2)}
 }

@@ -25,7 +25,7 @@ func rowsMulAddGo(acc, t []float64, h, wd int, d []float64, kp int) {
 				continue
 			}
 			for c, dv := range d[l*kp : (l+1)*kp] {
-				ai[c] += tv * dv
+				ai[c] += float64(tv * dv)
 			}
 		}
 	}
@@ -42,7 +42,7 @@ func colsMulAddGo(y, t []float64, h, wd int, d []float64, kp int) {
 			}
 			yj := y[j*kp : (j+1)*kp]
 			for c, dv := range di {
-				yj[c] += tv * dv
+				yj[c] += float64(tv * dv)
 			}
 		}
 	}

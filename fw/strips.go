@@ -217,7 +217,7 @@ func (s *strips) Pull(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 				row := tl[i*wd : (i+1)*wd]
 				ai := acc[i*k : (i+1)*k]
 				for _, en := range p.ents {
-					ai[en.c] += row[en.off] * en.d
+					ai[en.c] += float64(row[en.off] * en.d)
 				}
 			}
 			return nil
@@ -302,7 +302,7 @@ func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 				for e, c := range cols {
 					dv := vals[e]
 					for j, pv := range row {
-						pwc[j*k+int(c)] += pv * dv
+						pwc[j*k+int(c)] += float64(pv * dv)
 					}
 				}
 			}
@@ -326,7 +326,7 @@ func (b *stripBlock) Spread(pw []float64, k, i int, cols []int32, vals []float64
 	for l, pv := range prow {
 		pl := pw[(b.r0+l)*k : (b.r0+l+1)*k]
 		for e, c := range cols {
-			pl[c] += pv * vals[e]
+			pl[c] += float64(pv * vals[e])
 		}
 	}
 }

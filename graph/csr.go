@@ -223,6 +223,11 @@ func (m *CSR) pass(ctx context.Context, row func(i int) float64) (float64, error
 
 // Mul sets dst = P·W and, if rowSums is not nil, the row sums of P,
 // returning ||P||_F^2. It costs O(nnz·k).
+//
+// Every product of a pass, here and in MulOneHot and Spread, is rounded by
+// an explicit float64 conversion before it is added, which forbids the
+// compiler to fuse the two into one multiply-add (as it does on arm64):
+// the sums have the bits of fw.Dense's on every architecture.
 func (m *CSR) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
 	n := m.N()
 	if len(dst) != n*k || len(w) != n*k || (rowSums != nil && len(rowSums) != n) {
@@ -236,12 +241,12 @@ func (m *CSR) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float6
 		clear(yi)
 		var rs, sq float64
 		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-			v, j := m.Scale*m.Val[e], int(m.Col[e])
+			v, j := float64(m.Scale*m.Val[e]), int(m.Col[e])
 			for c, x := range w[j*k : (j+1)*k] {
-				yi[c] += v * x
+				yi[c] += float64(v * x)
 			}
 			rs += v
-			sq += v * v
+			sq += float64(v * v)
 		}
 		if rowSums != nil {
 			rowSums[i] = rs
@@ -273,7 +278,7 @@ func (m *CSR) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) er
 		yi := dst[i*k : (i+1)*k]
 		clear(yi)
 		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-			yi[s[m.Col[e]]] += m.Scale * m.Val[e]
+			yi[s[m.Col[e]]] += float64(m.Scale * m.Val[e])
 		}
 		return 0
 	})
@@ -317,10 +322,10 @@ func (s *sweep) Diag(i int) float64 { return s.scale * s.m.diag[i] }
 func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
 	m := s.m
 	for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-		v, l := s.scale*m.Val[e], int(m.Col[e])
+		v, l := float64(s.scale*m.Val[e]), int(m.Col[e])
 		pl := pw[l*k : (l+1)*k]
 		for q, c := range cols {
-			pl[c] += v * vals[q]
+			pl[c] += float64(v * vals[q])
 		}
 	}
 }

@@ -94,7 +94,7 @@ func (pt *partition) split(lo, hi, cut int) {
 	for i := lo; i < hi; i++ {
 		var s float64
 		for q, a := range x[i*p : (i+1)*p] {
-			s += a * v[q]
+			s += float64(a * v[q]) // rounded: no fused multiply-add, the same split on every architecture
 		}
 		if math.IsNaN(s) {
 			s = 0 // features of opposite infinite products: keep them somewhere
@@ -171,10 +171,10 @@ func (pt *partition) direction(lo, hi int) []float64 {
 			row := rows[r*p : (r+1)*p]
 			var t float64
 			for q, a := range row {
-				t += a * v[q]
+				t += float64(a * v[q])
 			}
 			for q, a := range row {
-				next[q] += t * a
+				next[q] += float64(t * a)
 			}
 		}
 		var norm float64

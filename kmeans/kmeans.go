@@ -212,7 +212,7 @@ func sqDist(a, b []float64) float64 {
 	var d float64
 	for q, v := range a {
 		t := v - b[q]
-		d += t * t
+		d += float64(t * t) // rounded, as tile.SqDist's: no fused multiply-add
 	}
 	return d
 }

@@ -169,7 +169,7 @@ func gram(w []float64, n, k int) []float64 {
 				continue
 			}
 			for b, vb := range row {
-				g[a*k+b] += va * vb
+				g[a*k+b] += float64(va * vb)
 			}
 		}
 	}

@@ -173,7 +173,7 @@ func (m *Model) gaussianRow(sc *rowScratch) {
 			continue
 		}
 		for c, wj := range m.a.W[j*k : (j+1)*k] {
-			sc.b[c] += v * wj
+			sc.b[c] += float64(v * wj)
 		}
 	}
 }
@@ -195,7 +195,7 @@ func (m *Model) knnRow(sc *rowScratch) {
 			v *= negexp.Of(max(d, 0) / (sigmaX * m.a.Sigma[j]))
 		}
 		for c, wj := range m.a.W[int(j)*k : int(j+1)*k] {
-			sc.b[c] += v * wj
+			sc.b[c] += float64(v * wj)
 		}
 	}
 	for e := range sc.list.cnt {

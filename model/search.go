@@ -165,13 +165,15 @@ func (m *Model) tiedIn(x []float64, j int) bool {
 
 // sqDistUpTo returns tile.SqDist(a, b), with the same bits, and true, or
 // false once a partial sum (checked every 16 features) is above limit:
-// the row can be neither a neighbour nor in reach.
+// the row can be neither a neighbour nor in reach. Its squares are rounded
+// before they are added, as SqDist's are, so that no architecture fuses
+// them.
 func sqDistUpTo(a, b []float64, limit float64) (float64, bool) {
 	b = b[:len(a)]
 	var d float64
 	for q, v := range a {
 		t := v - b[q]
-		d += t * t
+		d += float64(t * t)
 		if q&15 == 15 && d > limit {
 			return d, false
 		}

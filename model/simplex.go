@@ -56,7 +56,7 @@ func Simplex(G, b []float64, k int, w []float64, s *SimplexScratch) error {
 		if t, drop := stepTo(w, v, s.support); drop >= 0 {
 			// v leaves the simplex: go to the boundary, drop the index.
 			for a, i := range s.support {
-				w[i] += t * (v[a] - w[i])
+				w[i] += float64(t * (v[a] - w[i]))
 			}
 			s.dropZeros(w, drop)
 			continue
@@ -71,7 +71,7 @@ func Simplex(G, b []float64, k int, w []float64, s *SimplexScratch) error {
 			var t float64
 			for j, wj := range w {
 				if wj != 0 {
-					t += G[i*k+j] * wj
+					t += float64(G[i*k+j] * wj)
 				}
 			}
 			g[i] = t - b[i]
@@ -185,7 +185,7 @@ func (s *SimplexScratch) kkt(G []float64, k int, S []int, rhs []float64, tol flo
 				continue
 			}
 			for j := c; j < w; j++ {
-				a[r*w+j] -= f * a[c*w+j]
+				a[r*w+j] -= float64(f * a[c*w+j])
 			}
 		}
 	}
@@ -193,7 +193,7 @@ func (s *SimplexScratch) kkt(G []float64, k int, S []int, rhs []float64, tol flo
 	for r := m - 1; r >= 0; r-- {
 		t := a[r*w+m]
 		for j := r + 1; j < m; j++ {
-			t -= a[r*w+j] * x[j]
+			t -= float64(a[r*w+j] * x[j])
 		}
 		x[r] = t / a[r*w+r]
 	}
@@ -268,7 +268,7 @@ func (s *SimplexScratch) degenerateStep(G []float64, k int, w []float64, enter i
 		return false
 	}
 	for a, i := range s.support {
-		w[i] += t * d[a]
+		w[i] += float64(t * d[a])
 	}
 	w[enter] = t
 	s.support = append(s.support, enter)

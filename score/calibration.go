@@ -60,7 +60,7 @@ func Calibrate(truth []int, w []float64, k int) (Calibration, error) {
 			if j == want {
 				v--
 			}
-			brier += v * v
+			brier += float64(v * v)
 		}
 		if pred[i] == want {
 			c.Correct++

@@ -13,7 +13,7 @@ const maxAssign = 1 << 12
 // comb2 returns x choose 2, computed in float64 so that it cannot overflow.
 func comb2(x int) float64 {
 	f := float64(x)
-	return f * (f - 1) / 2
+	return float64(f * (f - 1) / 2) // rounded: not fused into the caller's sum
 }
 
 // ARI returns the adjusted Rand index of pred against truth (Hubert & Arabie
@@ -58,8 +58,8 @@ func (t *contingency) ari() float64 {
 	for _, b := range t.colSum {
 		sumCols += comb2(b)
 	}
-	expected := sumRows * sumCols / comb2(t.n)
-	maxIndex := (sumRows + sumCols) / 2
+	expected := float64(sumRows * sumCols / comb2(t.n))
+	maxIndex := float64((sumRows + sumCols) / 2)
 	return (index - expected) / (maxIndex - expected)
 }
 
@@ -93,7 +93,7 @@ func entropy(counts []int, n float64) float64 {
 	var s float64
 	for _, c := range counts {
 		f := float64(c)
-		s += f * math.Log(f)
+		s += float64(f * math.Log(f))
 	}
 	return math.Log(n) - s/n
 }
@@ -119,7 +119,7 @@ func (t *contingency) nmi() float64 {
 	var mi float64
 	t.each(func(i, j, nij int) {
 		f := float64(nij)
-		mi += f * (math.Log(f) + logN - logRow[i] - logCol[j])
+		mi += float64(f * (math.Log(f) + logN - logRow[i] - logCol[j]))
 	})
 	mi /= n
 	if mi <= 0 {

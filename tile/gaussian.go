@@ -97,12 +97,17 @@ func mirrorUpper(dst []float64, w int) {
 
 // SqDist returns the squared Euclidean distance between a and b (at least
 // as long as a), summed in feature order.
+//
+// It defines every distance of the kNN search, so its bits must not depend
+// on the architecture: each square is rounded (an explicit float64
+// conversion) before it is added, which forbids the compiler to fuse the
+// two into one multiply-add, as it otherwise would on arm64.
 func SqDist(a, b []float64) float64 {
 	b = b[:len(a)]
 	var d float64
 	for q, v := range a {
 		t := v - b[q]
-		d += t * t
+		d += float64(t * t)
 	}
 	return d
 }
@@ -148,7 +153,7 @@ func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error)
 	m := len(d2) / 2
 	med := d2[m]
 	if len(d2)%2 == 0 {
-		med = d2[m-1]/2 + d2[m]/2
+		med = float64(d2[m-1]/2) + float64(d2[m]/2)
 	}
 	gamma := 1 / med
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
@@ -174,7 +179,7 @@ func Standardize(x []float64, n, p int) {
 	for i := range n {
 		row := x[i*p : (i+1)*p]
 		for q := range row {
-			row[q] = zscore(row[q]*scale[q], mean[q], sd[q])
+			row[q] = zscore(float64(row[q]*scale[q]), mean[q], sd[q])
 		}
 	}
 }
@@ -214,12 +219,15 @@ func zscore(v, mean, sd float64) float64 {
 }
 
 // moments returns the means and population standard deviations of the
-// columns of x (n×p) multiplied by scale, summed in row order.
+// columns of x (n×p) multiplied by scale, summed in row order. Products are
+// rounded before they are added or subtracted (explicit float64
+// conversions), so that no architecture fuses them: the standardized
+// features have the same bits everywhere.
 func moments(x []float64, n, p int, scale []float64) (mean, sd []float64) {
 	mean, sd = make([]float64, p), make([]float64, p)
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {
-			mean[q] += v * scale[q]
+			mean[q] += float64(v * scale[q])
 		}
 	}
 	for q := range mean {
@@ -227,8 +235,8 @@ func moments(x []float64, n, p int, scale []float64) (mean, sd []float64) {
 	}
 	for i := range n {
 		for q, v := range x[i*p : (i+1)*p] {
-			t := v*scale[q] - mean[q]
-			sd[q] += t * t
+			t := float64(v*scale[q]) - mean[q]
+			sd[q] += float64(t * t)
 		}
 	}
 	for q := range sd {

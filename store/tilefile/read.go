@@ -328,7 +328,7 @@ func (tf *File) Meta() map[string]string { return tf.meta }
 // A fault of the mapping, the file cut short under the run, is an error
 // naming the file (see store.CatchFault).
 func (tf *File) Tile(dst []float64, r0, r1, c0, c1 int) (err error) {
-	defer store.CatchFault("tile file "+tf.name, &err)()
+	defer store.CatchFault("tile file "+tf.name, tf.f, tf.mapped, &err)()
 	if r0 < 0 || r1 > tf.n || c0 < 0 || c1 > tf.n || r0 > r1 || c0 > c1 {
 		return fmt.Errorf("tile file %s: range [%d:%d, %d:%d] outside %d×%d", tf.name, r0, r1, c0, c1, tf.n, tf.n)
 	}
