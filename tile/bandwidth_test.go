@@ -21,7 +21,7 @@ func refScale(x []float64, n, p int, anchors []int) float64 {
 			var d float64
 			for q := range p {
 				t := x[a*p+q] - x[j*p+q]
-				d += t * t
+				d += float64(t * t)
 			}
 			if d > 0 {
 				d2 = append(d2, d)

@@ -44,7 +44,7 @@ func denseP(x []float64, n, p int, gamma float64) *mat.Dense {
 			var d float64
 			for q := range p {
 				t := x[i*p+q] - x[j*p+q]
-				d += t * t
+				d += float64(t * t)
 			}
 			P.Set(i, j, math.Exp(-gamma*d))
 		}

@@ -152,10 +152,10 @@ func sqDist4(a, b []float64) (d0, d1, d2, d3 float64) {
 	b0, b1, b2, b3 := b[:p], b[p:2*p], b[2*p:3*p], b[3*p:4*p]
 	for q, v := range a {
 		t0, t1, t2, t3 := v-b0[q], v-b1[q], v-b2[q], v-b3[q]
-		d0 += t0 * t0
-		d1 += t1 * t1
-		d2 += t2 * t2
-		d3 += t3 * t3
+		d0 += float64(t0 * t0)
+		d1 += float64(t1 * t1)
+		d2 += float64(t2 * t2)
+		d3 += float64(t3 * t3)
 	}
 	return d0, d1, d2, d3
 }
