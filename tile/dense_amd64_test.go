@@ -102,7 +102,7 @@ func gemmRef32(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, 
 					x := archsimd.BroadcastFloat32x16(a[r*rs+s*is])
 					acc = x.MulAdd(archsimd.LoadFloat32x16Slice(b[s*ldb+c0:]), acc)
 				}
-				addClass(y[r*ldy+c0:], acc)
+				addClassArchsimd(y[r*ldy+c0:], acc)
 			}
 		}
 	}
