@@ -2,12 +2,19 @@
 
 package tile
 
-import "simd/archsimd"
+import (
+	"math"
+	"math/rand/v2"
+	"simd/archsimd"
+	"slices"
+	"testing"
+)
 
 // The archsimd code that the dense kernel ran before it moved to assembly
 // (dense_amd64.s), kept as the reference the assembly is checked against
-// bit for bit (dense_archsimd_amd64_test.go... see TestDenseArchsimd): the
-// reason this file needs GOEXPERIMENT=simd. It is test code only.
+// bit for bit by TestDenseArchsimd: the reason this file needs
+// GOEXPERIMENT=simd. The plain build checks the assembly against pure-Go
+// references of the same arithmetic (dense_amd64_test.go).
 
 // exp32Archsimd replaces every value v of t (len a multiple of 16) by
 // exp(min(v, 0)); values below -150 give 0.
@@ -305,4 +312,120 @@ func gen64x1Archsimd(t []float64, wp int, xr, xt []float64, p int, gr, gc []floa
 	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
 	gr3 := archsimd.BroadcastFloat64x8(gr[3])
 	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
+}
+
+// gemmArchsimd is gemmRef32 in archsimd: one row and 16 columns at a time,
+// the float32 fused multiply-adds widened and added every flushEvery steps.
+func gemmArchsimd(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, m, cols, inner int) {
+	for r := range m {
+		for c0 := 0; c0 < cols; c0 += 16 {
+			for s0 := 0; s0 < inner; s0 += flushEvery {
+				var acc archsimd.Float32x16
+				for s := s0; s < min(inner, s0+flushEvery); s++ {
+					x := archsimd.BroadcastFloat32x16(a[r*rs+s*is])
+					acc = x.MulAdd(archsimd.LoadFloat32x16Slice(b[s*ldb+c0:]), acc)
+				}
+				addClassArchsimd(y[r*ldy+c0:], acc)
+			}
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// genTile64Archsimd is genTile64 as the archsimd kernel ran it: 4-row
+// blocks (xr packed by 4), then exp64Archsimd.
+func genTile64Archsimd(t []float64, hp, wp int, xr, xt []float64, p int, gr, gc []float64, tg float64) {
+	tgv := archsimd.BroadcastFloat64x8(tg)
+	for i0 := 0; i0 < hp; i0 += 4 {
+		ti := t[i0*wp : (i0+4)*wp]
+		j0 := 0
+		for ; j0+16 <= wp; j0 += 16 {
+			gen64x2Archsimd(ti[j0:], wp, xr[i0*p:(i0+4)*p], xt[j0:], p, gr[i0:], gc[j0:], tgv)
+		}
+		for ; j0 < wp; j0 += 8 {
+			gen64x1Archsimd(ti[j0:], wp, xr[i0*p:(i0+4)*p], xt[j0:], p, gr[i0:], gc[j0:], tgv)
+		}
+		exp64Archsimd(ti)
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// TestDenseArchsimd checks the assembly of the dense kernel bit for bit
+// against the archsimd code it replaced: exp in both precisions (edges,
+// NaN and infinities included), the one-hot consumer, the float64
+// exponent kernels and the float32 P·W kernels.
+func TestDenseArchsimd(t *testing.T) {
+	skipWithoutAVX512(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	t.Run("exp", func(t *testing.T) {
+		x32 := expInputs[float32](1<<16, -160, rng)
+		a, b := slices.Clone(x32), slices.Clone(x32)
+		exp32Slice(a)
+		exp32Archsimd(b)
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+				t.Fatalf("exp32(%v): %v, archsimd %v", x32[i], a[i], b[i])
+			}
+		}
+		x64 := expInputs[float64](1<<15, -1200, rng)
+		c, d := slices.Clone(x64), slices.Clone(x64)
+		exp64Slice(c)
+		exp64Archsimd(d)
+		for i := range c {
+			if math.Float64bits(c[i]) != math.Float64bits(d[i]) {
+				t.Fatalf("exp64(%v): %v, archsimd %v", x64[i], c[i], d[i])
+			}
+		}
+	})
+	t.Run("consume", func(t *testing.T) {
+		for _, tc := range []struct {
+			hp, wp, k  int
+			diag, frob bool
+		}{{16, 16, 1, false, true}, {32, 48, 5, false, false}, {48, 32, 5, true, true}, {64, 80, 3, false, true}} {
+			tl := randomSlice(tc.hp*tc.wp, rng.Float32)
+			cls := func() int32 { return int32(rng.IntN(tc.k)) }
+			sr, sc := randomSlice(tc.hp, cls), randomSlice(tc.wp, cls)
+			accR, accC := randomSlice(tc.k*tc.hp, rng.Float64), randomSlice(tc.k*tc.wp, rng.Float64)
+			refR, refC := slices.Clone(accR), slices.Clone(accC)
+			got := consumeOneHot32(tl, tc.hp, tc.wp, sr, sc, accR, accC, tc.diag, tc.frob)
+			want := consumeArchsimd(tl, tc.hp, tc.wp, sr, sc, refR, refC, tc.diag, tc.frob)
+			archsimd.ClearAVXUpperBits()
+			if math.Float64bits(got) != math.Float64bits(want) || !bitsEqual(accR, refR) || !bitsEqual(accC, refC) {
+				t.Fatalf("%+v: differs from archsimd (squares %v, %v)", tc, got, want)
+			}
+		}
+	})
+	t.Run("gen64", func(t *testing.T) {
+		for _, tc := range []struct{ hp, wp, p int }{{8, 8, 1}, {16, 24, 3}, {24, 40, 16}, {32, 56, 37}} {
+			x, xt := randomSlice(tc.hp*tc.p, rng.NormFloat64), randomSlice(tc.p*tc.wp, rng.NormFloat64)
+			g := func() float64 { return -0.3 * rng.Float64() }
+			gr, gc := randomSlice(tc.hp, g), randomSlice(tc.wp, g)
+			xr8, xr4 := make([]float64, tc.hp*tc.p), make([]float64, tc.hp*tc.p)
+			packRows(xr8, x, tc.p, 8)
+			packRows(xr4, x, tc.p, 4)
+			got, want := make([]float64, tc.hp*tc.wp), make([]float64, tc.hp*tc.wp)
+			genTile64(got, tc.hp, tc.wp, xr8, xt, tc.p, gr, gc, 0.2)
+			genTile64Archsimd(want, tc.hp, tc.wp, xr4, xt, tc.p, gr, gc, 0.2)
+			if !bitsEqual(got, want) {
+				t.Fatalf("%+v: differs from archsimd", tc)
+			}
+		}
+	})
+	t.Run("gemm32", func(t *testing.T) {
+		for _, tc := range []gemmCase{{m: 16, kp: 48, inner: 130}, {m: 24, kp: 112, inner: 64, transposed: true}} {
+			a, b, rs, is := operands(tc, rng.Float32)
+			got := randomSlice(tc.m*tc.kp, rng.Float64)
+			want := slices.Clone(got)
+			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
+			gemmArchsimd(want, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
+			if !bitsEqual(got, want) {
+				t.Fatalf("%+v: differs from archsimd", tc)
+			}
+		}
+	})
+}
+
+// bitsEqual reports whether a and b hold the same float64 bits.
+func bitsEqual(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
