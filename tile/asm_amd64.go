@@ -32,6 +32,38 @@ func maskAVX2(t, cth *float32, rth float32) uint64
 //go:noescape
 func maskAVX512(t, cth *float32, rth float32) uint64
 
+// The P·W micro-kernels of gemm_amd64.s. Each adds to the 8×(16·nv) float64
+// block y[r*ldy+c] (r < 8, c < 16·nv) the products, summed over s < inner,
+// of a[r*rs+s*is] and b[s*ldb+c], in float32 partial sums of at most
+// flushEvery (64) terms that are then widened and added to y; unless add
+// is set, the first partial sums are stored into y instead (y need not be
+// cleared; inner must then be positive). They are
+// written in assembly, 24 accumulators in registers. They need AVX-512F.
+
+//go:noescape
+func gemm8x1(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
+//go:noescape
+func gemm8x2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
+//go:noescape
+func gemm8x3(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
+// The float64 P·W micro-kernels of gemm64_amd64.s. Each sets the
+// 8×(8·nv) float64 block y[r*ldy+c] (r < 8, c < 8·nv), or adds to it if
+// add is set, the products of a[r*rs+s*is] and b[s*ldb+c], each rounded,
+// summed over s < inner in order: the portable consumer's arithmetic. The
+// same conditions as for the float32 kernels apply.
+
+//go:noescape
+func gemm64x8x1(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
+//go:noescape
+func gemm64x8x2(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
+//go:noescape
+func gemm64x8x3(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
 // screenKernelOf returns family k's screen, nil for ISAGo.
 func screenKernelOf(k ISA) *screenKernel {
 	switch k {

@@ -22,8 +22,8 @@
 // the rows of a feature matrix; Standardize prepares its features, and
 // AutoBandwidth (the default rule, from the distances to near neighbours)
 // and MedianGamma (the median heuristic, for comparison) choose gamma.
-// Built with GOEXPERIMENT=simd on amd64, a Gaussian's passes run AVX-512
-// kernels on CPUs that have it (Engine.Kernel names the kernel in use); the
+// On amd64, a Gaussian's passes run AVX-512 kernels (assembly) on CPUs
+// that have it (Engine.Kernel names the kernel in use); the
 // portable kernel runs otherwise, or when Engine.ISA is ISAGo.
 //
 // Pairs walks the same tile grid for an exact nearest-neighbour search:

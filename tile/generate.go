@@ -18,6 +18,7 @@ package tile
 //go:generate python3 asmgen/gen32.py
 //go:generate python3 asmgen/gemm32.py
 //go:generate python3 asmgen/gemm64.py
+//go:generate python3 asmgen/dense.py
 //go:generate python3 asmgen/screen.py
 //go:generate python3 asmgen/screen_arm64.py
 //go:generate python3 asmgen/probe.py

@@ -1,8 +1,8 @@
-//go:build !(goexperiment.simd && amd64)
+//go:build !amd64
 
 package tile
 
-// Without GOEXPERIMENT=simd on amd64 there is no vectorized kernel: every
+// Off amd64 there is no vectorized dense kernel: every
 // pass runs the portable code.
 
 const (

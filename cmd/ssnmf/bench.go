@@ -38,7 +38,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"counted), with each family's speed-up over go and share of its FMA peak, measured by\n"+
 		"a short probe of that family's FMA instructions in the same run; the header names the\n"+
 		"CPU and its vector features. A family without a kernel for a pass in this build (the\n"+
-		"dense passes of avx512 need GOEXPERIMENT=simd; avx2 and neon have none yet) shows \"-*\".\n"+
+		"dense passes of avx2 and neon are not written yet) shows \"-*\".\n"+
 		"The run ends with the kNN build's rate as a share of the P·S pass's. Every figure is a\n"+
 		"median over the repetitions.")
 	c := benchConfig{prec: tile.Float32}
@@ -249,11 +249,7 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		}
 		var why []string
 		if !hasDense(f.isa) {
-			if f.isa == denseISA || f.isa == tile.ISAAVX512 {
-				why = append(why, "its dense passes (gen, P·S, P·W) need a build with GOEXPERIMENT=simd")
-			} else {
-				why = append(why, "its dense passes (gen, P·S, P·W) are not written yet")
-			}
+			why = append(why, "its dense passes (gen, P·S, P·W) are not written yet")
 		}
 		if !knnKernel(benchFeatures(2, 1), 1, f.isa) {
 			why = append(why, "its kNN screen is not written yet")

@@ -19,7 +19,7 @@ def addr(base, idx):
     return f"({base})" if idx is None else f"({base})({idx})"
 
 
-def start(script, doc, tag="goexperiment.simd && amd64"):
+def start(script, doc, tag="amd64"):
     """Returns the lines of a new assembly file, begun with its header and
     doc as its leading comment, and the function that appends a line.
     script is the generator's __file__: the header's first line is Go's

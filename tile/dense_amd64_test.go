@@ -1,11 +1,10 @@
-//go:build goexperiment.simd && amd64
+//go:build amd64
 
 package tile
 
 import (
 	"math"
 	"math/rand/v2"
-	"simd/archsimd"
 	"slices"
 	"testing"
 	"time"
@@ -89,24 +88,21 @@ func TestVectorExpError(t *testing.T) {
 	})
 }
 
-// gemmRef32 is the arithmetic the assembly micro-kernels promise, one row
-// and 16 columns at a time in archsimd: y[r*ldy+c] += the float32 fused
-// multiply-adds of a[r*rs+s*is]·b[s*ldb+c] in s order, widened and added
-// every flushEvery steps.
+// gemmRef32 is the arithmetic the assembly micro-kernels promise, in pure
+// Go: y[r*ldy+c] += the float32 fused multiply-adds of a[r*rs+s*is]·b[s*ldb+c]
+// in s order, widened and added every flushEvery steps.
 func gemmRef32(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, m, cols, inner int) {
 	for r := range m {
-		for c0 := 0; c0 < cols; c0 += 16 {
+		for c := range cols {
 			for s0 := 0; s0 < inner; s0 += flushEvery {
-				var acc archsimd.Float32x16
+				var acc float32
 				for s := s0; s < min(inner, s0+flushEvery); s++ {
-					x := archsimd.BroadcastFloat32x16(a[r*rs+s*is])
-					acc = x.MulAdd(archsimd.LoadFloat32x16Slice(b[s*ldb+c0:]), acc)
+					acc = fma32(a[r*rs+s*is], b[s*ldb+c], acc)
 				}
-				addClass(y[r*ldy+c0:], acc)
+				y[r*ldy+c] += float64(acc)
 			}
 		}
 	}
-	archsimd.ClearAVXUpperBits()
 }
 
 // gemmCase is a test case of the P·W micro-kernels: an m×inner matrix a
@@ -168,24 +164,20 @@ func TestGemmMicroKernels(t *testing.T) {
 	}
 }
 
-// genRef32 is the arithmetic the Gaussian micro-kernels promise, one row
-// and 16 columns at a time in archsimd, followed by the vectorized exp:
+// genRef32 is the arithmetic the Gaussian micro-kernels promise, in pure
+// Go, followed by the vectorized exp's (exp32Ref):
 // t[r][c] = exp(tg·(float32 FMA chain of x_r·x_c) + (gc[c] + gr[r])), with
 // x (hp×p, row-major) the rows' features.
 func genRef32(t []float32, hp, wp int, x, xt []float32, p int, gr, gc []float32, tg float32) {
-	tgv := archsimd.BroadcastFloat32x16(tg)
 	for r := range hp {
-		for c0 := 0; c0 < wp; c0 += 16 {
-			var acc archsimd.Float32x16
+		for c := range wp {
+			var acc float32
 			for q := range p {
-				acc = archsimd.BroadcastFloat32x16(x[r*p+q]).MulAdd(archsimd.LoadFloat32x16Slice(xt[q*wp+c0:]), acc)
+				acc = fma32(x[r*p+q], xt[q*wp+c], acc)
 			}
-			g := archsimd.LoadFloat32x16Slice(gc[c0:]).Add(archsimd.BroadcastFloat32x16(gr[r]))
-			acc.MulAdd(tgv, g).StoreSlice(t[r*wp+c0:])
+			t[r*wp+c] = exp32Ref(fma32(acc, tg, gc[c]+gr[r]))
 		}
 	}
-	exp32Slice(t[:hp*wp])
-	archsimd.ClearAVXUpperBits()
 }
 
 // TestGenMicroKernels checks the assembly Gaussian micro-kernels, through
@@ -336,6 +328,232 @@ func TestUp32(t *testing.T) {
 		}
 		if !math.IsInf(float64(f), 0) && float64(f) > v+math.Abs(v)*0x1p-21 {
 			t.Errorf("up32(%v) = %v, more than 2⁻²¹|v| above it", v, f)
+		}
+	}
+}
+
+// exp32Ref is exp32Slice's arithmetic on one value, in pure Go: the same
+// operations in the same order (VRNDSCALE to even, fused multiply-adds,
+// VSCALEF as an exact float64 product rounded once to float32).
+func exp32Ref(v float32) float32 {
+	c := func(i int) float32 { return expTab32[i][0] }
+	// VMAXPS(lo, v) = lo > v ? lo : v, then VMINPS(x, 0) = x < 0 ? x : 0:
+	// NaN and -0 come out +0.
+	x := v
+	if c(0) > x {
+		x = c(0)
+	}
+	if !(x < 0) {
+		x = 0
+	}
+	k := float32(math.RoundToEven(float64(float32(x * c(2)))))
+	r := fma32(k, c(3), x)
+	r = fma32(k, c(4), r)
+	y := fma32(c(5), r, c(6))
+	for i := 7; i <= 10; i++ {
+		y = fma32(y, r, c(i))
+	}
+	y = fma32(y, float32(r*r), r)
+	y = float32(y + c(11))
+	return float32(float64(y) * math.Ldexp(1, int(k)))
+}
+
+// exp64Ref is exp64Slice's arithmetic on one value, in pure Go.
+func exp64Ref(v float64) float64 {
+	c := func(i int) float64 { return expTab64[i][0] }
+	x := v
+	if c(0) > x {
+		x = c(0)
+	}
+	if !(x < 0) {
+		x = 0
+	}
+	k := math.RoundToEven(float64(x * c(2)))
+	r := math.FMA(k, c(3), x)
+	r = math.FMA(k, c(4), r)
+	y := math.FMA(c(5), r, c(6))
+	for i := 7; i <= 15; i++ {
+		y = math.FMA(y, r, c(i))
+	}
+	y = math.FMA(y, float64(r*r), r)
+	y = float64(y + c(16))
+	return math.Ldexp(y, int(k))
+}
+
+// expInputs returns m values for the exp tests: a grid over [lo, 0], values
+// dense near 0, and the edges (zeros, the clamp, subnormal results, values
+// above 0, NaN and infinities).
+func expInputs[F float32 | float64](m int, lo float64, rng *rand.Rand) []F {
+	x := make([]F, m)
+	for i := range x {
+		switch i % 4 {
+		case 0:
+			x[i] = F(lo * float64(i) / float64(m))
+		case 1:
+			x[i] = F(-rng.ExpFloat64())
+		case 2:
+			x[i] = F(1.3 * lo * rng.Float64())
+		default:
+			x[i] = F(-rng.Float64() * 1e-6)
+		}
+	}
+	edges := []float64{0, math.Copysign(0, -1), 1, 1e30, -1e30, lo, 2 * lo, -87.5, -103.9, -104, -745, -708.5, -1100, -1e-40, 0.5, math.NaN(), math.Inf(-1), math.Inf(1)}
+	for i, e := range edges {
+		x[i] = F(e)
+	}
+	return x
+}
+
+// TestExpBits checks exp32Slice and exp64Slice bit for bit against their
+// pure-Go arithmetic, exp32Ref and exp64Ref, on grids, random values and
+// edges, lengths with and without an odd vector.
+func TestExpBits(t *testing.T) {
+	skipWithoutAVX512(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, m := range []int{48, 96, 1 << 16} {
+		x32 := expInputs[float32](m, -160, rng)
+		y32 := slices.Clone(x32)
+		exp32Slice(y32)
+		for i, v := range x32 {
+			if want := exp32Ref(v); math.Float32bits(y32[i]) != math.Float32bits(want) {
+				t.Fatalf("m=%d: exp32Slice(%v) = %v (%#x), reference %v (%#x)", m, v, y32[i], math.Float32bits(y32[i]), want, math.Float32bits(want))
+			}
+		}
+		x64 := expInputs[float64](m/2, -1200, rng)
+		y64 := slices.Clone(x64)
+		exp64Slice(y64)
+		for i, v := range x64 {
+			if want := exp64Ref(v); math.Float64bits(y64[i]) != math.Float64bits(want) {
+				t.Fatalf("m=%d: exp64Slice(%v) = %v, reference %v", m/2, v, y64[i], want)
+			}
+		}
+	}
+	// A length that is not a multiple of the vector leaves the rest as it is.
+	y := []float32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -2}
+	exp32Slice(y)
+	if y[17] != -2 || y[16] != -1 || y[15] != exp32Ref(-1) {
+		t.Errorf("exp32Slice on 18 values: rest %v, %v", y[16], y[17])
+	}
+}
+
+// consumeRef is consumeOneHot32's arithmetic in pure Go: the additions
+// into each accumulator in the assembly's order (rows in order for accC,
+// columns in order for accR, 16×16 blocks row-major), the squares into
+// 16 lanes by column, the lanes added by halves, then by a tree.
+func consumeRef(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, diag, frob bool) float64 {
+	var sq [16]float64
+	for i0 := 0; i0 < hp; i0 += 16 {
+		for j0 := 0; j0 < wp; j0 += 16 {
+			for i := i0; i < i0+16; i++ {
+				for j := j0; j < j0+16; j++ {
+					v := float64(t[i*wp+j])
+					if !diag {
+						accC[int(sr[i])*wp+j] += v
+					}
+					if frob {
+						sq[j-j0] = math.FMA(v, v, sq[j-j0])
+					}
+				}
+			}
+			for j := j0; j < j0+16; j++ {
+				for i := i0; i < i0+16; i++ {
+					accR[int(sc[j])*hp+i] += float64(t[i*wp+j])
+				}
+			}
+		}
+	}
+	if !frob {
+		return 0
+	}
+	var b [8]float64
+	for l := range b {
+		b[l] = sq[l] + sq[l+8]
+	}
+	return ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]))
+}
+
+// TestConsumeOneHot32 checks the one-hot consumer bit for bit against
+// consumeRef: P·S classes (k = 5, repeated classes in a block) and row sums
+// (one class), on and off the diagonal, with and without squares.
+func TestConsumeOneHot32(t *testing.T) {
+	skipWithoutAVX512(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, tc := range []struct {
+		hp, wp, k  int
+		diag, frob bool
+	}{
+		{16, 16, 1, false, true}, {32, 48, 5, false, false}, {48, 32, 5, true, false},
+		{64, 64, 1, true, true}, {16, 80, 3, false, true}, {80, 16, 7, false, false},
+	} {
+		tl := randomSlice(tc.hp*tc.wp, rng.Float32)
+		cls := func() int32 { return int32(rng.IntN(tc.k)) }
+		sr, sc := randomSlice(tc.hp, cls), randomSlice(tc.wp, cls)
+		accR, accC := randomSlice(tc.k*tc.hp, rng.Float64), randomSlice(tc.k*tc.wp, rng.Float64)
+		wantR, wantC := slices.Clone(accR), slices.Clone(accC)
+		got := consumeOneHot32(tl, tc.hp, tc.wp, sr, sc, accR, accC, tc.diag, tc.frob)
+		want := consumeRef(tl, tc.hp, tc.wp, sr, sc, wantR, wantC, tc.diag, tc.frob)
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%+v: squares %v, reference %v", tc, got, want)
+		}
+		for i := range accR {
+			if math.Float64bits(accR[i]) != math.Float64bits(wantR[i]) {
+				t.Fatalf("%+v: accR[%d] = %v, reference %v", tc, i, accR[i], wantR[i])
+			}
+		}
+		for i := range accC {
+			if math.Float64bits(accC[i]) != math.Float64bits(wantC[i]) {
+				t.Fatalf("%+v: accC[%d] = %v, reference %v", tc, i, accC[i], wantC[i])
+			}
+		}
+	}
+}
+
+// TestGen64 checks genTile64 (the float64 exponent micro-kernels and exp)
+// bit for bit against its arithmetic in pure Go: a chain of fused
+// multiply-adds in feature order, one fused multiply-add with gc + gr, then
+// exp64Ref.
+func TestGen64(t *testing.T) {
+	skipWithoutAVX512(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, tc := range []struct{ hp, wp, p int }{{8, 8, 1}, {16, 24, 3}, {24, 40, 16}, {8, 16, 0}, {32, 56, 37}} {
+		x, xt := randomSlice(tc.hp*tc.p, rng.NormFloat64), randomSlice(tc.p*tc.wp, rng.NormFloat64)
+		const gamma = 0.1
+		g := func() float64 { return -gamma * 3 * rng.Float64() }
+		gr, gc := randomSlice(tc.hp, g), randomSlice(tc.wp, g)
+		xr := make([]float64, tc.hp*tc.p)
+		if tc.p > 0 {
+			packRows(xr, x, tc.p, 8)
+		}
+		got := make([]float64, tc.hp*tc.wp)
+		genTile64(got, tc.hp, tc.wp, xr, xt, tc.p, gr, gc, 2*gamma)
+		for r := range tc.hp {
+			for c := range tc.wp {
+				var acc float64
+				for q := range tc.p {
+					acc = math.FMA(x[r*tc.p+q], xt[q*tc.wp+c], acc)
+				}
+				want := exp64Ref(math.FMA(acc, 2*gamma, gc[c]+gr[r]))
+				if math.Float64bits(got[r*tc.wp+c]) != math.Float64bits(want) {
+					t.Fatalf("%+v: t[%d][%d] = %v, reference %v", tc, r, c, got[r*tc.wp+c], want)
+				}
+			}
+		}
+	}
+}
+
+// TestAddFloat64s checks the commit's vector add against scalar additions,
+// for lengths around its blocks of 8 and 32.
+func TestAddFloat64s(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 40, 71, 100} {
+		dst, src := randomSlice(n, rng.NormFloat64), randomSlice(n, rng.NormFloat64)
+		want := slices.Clone(dst)
+		for i := range want {
+			want[i] += src[i]
+		}
+		addFloat64s(dst, src)
+		if !slices.Equal(dst, want) {
+			t.Errorf("n=%d: %v, want %v", n, dst, want)
 		}
 	}
 }

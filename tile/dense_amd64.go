@@ -1,28 +1,31 @@
-//go:build goexperiment.simd && amd64
+//go:build amd64
 
 package tile
 
 import (
 	"math"
-	"simd/archsimd"
 	"unsafe"
 )
 
-// This file holds the vectorized tile kernel, built with GOEXPERIMENT=simd
-// on amd64 and used on CPUs with AVX-512. A tile is computed in three
-// phases that never mix scalar floating-point code into a vector loop:
+// This file holds the vectorized tile kernel of amd64, used on CPUs with
+// AVX-512. A tile is computed in three phases that never mix scalar
+// floating-point code into a vector loop:
 // packing (scalar: the tile's rows and columns are copied, centred, into
 // panels), generation (vector: distances by the norms identity
 // d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then a
 // vectorized exp), and consumption (vector: the tile, still in cache, is
 // added into float64 accumulators, which the Engine's commit then adds to
 // the output as they are: class-major for P·S, with stride kp for P·W).
-// The upper halves of the vector registers are cleared between a vector
-// and a scalar phase. The register-blocked inner kernels (the float32
-// dot products of generation, and the P·W products in both precisions)
-// are in assembly, gen_amd64.s, gemm_amd64.s and gemm64_amd64.s, written
-// by the scripts in asmgen: archsimd code gets 15 vector registers from
-// the compiler, too few for their 8-row blocks.
+// Every vector phase is an assembly function written by the scripts in
+// asmgen (gen_amd64.s, dense_amd64.s, gemm_amd64.s, gemm64_amd64.s; see
+// asm_amd64.go), which ends with VZEROUPPER, so that the scalar code
+// between them runs with the upper halves of the vector registers clear.
+// The assembly replaced archsimd code (GOEXPERIMENT=simd) with the same
+// arithmetic, each value going through the same operations in the same
+// order (the exp is the compiler's instruction sequence; the float64
+// generation now blocks 8 rows instead of 4), so it gives the same bits;
+// the archsimd code is kept as the tests' reference for this,
+// dense_archsimd_ref_amd64_test.go.
 
 const (
 	simdName = "avx512"
@@ -40,7 +43,7 @@ const flushEvery = 64
 // come out exactly 0.
 const padArg = -1e30
 
-func simdUsable() bool { return archsimd.X86.AVX512() }
+func simdUsable() bool { return cpuHas(ISAAVX512) }
 
 func fastCapable(src Source) bool {
 	_, ok := src.(*Gaussian)
@@ -74,35 +77,11 @@ func splat32(v float32) (a [16]float32) {
 	return a
 }
 
-// exp32Slice replaces every value v of t (len a multiple of 16) by
-// exp(min(v, 0)); values below -150 give 0.
-func exp32Slice(t []float32) {
-	lo := archsimd.LoadFloat32x16(&expTab32[0])
-	zero := archsimd.LoadFloat32x16(&expTab32[1])
-	log2e := archsimd.LoadFloat32x16(&expTab32[2])
-	ln2hi := archsimd.LoadFloat32x16(&expTab32[3])
-	ln2lo := archsimd.LoadFloat32x16(&expTab32[4])
-	p0 := archsimd.LoadFloat32x16(&expTab32[5])
-	p1 := archsimd.LoadFloat32x16(&expTab32[6])
-	p2 := archsimd.LoadFloat32x16(&expTab32[7])
-	p3 := archsimd.LoadFloat32x16(&expTab32[8])
-	p4 := archsimd.LoadFloat32x16(&expTab32[9])
-	p5 := archsimd.LoadFloat32x16(&expTab32[10])
-	one := archsimd.LoadFloat32x16(&expTab32[11])
-	for i := 0; i+16 <= len(t); i += 16 {
-		x := archsimd.LoadFloat32x16Slice(t[i:]).Max(lo).Min(zero)
-		k := x.Mul(log2e).RoundToEvenScaled(0)
-		r := k.MulAdd(ln2hi, x)
-		r = k.MulAdd(ln2lo, r)
-		y := p0.MulAdd(r, p1)
-		y = y.MulAdd(r, p2)
-		y = y.MulAdd(r, p3)
-		y = y.MulAdd(r, p4)
-		y = y.MulAdd(r, p5)
-		y = y.MulAdd(r.Mul(r), r).Add(one)
-		y.Scale(k).StoreSlice(t[i:])
-	}
-}
+// exp32Slice (dense_amd64.s) replaces every value v of t (len a multiple
+// of 16) by exp(min(v, 0)); values below -150 give 0.
+//
+//go:noescape
+func exp32Slice(t []float32)
 
 // expTab64 holds the constants of exp64Slice: clamp, ln2 split as in
 // math.Exp, the Taylor coefficients 1/12!, ..., 1/2! of
@@ -122,61 +101,11 @@ func splat64(v float64) (a [8]float64) {
 	return a
 }
 
-// exp64Slice replaces every value v of t (len a multiple of 8) by
-// exp(min(v, 0)); values below -1100 give 0.
-func exp64Slice(t []float64) {
-	lo := archsimd.LoadFloat64x8(&expTab64[0])
-	zero := archsimd.LoadFloat64x8(&expTab64[1])
-	log2e := archsimd.LoadFloat64x8(&expTab64[2])
-	ln2hi := archsimd.LoadFloat64x8(&expTab64[3])
-	ln2lo := archsimd.LoadFloat64x8(&expTab64[4])
-	c12 := archsimd.LoadFloat64x8(&expTab64[5])
-	c11 := archsimd.LoadFloat64x8(&expTab64[6])
-	c10 := archsimd.LoadFloat64x8(&expTab64[7])
-	c9 := archsimd.LoadFloat64x8(&expTab64[8])
-	c8 := archsimd.LoadFloat64x8(&expTab64[9])
-	c7 := archsimd.LoadFloat64x8(&expTab64[10])
-	c6 := archsimd.LoadFloat64x8(&expTab64[11])
-	c5 := archsimd.LoadFloat64x8(&expTab64[12])
-	c4 := archsimd.LoadFloat64x8(&expTab64[13])
-	c3 := archsimd.LoadFloat64x8(&expTab64[14])
-	c2 := archsimd.LoadFloat64x8(&expTab64[15])
-	one := archsimd.LoadFloat64x8(&expTab64[16])
-	for i := 0; i+8 <= len(t); i += 8 {
-		x := archsimd.LoadFloat64x8Slice(t[i:]).Max(lo).Min(zero)
-		k := x.Mul(log2e).RoundToEvenScaled(0)
-		r := k.MulAdd(ln2hi, x)
-		r = k.MulAdd(ln2lo, r)
-		y := c12.MulAdd(r, c11)
-		y = y.MulAdd(r, c10)
-		y = y.MulAdd(r, c9)
-		y = y.MulAdd(r, c8)
-		y = y.MulAdd(r, c7)
-		y = y.MulAdd(r, c6)
-		y = y.MulAdd(r, c5)
-		y = y.MulAdd(r, c4)
-		y = y.MulAdd(r, c3)
-		y = y.MulAdd(r, c2)
-		// 1 + r + r²·y, adding the small terms first.
-		y = y.MulAdd(r.Mul(r), r).Add(one)
-		y.Scale(k).StoreSlice(t[i:])
-	}
-}
-
-// addClass adds the 16 float32 values of v, widened, to acc[0:16].
-func addClass(acc []float64, v archsimd.Float32x16) {
-	lo := v.GetLo().ConvertToFloat64()
-	hi := v.GetHi().ConvertToFloat64()
-	archsimd.LoadFloat64x8Slice(acc).Add(lo).StoreSlice(acc)
-	archsimd.LoadFloat64x8Slice(acc[8:]).Add(hi).StoreSlice(acc[8:])
-}
-
-// squares adds the squares of v's values, widened, to sq0 and sq1.
-func squares(sq0, sq1 archsimd.Float64x8, v archsimd.Float32x16) (archsimd.Float64x8, archsimd.Float64x8) {
-	lo := v.GetLo().ConvertToFloat64()
-	hi := v.GetHi().ConvertToFloat64()
-	return lo.MulAdd(lo, sq0), hi.MulAdd(hi, sq1)
-}
+// exp64Slice (dense_amd64.s) replaces every value v of t (len a multiple
+// of 8) by exp(min(v, 0)); values below -1100 give 0.
+//
+//go:noescape
+func exp64Slice(t []float64)
 
 // transposeIdx holds the index vectors of the four stages of a 16×16
 // transpose by two-source permutes: stage s swaps bit 3-s of the row with
@@ -198,210 +127,43 @@ var transposeIdx = [8][16]uint32{
 // diagonal, accC[c*wp+j] += sum of t[i][j] over the i with sr[i] = c. With
 // frob it returns the sum of squares of the tile's entries.
 func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, diag, frob bool) float64 {
-	i0v := archsimd.LoadUint32x16(&transposeIdx[0])
-	i1v := archsimd.LoadUint32x16(&transposeIdx[1])
-	i2v := archsimd.LoadUint32x16(&transposeIdx[2])
-	i3v := archsimd.LoadUint32x16(&transposeIdx[3])
-	i4v := archsimd.LoadUint32x16(&transposeIdx[4])
-	i5v := archsimd.LoadUint32x16(&transposeIdx[5])
-	i6v := archsimd.LoadUint32x16(&transposeIdx[6])
-	i7v := archsimd.LoadUint32x16(&transposeIdx[7])
-	var sq0, sq1 archsimd.Float64x8
-	for i0 := 0; i0 < hp; i0 += 16 {
-		for j0 := 0; j0 < wp; j0 += 16 {
-			v0 := archsimd.LoadFloat32x16Slice(t[(i0+0)*wp+j0:])
-			v1 := archsimd.LoadFloat32x16Slice(t[(i0+1)*wp+j0:])
-			v2 := archsimd.LoadFloat32x16Slice(t[(i0+2)*wp+j0:])
-			v3 := archsimd.LoadFloat32x16Slice(t[(i0+3)*wp+j0:])
-			v4 := archsimd.LoadFloat32x16Slice(t[(i0+4)*wp+j0:])
-			v5 := archsimd.LoadFloat32x16Slice(t[(i0+5)*wp+j0:])
-			v6 := archsimd.LoadFloat32x16Slice(t[(i0+6)*wp+j0:])
-			v7 := archsimd.LoadFloat32x16Slice(t[(i0+7)*wp+j0:])
-			v8 := archsimd.LoadFloat32x16Slice(t[(i0+8)*wp+j0:])
-			v9 := archsimd.LoadFloat32x16Slice(t[(i0+9)*wp+j0:])
-			v10 := archsimd.LoadFloat32x16Slice(t[(i0+10)*wp+j0:])
-			v11 := archsimd.LoadFloat32x16Slice(t[(i0+11)*wp+j0:])
-			v12 := archsimd.LoadFloat32x16Slice(t[(i0+12)*wp+j0:])
-			v13 := archsimd.LoadFloat32x16Slice(t[(i0+13)*wp+j0:])
-			v14 := archsimd.LoadFloat32x16Slice(t[(i0+14)*wp+j0:])
-			v15 := archsimd.LoadFloat32x16Slice(t[(i0+15)*wp+j0:])
-			if !diag {
-				addClass(accC[int(sr[i0+0])*wp+j0:], v0)
-				addClass(accC[int(sr[i0+1])*wp+j0:], v1)
-				addClass(accC[int(sr[i0+2])*wp+j0:], v2)
-				addClass(accC[int(sr[i0+3])*wp+j0:], v3)
-				addClass(accC[int(sr[i0+4])*wp+j0:], v4)
-				addClass(accC[int(sr[i0+5])*wp+j0:], v5)
-				addClass(accC[int(sr[i0+6])*wp+j0:], v6)
-				addClass(accC[int(sr[i0+7])*wp+j0:], v7)
-				addClass(accC[int(sr[i0+8])*wp+j0:], v8)
-				addClass(accC[int(sr[i0+9])*wp+j0:], v9)
-				addClass(accC[int(sr[i0+10])*wp+j0:], v10)
-				addClass(accC[int(sr[i0+11])*wp+j0:], v11)
-				addClass(accC[int(sr[i0+12])*wp+j0:], v12)
-				addClass(accC[int(sr[i0+13])*wp+j0:], v13)
-				addClass(accC[int(sr[i0+14])*wp+j0:], v14)
-				addClass(accC[int(sr[i0+15])*wp+j0:], v15)
-			}
-			if frob {
-				sq0, sq1 = squares(sq0, sq1, v0)
-				sq0, sq1 = squares(sq0, sq1, v1)
-				sq0, sq1 = squares(sq0, sq1, v2)
-				sq0, sq1 = squares(sq0, sq1, v3)
-				sq0, sq1 = squares(sq0, sq1, v4)
-				sq0, sq1 = squares(sq0, sq1, v5)
-				sq0, sq1 = squares(sq0, sq1, v6)
-				sq0, sq1 = squares(sq0, sq1, v7)
-				sq0, sq1 = squares(sq0, sq1, v8)
-				sq0, sq1 = squares(sq0, sq1, v9)
-				sq0, sq1 = squares(sq0, sq1, v10)
-				sq0, sq1 = squares(sq0, sq1, v11)
-				sq0, sq1 = squares(sq0, sq1, v12)
-				sq0, sq1 = squares(sq0, sq1, v13)
-				sq0, sq1 = squares(sq0, sq1, v14)
-				sq0, sq1 = squares(sq0, sq1, v15)
-			}
-			var u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15 archsimd.Float32x16
-			u0, u8 = v0.ConcatPermute(v8, i0v), v0.ConcatPermute(v8, i1v)
-			u1, u9 = v1.ConcatPermute(v9, i0v), v1.ConcatPermute(v9, i1v)
-			u2, u10 = v2.ConcatPermute(v10, i0v), v2.ConcatPermute(v10, i1v)
-			u3, u11 = v3.ConcatPermute(v11, i0v), v3.ConcatPermute(v11, i1v)
-			u4, u12 = v4.ConcatPermute(v12, i0v), v4.ConcatPermute(v12, i1v)
-			u5, u13 = v5.ConcatPermute(v13, i0v), v5.ConcatPermute(v13, i1v)
-			u6, u14 = v6.ConcatPermute(v14, i0v), v6.ConcatPermute(v14, i1v)
-			u7, u15 = v7.ConcatPermute(v15, i0v), v7.ConcatPermute(v15, i1v)
-			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
-			u0, u4 = v0.ConcatPermute(v4, i2v), v0.ConcatPermute(v4, i3v)
-			u1, u5 = v1.ConcatPermute(v5, i2v), v1.ConcatPermute(v5, i3v)
-			u2, u6 = v2.ConcatPermute(v6, i2v), v2.ConcatPermute(v6, i3v)
-			u3, u7 = v3.ConcatPermute(v7, i2v), v3.ConcatPermute(v7, i3v)
-			u8, u12 = v8.ConcatPermute(v12, i2v), v8.ConcatPermute(v12, i3v)
-			u9, u13 = v9.ConcatPermute(v13, i2v), v9.ConcatPermute(v13, i3v)
-			u10, u14 = v10.ConcatPermute(v14, i2v), v10.ConcatPermute(v14, i3v)
-			u11, u15 = v11.ConcatPermute(v15, i2v), v11.ConcatPermute(v15, i3v)
-			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
-			u0, u2 = v0.ConcatPermute(v2, i4v), v0.ConcatPermute(v2, i5v)
-			u1, u3 = v1.ConcatPermute(v3, i4v), v1.ConcatPermute(v3, i5v)
-			u4, u6 = v4.ConcatPermute(v6, i4v), v4.ConcatPermute(v6, i5v)
-			u5, u7 = v5.ConcatPermute(v7, i4v), v5.ConcatPermute(v7, i5v)
-			u8, u10 = v8.ConcatPermute(v10, i4v), v8.ConcatPermute(v10, i5v)
-			u9, u11 = v9.ConcatPermute(v11, i4v), v9.ConcatPermute(v11, i5v)
-			u12, u14 = v12.ConcatPermute(v14, i4v), v12.ConcatPermute(v14, i5v)
-			u13, u15 = v13.ConcatPermute(v15, i4v), v13.ConcatPermute(v15, i5v)
-			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
-			u0, u1 = v0.ConcatPermute(v1, i6v), v0.ConcatPermute(v1, i7v)
-			u2, u3 = v2.ConcatPermute(v3, i6v), v2.ConcatPermute(v3, i7v)
-			u4, u5 = v4.ConcatPermute(v5, i6v), v4.ConcatPermute(v5, i7v)
-			u6, u7 = v6.ConcatPermute(v7, i6v), v6.ConcatPermute(v7, i7v)
-			u8, u9 = v8.ConcatPermute(v9, i6v), v8.ConcatPermute(v9, i7v)
-			u10, u11 = v10.ConcatPermute(v11, i6v), v10.ConcatPermute(v11, i7v)
-			u12, u13 = v12.ConcatPermute(v13, i6v), v12.ConcatPermute(v13, i7v)
-			u14, u15 = v14.ConcatPermute(v15, i6v), v14.ConcatPermute(v15, i7v)
-			v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15 = u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15
-			addClass(accR[int(sc[j0+0])*hp+i0:], v0)
-			addClass(accR[int(sc[j0+1])*hp+i0:], v1)
-			addClass(accR[int(sc[j0+2])*hp+i0:], v2)
-			addClass(accR[int(sc[j0+3])*hp+i0:], v3)
-			addClass(accR[int(sc[j0+4])*hp+i0:], v4)
-			addClass(accR[int(sc[j0+5])*hp+i0:], v5)
-			addClass(accR[int(sc[j0+6])*hp+i0:], v6)
-			addClass(accR[int(sc[j0+7])*hp+i0:], v7)
-			addClass(accR[int(sc[j0+8])*hp+i0:], v8)
-			addClass(accR[int(sc[j0+9])*hp+i0:], v9)
-			addClass(accR[int(sc[j0+10])*hp+i0:], v10)
-			addClass(accR[int(sc[j0+11])*hp+i0:], v11)
-			addClass(accR[int(sc[j0+12])*hp+i0:], v12)
-			addClass(accR[int(sc[j0+13])*hp+i0:], v13)
-			addClass(accR[int(sc[j0+14])*hp+i0:], v14)
-			addClass(accR[int(sc[j0+15])*hp+i0:], v15)
-		}
+	if hp == 0 || wp == 0 {
+		return 0
 	}
+	// The assembly indexes the accumulators by class: check every class
+	// against their sizes (a bug in this package otherwise, not bad input).
+	if hp%16 != 0 || wp%16 != 0 || len(t) < hp*wp || len(sr) < hp || len(sc) < wp ||
+		!classesFit(sc[:wp], len(accR), hp, hp) || !diag && !classesFit(sr[:hp], len(accC), wp, wp) {
+		panic("tile: consumeOneHot32 called with inconsistent sizes")
+	}
+	var buf [8]float64
+	var accC0 *float64
+	if !diag {
+		accC0 = &accC[0]
+	}
+	consume16(&t[0], hp, wp, &sr[0], &sc[0], &accR[0], accC0, !diag, frob, &buf)
 	if !frob {
 		return 0
 	}
-	var buf [8]float64
-	sq0.Add(sq1).Store(&buf)
 	return ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
 }
 
-// gen64x2 writes the exponent -gamma·d² of the 4×16 block of a tile
-// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
-// per feature), xt the columns' features transposed (p×wp, from the
-// block's first column), gr and gc the terms -gamma·|x|² of rows and
-// columns.
-func gen64x2(t []float64, wp int, xr, xt []float64, p int, gr, gc []float64, tg archsimd.Float64x8) {
-	_ = t[3*wp+15]
-	var c00, c01 archsimd.Float64x8
-	var c10, c11 archsimd.Float64x8
-	var c20, c21 archsimd.Float64x8
-	var c30, c31 archsimd.Float64x8
-	for q := range p {
-		bq := (*[16]float64)(xt[q*wp : q*wp+16])
-		b0 := archsimd.LoadFloat64x8((*[8]float64)(bq[0:8]))
-		b1 := archsimd.LoadFloat64x8((*[8]float64)(bq[8:16]))
-		aq := (*[4]float64)(xr[4*q : 4*q+4])
-		x0 := archsimd.BroadcastFloat64x8(aq[0])
-		c00 = x0.MulAdd(b0, c00)
-		c01 = x0.MulAdd(b1, c01)
-		x1 := archsimd.BroadcastFloat64x8(aq[1])
-		c10 = x1.MulAdd(b0, c10)
-		c11 = x1.MulAdd(b1, c11)
-		x2 := archsimd.BroadcastFloat64x8(aq[2])
-		c20 = x2.MulAdd(b0, c20)
-		c21 = x2.MulAdd(b1, c21)
-		x3 := archsimd.BroadcastFloat64x8(aq[3])
-		c30 = x3.MulAdd(b0, c30)
-		c31 = x3.MulAdd(b1, c31)
-	}
-	g0 := archsimd.LoadFloat64x8Slice(gc[0:])
-	g1 := archsimd.LoadFloat64x8Slice(gc[8:])
-	gr0 := archsimd.BroadcastFloat64x8(gr[0])
-	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
-	c01.MulAdd(tg, g1.Add(gr0)).StoreSlice(t[0*wp+8:])
-	gr1 := archsimd.BroadcastFloat64x8(gr[1])
-	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
-	c11.MulAdd(tg, g1.Add(gr1)).StoreSlice(t[1*wp+8:])
-	gr2 := archsimd.BroadcastFloat64x8(gr[2])
-	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
-	c21.MulAdd(tg, g1.Add(gr2)).StoreSlice(t[2*wp+8:])
-	gr3 := archsimd.BroadcastFloat64x8(gr[3])
-	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
-	c31.MulAdd(tg, g1.Add(gr3)).StoreSlice(t[3*wp+8:])
-}
+// consume16 (dense_amd64.s) is consumeOneHot32 without the checks, for hp
+// and wp positive multiples of 16, accC unused (may be nil) unless cols;
+// it stores the two float64 vectors of squares' sum, added, into sq.
+//
+//go:noescape
+func consume16(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)
 
-// gen64x1 writes the exponent -gamma·d² of the 4×8 block of a tile
-// at t (stride wp): xr holds the 4 rows' features interleaved (4 values
-// per feature), xt the columns' features transposed (p×wp, from the
-// block's first column), gr and gc the terms -gamma·|x|² of rows and
-// columns.
-func gen64x1(t []float64, wp int, xr, xt []float64, p int, gr, gc []float64, tg archsimd.Float64x8) {
-	_ = t[3*wp+7]
-	var c00 archsimd.Float64x8
-	var c10 archsimd.Float64x8
-	var c20 archsimd.Float64x8
-	var c30 archsimd.Float64x8
-	for q := range p {
-		bq := (*[8]float64)(xt[q*wp : q*wp+8])
-		b0 := archsimd.LoadFloat64x8((*[8]float64)(bq[0:8]))
-		aq := (*[4]float64)(xr[4*q : 4*q+4])
-		x0 := archsimd.BroadcastFloat64x8(aq[0])
-		c00 = x0.MulAdd(b0, c00)
-		x1 := archsimd.BroadcastFloat64x8(aq[1])
-		c10 = x1.MulAdd(b0, c10)
-		x2 := archsimd.BroadcastFloat64x8(aq[2])
-		c20 = x2.MulAdd(b0, c20)
-		x3 := archsimd.BroadcastFloat64x8(aq[3])
-		c30 = x3.MulAdd(b0, c30)
+// classesFit reports whether every class c of s addresses a block
+// acc[c*ld : c*ld+m] within n values.
+func classesFit(s []int32, n, ld, m int) bool {
+	for _, c := range s {
+		if c < 0 || int(c)*ld+m > n {
+			return false
+		}
 	}
-	g0 := archsimd.LoadFloat64x8Slice(gc[0:])
-	gr0 := archsimd.BroadcastFloat64x8(gr[0])
-	c00.MulAdd(tg, g0.Add(gr0)).StoreSlice(t[0*wp+0:])
-	gr1 := archsimd.BroadcastFloat64x8(gr[1])
-	c10.MulAdd(tg, g0.Add(gr1)).StoreSlice(t[1*wp+0:])
-	gr2 := archsimd.BroadcastFloat64x8(gr[2])
-	c20.MulAdd(tg, g0.Add(gr2)).StoreSlice(t[2*wp+0:])
-	gr3 := archsimd.BroadcastFloat64x8(gr[3])
-	c30.MulAdd(tg, g0.Add(gr3)).StoreSlice(t[3*wp+0:])
+	return true
 }
 
 // kernel32 is the vectorized kernel of a float32 Gaussian for one pass.
@@ -466,7 +228,6 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	p, k := kn.p, kn.in.k
 
 	// Packing (scalar).
-	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
 	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
 	if kn.in.s != nil {
@@ -484,7 +245,6 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	// Generation (vector).
 	t := s.t[:hp*wp]
 	genTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
-	archsimd.ClearAVXUpperBits()
 	if diag {
 		for i := range h {
 			t[i*wp+i] = 1
@@ -511,7 +271,6 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 			clear(accC)
 		}
 		consumeOneHot32(t, hp, wp, s.sr, s.sc, accR, accC, diag, false)
-		archsimd.ClearAVXUpperBits()
 		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, hp, accC, wp
 	case kn.in.w != nil:
 		kp := kn.kp()
@@ -520,7 +279,6 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		if !diag {
 			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp, false)
 		}
-		archsimd.ClearAVXUpperBits()
 		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
 	}
 	if kn.in.sums {
@@ -528,7 +286,6 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		clear(sumR)
 		clear(sumC)
 		sq := consumeOneHot32(t, hp, wp, kn.zero, kn.zero, sumR, sumC, diag, true)
-		archsimd.ClearAVXUpperBits()
 		copy(pt.sumRows, sumR[:h])
 		copy(pt.sumCols, sumC[:w])
 		if !diag {
@@ -540,50 +297,37 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 }
 
 // packW32 copies the rows of w (stride k) into dst (stride kp), rounded to
-// float32, with zero padding.
+// float32 (to nearest, as VCVTPD2PS does), with zero padding.
 func packW32(dst []float32, w []float64, k, kp int) {
 	rows := len(w) / k
 	clear(dst[rows*kp:])
 	for i := range rows {
 		wi, di := w[i*k:(i+1)*k], dst[i*kp:(i+1)*kp]
-		c := 0
-		for ; c+8 <= k; c += 8 {
-			archsimd.LoadFloat64x8Slice(wi[c:]).ConvertToFloat32().StoreSlice(di[c:])
+		for c, v := range wi {
+			di[c] = float32(v)
 		}
-		// The rest of the row, padding included, through a masked load that
-		// reads zeros past k.
-		for ; c < kp; c += 8 {
-			archsimd.LoadFloat64x8SlicePart(wi[min(c, k):]).ConvertToFloat32().StoreSlice(di[c:])
-		}
+		clear(di[k:])
 	}
-	archsimd.ClearAVXUpperBits()
 }
 
+// addF64s (dense_amd64.s) sets dst[i] += src[i] for i < n, a multiple of 8.
+//
+//go:noescape
+func addF64s(dst, src *float64, n int)
+
 // addFloat64s sets dst[i] += src[i]; src is as long as dst. It adds eight
-// values per instruction where AVX-512 is usable.
+// values per instruction where AVX-512 is usable (the same bits: each sum
+// is one rounded addition either way).
 func addFloat64s(dst, src []float64) {
 	src = src[:len(dst)]
-	if !simdUsable() {
-		for i, v := range src {
-			dst[i] += v
-		}
-		return
-	}
 	i := 0
-	for ; i+32 <= len(dst); i += 32 {
-		a0 := archsimd.LoadFloat64x8Slice(dst[i:]).Add(archsimd.LoadFloat64x8Slice(src[i:]))
-		a1 := archsimd.LoadFloat64x8Slice(dst[i+8:]).Add(archsimd.LoadFloat64x8Slice(src[i+8:]))
-		a2 := archsimd.LoadFloat64x8Slice(dst[i+16:]).Add(archsimd.LoadFloat64x8Slice(src[i+16:]))
-		a3 := archsimd.LoadFloat64x8Slice(dst[i+24:]).Add(archsimd.LoadFloat64x8Slice(src[i+24:]))
-		a0.StoreSlice(dst[i:])
-		a1.StoreSlice(dst[i+8:])
-		a2.StoreSlice(dst[i+16:])
-		a3.StoreSlice(dst[i+24:])
+	if n := len(dst) &^ 7; n > 0 && simdUsable() {
+		addF64s(&dst[0], &src[0], n)
+		i = n
 	}
-	for ; i < len(dst); i += 8 {
-		archsimd.LoadFloat64x8SlicePart(dst[i:]).Add(archsimd.LoadFloat64x8SlicePart(src[i:])).StoreSlicePart(dst[i:])
+	for ; i < len(dst); i++ {
+		dst[i] += src[i]
 	}
-	archsimd.ClearAVXUpperBits()
 }
 
 // genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
@@ -726,28 +470,15 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	h, w := r1-r0, c1-c0
 	hp, wp := roundUp(h, 8), roundUp(w, 8)
 	p := kn.p
-	archsimd.ClearAVXUpperBits()
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 4, r0, r1, c0, c1)
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
 	t := s.t[:hp*wp]
 	inPlace := kn.in.w == nil && hp == h && wp == w && len(pt.tile) >= h*w
 	if inPlace {
 		// Unpadded: generate straight into the caller's tile.
 		t = pt.tile[:h*w]
 	}
-	tgv := archsimd.BroadcastFloat64x8(kn.tg)
-	for i0 := 0; i0 < hp; i0 += 4 {
-		ti := t[i0*wp : (i0+4)*wp]
-		j0 := 0
-		for ; j0+16 <= wp; j0 += 16 {
-			gen64x2(ti[j0:], wp, xr[i0*p:(i0+4)*p], xt[j0:], p, s.gr[i0:], s.gc[j0:], tgv)
-		}
-		for ; j0 < wp; j0 += 8 {
-			gen64x1(ti[j0:], wp, xr[i0*p:(i0+4)*p], xt[j0:], p, s.gr[i0:], s.gc[j0:], tgv)
-		}
-		exp64Slice(ti)
-	}
-	archsimd.ClearAVXUpperBits()
+	genTile64(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
 	if diag {
 		for i := range h {
 			t[i*wp+i] = 1
@@ -772,12 +503,57 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	if !diag {
 		gemmTile64(accC, kp, t, 1, wp, s.wr, wp, hp)
 	}
-	archsimd.ClearAVXUpperBits()
 	pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
 	if kn.in.sums {
 		pt.frob = tileSums(t, h, w, wp, diag, pt.sumRows, pt.sumCols)
 	}
 	return true
+}
+
+// The float64 exponent micro-kernels of dense_amd64.s: gen8x1 and gen8x2
+// (asm_amd64.go) in float64, for 8×(8·nv) blocks, xr holding the 8 rows'
+// features interleaved (xr[q*8+r]).
+
+//go:noescape
+func gen64x8x1(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
+
+//go:noescape
+func gen64x8x2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
+
+// genTile64 writes the hp×wp tile of exp(-gamma·d²) into t, 8 rows at a
+// time, each block's exp while its rows are in cache: t[r*wp+c] =
+// exp(tg·(x_r·x_c) + (gc[c] + gr[r])) with a chain of fused multiply-adds
+// in feature order; xr holds the rows' features in groups of 8 (packRows),
+// xt the columns' transposed (p×wp). hp and wp are multiples of 8.
+func genTile64(t []float64, hp, wp int, xr, xt []float64, p int, gr, gc []float64, tg float64) {
+	if hp == 0 || wp == 0 {
+		return
+	}
+	if hp%8 != 0 || wp%8 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
+		panic("tile: genTile64 called with inconsistent sizes") // a bug in this package, not bad input
+	}
+	var xr0 *float64
+	if p > 0 {
+		xr0 = &xr[0]
+	}
+	xtAt := func(j int) *float64 { // nil if p = 0: the kernels then read no features
+		if p == 0 {
+			return nil
+		}
+		return &xt[j]
+	}
+	for i0 := 0; i0 < hp; i0 += 8 {
+		ti := t[i0*wp : (i0+8)*wp]
+		xi := (*float64)(unsafe.Add(unsafe.Pointer(xr0), 8*i0*p))
+		j0 := 0
+		for ; j0+16 <= wp; j0 += 16 {
+			gen64x8x2(&ti[j0], wp, xi, xtAt(j0), p, &gr[i0], &gc[j0], &tg)
+		}
+		if j0 < wp {
+			gen64x8x1(&ti[j0], wp, xi, xtAt(j0), p, &gr[i0], &gc[j0], &tg)
+		}
+		exp64Slice(ti)
+	}
 }
 
 // packW64 copies the rows of w (stride k) into dst (stride kp) with zero
