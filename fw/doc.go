@@ -53,5 +53,9 @@
 //
 // Every reduction is split into fixed chunks of rows whose partial sums are
 // added in chunk order, so a run gives the same bits for any number of
-// workers, given the same Affinity.
+// workers, given the same Affinity. On amd64, RowCD's strip sweep multiplies
+// the changes of W with the tiles by assembly kernels chosen at run time
+// (strip_amd64.s: AVX-512F, else AVX2 with FMA), whose fused multiply-adds
+// give the same bits on either family but may differ in the last bits from
+// the portable loops (products rounded) of CPUs without them and of arm64.
 package fw

@@ -3,9 +3,10 @@ package fw
 // This file holds the dense products of the row-CD strip sweep (see
 // rowcd.pull and rowcd.push): with the changes of W packed as dense rows of
 // kp >= k values (kp a multiple of 8), the pull and the push are small
-// matrix products with a tile, which the vectorized build runs with vector
-// instructions (strip_simd_amd64.go) and every build can run with the
-// portable loops below.
+// matrix products with a tile, which amd64 runs with the assembly kernels
+// of strip_amd64.s where the CPU has AVX-512F or AVX2 and FMA (chosen at run
+// time, see strip_amd64.go; fused multiply-adds) and every build can run
+// with the portable loops below (products rounded before they are added).
 
 // denseStripMaxK is the largest k for which the sweep multiplies the
 // changes as dense rows; above it the changes (at most 2·Moves nonzeros a
