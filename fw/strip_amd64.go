@@ -62,43 +62,39 @@ var (
 		cols8: colsMulAdd8AVX2, cols16: colsMulAdd16AVX2}
 )
 
-// stripVector is the family the strip products run with on this CPU: the
-// fastest it has, or nil for the Go loops. It is set once, from the CPU's
-// features, and never changed.
-var stripVector = pickStripKernels()
-
-func pickStripKernels() *stripKernels {
+// stripKernelsOf returns the family of strip kernels named family (a
+// tile.ISA's name: "avx512" or "avx2") if this CPU runs it, the fastest
+// family it runs for "" or "auto", and nil, the Go loops, otherwise ("go",
+// or a family it lacks).
+func stripKernelsOf(family string) *stripKernels {
 	for _, k := range []*stripKernels{&stripAVX512, &stripAVX2} {
-		if k.has {
+		if k.has && (family == "" || family == "auto" || family == k.name) {
 			return k
 		}
 	}
 	return nil
 }
 
-// vectorStrips reports whether the dense strip products run with vector
-// instructions: with AVX-512F, or AVX2 and FMA. Without them the sparse
-// updates are faster.
-func vectorStrips() bool { return stripVector != nil }
-
-// rowsMulAdd is rowsMulAddGo with the kernels of stripVector for kp = 8 or
-// 16 (fused multiply-adds, see above), and the Go loops otherwise.
-func rowsMulAdd(acc, t []float64, h, wd int, d []float64, kp int) {
-	if stripVector == nil || (kp != 8 && kp != 16) {
+// rowsMulAdd is rowsMulAddGo with the kernels of family k for kp = 8 or
+// 16 (fused multiply-adds, see above), and the Go loops for k nil or
+// another kp.
+func rowsMulAdd(k *stripKernels, acc, t []float64, h, wd int, d []float64, kp int) {
+	if k == nil || (kp != 8 && kp != 16) {
 		rowsMulAddGo(acc, t, h, wd, d, kp)
 		return
 	}
-	stripVector.rowsMulAdd(acc, t, h, wd, d, kp)
+	k.rowsMulAdd(acc, t, h, wd, d, kp)
 }
 
-// colsMulAdd is colsMulAddGo with the kernels of stripVector for kp = 8 or
-// 16 (fused multiply-adds, see above), and the Go loops otherwise.
-func colsMulAdd(y, t []float64, h, wd int, d []float64, kp int) {
-	if stripVector == nil || (kp != 8 && kp != 16) {
+// colsMulAdd is colsMulAddGo with the kernels of family k for kp = 8 or
+// 16 (fused multiply-adds, see above), and the Go loops for k nil or
+// another kp.
+func colsMulAdd(k *stripKernels, y, t []float64, h, wd int, d []float64, kp int) {
+	if k == nil || (kp != 8 && kp != 16) {
 		colsMulAddGo(y, t, h, wd, d, kp)
 		return
 	}
-	stripVector.colsMulAdd(y, t, h, wd, d, kp)
+	k.colsMulAdd(y, t, h, wd, d, kp)
 }
 
 // rowsMulAdd runs the family's rowsMulAdd kernel for kp = 8 or 16; it

@@ -167,7 +167,15 @@ func TestStripDispatch(t *testing.T) {
 	case stripAVX2.has:
 		want = &stripAVX2
 	}
-	if stripVector != want || vectorStrips() != (want != nil) {
-		t.Fatalf("stripVector %v, want %v", stripVector, want)
+	if got := stripKernelsOf(""); got != want {
+		t.Fatalf("auto: %v, want %v", got, want)
+	}
+	if got := stripKernelsOf("go"); got != nil {
+		t.Errorf("go: %v, want the Go loops", got)
+	}
+	for _, k := range []*stripKernels{&stripAVX512, &stripAVX2} {
+		if got := stripKernelsOf(k.name); k.has != (got == k) {
+			t.Errorf("%s: %v, the CPU runs it: %v", k.name, got, k.has)
+		}
 	}
 }

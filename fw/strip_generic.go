@@ -2,14 +2,17 @@
 
 package fw
 
-// vectorStrips reports whether the dense strip products run with vector
-// instructions; without them the sparse updates are faster.
-func vectorStrips() bool { return false }
+// stripKernels is a family of vector strip kernels, which this
+// architecture lacks.
+type stripKernels struct{}
 
-func rowsMulAdd(acc, t []float64, h, wd int, d []float64, kp int) {
+// stripKernelsOf returns nil: the strip products run the Go loops.
+func stripKernelsOf(string) *stripKernels { return nil }
+
+func rowsMulAdd(_ *stripKernels, acc, t []float64, h, wd int, d []float64, kp int) {
 	rowsMulAddGo(acc, t, h, wd, d, kp)
 }
 
-func colsMulAdd(y, t []float64, h, wd int, d []float64, kp int) {
+func colsMulAdd(_ *stripKernels, y, t []float64, h, wd int, d []float64, kp int) {
 	colsMulAddGo(y, t, h, wd, d, kp)
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // TestStripProducts checks the strip products of this build (vector
@@ -28,9 +30,9 @@ func TestStripProducts(t *testing.T) {
 		tl, drow, dcol := rnd(tc.h*tc.wd), rnd(tc.wd*tc.kp), rnd(tc.h*tc.kp)
 		acc0, y0 := rnd(tc.h*tc.kp), rnd(tc.wd*tc.kp)
 		acc, accGo, y, yGo := slices.Clone(acc0), slices.Clone(acc0), slices.Clone(y0), slices.Clone(y0)
-		rowsMulAdd(acc, tl, tc.h, tc.wd, drow, tc.kp)
+		rowsMulAdd(stripKernelsOf(""), acc, tl, tc.h, tc.wd, drow, tc.kp)
 		rowsMulAddGo(accGo, tl, tc.h, tc.wd, drow, tc.kp)
-		colsMulAdd(y, tl, tc.h, tc.wd, dcol, tc.kp)
+		colsMulAdd(stripKernelsOf(""), y, tl, tc.h, tc.wd, dcol, tc.kp)
 		colsMulAddGo(yGo, tl, tc.h, tc.wd, dcol, tc.kp)
 		checkMulAdd(t, fmt.Sprintf("%+v rows", tc), [][]float64{acc, accGo}, acc0, tc.h, tc.wd, tc.kp,
 			func(i, l int) float64 { return tl[i*tc.wd+l] }, drow)
@@ -55,6 +57,41 @@ func checkMulAdd(t *testing.T, what string, gots [][]float64, base []float64, ro
 					t.Fatalf("%s: (%d,%d) = %v, want %v", what, r, c, got[r*kp+c], want)
 				}
 			}
+		}
+	}
+}
+
+// familySource is a TileSource whose kernels are of a given family.
+type familySource struct {
+	TileSource
+	family string
+}
+
+func (f familySource) VectorFamily() string { return f.family }
+
+// TestStripsFollowFamily checks that the strips' dense products run the
+// family of their source's kernels: the Go loops, and the sparse updates,
+// for "go", the fastest family for a source that names none.
+func TestStripsFollowFamily(t *testing.T) {
+	src, err := tile.NewGaussian([]float64{0, 1, 2, 3, 4, 5}, 3, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		src  TileSource
+		want *stripKernels
+	}{
+		{src, stripKernelsOf("")},
+		{familySource{src, "go"}, nil},
+		{familySource{src, "auto"}, stripKernelsOf("")},
+		{&tile.Engine{Source: src, ISA: tile.ISAGo}, nil},
+	} {
+		s, err := newStrips(tc.src, 4, SweepOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.kern != tc.want || s.dense != (tc.want != nil) {
+			t.Errorf("%T: kernels %v dense %v, want %v", tc.src, s.kern, s.dense, tc.want)
 		}
 	}
 }

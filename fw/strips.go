@@ -35,6 +35,7 @@ const (
 // strips is the Sweep of a TileSource.
 type strips struct {
 	src     TileSource
+	kern    *stripKernels // the vector kernels of the dense products; nil: the Go loops
 	n, k    int
 	b       int // rows of a strip
 	cw      int // columns of a tile of the strip after the diagonal one
@@ -48,6 +49,13 @@ type strips struct {
 	buf    []float64 // the strip, its tiles one after the other
 	diag   []float64 // the diagonal tile, when the strip does not fit
 	blk    stripBlock
+}
+
+// vectorFamily is implemented by a TileSource that runs vector kernels of
+// a chosen family (tile.Engine): the strips' dense products then run the
+// same family, "go" for the Go loops.
+type vectorFamily interface {
+	VectorFamily() string
 }
 
 func newStrips(src TileSource, k int, opt SweepOptions) (*strips, error) {
@@ -80,9 +88,15 @@ func newStrips(src TileSource, k int, opt SweepOptions) (*strips, error) {
 	} else {
 		s.diag = make([]float64, b*b)
 	}
+	family := ""
+	if v, ok := src.(vectorFamily); ok {
+		family = v.VectorFamily()
+	}
+	s.kern = stripKernelsOf(family)
 	switch opt.products {
 	case productsAuto:
-		s.dense = vectorStrips() && k <= denseStripMaxK
+		// Without vector kernels the sparse updates are faster.
+		s.dense = s.kern != nil && k <= denseStripMaxK
 	case productsDense:
 		s.dense = true
 	}
@@ -196,7 +210,7 @@ func (s *strips) Pull(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 				if p.any {
 					acc := p.acc[:h*s.kp]
 					clear(acc)
-					rowsMulAdd(acc, tl, h, wd, p.dense[:wd*s.kp], s.kp)
+					rowsMulAdd(s.kern, acc, tl, h, wd, p.dense[:wd*s.kp], s.kp)
 				}
 				return nil
 			}
@@ -290,7 +304,7 @@ func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 			if s.dense {
 				y := p.dense[:wd*s.kp]
 				clear(y)
-				colsMulAdd(y, tl, h, wd, dj, s.kp)
+				colsMulAdd(s.kern, y, tl, h, wd, dj, s.kp)
 				for j := range wd {
 					addTo(pwc[j*k:(j+1)*k], y[j*s.kp:])
 				}
