@@ -207,18 +207,6 @@ func (v *pairsVector) dotTile(t []float32, hp, bp, wp int, xr, xt, nr, nc []floa
 	}
 }
 
-// maskGo is screenKernel.mask in Go.
-func maskGo(t, cth *float32, rth float32) uint64 {
-	ts, cs := unsafe.Slice(t, 64), unsafe.Slice(cth, 64)
-	var m uint64
-	for j, tv := range ts {
-		if tv <= rth || tv <= cs[j] {
-			m |= 1 << j
-		}
-	}
-	return m
-}
-
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
 // packRows writes the rows of x (p values each) into dst grouped by m:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // fma32 returns a·b + c rounded once to float32, the arithmetic of a
@@ -150,4 +151,16 @@ func TestScreenKernels(t *testing.T) {
 	if ran == 0 {
 		t.Skipf("no vector screen on this CPU (%s)", CPUFeatures())
 	}
+}
+
+// maskGo is screenKernel.mask in Go: the reference of the kernels' masks.
+func maskGo(t, cth *float32, rth float32) uint64 {
+	ts, cs := unsafe.Slice(t, 64), unsafe.Slice(cth, 64)
+	var m uint64
+	for j, tv := range ts {
+		if tv <= rth || tv <= cs[j] {
+			m |= 1 << j
+		}
+	}
+	return m
 }
