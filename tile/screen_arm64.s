@@ -14,7 +14,7 @@
 // the arithmetic, one fused multiply-add per feature in order, then one
 // addition and one fused multiply-add, is gen8x1's, so both write the same
 // bits.
-// 
+//
 // maskNEON returns the 64 bits j of t[j] <= rth || t[j] <= cth[j]: per
 // vector, two ordered greater-or-equal comparisons (FCMGE, rth >= t and
 // cth >= t) and their union; the 64 lane masks (16 vectors) are narrowed
