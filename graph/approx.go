@@ -174,11 +174,14 @@ func (a *approxSearch) descend(rounds []KNNRound) bool {
 	return cut < leafGain
 }
 
-// seedLists starts every row's list with itself and the m-1 rows that
-// follow it in its leaf (cyclically), so that the first tiles, each leaf
-// with itself, start with finite bounds and prune most of their pairs
-// instead of recomputing them all exactly. The seeds are pairs of those
-// tiles, so the lists after the first round are the same without them.
+// seedLists starts every row's list with itself and the m-1 rows of its
+// leaf nearest to it in the leaf's projection order (projectionOrder, as
+// the exact search uses), so that the first tiles, each leaf with itself,
+// start with tight bounds and prune most of their pairs instead of
+// recomputing them all exactly (rows that follow in a leaf's own order
+// are as far as any two of its rows: with them, about half of the first
+// round went to its diagonal tiles). The seeds are pairs of those tiles,
+// so the lists after the first round are the same without them.
 func (a *approxSearch) seedLists(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.workers)
@@ -189,21 +192,37 @@ func (a *approxSearch) seedLists(ctx context.Context) error {
 				return err
 			}
 			for I := first; I < min(a.nb, first+chunk); I++ {
-				lo, hi := I*a.bs, min(a.n, (I+1)*a.bs)
-				for i := lo; i < hi; i++ {
-					a.lists.offer(i, -1, int32(i))
-					xi := a.x[i*a.p : (i+1)*a.p]
-					for t := 1; t < min(a.m, hi-lo); t++ {
-						j := lo + (i-lo+t)%(hi-lo)
-						a.lists.offer(i, tile.SqDist(xi, a.x[j*a.p:(j+1)*a.p]), int32(j))
-					}
-					storeBound(a.bound, i, a.lists.bound(i))
-				}
+				a.seedLeaf(I)
 			}
 			return nil
 		})
 	}
 	return g.Wait()
+}
+
+// seedLeaf seeds the lists of leaf I's rows (see seedLists): the row at
+// position s of the leaf's projection order gets the m-1 others of the
+// window of positions around s, as centred as the leaf's ends allow.
+func (a *approxSearch) seedLeaf(I int) {
+	p := a.p
+	lo, hi := I*a.bs, min(a.n, (I+1)*a.bs)
+	h := hi - lo
+	order := projectionOrder(a.x[lo*p:hi*p], h, p)
+	others := min(a.m-1, h-1)
+	for s, o := range order {
+		i := lo + int(o)
+		a.lists.offer(i, -1, int32(i))
+		xi := a.x[i*p : (i+1)*p]
+		w0 := min(max(s-others/2, 0), h-1-others)
+		for t := w0; t <= w0+others; t++ {
+			if t == s {
+				continue
+			}
+			j := lo + int(order[t])
+			a.lists.offer(i, tile.SqDist(xi, a.x[j*p:(j+1)*p]), int32(j))
+		}
+		storeBound(a.bound, i, a.lists.bound(i))
+	}
 }
 
 // tilePair is a tile of the search: blocks I <= J.
@@ -412,13 +431,8 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 
 // commit offers a tile's candidates for the rows [lo, hi) to their lists.
 func (a *approxSearch) commit(b *best, lo, hi int) {
-	m := a.m
 	for r := lo; r < hi; r++ {
-		q, changed := r-lo, false
-		for e := range int(b.cnt[q]) {
-			changed = a.lists.offer(r, b.d[q*m+e], b.j[q*m+e]) || changed
-		}
-		if changed {
+		if a.lists.merge(r, b, r-lo) {
 			a.changed[r] = true
 			storeBound(a.bound, r, a.lists.bound(r))
 		}

@@ -191,11 +191,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 					continue
 				}
 				for r := side.lo; r < side.hi; r++ {
-					q, changed, i := r-side.lo, false, slot(r)
-					for e := range int(side.b.cnt[q]) {
-						changed = all.offer(i, side.b.d[q*m+e], side.b.j[q*m+e]) || changed
-					}
-					if changed {
+					if i := slot(r); all.merge(i, side.b, r-side.lo) {
 						worst[r].Store(math.Float64bits(all.bound(i)))
 					}
 				}

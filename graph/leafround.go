@@ -106,11 +106,7 @@ func LeafRoundRows(ctx context.Context, x []float64, n, p int, opt KNNOptions, r
 					continue
 				}
 				for row := side.lo; row < side.hi; row++ {
-					q, changed, s := row-side.lo, false, row-lo
-					for e := range int(side.b.cnt[q]) {
-						changed = own.offer(s, side.b.d[q*m+e], side.b.j[q*m+e]) || changed
-					}
-					if changed {
+					if s := row - lo; own.merge(s, side.b, row-side.lo) {
 						storeBound(bound, s, min(r.Bounds[row], own.bound(s)))
 					}
 				}

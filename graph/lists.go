@@ -20,6 +20,9 @@ type best struct {
 	// the order of Partition), so that the lists are those of the rows in
 	// the input's order.
 	id []int32
+	// md and mj are merge's buffer, m long once used.
+	md []float64
+	mj []int32
 }
 
 func newBest(rows, m int) *best {
@@ -38,20 +41,22 @@ func (b *best) bound(r int) float64 {
 }
 
 // offer makes (d, j) a candidate of row r if it is among the best m and
-// not one already, and reports whether it did.
+// not one already, and reports whether it did. The place is found from the
+// end of the list by distance alone, then among equal distances by row:
+// a tight loop of one comparison, where most accepted offers land near the
+// end once the list is full.
 func (b *best) offer(r int, d float64, j int32) bool {
 	m, c := b.m, int(b.cnt[r])
 	ds, js := b.d[r*m:r*m+m], b.j[r*m:r*m+m]
 	if c == m && !b.less(d, j, ds[m-1], js[m-1]) {
 		return false
 	}
-	pos, hi := 0, c // the first candidate after (d, j)
-	for pos < hi {
-		if h := int(uint(pos+hi) >> 1); b.less(d, j, ds[h], js[h]) {
-			hi = h
-		} else {
-			pos = h + 1
-		}
+	pos := c // the first candidate after (d, j)
+	for pos > 0 && d < ds[pos-1] {
+		pos--
+	}
+	for pos > 0 && ds[pos-1] == d && b.rowLess(j, js[pos-1]) {
+		pos--
 	}
 	if pos > 0 && js[pos-1] == j && ds[pos-1] == d {
 		return false // offered before
@@ -66,13 +71,57 @@ func (b *best) offer(r int, d float64, j int32) bool {
 	return true
 }
 
-// less orders candidates by distance, then by row (by b.id of the row if
-// set): a strict total order, so that the best m do not depend on the
-// order of the offers.
+// merge makes the candidates of src's row q candidates of row r as offer
+// would, one by one, and reports whether row r's list changed: the two
+// sorted lists are merged into the best m of their union (an entry in
+// both counted once), in one pass instead of an insertion each. Its
+// buffer is b's: merges into one best must not run concurrently.
+func (b *best) merge(r int, src *best, q int) bool {
+	m, c, cs := b.m, int(b.cnt[r]), int(src.cnt[q])
+	ds, js := b.d[r*m:r*m+c], b.j[r*m:r*m+c]
+	sd, sj := src.d[q*src.m:q*src.m+cs], src.j[q*src.m:q*src.m+cs]
+	if cs == 0 || c == m && !b.less(sd[0], sj[0], ds[m-1], js[m-1]) {
+		return false // none of src's is better than the worst held
+	}
+	if b.md == nil {
+		b.md, b.mj = make([]float64, m), make([]int32, m)
+	}
+	od, oj := b.md[:0], b.mj[:0]
+	changed := false
+	for i, k := 0, 0; len(od) < m && (i < c || k < cs); {
+		switch {
+		case k == cs || i < c && b.less(ds[i], js[i], sd[k], sj[k]):
+			od, oj = append(od, ds[i]), append(oj, js[i])
+			i++
+		case i < c && ds[i] == sd[k] && js[i] == sj[k]:
+			od, oj = append(od, ds[i]), append(oj, js[i])
+			i, k = i+1, k+1
+		default:
+			od, oj = append(od, sd[k]), append(oj, sj[k])
+			k++
+			changed = true
+		}
+	}
+	if changed {
+		b.cnt[r] = int32(len(od))
+		copy(b.d[r*m:], od)
+		copy(b.j[r*m:], oj)
+	}
+	return changed
+}
+
+// less orders candidates by distance, then by row (rowLess): a strict
+// total order, so that the best m do not depend on the order of the
+// offers.
 func (b *best) less(d1 float64, j1 int32, d2 float64, j2 int32) bool {
 	if d1 != d2 {
 		return d1 < d2
 	}
+	return b.rowLess(j1, j2)
+}
+
+// rowLess orders rows by index, or by b.id of the row if set.
+func (b *best) rowLess(j1, j2 int32) bool {
 	if b.id != nil {
 		return b.id[j1] < b.id[j2]
 	}

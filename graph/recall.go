@@ -109,9 +109,7 @@ func newRecallSample(ctx context.Context, x []float64, n, p, m, s int, seed uint
 		},
 		func(_ int, t *scanTask) error {
 			for r := range s {
-				for e := range int(t.b.cnt[r]) {
-					rs.exact.offer(r, t.b.d[r*m+e], t.b.j[r*m+e])
-				}
+				rs.exact.merge(r, t.b, r)
 				bound[r].Store(math.Float64bits(rs.exact.bound(r)))
 			}
 			return nil

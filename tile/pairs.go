@@ -129,7 +129,7 @@ func (ps *Pairs) Near(s *PairScratch, I, J int, rowMax, colMax []float64, near f
 		for j0 := max(c0, i+1); j0 < c1; j0 += len(ds) {
 			nj := min(len(ds), c1-j0)
 			if nj == len(ds) {
-				ds[0], ds[1], ds[2], ds[3] = sqDist4(xi, x[j0*p:(j0+4)*p])
+				ds[0], ds[1], ds[2], ds[3] = SqDist4(xi, x[j0*p:], x[(j0+1)*p:], x[(j0+2)*p:], x[(j0+3)*p:])
 			} else {
 				for e := range nj {
 					ds[e] = SqDist(xi, x[(j0+e)*p:(j0+e+1)*p])
@@ -144,12 +144,13 @@ func (ps *Pairs) Near(s *PairScratch, I, J int, rowMax, colMax []float64, near f
 	}
 }
 
-// sqDist4 returns the squared distances of a to the four consecutive rows
-// in b (4×len(a)), each with the bits of SqDist: the four sums are
-// independent, which lets the processor overlap them.
-func sqDist4(a, b []float64) (d0, d1, d2, d3 float64) {
+// SqDist4 returns the squared distances of a to b0, b1, b2 and b3 (each at
+// least as long as a), each with the bits of SqDist: the four sums are
+// independent, which lets the processor overlap them where SqDist's one
+// chain of additions waits on each.
+func SqDist4(a, b0, b1, b2, b3 []float64) (d0, d1, d2, d3 float64) {
 	p := len(a)
-	b0, b1, b2, b3 := b[:p], b[p:2*p], b[2*p:3*p], b[3*p:4*p]
+	b0, b1, b2, b3 = b0[:p], b1[:p], b2[:p], b3[:p]
 	for q, v := range a {
 		t0, t1, t2, t3 := v-b0[q], v-b1[q], v-b2[q], v-b3[q]
 		d0 += float64(t0 * t0)

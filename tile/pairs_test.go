@@ -180,7 +180,7 @@ func TestSqDist4(t *testing.T) {
 	for _, p := range []int{1, 3, 16, 37} {
 		x := pairsData(5, p, 0, 1, uint64(p))
 		d := [4]float64{}
-		d[0], d[1], d[2], d[3] = sqDist4(x[:p], x[p:])
+		d[0], d[1], d[2], d[3] = SqDist4(x[:p], x[p:], x[2*p:], x[3*p:], x[4*p:])
 		for e := range 4 {
 			b := x[(e+1)*p : (e+2)*p]
 			if want := SqDist(x[:p], b); d[e] != want || SqDist(b, x[:p]) != want {

@@ -109,13 +109,31 @@ func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, e
 
 // pairsScratch is one goroutine's memory for pairsVector.
 type pairsScratch struct {
-	t   []float32 // the tile of approximate distances, hp×bp
-	rth []float32 // the rows' screening thresholds
-	cth []float32 // the columns' screening thresholds
+	t    []float32 // the tile of approximate distances, hp×bp
+	rth  []float32 // the rows' screening thresholds
+	cth  []float32 // the columns' screening thresholds
+	hits []int32   // the columns of 64 that pass the screen for a row
+	dist []float64 // their exact distances
 }
 
 func (v *pairsVector) newScratch() any {
-	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp)}
+	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp),
+		hits: make([]int32, 0, 64), dist: make([]float64, 64)}
+}
+
+// exactDists sets d[e] to SqDist of row i of x (n×p) and row c0+cols[e],
+// four at a time (SqDist4: the same bits), and returns d.
+func exactDists(d, x []float64, p, i, c0 int, cols []int32) []float64 {
+	xi := x[i*p : (i+1)*p]
+	row := func(e int) []float64 { j := c0 + int(cols[e]); return x[j*p : (j+1)*p] }
+	e := 0
+	for ; e+4 <= len(cols); e += 4 {
+		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(xi, row(e), row(e+1), row(e+2), row(e+3))
+	}
+	for ; e < len(cols); e++ {
+		d[e] = SqDist(xi, row(e))
+	}
+	return d
 }
 
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
@@ -170,13 +188,15 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 			if j0+64 > w {
 				hit &= 1<<(w-j0) - 1
 			}
+			hits := s.hits[:0]
 			for ; hit != 0; hit &= hit - 1 {
-				lj := j0 + bits.TrailingZeros64(hit)
-				j := c0 + lj
-				d := SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
-				if d <= rowMax[li] || d <= colMax[lj] {
-					near(i, j, d)
-					rth[li], cth[lj] = rowTh(li), colTh(lj)
+				hits = append(hits, int32(j0+bits.TrailingZeros64(hit)))
+			}
+			ds := exactDists(s.dist[:len(hits)], x, p, i, c0, hits)
+			for e, lj := range hits {
+				if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
+					near(i, c0+int(lj), d)
+					rth[li], cth[lj] = rowTh(li), colTh(int(lj))
 				}
 			}
 		}
