@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -391,35 +392,59 @@ func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int3
 	return best
 }
 
-// search screens the tiles on the workers, each offering its pairs to the
-// lists of both of its blocks, the offers committed in tile order, and
-// returns the number of rows whose list changed.
+// search screens the tiles on the workers, each offering its pairs
+// straight to the lists of both of its blocks under their rows' locks
+// (offer), and returns the number of rows whose list changed. The best m
+// of a set of offers do not depend on their order, so the lists after the
+// round are the same for any workers and timing; a tile reads the bounds
+// as they are when it starts and as its own offers lower them, which only
+// prunes less than the final bounds would.
 func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
 	if a.elsewhere != nil {
 		return a.searchElsewhere(ctx, tiles)
 	}
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
-	bs, m := a.bs, a.m
-	err := ordered.Run(ctx, a.workers, len(tiles),
-		func() *tileTask {
-			tt := &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
-				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: a.pairs.NewScratch()}
-			tt.rows.id, tt.cols.id = a.lists.id, a.lists.id // a tile's best m by the lists' order
-			return tt
-		},
-		func(_ context.Context, t int, tt *tileTask) error {
-			tt.search(a.pairs, int(tiles[t].I), int(tiles[t].J), bs, a.loadBound)
-			return nil
-		},
-		func(t int, tt *tileTask) error {
-			if a.progress != nil {
-				defer a.progress(pass, t+1, len(tiles))
+	bs := a.bs
+	var locks [joinLocks]sync.Mutex
+	var mu sync.Mutex // orders the progress calls
+	done := 0
+	type task struct {
+		rm, cm  []float64
+		scratch *tile.PairScratch
+	}
+	tasks := make(chan *task, a.workers)
+	for range a.workers {
+		tasks <- &task{rm: make([]float64, bs), cm: make([]float64, bs), scratch: a.pairs.NewScratch()}
+	}
+	err := parallel(ctx, a.workers, len(tiles), func(t int) {
+		tk := <-tasks
+		defer func() { tasks <- tk }()
+		I, J := int(tiles[t].I), int(tiles[t].J)
+		r0, r1 := a.pairs.Rows(I)
+		c0, c1 := a.pairs.Rows(J)
+		rm, cm := tk.rm[:r1-r0], tk.cm[:c1-c0]
+		for i := range rm {
+			rm[i] = a.loadBound(r0 + i)
+		}
+		for j := range cm {
+			cm[j] = a.loadBound(c0 + j)
+		}
+		a.pairs.Near(tk.scratch, I, J, rm, cm, func(i, j int, d float64) {
+			if li := i - r0; d <= rm[li] {
+				rm[li] = a.offer(int32(i), d, int32(j), &locks)
 			}
-			a.commit(tt.rows, tt.r0, tt.r1)
-			a.commit(tt.cols, tt.c0, tt.c1)
-			return nil
+			if lj := j - c0; d <= cm[lj] {
+				cm[lj] = a.offer(int32(j), d, int32(i), &locks)
+			}
 		})
+		if a.progress != nil {
+			mu.Lock()
+			done++
+			a.progress(pass, done, len(tiles))
+			mu.Unlock()
+		}
+	})
 	changed := 0
 	for _, c := range a.changed {
 		if c {
@@ -429,14 +454,20 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 	return changed, err
 }
 
-// commit offers a tile's candidates for the rows [lo, hi) to their lists.
-func (a *approxSearch) commit(b *best, lo, hi int) {
-	for r := lo; r < hi; r++ {
-		if a.lists.merge(r, b, r-lo) {
-			a.changed[r] = true
-			storeBound(a.bound, r, a.lists.bound(r))
-		}
+// offer offers (dist, v) to row u's list under u's lock (of locks, row u's
+// being u mod joinLocks), marks the row changed if the list took it, and
+// returns the list's bound.
+func (a *approxSearch) offer(u int32, dist float64, v int32, locks *[joinLocks]sync.Mutex) float64 {
+	l := &locks[u%joinLocks]
+	l.Lock()
+	b := loadBound(a.bound, int(u))
+	if a.lists.offer(int(u), dist, v) {
+		a.changed[u] = true
+		b = a.lists.bound(int(u))
+		storeBound(a.bound, int(u), b)
 	}
+	l.Unlock()
+	return b
 }
 
 func btoi(b bool) int {

@@ -339,29 +339,13 @@ func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 		for e, q2 := range with {
 			dist := dists[e]
 			if dist <= bound[q1] {
-				bound[q1] = d.offer(rows[q1], dist, rows[q2], locks)
+				bound[q1] = a.offer(rows[q1], dist, rows[q2], locks)
 			}
 			if dist <= bound[q2] {
-				bound[q2] = d.offer(rows[q2], dist, rows[q1], locks)
+				bound[q2] = a.offer(rows[q2], dist, rows[q1], locks)
 			}
 		}
 	}
-}
-
-// offer offers (dist, v) to row u's list under u's lock, and returns the
-// list's bound.
-func (d *descent) offer(u int32, dist float64, v int32, locks *[joinLocks]sync.Mutex) float64 {
-	a := d.a
-	l := &locks[u%joinLocks]
-	l.Lock()
-	b := loadBound(a.bound, int(u))
-	if a.lists.offer(int(u), dist, v) {
-		a.changed[u] = true
-		b = a.lists.bound(int(u))
-		storeBound(a.bound, int(u), b)
-	}
-	l.Unlock()
-	return b
 }
 
 // rowSet is a set of rows, emptied in O(1): an open-addressed table whose
