@@ -270,7 +270,6 @@ type joiner struct {
 	bound []float64
 	with  []int32   // the partners of a row of the join, by position
 	dist  []float64 // their distances to it
-	touch uint64    // the loads that bring a join's lists into cache end here
 }
 
 // distances returns the squared distances of x1 to the rows with[e] of xs
@@ -314,17 +313,10 @@ func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 	xs := slices.Grow(jn.x[:0], len(rows)*p)[:len(rows)*p]
 	bound := slices.Grow(jn.bound[:0], len(rows))[:len(rows)]
 	jn.x, jn.bound = xs, bound
-	// The rows of a join are scattered over the lists: their features,
-	// bounds and the last entries of their lists are all loaded here, in
-	// one loop of independent loads that the processor overlaps, rather
-	// than one miss at a time in the offers.
-	m, touch := a.m, uint64(0)
 	for q, u := range rows {
 		copy(xs[q*p:(q+1)*p], a.x[int(u)*p:int(u+1)*p])
 		bound[q] = loadBound(a.bound, int(u))
-		touch ^= math.Float64bits(a.lists.d[int(u)*m+m-1]) ^ uint64(a.lists.j[int(u)*m+m-1])
 	}
-	jn.touch ^= touch
 	for q1 := range rows {
 		// The distances of q1 to its partners first, four at a time; then
 		// the offers, in the partners' order.
