@@ -7,9 +7,9 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
-	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -137,67 +137,68 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	for q, c := range closed {
 		open[q/bs] = open[q/bs] || !c
 	}
-	err = ordered.Run(ctx, max(1, opt.Workers), start[nb],
-		func() *tileTask {
-			return &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
-				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: pairs.NewScratch()}
-		},
-		func(_ context.Context, t int, tt *tileTask) error {
-			I, J := tileAt(t)
-			tt.r0, tt.r1 = pairs.Rows(I)
-			tt.c0, tt.c1 = pairs.Rows(J)
-			tt.rows.reset(bs)
-			tt.cols.reset(bs)
-			if !open[I] && !open[J] {
-				return nil
-			}
-			rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
+	// The tiles' pairs go straight to the lists, under their rows' locks:
+	// the best m of a set of offers do not depend on their order.
+	var locks [joinLocks]sync.Mutex
+	offer := func(q int, d float64, v int32) float64 {
+		l := &locks[q%joinLocks]
+		l.Lock()
+		if s := slot(q); all.offer(s, d, v) {
+			worst[q].Store(math.Float64bits(all.bound(s)))
+		}
+		b := bound(q)
+		l.Unlock()
+		return b
+	}
+	type task struct {
+		rm, cm  []float64
+		scratch *tile.PairScratch
+	}
+	tasks := make(chan *task, max(1, opt.Workers))
+	for range cap(tasks) {
+		tasks <- &task{rm: make([]float64, bs), cm: make([]float64, bs), scratch: pairs.NewScratch()}
+	}
+	var mu sync.Mutex // orders the progress calls
+	done := 0
+	err = parallel(ctx, max(1, opt.Workers), start[nb], func(t int) {
+		tk := <-tasks
+		defer func() { tasks <- tk }()
+		I, J := tileAt(t)
+		if open[I] || open[J] {
+			r0, r1 := pairs.Rows(I)
+			c0, c1 := pairs.Rows(J)
+			rm, cm := tk.rm[:r1-r0], tk.cm[:c1-c0]
 			for i := range rm {
-				rm[i] = bound(tt.r0 + i)
+				rm[i] = bound(r0 + i)
 				if !mine(I) {
 					rm[i] = math.Inf(-1)
 				}
 			}
 			for j := range cm {
-				cm[j] = bound(tt.c0 + j)
+				cm[j] = bound(c0 + j)
 				if !mine(J) {
 					cm[j] = math.Inf(-1)
 				}
 			}
-			// The thresholds are the committed bounds until the tile has
-			// found m candidates of its own for a row or column.
-			pairs.Near(tt.scratch, I, J, rm, cm, func(i, j int, d float64) {
+			pairs.Near(tk.scratch, I, J, rm, cm, func(i, j int, d float64) {
 				if group[i] == group[j] {
 					return // settled before the search
 				}
-				if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, perm[j]) {
-					rm[li] = min(rm[li], tt.rows.bound(li))
+				if li := i - r0; d <= rm[li] {
+					rm[li] = offer(i, d, perm[j])
 				}
-				if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, perm[i]) {
-					cm[lj] = min(cm[lj], tt.cols.bound(lj))
+				if lj := j - c0; d <= cm[lj] {
+					cm[lj] = offer(j, d, perm[i])
 				}
 			})
-			return nil
-		},
-		func(t int, tt *tileTask) error {
-			if opt.Progress != nil {
-				defer opt.Progress("kNN", t+1, start[nb])
-			}
-			for _, side := range []struct {
-				b      *best
-				lo, hi int
-			}{{tt.rows, tt.r0, tt.r1}, {tt.cols, tt.c0, tt.c1}} {
-				if !mine(side.lo / bs) {
-					continue
-				}
-				for r := side.lo; r < side.hi; r++ {
-					if i := slot(r); all.merge(i, side.b, r-side.lo) {
-						worst[r].Store(math.Float64bits(all.bound(i)))
-					}
-				}
-			}
-			return nil
-		})
+		}
+		if opt.Progress != nil {
+			mu.Lock()
+			done++
+			opt.Progress("kNN", done, start[nb])
+			mu.Unlock()
+		}
+	})
 	if err != nil {
 		return nil, nil, err
 	}
