@@ -250,8 +250,8 @@ type KNNRound struct {
 // leads to. A row keeps its best M candidates by (distance, index), so the
 // lists after a round are the best M of all the pairs searched, whatever
 // the order of the work; a descent round's candidates are fixed before it
-// starts, and each row's list is written by one task: the graph has the
-// same bits for any Workers and kernel. The recall@M of
+// starts, and each row's list is written under its lock: the graph has
+// the same bits for any Workers and kernel. The recall@M of
 // the lists is measured after every round on a seeded sample of rows
 // (Sample) whose exact lists one scan of x finds, and the search stops at
 // Recall, or after Rounds. The candidate lists, the kernel's panels and
