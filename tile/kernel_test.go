@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -166,14 +167,23 @@ func TestKernelName(t *testing.T) {
 	if got := (&Engine{Source: g, ISA: ISAGo}).Kernel(); got != "go/float32" {
 		t.Errorf("go Kernel() = %q, want go/float32", got)
 	}
-	got := (&Engine{Source: g}).Kernel()
-	isa, ok := DenseVectorKernel()
-	want := "go/float32"
-	if ok && cpuHas(isa) {
-		want = isa.String() + "/float32"
+	// Auto and every family the CPU runs: the family's name where it has a
+	// dense kernel.
+	for _, isa := range append([]ISA{ISAAuto}, SupportedISAs()...) {
+		got := (&Engine{Source: g, ISA: isa}).Kernel()
+		want := "go/float32"
+		if DenseVectorKernel(isa) {
+			r, _ := isa.Resolve()
+			want = r.String() + "/float32"
+		}
+		if got != want {
+			t.Errorf("ISA %v: Kernel() = %q, want %q", isa, got, want)
+		}
 	}
-	if got != want {
-		t.Errorf("Kernel() = %q, want %q", got, want)
+	if cpuHas(ISAAVX2) && runtime.GOARCH == "amd64" {
+		if got := (&Engine{Source: g, ISA: ISAAVX2}).Kernel(); got != "avx2/float32" {
+			t.Errorf("avx2 Kernel() = %q, want avx2/float32", got)
+		}
 	}
 	// A source that is not a Gaussian runs the portable kernel.
 	if got := (&Engine{Source: &failingSource{Source: g, failAt: -1}}).Kernel(); !strings.HasPrefix(got, "go/") {
