@@ -7,15 +7,18 @@
 // exp32AVX2 and exp64AVX2 are exp32Slice and exp64Slice (dense_amd64.s) for
 // AVX2 and FMA: they replace each value v of t (len a multiple of 8, resp.
 // 4; a shorter rest is left as it is) by exp(min(v, 0)), with the same
-// instructions on the same operands up to the last step, y·2^k, which AVX2
-// has no VSCALEF for: k is split into h = floor(k/2) and k - h, each
-// becomes the float 2^h (h + 1.5·2^m + bias, whose low bits then hold the
-// biased exponent, shifted left by m, the width of the mantissa; the
-// constants of expScale32 and expScale64), and y is multiplied by the two.
-// The first product is exact (y·2^h is a normal number for every k from
-// the clamp up), the second rounds once, as VSCALEF does, subnormal or 0
-// results included; so they give exp32Slice's and exp64Slice's bits.
-// The constants that do not fit in registers are read from memory.
+// operations on the same operands up to the last steps, y + 1 and y·2^k,
+// which AVX2 has no VSCALEF for: k is split into h = floor(k/2) and k - h,
+// each becomes the float 2^h (h + 1.5·2^m + bias, whose low bits then hold
+// the biased exponent, shifted left by m, the width of the mantissa; the
+// constants of expScale32 and expScale64), then y·2^h + 2^h (fused: the
+// sum y + 1 rounded once and scaled exactly, y·2^h being a normal number
+// for every k from the clamp up) is multiplied by 2^(k-h), which rounds
+// once, as VSCALEF does, subnormal or 0 results included; so they give
+// exp32Slice's and exp64Slice's bits. Two vectors are computed at a time,
+// their instructions interleaved (the exp is a chain of some 20 dependent
+// instructions: one at a time, they do not fill the pipes); the constants
+// that do not fit in the registers left are read from memory.
 //
 // consume16AVX2 is consume16 (dense_amd64.s) for AVX2: it adds an hp×wp
 // float32 tile (hp and wp multiples of 16) to class-major float64
@@ -42,49 +45,102 @@ TEXT ·exp32AVX2(SB), NOSPLIT, $0-24
 	LEAQ ·expTab32(SB), AX
 	LEAQ ·expScale32(SB), BX
 	VMOVUPS 0(AX), Y15
-	VMOVUPS 64(AX), Y14
-	VMOVUPS 128(AX), Y13
-	VMOVUPS 192(AX), Y12
-	VMOVUPS 256(AX), Y11
-	VMOVUPS 704(AX), Y10
-	VMOVUPS 384(AX), Y9
-	VMOVUPS 448(AX), Y8
-	VMOVUPS 512(AX), Y7
-	VMOVUPS 576(AX), Y6
-	VMOVUPS 640(AX), Y5
+	VMOVUPS 192(AX), Y14
+	VMOVUPS 256(AX), Y13
+	VMOVUPS 128(AX), Y12
+	VMOVUPS 64(AX), Y11
+	VMOVUPS 384(AX), Y10
+	SUBQ $16, CX
+	JLT manySend
+manyS:
+	VMAXPS 0(DI), Y15, Y0
+	VMAXPS 32(DI), Y15, Y5
+	VMINPS Y11, Y0, Y0
+	VMINPS Y11, Y5, Y5
+	VMULPS Y12, Y0, Y1
+	VMULPS Y12, Y5, Y6
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y6, Y6
+	VMOVAPS Y1, Y2
+	VMOVAPS Y6, Y7
+	VFMADD213PS Y0, Y14, Y2
+	VFMADD213PS Y5, Y14, Y7
+	VFMADD231PS Y1, Y13, Y2
+	VFMADD231PS Y6, Y13, Y7
+	VMULPS (BX), Y1, Y0
+	VMULPS (BX), Y6, Y5
+	VROUNDPS $1, Y0, Y0
+	VROUNDPS $1, Y5, Y5
+	VSUBPS Y0, Y1, Y1
+	VSUBPS Y5, Y6, Y6
+	VADDPS 64(BX), Y0, Y0
+	VADDPS 64(BX), Y5, Y5
+	VADDPS 64(BX), Y1, Y1
+	VADDPS 64(BX), Y6, Y6
+	VPSLLD $23, Y0, Y0
+	VPSLLD $23, Y5, Y5
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y6, Y6
+	VMOVUPS 320(AX), Y3
+	VMOVUPS 320(AX), Y8
+	VFMADD213PS Y10, Y2, Y3
+	VFMADD213PS Y10, Y7, Y8
+	VFMADD213PS 448(AX), Y2, Y3
+	VFMADD213PS 448(AX), Y7, Y8
+	VFMADD213PS 512(AX), Y2, Y3
+	VFMADD213PS 512(AX), Y7, Y8
+	VFMADD213PS 576(AX), Y2, Y3
+	VFMADD213PS 576(AX), Y7, Y8
+	VFMADD213PS 640(AX), Y2, Y3
+	VFMADD213PS 640(AX), Y7, Y8
+	VMULPS Y2, Y2, Y4
+	VMULPS Y7, Y7, Y9
+	VFMADD213PS Y2, Y4, Y3
+	VFMADD213PS Y7, Y9, Y8
+	VFMADD213PS Y0, Y0, Y3
+	VFMADD213PS Y5, Y5, Y8
+	VMULPS Y1, Y3, Y3
+	VMULPS Y6, Y8, Y8
+	VMOVUPS Y3, 0(DI)
+	VMOVUPS Y8, 32(DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JGE manyS
+manySend:
+	ADDQ $16, CX
 	SUBQ $8, CX
-	JLT doneS
-loopS:
-	VMAXPS (DI), Y15, Y0
-	VMINPS Y14, Y0, Y0
-	VMULPS Y13, Y0, Y1
+	JLT oneSend
+oneS:
+	VMAXPS 0(DI), Y15, Y0
+	VMINPS Y11, Y0, Y0
+	VMULPS Y12, Y0, Y1
 	VROUNDPS $0, Y1, Y1
 	VMOVAPS Y1, Y2
-	VFMADD213PS Y0, Y12, Y2
-	VFMADD231PS Y1, Y11, Y2
-	VMOVUPS 320(AX), Y3
-	VFMADD213PS Y9, Y2, Y3
-	VFMADD213PS Y8, Y2, Y3
-	VFMADD213PS Y7, Y2, Y3
-	VFMADD213PS Y6, Y2, Y3
-	VFMADD213PS Y5, Y2, Y3
-	VMULPS Y2, Y2, Y4
-	VFMADD213PS Y2, Y4, Y3
-	VADDPS Y10, Y3, Y3
+	VFMADD213PS Y0, Y14, Y2
+	VFMADD231PS Y1, Y13, Y2
 	VMULPS (BX), Y1, Y0
 	VROUNDPS $1, Y0, Y0
 	VSUBPS Y0, Y1, Y1
 	VADDPS 64(BX), Y0, Y0
-	VPSLLD $23, Y0, Y0
 	VADDPS 64(BX), Y1, Y1
+	VPSLLD $23, Y0, Y0
 	VPSLLD $23, Y1, Y1
-	VMULPS Y0, Y3, Y3
+	VMOVUPS 320(AX), Y3
+	VFMADD213PS Y10, Y2, Y3
+	VFMADD213PS 448(AX), Y2, Y3
+	VFMADD213PS 512(AX), Y2, Y3
+	VFMADD213PS 576(AX), Y2, Y3
+	VFMADD213PS 640(AX), Y2, Y3
+	VMULPS Y2, Y2, Y4
+	VFMADD213PS Y2, Y4, Y3
+	VFMADD213PS Y0, Y0, Y3
 	VMULPS Y1, Y3, Y3
-	VMOVUPS Y3, (DI)
+	VMOVUPS Y3, 0(DI)
 	ADDQ $32, DI
 	SUBQ $8, CX
-	JGE loopS
-doneS:
+	JGE oneS
+oneSend:
+	ADDQ $8, CX
 	VZEROUPPER
 	RET
 
@@ -95,32 +151,102 @@ TEXT ·exp64AVX2(SB), NOSPLIT, $0-24
 	LEAQ ·expTab64(SB), AX
 	LEAQ ·expScale64(SB), BX
 	VMOVUPD 0(AX), Y15
-	VMOVUPD 64(AX), Y14
-	VMOVUPD 128(AX), Y13
-	VMOVUPD 192(AX), Y12
-	VMOVUPD 256(AX), Y11
-	VMOVUPD 1024(AX), Y10
-	VMOVUPD 384(AX), Y9
-	VMOVUPD 448(AX), Y8
-	VMOVUPD 512(AX), Y7
-	VMOVUPD 576(AX), Y6
-	VMOVUPD 640(AX), Y5
+	VMOVUPD 192(AX), Y14
+	VMOVUPD 256(AX), Y13
+	VMOVUPD 128(AX), Y12
+	VMOVUPD 64(AX), Y11
+	VMOVUPD 384(AX), Y10
+	SUBQ $8, CX
+	JLT manyDend
+manyD:
+	VMAXPD 0(DI), Y15, Y0
+	VMAXPD 32(DI), Y15, Y5
+	VMINPD Y11, Y0, Y0
+	VMINPD Y11, Y5, Y5
+	VMULPD Y12, Y0, Y1
+	VMULPD Y12, Y5, Y6
+	VROUNDPD $0, Y1, Y1
+	VROUNDPD $0, Y6, Y6
+	VMOVAPD Y1, Y2
+	VMOVAPD Y6, Y7
+	VFMADD213PD Y0, Y14, Y2
+	VFMADD213PD Y5, Y14, Y7
+	VFMADD231PD Y1, Y13, Y2
+	VFMADD231PD Y6, Y13, Y7
+	VMULPD (BX), Y1, Y0
+	VMULPD (BX), Y6, Y5
+	VROUNDPD $1, Y0, Y0
+	VROUNDPD $1, Y5, Y5
+	VSUBPD Y0, Y1, Y1
+	VSUBPD Y5, Y6, Y6
+	VADDPD 64(BX), Y0, Y0
+	VADDPD 64(BX), Y5, Y5
+	VADDPD 64(BX), Y1, Y1
+	VADDPD 64(BX), Y6, Y6
+	VPSLLQ $52, Y0, Y0
+	VPSLLQ $52, Y5, Y5
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y6, Y6
+	VMOVUPD 320(AX), Y3
+	VMOVUPD 320(AX), Y8
+	VFMADD213PD Y10, Y2, Y3
+	VFMADD213PD Y10, Y7, Y8
+	VFMADD213PD 448(AX), Y2, Y3
+	VFMADD213PD 448(AX), Y7, Y8
+	VFMADD213PD 512(AX), Y2, Y3
+	VFMADD213PD 512(AX), Y7, Y8
+	VFMADD213PD 576(AX), Y2, Y3
+	VFMADD213PD 576(AX), Y7, Y8
+	VFMADD213PD 640(AX), Y2, Y3
+	VFMADD213PD 640(AX), Y7, Y8
+	VFMADD213PD 704(AX), Y2, Y3
+	VFMADD213PD 704(AX), Y7, Y8
+	VFMADD213PD 768(AX), Y2, Y3
+	VFMADD213PD 768(AX), Y7, Y8
+	VFMADD213PD 832(AX), Y2, Y3
+	VFMADD213PD 832(AX), Y7, Y8
+	VFMADD213PD 896(AX), Y2, Y3
+	VFMADD213PD 896(AX), Y7, Y8
+	VFMADD213PD 960(AX), Y2, Y3
+	VFMADD213PD 960(AX), Y7, Y8
+	VMULPD Y2, Y2, Y4
+	VMULPD Y7, Y7, Y9
+	VFMADD213PD Y2, Y4, Y3
+	VFMADD213PD Y7, Y9, Y8
+	VFMADD213PD Y0, Y0, Y3
+	VFMADD213PD Y5, Y5, Y8
+	VMULPD Y1, Y3, Y3
+	VMULPD Y6, Y8, Y8
+	VMOVUPD Y3, 0(DI)
+	VMOVUPD Y8, 32(DI)
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JGE manyD
+manyDend:
+	ADDQ $8, CX
 	SUBQ $4, CX
-	JLT doneD
-loopD:
-	VMAXPD (DI), Y15, Y0
-	VMINPD Y14, Y0, Y0
-	VMULPD Y13, Y0, Y1
+	JLT oneDend
+oneD:
+	VMAXPD 0(DI), Y15, Y0
+	VMINPD Y11, Y0, Y0
+	VMULPD Y12, Y0, Y1
 	VROUNDPD $0, Y1, Y1
 	VMOVAPD Y1, Y2
-	VFMADD213PD Y0, Y12, Y2
-	VFMADD231PD Y1, Y11, Y2
+	VFMADD213PD Y0, Y14, Y2
+	VFMADD231PD Y1, Y13, Y2
+	VMULPD (BX), Y1, Y0
+	VROUNDPD $1, Y0, Y0
+	VSUBPD Y0, Y1, Y1
+	VADDPD 64(BX), Y0, Y0
+	VADDPD 64(BX), Y1, Y1
+	VPSLLQ $52, Y0, Y0
+	VPSLLQ $52, Y1, Y1
 	VMOVUPD 320(AX), Y3
-	VFMADD213PD Y9, Y2, Y3
-	VFMADD213PD Y8, Y2, Y3
-	VFMADD213PD Y7, Y2, Y3
-	VFMADD213PD Y6, Y2, Y3
-	VFMADD213PD Y5, Y2, Y3
+	VFMADD213PD Y10, Y2, Y3
+	VFMADD213PD 448(AX), Y2, Y3
+	VFMADD213PD 512(AX), Y2, Y3
+	VFMADD213PD 576(AX), Y2, Y3
+	VFMADD213PD 640(AX), Y2, Y3
 	VFMADD213PD 704(AX), Y2, Y3
 	VFMADD213PD 768(AX), Y2, Y3
 	VFMADD213PD 832(AX), Y2, Y3
@@ -128,21 +254,14 @@ loopD:
 	VFMADD213PD 960(AX), Y2, Y3
 	VMULPD Y2, Y2, Y4
 	VFMADD213PD Y2, Y4, Y3
-	VADDPD Y10, Y3, Y3
-	VMULPD (BX), Y1, Y0
-	VROUNDPD $1, Y0, Y0
-	VSUBPD Y0, Y1, Y1
-	VADDPD 64(BX), Y0, Y0
-	VPSLLQ $52, Y0, Y0
-	VADDPD 64(BX), Y1, Y1
-	VPSLLQ $52, Y1, Y1
-	VMULPD Y0, Y3, Y3
+	VFMADD213PD Y0, Y0, Y3
 	VMULPD Y1, Y3, Y3
-	VMOVUPD Y3, (DI)
+	VMOVUPD Y3, 0(DI)
 	ADDQ $32, DI
 	SUBQ $4, CX
-	JGE loopD
-doneD:
+	JGE oneD
+oneDend:
+	ADDQ $4, CX
 	VZEROUPPER
 	RET
 

@@ -14,15 +14,18 @@ out, w = start(__file__, """
 exp32AVX2 and exp64AVX2 are exp32Slice and exp64Slice (dense_amd64.s) for
 AVX2 and FMA: they replace each value v of t (len a multiple of 8, resp.
 4; a shorter rest is left as it is) by exp(min(v, 0)), with the same
-instructions on the same operands up to the last step, y·2^k, which AVX2
-has no VSCALEF for: k is split into h = floor(k/2) and k - h, each
-becomes the float 2^h (h + 1.5·2^m + bias, whose low bits then hold the
-biased exponent, shifted left by m, the width of the mantissa; the
-constants of expScale32 and expScale64), and y is multiplied by the two.
-The first product is exact (y·2^h is a normal number for every k from
-the clamp up), the second rounds once, as VSCALEF does, subnormal or 0
-results included; so they give exp32Slice's and exp64Slice's bits.
-The constants that do not fit in registers are read from memory.
+operations on the same operands up to the last steps, y + 1 and y·2^k,
+which AVX2 has no VSCALEF for: k is split into h = floor(k/2) and k - h,
+each becomes the float 2^h (h + 1.5·2^m + bias, whose low bits then hold
+the biased exponent, shifted left by m, the width of the mantissa; the
+constants of expScale32 and expScale64), then y·2^h + 2^h (fused: the
+sum y + 1 rounded once and scaled exactly, y·2^h being a normal number
+for every k from the clamp up) is multiplied by 2^(k-h), which rounds
+once, as VSCALEF does, subnormal or 0 results included; so they give
+exp32Slice's and exp64Slice's bits. Two vectors are computed at a time,
+their instructions interleaved (the exp is a chain of some 20 dependent
+instructions: one at a time, they do not fill the pipes); the constants
+that do not fit in the registers left are read from memory.
 
 consume16AVX2 is consume16 (dense_amd64.s) for AVX2: it adds an hp×wp
 float32 tile (hp and wp multiples of 16) to class-major float64
@@ -46,23 +49,74 @@ by asmgen/dense_avx2.py (unrolled).
 
 # --- exp ---------------------------------------------------------------------
 
-def exp_func(name, tab, scale, size, ncoef):
-    """Emits exp32AVX2 or exp64AVX2. The body runs on Y0-Y4 (x, then h; k;
-    r; y; r²); lo, zero, log2e, ln2hi, ln2lo, one and as many of the
-    polynomial coefficients after the first as fit are kept in Y5 and up,
-    the others read from the table (AX; scale's constants from BX)."""
+def exp_func(name, tab, scale, size, ncoef, copies):
+    """Emits exp32AVX2 or exp64AVX2: copies bodies interleaved instruction
+    by instruction, on vectors one after the other, each on five registers
+    from Y{5*c} (x, then 2^h; k, then 2^(k-h); r; y; r²); as many of the
+    constants as fit in the registers left, down from Y15, lo first (the
+    maximum's first operand must be a register), the others read from the
+    table (AX; scale's constants from BX)."""
     sfx, lanes = ("S", 8) if size == 4 else ("D", 4)
     shift, sll = (23, "VPSLLD") if size == 4 else (52, "VPSLLQ")
-    x, k, r, y, r2 = range(5)
     # Table rows: lo, zero, log2e, ln2hi, ln2lo, the coefficients, one.
     rows = ["lo", "zero", "log2e", "ln2hi", "ln2lo"] + [f"c{i}" for i in range(ncoef)] + ["one"]
-    kept = ["lo", "zero", "log2e", "ln2hi", "ln2lo", "one"] + [f"c{i}" for i in range(1, ncoef)]
-    kept = kept[:16 - 5]
+    kept = ["lo", "ln2hi", "ln2lo", "log2e", "zero"] + [f"c{i}" for i in range(1, ncoef)]
+    kept = kept[:16 - 5 * copies]
     reg = {name: f"Y{15-i}" for i, name in enumerate(kept)}
 
     def op(name):
         """The operand of constant name: its register or its table row."""
         return reg.get(name, f"{64*rows.index(name)}(AX)")
+
+    def fma(form, a, b, dst):
+        """Returns the fused multiply-add of form 213 (dst = b·dst + a) or
+        231 (dst = b·a + dst) with b a register or, swapping the factors
+        (132: dst = dst·b + a), from memory: only the first operand may
+        be."""
+        if b.startswith("Y"):
+            return f"VFMADD{form}P{sfx} {a}, {b}, {dst}"
+        return f"VFMADD132P{sfx} {b}, {a}, {dst}" if form == "213" else f"VFMADD231P{sfx} {b}, {a}, {dst}"
+
+    def body(c):
+        """Returns the instructions of copy c, on the vector at 32c(DI)."""
+        x, k, r, y, r2 = (f"Y{5*c+i}" for i in range(5))
+        off = 32 * c
+        out = [f"VMAXP{sfx} {off}(DI), {op('lo')}, {x}",
+               f"VMINP{sfx} {op('zero')}, {x}, {x}",
+               f"VMULP{sfx} {op('log2e')}, {x}, {k}",
+               f"VROUNDP{sfx} $0, {k}, {k}",
+               # r = k·ln2hi + x, then r = k·ln2lo + r.
+               f"VMOVAP{sfx} {k}, {r}",
+               fma("213", x, op("ln2hi"), r),
+               fma("231", k, op("ln2lo"), r),
+               # h = floor(k/2) in x, k - h in k, each turned into its power of 2.
+               f"VMULP{sfx} (BX), {k}, {x}",
+               f"VROUNDP{sfx} $1, {x}, {x}",
+               f"VSUBP{sfx} {x}, {k}, {k}",
+               f"VADDP{sfx} 64(BX), {x}, {x}",
+               f"VADDP{sfx} 64(BX), {k}, {k}",
+               f"{sll} ${shift}, {x}, {x}",
+               f"{sll} ${shift}, {k}, {k}",
+               # y = c0·r + c1, then y = y·r + c for the other coefficients.
+               f"VMOVUP{sfx} {op('c0')}, {y}"]
+        out += [f"VFMADD213P{sfx} {op(f'c{i}')}, {r}, {y}" for i in range(1, ncoef)]
+        # y = y·r² + r; (y + 1)·2^h as y·2^h + 2^h, exact; then ·2^(k-h).
+        out += [f"VMULP{sfx} {r}, {r}, {r2}",
+                f"VFMADD213P{sfx} {r}, {r2}, {y}",
+                f"VFMADD213P{sfx} {x}, {x}, {y}",
+                f"VMULP{sfx} {k}, {y}, {y}",
+                f"VMOVUP{sfx} {y}, {off}(DI)"]
+        return out
+
+    def loop(label, n):
+        """Emits the loop over n bodies at a time (CX: values left)."""
+        w(f"\tSUBQ ${n*lanes}, CX\n\tJLT {label}end")
+        w(f"{label}:")
+        for lines in zip(*(body(c) for c in range(n))):
+            for line in lines:
+                w("\t" + line)
+        w(f"\tADDQ ${32*n}, DI\n\tSUBQ ${n*lanes}, CX\n\tJGE {label}")
+        w(f"{label}end:\n\tADDQ ${n*lanes}, CX")
 
     elem = "float32" if size == 4 else "float64"
     w(f"// func {name}(t []{elem})")
@@ -70,40 +124,14 @@ def exp_func(name, tab, scale, size, ncoef):
     w(f"\tMOVQ t_base+0(FP), DI\n\tMOVQ t_len+8(FP), CX\n\tLEAQ ·{tab}(SB), AX\n\tLEAQ ·{scale}(SB), BX")
     for name_ in kept:
         w(f"\tVMOVUP{sfx} {64*rows.index(name_)}(AX), {reg[name_]}")
-    w(f"\tSUBQ ${lanes}, CX\n\tJLT done{sfx}")
-    w(f"loop{sfx}:")
-    w(f"\tVMAXP{sfx} (DI), {op('lo')}, Y{x}")
-    w(f"\tVMINP{sfx} {op('zero')}, Y{x}, Y{x}")
-    w(f"\tVMULP{sfx} {op('log2e')}, Y{x}, Y{k}")
-    w(f"\tVROUNDP{sfx} $0, Y{k}, Y{k}")
-    # r = k·ln2hi + x, then r = k·ln2lo + r.
-    w(f"\tVMOVAP{sfx} Y{k}, Y{r}")
-    w(f"\tVFMADD213P{sfx} Y{x}, {op('ln2hi')}, Y{r}")
-    w(f"\tVFMADD231P{sfx} Y{k}, {op('ln2lo')}, Y{r}")
-    # y = c0·r + c1, then y = y·r + c for the other coefficients.
-    w(f"\tVMOVUP{sfx} {op('c0')}, Y{y}")
-    for i in range(1, ncoef):
-        w(f"\tVFMADD213P{sfx} {op(f'c{i}')}, Y{r}, Y{y}")
-    w(f"\tVMULP{sfx} Y{r}, Y{r}, Y{r2}")
-    w(f"\tVFMADD213P{sfx} Y{r}, Y{r2}, Y{y}")
-    w(f"\tVADDP{sfx} {op('one')}, Y{y}, Y{y}")
-    # y·2^k = y·2^h·2^(k-h), h = floor(k/2), in x.
-    w(f"\tVMULP{sfx} (BX), Y{k}, Y{x}")
-    w(f"\tVROUNDP{sfx} $1, Y{x}, Y{x}")
-    w(f"\tVSUBP{sfx} Y{x}, Y{k}, Y{k}")
-    for v in (x, k):
-        w(f"\tVADDP{sfx} 64(BX), Y{v}, Y{v}")
-        w(f"\t{sll} ${shift}, Y{v}, Y{v}")
-    w(f"\tVMULP{sfx} Y{x}, Y{y}, Y{y}")
-    w(f"\tVMULP{sfx} Y{k}, Y{y}, Y{y}")
-    w(f"\tVMOVUP{sfx} Y{y}, (DI)")
-    w(f"\tADDQ $32, DI\n\tSUBQ ${lanes}, CX\n\tJGE loop{sfx}")
-    w(f"done{sfx}:")
+    loop(f"many{sfx}", copies)
+    if copies > 1:
+        loop(f"one{sfx}", 1)
     w("\tVZEROUPPER\n\tRET\n")
 
 
-exp_func("exp32AVX2", "expTab32", "expScale32", 4, 6)
-exp_func("exp64AVX2", "expTab64", "expScale64", 8, 11)
+exp_func("exp32AVX2", "expTab32", "expScale32", 4, 6, 2)
+exp_func("exp64AVX2", "expTab64", "expScale64", 8, 11, 2)
 
 
 # --- consume16AVX2 -----------------------------------------------------------
