@@ -472,21 +472,34 @@ func TestExpBits(t *testing.T) {
 
 func testExpBits(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(11, 12))
+	// 40 values: 2.5 AVX-512 vectors, 5 AVX2 ones (the AVX2 exps' loop of
+	// two vectors and its one-vector end); the exps leave a rest shorter
+	// than a vector as it is.
 	for _, m := range []int{40, 48, 96, 1 << 16} {
 		x32 := expInputs[float32](m, -160, rng)
 		y32 := slices.Clone(x32)
 		fam.exp32(y32)
+		done := m / fam.lanes32 * fam.lanes32
 		for i, v := range x32 {
-			if want := exp32Ref(v); math.Float32bits(y32[i]) != math.Float32bits(want) {
-				t.Fatalf("m=%d: exp32Slice(%v) = %v (%#x), reference %v (%#x)", m, v, y32[i], math.Float32bits(y32[i]), want, math.Float32bits(want))
+			want := v
+			if i < done {
+				want = exp32Ref(v)
+			}
+			if math.Float32bits(y32[i]) != math.Float32bits(want) {
+				t.Fatalf("m=%d: exp32 value %d (%v) = %v (%#x), reference %v (%#x)", m, i, v, y32[i], math.Float32bits(y32[i]), want, math.Float32bits(want))
 			}
 		}
 		x64 := expInputs[float64](m/2, -1200, rng)
 		y64 := slices.Clone(x64)
 		fam.exp64(y64)
+		done = m / 2 / fam.lanes64 * fam.lanes64
 		for i, v := range x64 {
-			if want := exp64Ref(v); math.Float64bits(y64[i]) != math.Float64bits(want) {
-				t.Fatalf("m=%d: exp64Slice(%v) = %v, reference %v", m/2, v, y64[i], want)
+			want := v
+			if i < done {
+				want = exp64Ref(v)
+			}
+			if math.Float64bits(y64[i]) != math.Float64bits(want) {
+				t.Fatalf("m=%d: exp64 value %d (%v) = %v, reference %v", m/2, i, v, y64[i], want)
 			}
 		}
 	}
