@@ -4,12 +4,13 @@ package tile
 
 import (
 	"math"
-	"unsafe"
 )
 
-// This file holds the vectorized tile kernel of amd64, used on CPUs with
-// AVX-512. A tile is computed in three phases that never mix scalar
-// floating-point code into a vector loop:
+// This file holds the vectorized tile kernels of amd64, in two families
+// that share everything but their assembly (denseKernels): AVX-512
+// (avx512Dense) and AVX2 with FMA (avx2Dense), each run where the Engine's
+// ISA resolves to it. A tile is computed in three phases that never mix
+// scalar floating-point code into a vector loop:
 // packing (scalar: the tile's rows and columns are copied, centred, into
 // panels), generation (vector: distances by the norms identity
 // d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then a
@@ -17,23 +18,83 @@ import (
 // added into float64 accumulators, which the Engine's commit then adds to
 // the output as they are: class-major for P·S, with stride kp for P·W).
 // Every vector phase is an assembly function written by the scripts in
-// asmgen (gen_amd64.s, dense_amd64.s, gemm_amd64.s, gemm64_amd64.s; see
-// asm_amd64.go), which ends with VZEROUPPER, so that the scalar code
-// between them runs with the upper halves of the vector registers clear.
-// The assembly replaced archsimd code (GOEXPERIMENT=simd) with the same
-// arithmetic, each value going through the same operations in the same
-// order (the exp is the compiler's instruction sequence; the float64
-// generation now blocks 8 rows instead of 4), so it gives the same bits;
-// the archsimd code is kept as the tests' reference for this,
-// dense_archsimd_ref_amd64_test.go.
+// asmgen (AVX-512: gen_amd64.s, dense_amd64.s, gemm_amd64.s,
+// gemm64_amd64.s; AVX2: gen_avx2_amd64.s, dense_avx2_amd64.s,
+// gemm_avx2_amd64.s; see asm_amd64.go), which ends with VZEROUPPER, so
+// that the scalar code between them runs with the upper halves of the
+// vector registers clear. The AVX-512 assembly replaced archsimd code
+// (GOEXPERIMENT=simd) with the same arithmetic, each value going through
+// the same operations in the same order (the exp is the compiler's
+// instruction sequence; the float64 generation now blocks 8 rows instead
+// of 4), so it gives the same bits; the archsimd code is kept as the
+// tests' reference for this, dense_archsimd_ref_amd64_test.go. The AVX2
+// assembly blocks 4 rows and 8 float32 lanes instead of 8 and 16 and
+// builds 2^k from integer bits instead of VSCALEF, with the same
+// operations on every value in the same order again: both families give
+// the same bits, which dense_amd64_test.go checks against pure-Go
+// references of the arithmetic; against the portable kernel they differ
+// by rounding (kernel_test.go states the bound).
 
-const (
-	simdName = "avx512"
-	denseISA = ISAAVX512
+// denseKernels is one family's assembly kernels of the dense Gaussian
+// tiles and the blocking they need. The tiles are padded alike in every
+// family (to 16 float32 or 8 float64 values, and P·W's columns to
+// 16 or 8), so kernel32 and kernel64 run either family from this table.
+// The tables are read-only.
+type denseKernels struct {
+	isa  ISA
+	rows int // rows of a generation or P·W micro-kernel's block; divides 8
+	// The values of a vector in float32 and float64.
+	lanes32, lanes64 int
+	// The micro-kernels by the number of vectors of columns they cover:
+	// kernels[nv-1] covers nv.
+	gen32  []genKernel[float32]
+	gen64  []genKernel[float64]
+	gemm32 []gemmKernel[float32]
+	gemm64 []gemmKernel[float64]
+	// The exps and the one-hot consumer (see exp32Slice, exp64Slice and
+	// consume16).
+	exp32   func(t []float32)
+	exp64   func(t []float64)
+	consume func(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)
+}
+
+// The dense kernels of the two families.
+var (
+	avx512Dense = &denseKernels{
+		isa: ISAAVX512, rows: 8, lanes32: 16, lanes64: 8,
+		gen32:  []genKernel[float32]{gen8x1, gen8x2},
+		gen64:  []genKernel[float64]{gen64x8x1, gen64x8x2},
+		gemm32: []gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3},
+		gemm64: []gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3},
+		exp32:  exp32Slice, exp64: exp64Slice, consume: consume16,
+	}
+	avx2Dense = &denseKernels{
+		isa: ISAAVX2, rows: 4, lanes32: 8, lanes64: 4,
+		gen32:  []genKernel[float32]{gen4x1AVX2, gen4x2AVX2, gen4x3AVX2},
+		gen64:  []genKernel[float64]{gen64x4x1AVX2, gen64x4x2AVX2, gen64x4x3AVX2},
+		gemm32: []gemmKernel[float32]{gemm4x1AVX2, gemm4x2AVX2, gemm4x3AVX2},
+		gemm64: []gemmKernel[float64]{gemm64x4x1AVX2, gemm64x4x2AVX2, gemm64x4x3AVX2},
+		exp32:  exp32AVX2, exp64: exp64AVX2, consume: consume16AVX2,
+	}
 )
 
-// fastFamily reports whether the dense kernel here is of family isa.
-func fastFamily(isa ISA) bool { return isa == ISAAVX512 }
+// denseFamilies are the families with dense kernels here, fastest first.
+var denseFamilies = [...]ISA{ISAAVX512, ISAAVX2}
+
+// denseKernelsOf returns family isa's dense kernels, nil if there are
+// none (the CPU's support is not checked).
+func denseKernelsOf(isa ISA) *denseKernels {
+	switch isa {
+	case ISAAVX512:
+		return avx512Dense
+	case ISAAVX2:
+		return avx2Dense
+	}
+	return nil
+}
+
+// fastFamily reports whether there is a dense kernel of family isa here.
+func fastFamily(isa ISA) bool { return denseKernelsOf(isa) != nil }
 
 // flushEvery is the number of products a float32 partial sum of the P·W
 // kernel holds before it is added into float64.
@@ -43,22 +104,24 @@ const flushEvery = 64
 // come out exactly 0.
 const padArg = -1e30
 
-func simdUsable() bool { return cpuHas(ISAAVX512) }
-
-func fastCapable(src Source) bool {
+// fastCapable reports whether family isa's dense kernel runs src's tiles
+// on this CPU.
+func fastCapable(isa ISA, src Source) bool {
 	_, ok := src.(*Gaussian)
-	return ok && simdUsable()
+	return ok && fastFamily(isa) && cpuHas(isa)
 }
 
-func newFastKernel(src Source, in passInput, b int) (fastKernel, bool) {
-	g, ok := src.(*Gaussian)
-	if !ok || !simdUsable() {
+// newFastKernel returns family isa's dense kernel for a pass over src's
+// tiles, if fastCapable.
+func newFastKernel(isa ISA, src Source, in passInput, b int) (fastKernel, bool) {
+	if !fastCapable(isa, src) {
 		return nil, false
 	}
+	g, fam := src.(*Gaussian), denseKernelsOf(isa)
 	if g.prec == Float32 {
-		return newKernel32(g, in, b), true
+		return newKernel32(fam, g, in, b), true
 	}
-	return newKernel64(g, in, b), true
+	return newKernel64(fam, g, in, b), true
 }
 
 // expTab32 holds the constants of exp32Slice, one vector each; loading
@@ -82,6 +145,21 @@ func splat32(v float32) (a [16]float32) {
 //
 //go:noescape
 func exp32Slice(t []float32)
+
+// exp32AVX2 (dense_avx2_amd64.s) is exp32Slice with AVX2 and FMA, for len
+// a multiple of 8, with the same bits.
+//
+//go:noescape
+func exp32AVX2(t []float32)
+
+// expScale32 and expScale64 hold the constants of the AVX2 exps' y·2^k:
+// 1/2, to split k into halves, and 1.5·2^m + bias (m the mantissa's
+// width), whose addition to a half h leaves the biased exponent of 2^h in
+// the low bits. They are read-only.
+var (
+	expScale32 = [2][16]float32{splat32(0.5), splat32(1.5*(1<<23) + 127)}
+	expScale64 = [2][8]float64{splat64(0.5), splat64(1.5*(1<<52) + 1023)}
+)
 
 // expTab64 holds the constants of exp64Slice: clamp, ln2 split as in
 // math.Exp, the Taylor coefficients 1/12!, ..., 1/2! of
@@ -107,6 +185,12 @@ func splat64(v float64) (a [8]float64) {
 //go:noescape
 func exp64Slice(t []float64)
 
+// exp64AVX2 (dense_avx2_amd64.s) is exp64Slice with AVX2 and FMA, for len
+// a multiple of 4, with the same bits.
+//
+//go:noescape
+func exp64AVX2(t []float64)
+
 // transposeIdx holds the index vectors of the four stages of a 16×16
 // transpose by two-source permutes: stage s swaps bit 3-s of the row with
 // the same bit of the lane. It is read-only.
@@ -122,11 +206,12 @@ var transposeIdx = [8][16]uint32{
 }
 
 // consumeOneHot32 adds an hp×wp float32 tile t (row-major, stride wp) to
-// the class-major float64 accumulators: accR[sr... ] gets the row direction,
-// accR[c*hp+i] += sum of t[i][j] over the j with sc[j] = c, and, off the
-// diagonal, accC[c*wp+j] += sum of t[i][j] over the i with sr[i] = c. With
-// frob it returns the sum of squares of the tile's entries.
-func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, diag, frob bool) float64 {
+// the class-major float64 accumulators with family fam's consumer: accR
+// gets the row direction, accR[c*hp+i] += sum of t[i][j] over the j with
+// sc[j] = c, and, off the diagonal, accC[c*wp+j] += sum of t[i][j] over
+// the i with sr[i] = c. With frob it returns the sum of squares of the
+// tile's entries.
+func (fam *denseKernels) consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, diag, frob bool) float64 {
 	if hp == 0 || wp == 0 {
 		return 0
 	}
@@ -141,7 +226,7 @@ func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float
 	if !diag {
 		accC0 = &accC[0]
 	}
-	consume16(&t[0], hp, wp, &sr[0], &sc[0], &accR[0], accC0, !diag, frob, &buf)
+	fam.consume(&t[0], hp, wp, &sr[0], &sc[0], &accR[0], accC0, !diag, frob, &buf)
 	if !frob {
 		return 0
 	}
@@ -154,6 +239,12 @@ func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float
 //
 //go:noescape
 func consume16(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)
+
+// consume16AVX2 (dense_avx2_amd64.s) is consume16 with AVX2, with the same
+// bits.
+//
+//go:noescape
+func consume16AVX2(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)
 
 // classesFit reports whether every class c of s addresses a block
 // acc[c*ld : c*ld+m] within n values.
@@ -168,6 +259,7 @@ func classesFit(s []int32, n, ld, m int) bool {
 
 // kernel32 is the vectorized kernel of a float32 Gaussian for one pass.
 type kernel32 struct {
+	fam  *denseKernels
 	in   passInput
 	p    int
 	bp   int       // tile edge rounded up to 16
@@ -177,9 +269,9 @@ type kernel32 struct {
 	zero []int32   // bp zeros: the one class of row and column sums
 }
 
-func newKernel32(g *Gaussian, in passInput, b int) *kernel32 {
+func newKernel32(fam *denseKernels, g *Gaussian, in passInput, b int) *kernel32 {
 	pk := g.packed()
-	return &kernel32{in: in, p: g.p, bp: roundUp(b, 16), x: pk.x32, g: pk.g32, tg: float32(2 * g.gamma), zero: make([]int32, roundUp(b, 16))}
+	return &kernel32{fam: fam, in: in, p: g.p, bp: roundUp(b, 16), x: pk.x32, g: pk.g32, tg: float32(2 * g.gamma), zero: make([]int32, roundUp(b, 16))}
 }
 
 // scratch32 is one worker's memory for kernel32.
@@ -244,7 +336,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 
 	// Generation (vector).
 	t := s.t[:hp*wp]
-	genTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
+	kn.fam.genTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
 	if diag {
 		for i := range h {
 			t[i*wp+i] = 1
@@ -270,14 +362,14 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		if !diag {
 			clear(accC)
 		}
-		consumeOneHot32(t, hp, wp, s.sr, s.sc, accR, accC, diag, false)
+		kn.fam.consumeOneHot32(t, hp, wp, s.sr, s.sc, accR, accC, diag, false)
 		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, hp, accC, wp
 	case kn.in.w != nil:
 		kp := kn.kp()
 		accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
-		gemmTile32(accR, kp, t, wp, 1, s.wc, hp, wp, false)
+		kn.fam.gemmTile32(accR, kp, t, wp, 1, s.wc, hp, wp, false)
 		if !diag {
-			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp, false)
+			kn.fam.gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp, false)
 		}
 		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
 	}
@@ -285,7 +377,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 		sumR, sumC := s.sumR[:hp], s.sumC[:wp]
 		clear(sumR)
 		clear(sumC)
-		sq := consumeOneHot32(t, hp, wp, kn.zero, kn.zero, sumR, sumC, diag, true)
+		sq := kn.fam.consumeOneHot32(t, hp, wp, kn.zero, kn.zero, sumR, sumC, diag, true)
 		copy(pt.sumRows, sumR[:h])
 		copy(pt.sumCols, sumC[:w])
 		if !diag {
@@ -315,84 +407,86 @@ func packW32(dst []float32, w []float64, k, kp int) {
 //go:noescape
 func addF64s(dst, src *float64, n int)
 
+// addF64sAVX2 (dense_avx2_amd64.s) is addF64s with AVX2, for n a multiple
+// of 4.
+//
+//go:noescape
+func addF64sAVX2(dst, src *float64, n int)
+
 // addFloat64s sets dst[i] += src[i]; src is as long as dst. It adds eight
-// values per instruction where AVX-512 is usable (the same bits: each sum
-// is one rounded addition either way).
+// values per instruction where AVX-512 is usable, four where AVX2 is (the
+// same bits: each sum is one rounded addition either way).
 func addFloat64s(dst, src []float64) {
 	src = src[:len(dst)]
 	i := 0
-	if n := len(dst) &^ 7; n > 0 && simdUsable() {
-		addF64s(&dst[0], &src[0], n)
-		i = n
+	if n := len(dst) &^ 7; n > 0 {
+		switch {
+		case cpuHas(ISAAVX512):
+			addF64s(&dst[0], &src[0], n)
+			i = n
+		case cpuHas(ISAAVX2):
+			addF64sAVX2(&dst[0], &src[0], n)
+			i = n
+		}
 	}
 	for ; i < len(dst); i++ {
 		dst[i] += src[i]
 	}
 }
 
-// genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
-// multiple of 8, wp of 16.
-func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
-	dotTile32(t, hp, wp, xr, xt, p, gr, gc, tg, true)
+// genKernel is an assembly exponent micro-kernel (see gen8x1 and
+// gen4x1AVX2).
+type genKernel[F float32 | float64] func(t *F, wp int, xr, xt *F, p int, gr, gc, tg *F)
+
+// genTile32 writes the hp×wp tile of exp(-gamma·d²) into t with family
+// fam's kernels (see genTiles): hp is a multiple of 8, wp of 16.
+func (fam *denseKernels) genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
+	genTiles(fam.gen32, fam.rows, fam.lanes32, fam.exp32, t, hp, wp, xr, xt, p, gr, gc, tg)
 }
 
-// dotTile32 writes t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) for the hp×wp
-// tile (the generation micro-kernels' block, repeated), then, with exp,
-// replaces each value v by e^v while its 8 rows are in cache: hp is a
-// multiple of 8, wp of 16.
-func dotTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32, exp bool) {
+// genTiles writes t[r*wp+c] = exp(tg·(x_r·x_c) + (gc[c] + gr[r])) for the
+// hp×wp tile t with the micro-kernels kernels (kernels[nv-1] covers a
+// block of rows rows and nv vectors of lanes columns), 8 rows at a time,
+// each group's exp while its rows are in cache. xr holds the rows'
+// features in groups of 8 (packRows), xt the columns' transposed (p×wp);
+// hp is a multiple of 8, wp of lanes.
+func genTiles[F float32 | float64](kernels []genKernel[F], rows, lanes int, exp func([]F), t []F, hp, wp int, xr, xt []F, p int, gr, gc []F, tg F) {
 	if hp == 0 || wp == 0 {
 		return
 	}
-	if hp%8 != 0 || wp%16 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
-		panic("tile: dotTile32 called with inconsistent sizes") // a bug in this package, not bad input
-	}
-	var xr0 *float32
-	if p > 0 {
-		xr0 = &xr[0]
+	if hp%8 != 0 || wp%lanes != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
+		panic("tile: genTiles called with inconsistent sizes") // a bug in this package, not bad input
 	}
 	for i0 := 0; i0 < hp; i0 += 8 {
-		ti := t[i0*wp : (i0+8)*wp]
-		xi := (*float32)(unsafe.Add(unsafe.Pointer(xr0), 4*i0*p))
-		j0 := 0
-		for ; j0+32 <= wp; j0 += 32 {
-			gen8x2(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
+		for r := i0; r < i0+8; r += rows {
+			// Row r's features within its group of 8 (xr[i0*p + q*8 + r-i0]),
+			// and the columns' from column j0 on: nil if p = 0, the kernels
+			// then read no features.
+			var xi, xj *F
+			for j0 := 0; j0 < wp; {
+				nv := min((wp-j0)/lanes, len(kernels))
+				if p > 0 {
+					xi, xj = &xr[i0*p+r-i0], &xt[j0]
+				}
+				kernels[nv-1](&t[r*wp+j0], wp, xi, xj, p, &gr[r], &gc[j0], &tg)
+				j0 += nv * lanes
+			}
 		}
-		if j0 < wp {
-			gen8x1(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		if exp {
-			exp32Slice(ti)
-		}
+		exp(t[i0*wp : (i0+8)*wp])
 	}
-}
-
-// xtAt returns the address of xt[j], or nil if xt is empty (p = 0: the
-// micro-kernels then read no features).
-func xtAt(xt []float32, j int) *float32 {
-	if len(xt) == 0 {
-		return nil
-	}
-	return &xt[j]
 }
 
 // gemmKernel is an assembly P·W micro-kernel (see gemm8x1 and gemm64x8x1).
 type gemmKernel[F float32 | float64] func(y *float64, ldy int, a *F, rs, is int, b *F, ldb, inner int, add bool)
 
-// The micro-kernels of gemmTile32 and gemmTile64, by the number of vectors
-// of columns they cover. They are read-only.
-var (
-	gemm32Kernels = [3]gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3}
-	gemm64Kernels = [3]gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3}
-)
-
 // gemmTile sets y (m×kp, stride kp) to the product of the m×inner matrix
 // a[r*rs+s*is] with the inner×kp matrix b (stride kp), or adds the product
-// to y if add is set; m is a multiple of 8, kp of lanes, the number of
+// to y if add is set; m is a multiple of rows, kp of lanes, the number of
 // values of b in a vector. It runs the micro-kernels kernels[nv-1], which
-// cover nv vectors of columns, on 8-row blocks, three vectors at a time,
-// and checks the bounds they rely on.
-func gemmTile[F float32 | float64](kernels *[3]gemmKernel[F], lanes int, y []float64, kp int, a []F, rs, is int, b []F, m, inner int, add bool) {
+// cover rows rows and nv vectors of columns, on blocks of rows rows, as
+// many vectors at a time as the widest covers, and checks the bounds they
+// rely on.
+func gemmTile[F float32 | float64](kernels []gemmKernel[F], rows, lanes int, y []float64, kp int, a []F, rs, is int, b []F, m, inner int, add bool) {
 	if m == 0 {
 		return
 	}
@@ -402,23 +496,23 @@ func gemmTile[F float32 | float64](kernels *[3]gemmKernel[F], lanes int, y []flo
 		}
 		return
 	}
-	if m%8 != 0 || kp%lanes != 0 || len(y) < m*kp || len(b) < inner*kp ||
+	if m%rows != 0 || kp%lanes != 0 || len(y) < m*kp || len(b) < inner*kp ||
 		len(a) <= (m-1)*rs+(inner-1)*is {
 		panic("tile: gemmTile called with inconsistent sizes") // a bug in this file, not bad input
 	}
-	nv := kp / lanes
-	for r0 := 0; r0 < m; r0 += 8 {
-		yr, ar := &y[r0*kp], &a[r0*rs]
-		for v := 0; v < nv; v += 3 {
-			kernels[min(nv-v, 3)-1]((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*lanes*v)), kp, ar, rs, is, &b[lanes*v], kp, inner, add)
+	nv, most := kp/lanes, len(kernels)
+	for r0 := 0; r0 < m; r0 += rows {
+		yr, ar := y[r0*kp:], &a[r0*rs]
+		for v := 0; v < nv; v += most {
+			kernels[min(nv-v, most)-1](&yr[lanes*v], kp, ar, rs, is, &b[lanes*v], kp, inner, add)
 		}
 	}
 }
 
-// gemmTile32 is gemmTile with the float32 micro-kernels (48 columns at a
-// time; kp a multiple of 16).
-func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int, add bool) {
-	gemmTile(&gemm32Kernels, 16, y, kp, a, rs, is, b, m, inner, add)
+// gemmTile32 is gemmTile with family fam's float32 micro-kernels (kp a
+// multiple of 16).
+func (fam *denseKernels) gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int, add bool) {
+	gemmTile(fam.gemm32, fam.rows, fam.lanes32, y, kp, a, rs, is, b, m, inner, add)
 }
 
 // kernel64 is the vectorized kernel of a float64 Gaussian for one pass:
@@ -427,6 +521,7 @@ func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, in
 // row sums and ||P||_F^2 in scalar code); the other passes' tiles go to
 // the Engine's portable consumers.
 type kernel64 struct {
+	fam   *denseKernels
 	in    passInput
 	p, bp int
 	x     []float64
@@ -434,9 +529,9 @@ type kernel64 struct {
 	tg    float64
 }
 
-func newKernel64(g *Gaussian, in passInput, b int) *kernel64 {
+func newKernel64(fam *denseKernels, g *Gaussian, in passInput, b int) *kernel64 {
 	pk := g.packed()
-	return &kernel64{in: in, p: g.p, bp: roundUp(b, 8), x: pk.x64, g: pk.g64, tg: 2 * g.gamma}
+	return &kernel64{fam: fam, in: in, p: g.p, bp: roundUp(b, 8), x: pk.x64, g: pk.g64, tg: 2 * g.gamma}
 }
 
 // scratch64 is one worker's memory for kernel64.
@@ -478,7 +573,7 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 		// Unpadded: generate straight into the caller's tile.
 		t = pt.tile[:h*w]
 	}
-	genTile64(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
+	kn.fam.genTile64(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
 	if diag {
 		for i := range h {
 			t[i*wp+i] = 1
@@ -499,9 +594,9 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
 	packW64(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
 	accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
-	gemmTile64(accR, kp, t, wp, 1, s.wc, hp, wp)
+	kn.fam.gemmTile64(accR, kp, t, wp, 1, s.wc, hp, wp)
 	if !diag {
-		gemmTile64(accC, kp, t, 1, wp, s.wr, wp, hp)
+		kn.fam.gemmTile64(accC, kp, t, 1, wp, s.wr, wp, hp)
 	}
 	pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
 	if kn.in.sums {
@@ -520,40 +615,14 @@ func gen64x8x1(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
 //go:noescape
 func gen64x8x2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
 
-// genTile64 writes the hp×wp tile of exp(-gamma·d²) into t, 8 rows at a
-// time, each block's exp while its rows are in cache: t[r*wp+c] =
-// exp(tg·(x_r·x_c) + (gc[c] + gr[r])) with a chain of fused multiply-adds
-// in feature order; xr holds the rows' features in groups of 8 (packRows),
-// xt the columns' transposed (p×wp). hp and wp are multiples of 8.
-func genTile64(t []float64, hp, wp int, xr, xt []float64, p int, gr, gc []float64, tg float64) {
-	if hp == 0 || wp == 0 {
-		return
-	}
-	if hp%8 != 0 || wp%8 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
-		panic("tile: genTile64 called with inconsistent sizes") // a bug in this package, not bad input
-	}
-	var xr0 *float64
-	if p > 0 {
-		xr0 = &xr[0]
-	}
-	xtAt := func(j int) *float64 { // nil if p = 0: the kernels then read no features
-		if p == 0 {
-			return nil
-		}
-		return &xt[j]
-	}
-	for i0 := 0; i0 < hp; i0 += 8 {
-		ti := t[i0*wp : (i0+8)*wp]
-		xi := (*float64)(unsafe.Add(unsafe.Pointer(xr0), 8*i0*p))
-		j0 := 0
-		for ; j0+16 <= wp; j0 += 16 {
-			gen64x8x2(&ti[j0], wp, xi, xtAt(j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		if j0 < wp {
-			gen64x8x1(&ti[j0], wp, xi, xtAt(j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		exp64Slice(ti)
-	}
+// genTile64 writes the hp×wp tile of exp(-gamma·d²) into t with family
+// fam's kernels, 8 rows at a time, each block's exp while its rows are in
+// cache: t[r*wp+c] = exp(tg·(x_r·x_c) + (gc[c] + gr[r])) with a chain of
+// fused multiply-adds in feature order; xr holds the rows' features in
+// groups of 8 (packRows), xt the columns' transposed (p×wp). hp and wp
+// are multiples of 8.
+func (fam *denseKernels) genTile64(t []float64, hp, wp int, xr, xt []float64, p int, gr, gc []float64, tg float64) {
+	genTiles(fam.gen64, fam.rows, fam.lanes64, fam.exp64, t, hp, wp, xr, xt, p, gr, gc, tg)
 }
 
 // packW64 copies the rows of w (stride k) into dst (stride kp) with zero
@@ -567,11 +636,11 @@ func packW64(dst, w []float64, k, kp int) {
 	clear(dst[rows*kp:])
 }
 
-// gemmTile64 sets y to the product as gemmTile does, in float64 with the
-// portable consumer's arithmetic (see gemm64x8x1), 24 columns at a time;
-// kp is a multiple of 8.
-func gemmTile64(y []float64, kp int, a []float64, rs, is int, b []float64, m, inner int) {
-	gemmTile(&gemm64Kernels, 8, y, kp, a, rs, is, b, m, inner, false)
+// gemmTile64 sets y to the product as gemmTile does, with family fam's
+// float64 micro-kernels: the portable consumer's arithmetic (see
+// gemm64x8x1); kp is a multiple of 8.
+func (fam *denseKernels) gemmTile64(y []float64, kp int, a []float64, rs, is int, b []float64, m, inner int) {
+	gemmTile(fam.gemm64, fam.rows, fam.lanes64, y, kp, a, rs, is, b, m, inner, false)
 }
 
 // packTile copies what the generation micro-kernels read of the tile with

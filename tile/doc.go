@@ -22,8 +22,10 @@
 // the rows of a feature matrix; Standardize prepares its features, and
 // AutoBandwidth (the default rule, from the distances to near neighbours)
 // and MedianGamma (the median heuristic, for comparison) choose gamma.
-// On amd64, a Gaussian's passes run AVX-512 kernels (assembly) on CPUs
-// that have it (Engine.Kernel names the kernel in use); the
+// On amd64, a Gaussian's passes run vectorized kernels (assembly) of the
+// family Engine.ISA resolves to, AVX-512 or AVX2 with FMA, on CPUs that
+// have it (Engine.Kernel names the kernel in use; both families give the
+// same bits, and differ from the portable kernel by rounding); the
 // portable kernel runs otherwise, or when Engine.ISA is ISAGo.
 //
 // Pairs walks the same tile grid for an exact nearest-neighbour search:

@@ -19,6 +19,9 @@ package tile
 //go:generate python3 asmgen/gemm32.py
 //go:generate python3 asmgen/gemm64.py
 //go:generate python3 asmgen/dense.py
+//go:generate python3 asmgen/gen_avx2.py
+//go:generate python3 asmgen/gemm_avx2.py
+//go:generate python3 asmgen/dense_avx2.py
 //go:generate python3 asmgen/screen.py
 //go:generate python3 asmgen/screen_arm64.py
 //go:generate python3 asmgen/probe.py
