@@ -21,4 +21,5 @@ package tile
 //go:generate python3 asmgen/dense.py
 //go:generate python3 asmgen/screen.py
 //go:generate python3 asmgen/screen_arm64.py
+//go:generate python3 asmgen/dense_arm64.py
 //go:generate python3 asmgen/probe.py
