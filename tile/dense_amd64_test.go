@@ -343,30 +343,6 @@ func exp64Ref(v float64) float64 {
 	return math.Ldexp(y, int(k))
 }
 
-// expInputs returns m values for the exp tests: a grid over [lo, 0], values
-// dense near 0, and the edges (zeros, the clamp, subnormal results, values
-// above 0, NaN and infinities).
-func expInputs[F float32 | float64](m int, lo float64, rng *rand.Rand) []F {
-	x := make([]F, m)
-	for i := range x {
-		switch i % 4 {
-		case 0:
-			x[i] = F(lo * float64(i) / float64(m))
-		case 1:
-			x[i] = F(-rng.ExpFloat64())
-		case 2:
-			x[i] = F(1.3 * lo * rng.Float64())
-		default:
-			x[i] = F(-rng.Float64() * 1e-6)
-		}
-	}
-	edges := []float64{0, math.Copysign(0, -1), 1, 1e30, -1e30, lo, 2 * lo, -87.5, -103.9, -104, -745, -708.5, -1100, -1e-40, 0.5, math.NaN(), math.Inf(-1), math.Inf(1)}
-	for i, e := range edges {
-		x[i] = F(e)
-	}
-	return x
-}
-
 // TestExpBits checks exp32Slice and exp64Slice bit for bit against their
 // pure-Go arithmetic, exp32Ref and exp64Ref, on grids, random values and
 // edges, lengths with and without an odd vector.
@@ -500,23 +476,6 @@ func TestGen64(t *testing.T) {
 					t.Fatalf("%+v: t[%d][%d] = %v, reference %v", tc, r, c, got[r*tc.wp+c], want)
 				}
 			}
-		}
-	}
-}
-
-// TestAddFloat64s checks the commit's vector add against scalar additions,
-// for lengths around its blocks of 8 and 32.
-func TestAddFloat64s(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 18))
-	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 40, 71, 100} {
-		dst, src := randomSlice(n, rng.NormFloat64), randomSlice(n, rng.NormFloat64)
-		want := slices.Clone(dst)
-		for i := range want {
-			want[i] += src[i]
-		}
-		addFloat64s(dst, src)
-		if !slices.Equal(dst, want) {
-			t.Errorf("n=%d: %v, want %v", n, dst, want)
 		}
 	}
 }

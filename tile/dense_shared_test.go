@@ -2,6 +2,13 @@
 
 package tile
 
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
 // gemmRef32 is the arithmetic the assembly micro-kernels promise, in pure
 // Go: y[r*ldy+c] += the float32 fused multiply-adds of a[r*rs+s*is]·b[s*ldb+c]
 // in s order, widened and added every flushEvery steps.
@@ -37,4 +44,45 @@ func operands[F float32 | float64](tc gemmCase, draw func() F) (a, b []F, rs, is
 		return a, b, 1, tc.m
 	}
 	return a, b, tc.inner, 1
+}
+
+// expInputs returns m values for the exp tests: a grid over [lo, 0], values
+// dense near 0, and the edges (zeros, the clamp, subnormal results, values
+// above 0, NaN and infinities).
+func expInputs[F float32 | float64](m int, lo float64, rng *rand.Rand) []F {
+	x := make([]F, m)
+	for i := range x {
+		switch i % 4 {
+		case 0:
+			x[i] = F(lo * float64(i) / float64(m))
+		case 1:
+			x[i] = F(-rng.ExpFloat64())
+		case 2:
+			x[i] = F(1.3 * lo * rng.Float64())
+		default:
+			x[i] = F(-rng.Float64() * 1e-6)
+		}
+	}
+	edges := []float64{0, math.Copysign(0, -1), 1, 1e30, -1e30, lo, 2 * lo, -87.5, -103.9, -104, -745, -708.5, -1100, -1e-40, 0.5, math.NaN(), math.Inf(-1), math.Inf(1)}
+	for i, e := range edges {
+		x[i] = F(e)
+	}
+	return x
+}
+
+// TestAddFloat64s checks the commit's vector add against scalar additions,
+// for lengths around its blocks of 8 and 32.
+func TestAddFloat64s(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 40, 71, 100} {
+		dst, src := randomSlice(n, rng.NormFloat64), randomSlice(n, rng.NormFloat64)
+		want := slices.Clone(dst)
+		for i := range want {
+			want[i] += src[i]
+		}
+		addFloat64s(dst, src)
+		if !slices.Equal(dst, want) {
+			t.Errorf("n=%d: %v, want %v", n, dst, want)
+		}
+	}
 }
