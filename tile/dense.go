@@ -2,6 +2,16 @@
 
 package tile
 
+// This file holds the Go code of the vectorized dense kernel that amd64
+// (dense_amd64.go, AVX-512) and arm64 (dense_arm64.go, NEON) share: the
+// kernels of a pass (kernel32, kernel64), their packing (scalar) and the
+// order of their phases, and the checks of the one-hot consumer. Each
+// architecture's file supplies the vector phases under the same names and
+// contracts: simdUsable, genTile32, genTile64, exp32Slice, exp64Slice,
+// consume16, gemmTile32, gemmTile64 and addFloat64s, for tiles padded to
+// multiples of 16 (float32) or 8 (float64) rows and columns and W to kp
+// columns.
+
 // flushEvery is the number of products a float32 partial sum of the P·W
 // kernel holds before it is added into float64.
 const flushEvery = 64

@@ -78,9 +78,9 @@ func (g *Gaussian) packed() *packedFeatures {
 
 // Kernel names the tile kernel the Engine's passes run, for logs and run
 // summaries: "avx512/float32" or "avx512/float64" for the vectorized
-// kernel of a Gaussian source (on amd64, on a CPU with AVX-512, and ISA
-// auto or avx512), "go/float32" or "go/float64"
-// for the portable kernel (the precision of the source's values; tiles are
+// kernel of a Gaussian source on amd64 (on a CPU with AVX-512, and ISA
+// auto or avx512), "neon/float32" or "neon/float64" on arm64 (ISA auto or
+// neon), "go/float32" or "go/float64" for the portable kernel (the precision of the source's values; tiles are
 // handled in float64 there).
 func (e *Engine) Kernel() string {
 	prec := Float64
@@ -113,7 +113,7 @@ func (e *Engine) vectorTiles() bool {
 }
 
 // DenseVectorKernel reports whether this build has a vectorized kernel for
-// the dense Gaussian passes (amd64: AVX-512), and its family:
+// the dense Gaussian passes (amd64: AVX-512; arm64: NEON), and its family:
 // the passes run it where the CPU runs that family.
 func DenseVectorKernel() (ISA, bool) {
 	return denseISA, denseISA != ISAGo

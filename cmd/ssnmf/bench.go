@@ -38,7 +38,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"counted), with each family's speed-up over go and share of its FMA peak, measured by\n"+
 		"a short probe of that family's FMA instructions in the same run; the header names the\n"+
 		"CPU and its vector features. A family without a kernel for a pass in this build (the\n"+
-		"dense passes of avx2 and neon are not written yet) shows \"-*\".\n"+
+		"dense passes of avx2 are not written yet) shows \"-*\".\n"+
 		"The run ends with the kNN build's rate as a share of the P·S pass's. Every figure is a\n"+
 		"median over the repetitions.")
 	c := benchConfig{prec: tile.Float32}
