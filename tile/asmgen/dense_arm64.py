@@ -81,7 +81,7 @@ def exp_func(name, tab, arr, lanes, ncoef, creg, bias, shift):
     replicated into V{creg} and up with zero after lo, then the integer
     bias. Each iteration handles 4 vectors, two at a time on the
     temporaries V0-V9, every instruction for both before the next."""
-    elem, size = ("float32", 4) if arr == "4s" else ("float64", 8)
+    elem = "float32" if arr == "4s" else "float64"
     A = arr.upper()[::-1]  # Go's arrangement: S4 or D2
     nconst = ncoef + 5
     lo, zero, log2e, ln2hi, ln2lo = (creg + i for i in range(5))
