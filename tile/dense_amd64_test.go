@@ -26,9 +26,9 @@ func skipWithoutAVX512(tb testing.TB) {
 func denseKernelsHere(tb testing.TB) []*denseKernels {
 	tb.Helper()
 	var fams []*denseKernels
-	for _, isa := range denseFamilies {
-		if cpuHas(isa) {
-			fams = append(fams, denseKernelsOf(isa))
+	for _, fam := range denseTables {
+		if cpuHas(fam.isa) {
+			fams = append(fams, fam)
 		}
 	}
 	if len(fams) == 0 {
@@ -109,43 +109,6 @@ func testVectorExpError(t *testing.T, fam *denseKernels) {
 			}
 		}
 	})
-}
-
-// gemmRef32 is the arithmetic the assembly micro-kernels promise, in pure
-// Go: y[r*ldy+c] += the float32 fused multiply-adds of a[r*rs+s*is]·b[s*ldb+c]
-// in s order, widened and added every flushEvery steps.
-func gemmRef32(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, m, cols, inner int) {
-	for r := range m {
-		for c := range cols {
-			for s0 := 0; s0 < inner; s0 += flushEvery {
-				var acc float32
-				for s := s0; s < min(inner, s0+flushEvery); s++ {
-					acc = fma32(a[r*rs+s*is], b[s*ldb+c], acc)
-				}
-				y[r*ldy+c] += float64(acc)
-			}
-		}
-	}
-}
-
-// gemmCase is a test case of the P·W micro-kernels: an m×inner matrix a
-// times an inner×kp matrix b, with a read as the tile's rows (rs = inner,
-// is = 1) or, if transposed, as its columns (rs = 1, is = m).
-type gemmCase struct {
-	name         string
-	m, kp, inner int
-	transposed   bool
-}
-
-// operands returns random a and b of the case's sizes, of the given
-// draws, and a's strides.
-func operands[F float32 | float64](tc gemmCase, draw func() F) (a, b []F, rs, is int) {
-	a = randomSlice(tc.m*tc.inner, draw)
-	b = randomSlice(tc.inner*tc.kp, func() F { return draw() - 0.25 })
-	if tc.transposed {
-		return a, b, 1, tc.m
-	}
-	return a, b, tc.inner, 1
 }
 
 // TestGemmMicroKernels checks the assembly P·W micro-kernels of every
@@ -364,7 +327,7 @@ func testGemm64MicroKernels(t *testing.T, fam *denseKernels) {
 				}
 				r, c := i/tc.kp, i%tc.kp
 				wantAdd := float64(i)
-				if r < fam.rows && c < fam.lanes64 {
+				if r < fam.rows && c < fam.cols64 {
 					wantAdd += want[i]
 				}
 				if math.Float64bits(add[i]) != math.Float64bits(wantAdd) {
@@ -435,30 +398,6 @@ func exp64Ref(v float64) float64 {
 	return math.Ldexp(y, int(k))
 }
 
-// expInputs returns m values for the exp tests: a grid over [lo, 0], values
-// dense near 0, and the edges (zeros, the clamp, subnormal results, values
-// above 0, NaN and infinities).
-func expInputs[F float32 | float64](m int, lo float64, rng *rand.Rand) []F {
-	x := make([]F, m)
-	for i := range x {
-		switch i % 4 {
-		case 0:
-			x[i] = F(lo * float64(i) / float64(m))
-		case 1:
-			x[i] = F(-rng.ExpFloat64())
-		case 2:
-			x[i] = F(1.3 * lo * rng.Float64())
-		default:
-			x[i] = F(-rng.Float64() * 1e-6)
-		}
-	}
-	edges := []float64{0, math.Copysign(0, -1), 1, 1e30, -1e30, lo, 2 * lo, -87.5, -103.9, -104, -745, -708.5, -1100, -1e-40, 0.5, math.NaN(), math.Inf(-1), math.Inf(1)}
-	for i, e := range edges {
-		x[i] = F(e)
-	}
-	return x
-}
-
 // TestExpBits checks every family's exps (exp32Slice and exp64Slice, and
 // the AVX2 ones, whose y·2^k is built differently) bit for bit against
 // their pure-Go arithmetic, exp32Ref and exp64Ref, on grids, random values
@@ -479,7 +418,7 @@ func testExpBits(t *testing.T, fam *denseKernels) {
 		x32 := expInputs[float32](m, -160, rng)
 		y32 := slices.Clone(x32)
 		fam.exp32(y32)
-		done := m / fam.lanes32 * fam.lanes32
+		done := m / fam.cols32 * fam.cols32
 		for i, v := range x32 {
 			want := v
 			if i < done {
@@ -492,7 +431,7 @@ func testExpBits(t *testing.T, fam *denseKernels) {
 		x64 := expInputs[float64](m/2, -1200, rng)
 		y64 := slices.Clone(x64)
 		fam.exp64(y64)
-		done = m / 2 / fam.lanes64 * fam.lanes64
+		done = m / 2 / fam.cols64 * fam.cols64
 		for i, v := range x64 {
 			want := v
 			if i < done {
@@ -627,36 +566,23 @@ func testGen64(t *testing.T, fam *denseKernels) {
 	}
 }
 
-// TestAddFloat64s checks the commit's vector add (the fastest this CPU
-// runs) and each family's assembly add against scalar additions, for
-// lengths around their blocks of 4, 8, 16 and 32.
-func TestAddFloat64s(t *testing.T) {
-	adds := []struct {
+// TestAddF64sFamilies checks each family's assembly add (addFloat64s runs
+// the fastest this CPU has; TestAddFloat64s checks it) against scalar
+// additions, for lengths around their blocks of 4, 8, 16 and 32.
+func TestAddF64sFamilies(t *testing.T) {
+	for _, a := range []struct {
 		name string
 		ok   bool
 		add  func(dst, src []float64)
 	}{
-		{"addFloat64s", true, addFloat64s},
 		{"addF64s", cpuHas(ISAAVX512), func(dst, src []float64) { vectorAdd(addF64s, 8, dst, src) }},
 		{"addF64sAVX2", cpuHas(ISAAVX2), func(dst, src []float64) { vectorAdd(addF64sAVX2, 4, dst, src) }},
-	}
-	rng := rand.New(rand.NewPCG(17, 18))
-	for _, a := range adds {
+	} {
 		if !a.ok {
 			t.Logf("%s: not on this CPU", a.name)
 			continue
 		}
-		for _, n := range []int{0, 1, 4, 7, 8, 9, 15, 16, 31, 32, 33, 40, 71, 100} {
-			dst, src := randomSlice(n, rng.NormFloat64), randomSlice(n, rng.NormFloat64)
-			want := slices.Clone(dst)
-			for i := range want {
-				want[i] += src[i]
-			}
-			a.add(dst, src)
-			if !slices.Equal(dst, want) {
-				t.Errorf("%s n=%d: %v, want %v", a.name, n, dst, want)
-			}
-		}
+		testAdd(t, a.name, a.add)
 	}
 }
 

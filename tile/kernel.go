@@ -78,10 +78,10 @@ func (g *Gaussian) packed() *packedFeatures {
 
 // Kernel names the tile kernel the Engine's passes run, for logs and run
 // summaries: the family and the precision of the source's values, such as
-// "avx512/float32" or "avx2/float64" for the vectorized kernel of a
-// Gaussian source (on amd64, where the Engine's ISA resolves to avx512 or
-// avx2), "go/float32" or "go/float64" for the portable kernel (tiles are
-// handled in float64 there).
+// "avx512/float32", "avx2/float64" (amd64) or "neon/float32" (arm64) for
+// the vectorized kernel of a Gaussian source where the Engine's ISA
+// resolves to a family with one, "go/float32" or "go/float64" for the
+// portable kernel (tiles are handled in float64 there).
 func (e *Engine) Kernel() string {
 	prec := Float64
 	if g, ok := e.Source.(*Gaussian); ok {
@@ -114,10 +114,10 @@ func (e *Engine) denseFamily() (ISA, bool) {
 }
 
 // DenseVectorKernel reports whether this build has a vectorized kernel of
-// family isa for the dense Gaussian passes (amd64: avx512 and avx2; other
-// architectures: none yet), ISAAuto standing for the family it resolves
-// to on this CPU. The passes of a Gaussian source run it where the CPU
-// runs that family.
+// family isa for the dense Gaussian passes (amd64: avx512 and avx2;
+// arm64: neon; other architectures: none), ISAAuto standing for the
+// family it resolves to on this CPU. The passes of a Gaussian source run
+// it where the CPU runs that family.
 func DenseVectorKernel(isa ISA) bool {
 	if isa == ISAAuto {
 		isa = SupportedISAs()[0]

@@ -1,8 +1,8 @@
-//go:build !amd64
+//go:build !amd64 && !arm64
 
 package tile
 
-// Off amd64 there is no vectorized dense kernel: every
+// Off amd64 and arm64 there is no vectorized dense kernel: every
 // pass runs the portable code.
 
 // fastFamily reports whether there is a dense kernel of a family here:
