@@ -18,11 +18,32 @@ func gen8x1(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 //go:noescape
 func gen8x2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 
-// dot4x16AVX2 is gen8x1 with AVX2 and FMA for 4 rows and 16 columns: xr
-// points at the first of the 4 rows within their group of 8 (screen_amd64.s).
-//
+// The AVX2 exponent micro-kernels of gen_avx2_amd64.s: gen8x1 for 4 rows
+// and 8·nv columns, xr pointing at the first of the 4 rows within their
+// group of 8, with the same bits; the dense float32 tiles run them, and the
+// screen of Pairs gen4x2AVX2.
+
 //go:noescape
-func dot4x16AVX2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+func gen4x1AVX2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
+//go:noescape
+func gen4x2AVX2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
+//go:noescape
+func gen4x3AVX2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
+// The float64 AVX2 exponent micro-kernels of gen_avx2_amd64.s: gen64x8x1
+// (dense_amd64.go) for 4 rows and 4·nv columns, xr pointing at the first
+// of the 4 rows within their group of 8, with the same bits.
+
+//go:noescape
+func gen64x4x1AVX2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
+
+//go:noescape
+func gen64x4x2AVX2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
+
+//go:noescape
+func gen64x4x3AVX2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
 
 // maskAVX2 and maskAVX512 are screenKernel.mask (screen_amd64.s).
 //
@@ -49,6 +70,19 @@ func gemm8x2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner
 //go:noescape
 func gemm8x3(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
 
+// The AVX2 P·W micro-kernels of gemm_avx2_amd64.s: gemm8x1, gemm8x2 and
+// gemm8x3 for 4 rows and 8·nv columns, with the same bits; 12
+// accumulators in registers. They need AVX2 and FMA.
+
+//go:noescape
+func gemm4x1AVX2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
+//go:noescape
+func gemm4x2AVX2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
+//go:noescape
+func gemm4x3AVX2(y *float64, ldy int, a *float32, rs, is int, b *float32, ldb, inner int, add bool)
+
 // The float64 P·W micro-kernels of gemm64_amd64.s. Each sets the
 // 8×(8·nv) float64 block y[r*ldy+c] (r < 8, c < 8·nv), or adds to it if
 // add is set, the products of a[r*rs+s*is] and b[s*ldb+c], each rounded,
@@ -70,7 +104,19 @@ func screenKernelOf(k ISA) *screenKernel {
 	case ISAAVX512:
 		return &screenKernel{isa: k, rows: 8, cols: 32, dot: gen8x2, mask: maskAVX512}
 	case ISAAVX2:
-		return &screenKernel{isa: k, rows: 4, cols: 16, dot: dot4x16AVX2, mask: maskAVX2}
+		return &screenKernel{isa: k, rows: 4, cols: 16, dot: gen4x2AVX2, mask: maskAVX2}
 	}
 	return nil
 }
+
+// The float64 AVX2 P·W micro-kernels of gemm_avx2_amd64.s: gemm64x8x1, ...
+// for 4 rows and 4·nv columns, with the same bits. They need AVX2.
+
+//go:noescape
+func gemm64x4x1AVX2(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
+//go:noescape
+func gemm64x4x2AVX2(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)
+
+//go:noescape
+func gemm64x4x3AVX2(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, inner int, add bool)

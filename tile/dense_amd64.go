@@ -4,62 +4,50 @@ package tile
 
 import (
 	"math"
-	"unsafe"
 )
 
-// This file holds the vectorized tile kernel of amd64, used on CPUs with
-// AVX-512. A tile is computed in three phases that never mix scalar
-// floating-point code into a vector loop:
-// packing (scalar: the tile's rows and columns are copied, centred, into
-// panels), generation (vector: distances by the norms identity
-// d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then a
-// vectorized exp), and consumption (vector: the tile, still in cache, is
-// added into float64 accumulators, which the Engine's commit then adds to
-// the output as they are: class-major for P·S, with stride kp for P·W).
-// Every vector phase is an assembly function written by the scripts in
-// asmgen (gen_amd64.s, dense_amd64.s, gemm_amd64.s, gemm64_amd64.s; see
-// asm_amd64.go), which ends with VZEROUPPER, so that the scalar code
-// between them runs with the upper halves of the vector registers clear.
-// The assembly replaced archsimd code (GOEXPERIMENT=simd) with the same
-// arithmetic, each value going through the same operations in the same
-// order (the exp is the compiler's instruction sequence; the float64
-// generation now blocks 8 rows instead of 4), so it gives the same bits;
-// the archsimd code is kept as the tests' reference for this,
-// dense_archsimd_ref_amd64_test.go.
+// This file holds amd64's two families of the dense kernels (dense.go):
+// AVX-512 (avx512Dense) and AVX2 with FMA (avx2Dense), each run where the
+// Engine's ISA resolves to it. Every vector phase is an assembly function
+// written by the scripts in asmgen (AVX-512: gen_amd64.s, dense_amd64.s,
+// gemm_amd64.s, gemm64_amd64.s; AVX2: gen_avx2_amd64.s, dense_avx2_amd64.s,
+// gemm_avx2_amd64.s; see asm_amd64.go), which ends with VZEROUPPER, so
+// that the scalar code between them runs with the upper halves of the
+// vector registers clear. The AVX-512 assembly replaced archsimd code
+// (GOEXPERIMENT=simd) with the same arithmetic, each value going through
+// the same operations in the same order (the exp is the compiler's
+// instruction sequence; the float64 generation now blocks 8 rows instead
+// of 4), so it gives the same bits; the archsimd code is kept as the
+// tests' reference for this, dense_archsimd_ref_amd64_test.go. The AVX2
+// assembly blocks 4 rows and 8 float32 lanes instead of 8 and 16 and
+// builds 2^k from integer bits instead of VSCALEF, with the same
+// operations on every value in the same order again: both families give
+// the same bits, which dense_amd64_test.go checks against pure-Go
+// references of the arithmetic; against the portable kernel they differ
+// by rounding (kernel_test.go states the bound).
 
-const (
-	simdName = "avx512"
-	denseISA = ISAAVX512
+// The dense kernels of the two families.
+var (
+	avx512Dense = &denseKernels{
+		isa: ISAAVX512, rows: 8, cols32: 16, cols64: 8,
+		gen32:  []genKernel[float32]{gen8x1, gen8x2},
+		gen64:  []genKernel[float64]{gen64x8x1, gen64x8x2},
+		gemm32: []gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3},
+		gemm64: []gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3},
+		exp32:  exp32Slice, exp64: exp64Slice, consume: consume16,
+	}
+	avx2Dense = &denseKernels{
+		isa: ISAAVX2, rows: 4, cols32: 8, cols64: 4,
+		gen32:  []genKernel[float32]{gen4x1AVX2, gen4x2AVX2, gen4x3AVX2},
+		gen64:  []genKernel[float64]{gen64x4x1AVX2, gen64x4x2AVX2, gen64x4x3AVX2},
+		gemm32: []gemmKernel[float32]{gemm4x1AVX2, gemm4x2AVX2, gemm4x3AVX2},
+		gemm64: []gemmKernel[float64]{gemm64x4x1AVX2, gemm64x4x2AVX2, gemm64x4x3AVX2},
+		exp32:  exp32AVX2, exp64: exp64AVX2, consume: consume16AVX2,
+	}
 )
 
-// fastFamily reports whether the dense kernel here is of family isa.
-func fastFamily(isa ISA) bool { return isa == ISAAVX512 }
-
-// flushEvery is the number of products a float32 partial sum of the P·W
-// kernel holds before it is added into float64.
-const flushEvery = 64
-
-// padArg is the exponent term of padding rows and columns: their entries
-// come out exactly 0.
-const padArg = -1e30
-
-func simdUsable() bool { return cpuHas(ISAAVX512) }
-
-func fastCapable(src Source) bool {
-	_, ok := src.(*Gaussian)
-	return ok && simdUsable()
-}
-
-func newFastKernel(src Source, in passInput, b int) (fastKernel, bool) {
-	g, ok := src.(*Gaussian)
-	if !ok || !simdUsable() {
-		return nil, false
-	}
-	if g.prec == Float32 {
-		return newKernel32(g, in, b), true
-	}
-	return newKernel64(g, in, b), true
-}
+// denseTables are the families with dense kernels here, fastest first.
+var denseTables = [...]*denseKernels{avx512Dense, avx2Dense}
 
 // expTab32 holds the constants of exp32Slice, one vector each; loading
 // them from memory keeps the compiler from rebuilding them at each use. The
@@ -82,6 +70,21 @@ func splat32(v float32) (a [16]float32) {
 //
 //go:noescape
 func exp32Slice(t []float32)
+
+// exp32AVX2 (dense_avx2_amd64.s) is exp32Slice with AVX2 and FMA, for len
+// a multiple of 8, with the same bits.
+//
+//go:noescape
+func exp32AVX2(t []float32)
+
+// expScale32 and expScale64 hold the constants of the AVX2 exps' y·2^k:
+// 1/2, to split k into halves, and 1.5·2^m + bias (m the mantissa's
+// width), whose addition to a half h leaves the biased exponent of 2^h in
+// the low bits. They are read-only.
+var (
+	expScale32 = [2][16]float32{splat32(0.5), splat32(1.5*(1<<23) + 127)}
+	expScale64 = [2][8]float64{splat64(0.5), splat64(1.5*(1<<52) + 1023)}
+)
 
 // expTab64 holds the constants of exp64Slice: clamp, ln2 split as in
 // math.Exp, the Taylor coefficients 1/12!, ..., 1/2! of
@@ -107,6 +110,12 @@ func splat64(v float64) (a [8]float64) {
 //go:noescape
 func exp64Slice(t []float64)
 
+// exp64AVX2 (dense_avx2_amd64.s) is exp64Slice with AVX2 and FMA, for len
+// a multiple of 4, with the same bits.
+//
+//go:noescape
+func exp64AVX2(t []float64)
+
 // transposeIdx holds the index vectors of the four stages of a 16×16
 // transpose by two-source permutes: stage s swaps bit 3-s of the row with
 // the same bit of the lane. It is read-only.
@@ -121,33 +130,6 @@ var transposeIdx = [8][16]uint32{
 	{1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31},
 }
 
-// consumeOneHot32 adds an hp×wp float32 tile t (row-major, stride wp) to
-// the class-major float64 accumulators: accR[sr... ] gets the row direction,
-// accR[c*hp+i] += sum of t[i][j] over the j with sc[j] = c, and, off the
-// diagonal, accC[c*wp+j] += sum of t[i][j] over the i with sr[i] = c. With
-// frob it returns the sum of squares of the tile's entries.
-func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, diag, frob bool) float64 {
-	if hp == 0 || wp == 0 {
-		return 0
-	}
-	// The assembly indexes the accumulators by class: check every class
-	// against their sizes (a bug in this package otherwise, not bad input).
-	if hp%16 != 0 || wp%16 != 0 || len(t) < hp*wp || len(sr) < hp || len(sc) < wp ||
-		!classesFit(sc[:wp], len(accR), hp, hp) || !diag && !classesFit(sr[:hp], len(accC), wp, wp) {
-		panic("tile: consumeOneHot32 called with inconsistent sizes")
-	}
-	var buf [8]float64
-	var accC0 *float64
-	if !diag {
-		accC0 = &accC[0]
-	}
-	consume16(&t[0], hp, wp, &sr[0], &sc[0], &accR[0], accC0, !diag, frob, &buf)
-	if !frob {
-		return 0
-	}
-	return ((buf[0] + buf[1]) + (buf[2] + buf[3])) + ((buf[4] + buf[5]) + (buf[6] + buf[7]))
-}
-
 // consume16 (dense_amd64.s) is consumeOneHot32 without the checks, for hp
 // and wp positive multiples of 16, accC unused (may be nil) unless cols;
 // it stores the two float64 vectors of squares' sum, added, into sq.
@@ -155,359 +137,42 @@ func consumeOneHot32(t []float32, hp, wp int, sr, sc []int32, accR, accC []float
 //go:noescape
 func consume16(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)
 
-// classesFit reports whether every class c of s addresses a block
-// acc[c*ld : c*ld+m] within n values.
-func classesFit(s []int32, n, ld, m int) bool {
-	for _, c := range s {
-		if c < 0 || int(c)*ld+m > n {
-			return false
-		}
-	}
-	return true
-}
-
-// kernel32 is the vectorized kernel of a float32 Gaussian for one pass.
-type kernel32 struct {
-	in   passInput
-	p    int
-	bp   int       // tile edge rounded up to 16
-	x    []float32 // centred features, n×p
-	g    []float32 // -gamma·|x_i|² of the centred features
-	tg   float32   // 2·gamma
-	zero []int32   // bp zeros: the one class of row and column sums
-}
-
-func newKernel32(g *Gaussian, in passInput, b int) *kernel32 {
-	pk := g.packed()
-	return &kernel32{in: in, p: g.p, bp: roundUp(b, 16), x: pk.x32, g: pk.g32, tg: float32(2 * g.gamma), zero: make([]int32, roundUp(b, 16))}
-}
-
-// scratch32 is one worker's memory for kernel32.
-type scratch32 struct {
-	t          []float32 // the tile, hp×wp
-	xr, xt     []float32 // row features (hp×p), column features transposed (p×wp)
-	gr, gc     []float32 // -gamma·|x|² of rows and columns, padding padArg
-	sr, sc     []int32   // P·S: classes of rows and columns, padding 0
-	accR, accC []float64 // P·S: k×hp and k×wp by class; P·W: hp×kp and wp×kp
-	wr, wc     []float32 // P·W: W's rows of the tile's rows and columns, ×kp
-	sumR, sumC []float64 // row and column sums
-}
-
-func (kn *kernel32) whole() bool { return true }
-
-func (kn *kernel32) classMajor() bool { return kn.in.s != nil }
-
-func (kn *kernel32) kp() int { return roundUp(kn.in.k, 16) }
-
-func (kn *kernel32) newScratch() any {
-	bp, p, k := kn.bp, kn.p, kn.in.k
-	s := &scratch32{
-		t: make([]float32, bp*bp), xr: make([]float32, bp*p), xt: make([]float32, p*bp),
-		gr: make([]float32, bp), gc: make([]float32, bp),
-	}
-	switch {
-	case kn.in.s != nil:
-		s.sr, s.sc = make([]int32, bp), make([]int32, bp)
-		s.accR, s.accC = make([]float64, k*bp), make([]float64, k*bp)
-	case kn.in.w != nil:
-		kp := kn.kp()
-		s.wr, s.wc = make([]float32, bp*kp), make([]float32, bp*kp)
-		s.accR, s.accC = make([]float64, bp*kp), make([]float64, bp*kp)
-	}
-	if kn.in.sums {
-		s.sumR, s.sumC = make([]float64, bp), make([]float64, bp)
-	}
-	return s
-}
-
-func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
-	s := scratch.(*scratch32)
-	r0, r1, c0, c1 := pt.r0, pt.r1, pt.c0, pt.c1
-	h, w := r1-r0, c1-c0
-	hp, wp := roundUp(h, 16), roundUp(w, 16)
-	p, k := kn.p, kn.in.k
-
-	// Packing (scalar).
-	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
-	if kn.in.s != nil {
-		copy(s.sr, kn.in.s[r0:r1])
-		clear(s.sr[h:hp])
-		copy(s.sc, kn.in.s[c0:c1])
-		clear(s.sc[w:wp])
-	}
-	if kn.in.w != nil {
-		kp := kn.kp()
-		packW32(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
-		packW32(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
-	}
-
-	// Generation (vector).
-	t := s.t[:hp*wp]
-	genTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
-	if diag {
-		for i := range h {
-			t[i*wp+i] = 1
-		}
-	}
-
-	if kn.in.s == nil && kn.in.w == nil && !kn.in.sums {
-		// Generation only (Engine.Tile).
-		for i := range h {
-			for j, v := range t[i*wp : i*wp+w] {
-				pt.tile[i*w+j] = float64(v)
-			}
-		}
-		return false
-	}
-
-	// Consumption (vector). The accumulators are handed to the commit as
-	// they are: class-major for P·S, row-major with stride kp for P·W.
-	switch {
-	case kn.in.s != nil:
-		accR, accC := s.accR[:k*hp], s.accC[:k*wp]
-		clear(accR)
-		if !diag {
-			clear(accC)
-		}
-		consumeOneHot32(t, hp, wp, s.sr, s.sc, accR, accC, diag, false)
-		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, hp, accC, wp
-	case kn.in.w != nil:
-		kp := kn.kp()
-		accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
-		gemmTile32(accR, kp, t, wp, 1, s.wc, hp, wp, false)
-		if !diag {
-			gemmTile32(accC, kp, t, 1, wp, s.wr, wp, hp, false)
-		}
-		pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
-	}
-	if kn.in.sums {
-		sumR, sumC := s.sumR[:hp], s.sumC[:wp]
-		clear(sumR)
-		clear(sumC)
-		sq := consumeOneHot32(t, hp, wp, kn.zero, kn.zero, sumR, sumC, diag, true)
-		copy(pt.sumRows, sumR[:h])
-		copy(pt.sumCols, sumC[:w])
-		if !diag {
-			sq *= 2
-		}
-		pt.frob = sq
-	}
-	return true
-}
-
-// packW32 copies the rows of w (stride k) into dst (stride kp), rounded to
-// float32 (to nearest, as VCVTPD2PS does), with zero padding.
-func packW32(dst []float32, w []float64, k, kp int) {
-	rows := len(w) / k
-	clear(dst[rows*kp:])
-	for i := range rows {
-		wi, di := w[i*k:(i+1)*k], dst[i*kp:(i+1)*kp]
-		for c, v := range wi {
-			di[c] = float32(v)
-		}
-		clear(di[k:])
-	}
-}
+// consume16AVX2 (dense_avx2_amd64.s) is consume16 with AVX2, with the same
+// bits.
+//
+//go:noescape
+func consume16AVX2(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)
 
 // addF64s (dense_amd64.s) sets dst[i] += src[i] for i < n, a multiple of 8.
 //
 //go:noescape
 func addF64s(dst, src *float64, n int)
 
+// addF64sAVX2 (dense_avx2_amd64.s) is addF64s with AVX2, for n a multiple
+// of 4.
+//
+//go:noescape
+func addF64sAVX2(dst, src *float64, n int)
+
 // addFloat64s sets dst[i] += src[i]; src is as long as dst. It adds eight
-// values per instruction where AVX-512 is usable (the same bits: each sum
-// is one rounded addition either way).
+// values per instruction where AVX-512 is usable, four where AVX2 is (the
+// same bits: each sum is one rounded addition either way).
 func addFloat64s(dst, src []float64) {
 	src = src[:len(dst)]
 	i := 0
-	if n := len(dst) &^ 7; n > 0 && simdUsable() {
-		addF64s(&dst[0], &src[0], n)
-		i = n
+	if n := len(dst) &^ 7; n > 0 {
+		switch {
+		case cpuHas(ISAAVX512):
+			addF64s(&dst[0], &src[0], n)
+			i = n
+		case cpuHas(ISAAVX2):
+			addF64sAVX2(&dst[0], &src[0], n)
+			i = n
+		}
 	}
 	for ; i < len(dst); i++ {
 		dst[i] += src[i]
 	}
-}
-
-// genTile32 writes the hp×wp tile of exp(-gamma·d²) into t: hp is a
-// multiple of 8, wp of 16.
-func genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
-	dotTile32(t, hp, wp, xr, xt, p, gr, gc, tg, true)
-}
-
-// dotTile32 writes t[r*wp+c] = tg·(x_r·x_c) + (gc[c] + gr[r]) for the hp×wp
-// tile (the generation micro-kernels' block, repeated), then, with exp,
-// replaces each value v by e^v while its 8 rows are in cache: hp is a
-// multiple of 8, wp of 16.
-func dotTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32, exp bool) {
-	if hp == 0 || wp == 0 {
-		return
-	}
-	if hp%8 != 0 || wp%16 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
-		panic("tile: dotTile32 called with inconsistent sizes") // a bug in this package, not bad input
-	}
-	var xr0 *float32
-	if p > 0 {
-		xr0 = &xr[0]
-	}
-	for i0 := 0; i0 < hp; i0 += 8 {
-		ti := t[i0*wp : (i0+8)*wp]
-		xi := (*float32)(unsafe.Add(unsafe.Pointer(xr0), 4*i0*p))
-		j0 := 0
-		for ; j0+32 <= wp; j0 += 32 {
-			gen8x2(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		if j0 < wp {
-			gen8x1(&ti[j0], wp, xi, xtAt(xt, j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		if exp {
-			exp32Slice(ti)
-		}
-	}
-}
-
-// xtAt returns the address of xt[j], or nil if xt is empty (p = 0: the
-// micro-kernels then read no features).
-func xtAt(xt []float32, j int) *float32 {
-	if len(xt) == 0 {
-		return nil
-	}
-	return &xt[j]
-}
-
-// gemmKernel is an assembly P·W micro-kernel (see gemm8x1 and gemm64x8x1).
-type gemmKernel[F float32 | float64] func(y *float64, ldy int, a *F, rs, is int, b *F, ldb, inner int, add bool)
-
-// The micro-kernels of gemmTile32 and gemmTile64, by the number of vectors
-// of columns they cover. They are read-only.
-var (
-	gemm32Kernels = [3]gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3}
-	gemm64Kernels = [3]gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3}
-)
-
-// gemmTile sets y (m×kp, stride kp) to the product of the m×inner matrix
-// a[r*rs+s*is] with the inner×kp matrix b (stride kp), or adds the product
-// to y if add is set; m is a multiple of 8, kp of lanes, the number of
-// values of b in a vector. It runs the micro-kernels kernels[nv-1], which
-// cover nv vectors of columns, on 8-row blocks, three vectors at a time,
-// and checks the bounds they rely on.
-func gemmTile[F float32 | float64](kernels *[3]gemmKernel[F], lanes int, y []float64, kp int, a []F, rs, is int, b []F, m, inner int, add bool) {
-	if m == 0 {
-		return
-	}
-	if inner == 0 {
-		if !add {
-			clear(y[:m*kp])
-		}
-		return
-	}
-	if m%8 != 0 || kp%lanes != 0 || len(y) < m*kp || len(b) < inner*kp ||
-		len(a) <= (m-1)*rs+(inner-1)*is {
-		panic("tile: gemmTile called with inconsistent sizes") // a bug in this file, not bad input
-	}
-	nv := kp / lanes
-	for r0 := 0; r0 < m; r0 += 8 {
-		yr, ar := &y[r0*kp], &a[r0*rs]
-		for v := 0; v < nv; v += 3 {
-			kernels[min(nv-v, 3)-1]((*float64)(unsafe.Add(unsafe.Pointer(yr), 8*lanes*v)), kp, ar, rs, is, &b[lanes*v], kp, inner, add)
-		}
-	}
-}
-
-// gemmTile32 is gemmTile with the float32 micro-kernels (48 columns at a
-// time; kp a multiple of 16).
-func gemmTile32(y []float64, kp int, a []float32, rs, is int, b []float32, m, inner int, add bool) {
-	gemmTile(&gemm32Kernels, 16, y, kp, a, rs, is, b, m, inner, add)
-}
-
-// kernel64 is the vectorized kernel of a float64 Gaussian for one pass:
-// it generates every tile, and for P·W also consumes it (the gemm64
-// micro-kernels, with the portable consumer's arithmetic and so its bits;
-// row sums and ||P||_F^2 in scalar code); the other passes' tiles go to
-// the Engine's portable consumers.
-type kernel64 struct {
-	in    passInput
-	p, bp int
-	x     []float64
-	g     []float64
-	tg    float64
-}
-
-func newKernel64(g *Gaussian, in passInput, b int) *kernel64 {
-	pk := g.packed()
-	return &kernel64{in: in, p: g.p, bp: roundUp(b, 8), x: pk.x64, g: pk.g64, tg: 2 * g.gamma}
-}
-
-// scratch64 is one worker's memory for kernel64.
-type scratch64 struct {
-	t, xr, xt, gr, gc []float64
-	wr, wc            []float64 // P·W: W's rows of the tile's rows and columns, ×kp
-	accR, accC        []float64 // P·W: hp×kp and wp×kp
-}
-
-func (kn *kernel64) whole() bool { return kn.in.w != nil }
-
-func (kn *kernel64) classMajor() bool { return false }
-
-func (kn *kernel64) kp() int { return roundUp(kn.in.k, 8) }
-
-func (kn *kernel64) newScratch() any {
-	bp, p := kn.bp, kn.p
-	s := &scratch64{t: make([]float64, bp*bp), xr: make([]float64, bp*p), xt: make([]float64, p*bp),
-		gr: make([]float64, bp), gc: make([]float64, bp)}
-	if kn.in.w != nil {
-		kp := kn.kp()
-		s.wr, s.wc = make([]float64, bp*kp), make([]float64, bp*kp)
-		s.accR, s.accC = make([]float64, bp*kp), make([]float64, bp*kp)
-	}
-	return s
-}
-
-func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
-	s := scratch.(*scratch64)
-	r0, r1, c0, c1 := pt.r0, pt.r1, pt.c0, pt.c1
-	h, w := r1-r0, c1-c0
-	hp, wp := roundUp(h, 8), roundUp(w, 8)
-	p := kn.p
-	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
-	t := s.t[:hp*wp]
-	inPlace := kn.in.w == nil && hp == h && wp == w && len(pt.tile) >= h*w
-	if inPlace {
-		// Unpadded: generate straight into the caller's tile.
-		t = pt.tile[:h*w]
-	}
-	genTile64(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
-	if diag {
-		for i := range h {
-			t[i*wp+i] = 1
-		}
-	}
-	if kn.in.w == nil {
-		if !inPlace {
-			for i := range h {
-				copy(pt.tile[i*w:(i+1)*w], t[i*wp:])
-			}
-		}
-		return false
-	}
-
-	// P·W: W's rows packed with stride kp (scalar), then the products
-	// (vector) left in the accumulators for the commit.
-	k, kp := kn.in.k, kn.kp()
-	packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
-	packW64(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
-	accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
-	gemmTile64(accR, kp, t, wp, 1, s.wc, hp, wp)
-	if !diag {
-		gemmTile64(accC, kp, t, 1, wp, s.wr, wp, hp)
-	}
-	pt.outR, pt.ldR, pt.outC, pt.ldC = accR, kp, accC, kp
-	if kn.in.sums {
-		pt.frob = tileSums(t, h, w, wp, diag, pt.sumRows, pt.sumCols)
-	}
-	return true
 }
 
 // The float64 exponent micro-kernels of dense_amd64.s: gen8x1 and gen8x2
@@ -519,80 +184,3 @@ func gen64x8x1(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
 
 //go:noescape
 func gen64x8x2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
-
-// genTile64 writes the hp×wp tile of exp(-gamma·d²) into t, 8 rows at a
-// time, each block's exp while its rows are in cache: t[r*wp+c] =
-// exp(tg·(x_r·x_c) + (gc[c] + gr[r])) with a chain of fused multiply-adds
-// in feature order; xr holds the rows' features in groups of 8 (packRows),
-// xt the columns' transposed (p×wp). hp and wp are multiples of 8.
-func genTile64(t []float64, hp, wp int, xr, xt []float64, p int, gr, gc []float64, tg float64) {
-	if hp == 0 || wp == 0 {
-		return
-	}
-	if hp%8 != 0 || wp%8 != 0 || len(t) < hp*wp || len(xr) < hp*p || len(xt) < p*wp || len(gr) < hp || len(gc) < wp {
-		panic("tile: genTile64 called with inconsistent sizes") // a bug in this package, not bad input
-	}
-	var xr0 *float64
-	if p > 0 {
-		xr0 = &xr[0]
-	}
-	xtAt := func(j int) *float64 { // nil if p = 0: the kernels then read no features
-		if p == 0 {
-			return nil
-		}
-		return &xt[j]
-	}
-	for i0 := 0; i0 < hp; i0 += 8 {
-		ti := t[i0*wp : (i0+8)*wp]
-		xi := (*float64)(unsafe.Add(unsafe.Pointer(xr0), 8*i0*p))
-		j0 := 0
-		for ; j0+16 <= wp; j0 += 16 {
-			gen64x8x2(&ti[j0], wp, xi, xtAt(j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		if j0 < wp {
-			gen64x8x1(&ti[j0], wp, xi, xtAt(j0), p, &gr[i0], &gc[j0], &tg)
-		}
-		exp64Slice(ti)
-	}
-}
-
-// packW64 copies the rows of w (stride k) into dst (stride kp) with zero
-// padding.
-func packW64(dst, w []float64, k, kp int) {
-	rows := len(w) / k
-	for i := range rows {
-		copy(dst[i*kp:], w[i*k:(i+1)*k])
-		clear(dst[i*kp+k : (i+1)*kp])
-	}
-	clear(dst[rows*kp:])
-}
-
-// gemmTile64 sets y to the product as gemmTile does, in float64 with the
-// portable consumer's arithmetic (see gemm64x8x1), 24 columns at a time;
-// kp is a multiple of 8.
-func gemmTile64(y []float64, kp int, a []float64, rs, is int, b []float64, m, inner int) {
-	gemmTile(&gemm64Kernels, 8, y, kp, a, rs, is, b, m, inner, false)
-}
-
-// packTile copies what the generation micro-kernels read of the tile with
-// rows r0:r1 and columns c0:c1 of x (n×p) and g (-gamma·|x_i|²) into their
-// panels, cut to the padded tile (hp×wp): xr (hp×p) the rows' features in
-// groups of m rows (packRows), xt (p×wp) the columns' features transposed,
-// gr (hp) and gc (wp) the rows' and columns' g, with zero features and
-// padArg for the padding.
-func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int) {
-	wp := len(gc)
-	packRows(xr, x[r0*p:r1*p], p, m)
-	for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
-		gr[i] = padArg
-	}
-	clear(xt)
-	for j := range c1 - c0 {
-		for q, v := range x[(c0+j)*p : (c0+j+1)*p] {
-			xt[q*wp+j] = v
-		}
-	}
-	for j := copy(gc, g[c0:c1]); j < wp; j++ {
-		gc[j] = padArg
-	}
-}

@@ -10,21 +10,44 @@ import (
 	"time"
 )
 
-// skipWithoutAVX512 skips tb on CPUs without AVX-512, where the vectorized
+// skipWithoutAVX512 skips tb on CPUs without AVX-512, where the AVX-512
 // kernels are not used.
 func skipWithoutAVX512(tb testing.TB) {
 	tb.Helper()
-	if !simdUsable() {
+	if !cpuHas(ISAAVX512) {
 		tb.Skip("this CPU has no AVX-512")
 	}
 }
 
-// TestVectorExpError measures the vectorized exp's largest relative error
+// denseKernelsHere returns the dense kernel families this CPU runs, fastest
+// first, or skips tb if it runs none (neither AVX-512 nor AVX2 with FMA).
+// The tests run every kernel of every family against the same reference:
+// the families give the same bits.
+func denseKernelsHere(tb testing.TB) []*denseKernels {
+	tb.Helper()
+	var fams []*denseKernels
+	for _, fam := range denseTables {
+		if cpuHas(fam.isa) {
+			fams = append(fams, fam)
+		}
+	}
+	if len(fams) == 0 {
+		tb.Skip("this CPU has neither AVX-512 nor AVX2 with FMA: no dense vector kernel runs")
+	}
+	return fams
+}
+
+// TestVectorExpError measures the vectorized exps' largest relative error
 // against math.Exp over the range the kernel uses, where the result is a
 // normal number: [-87, 0] in float32, [-708, 0] in float64 (below, results
 // fade through the subnormals to 0, as math.Exp's do).
 func TestVectorExpError(t *testing.T) {
-	skipWithoutAVX512(t)
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testVectorExpError(t, fam) })
+	}
+}
+
+func testVectorExpError(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const m = 1 << 18
 	t.Run("float32", func(t *testing.T) {
@@ -38,7 +61,7 @@ func TestVectorExpError(t *testing.T) {
 		}
 		x[0], x[1] = 0, -1e-30
 		y := append([]float32(nil), x...)
-		exp32Slice(y)
+		fam.exp32(y)
 		var worst float64
 		for i, v := range x {
 			want := math.Exp(float64(v))
@@ -59,7 +82,7 @@ func TestVectorExpError(t *testing.T) {
 			}
 		}
 		y := append([]float64(nil), x...)
-		exp64Slice(y)
+		fam.exp64(y)
 		var worst float64
 		for i, v := range x {
 			want := math.Exp(v)
@@ -72,14 +95,14 @@ func TestVectorExpError(t *testing.T) {
 	})
 	t.Run("clamp", func(t *testing.T) {
 		y32 := []float32{-200, -1e30, 1, 0, -150, -104, -1e-3, 5, 1e30, -1, -2, -3, -4, -5, -6, -7}
-		exp32Slice(y32)
+		fam.exp32(y32)
 		for i, want := range []float32{0, 0, 1, 1, 0} {
 			if y32[i] != want {
 				t.Errorf("exp32 at case %d = %v, want %v", i, y32[i], want)
 			}
 		}
 		y64 := []float64{-2000, -1e300, 1, 0, -1100, -745.2, -1e-3, 5}
-		exp64Slice(y64)
+		fam.exp64(y64)
 		for i, want := range []float64{0, 0, 1, 1, 0, 0} {
 			if y64[i] != want {
 				t.Errorf("exp64 at case %d = %v, want %v", i, y64[i], want)
@@ -88,49 +111,18 @@ func TestVectorExpError(t *testing.T) {
 	})
 }
 
-// gemmRef32 is the arithmetic the assembly micro-kernels promise, in pure
-// Go: y[r*ldy+c] += the float32 fused multiply-adds of a[r*rs+s*is]·b[s*ldb+c]
-// in s order, widened and added every flushEvery steps.
-func gemmRef32(y []float64, ldy int, a []float32, rs, is int, b []float32, ldb, m, cols, inner int) {
-	for r := range m {
-		for c := range cols {
-			for s0 := 0; s0 < inner; s0 += flushEvery {
-				var acc float32
-				for s := s0; s < min(inner, s0+flushEvery); s++ {
-					acc = fma32(a[r*rs+s*is], b[s*ldb+c], acc)
-				}
-				y[r*ldy+c] += float64(acc)
-			}
-		}
-	}
-}
-
-// gemmCase is a test case of the P·W micro-kernels: an m×inner matrix a
-// times an inner×kp matrix b, with a read as the tile's rows (rs = inner,
-// is = 1) or, if transposed, as its columns (rs = 1, is = m).
-type gemmCase struct {
-	name         string
-	m, kp, inner int
-	transposed   bool
-}
-
-// operands returns random a and b of the case's sizes, of the given
-// draws, and a's strides.
-func operands[F float32 | float64](tc gemmCase, draw func() F) (a, b []F, rs, is int) {
-	a = randomSlice(tc.m*tc.inner, draw)
-	b = randomSlice(tc.inner*tc.kp, func() F { return draw() - 0.25 })
-	if tc.transposed {
-		return a, b, 1, tc.m
-	}
-	return a, b, tc.inner, 1
-}
-
-// TestGemmMicroKernels checks the assembly P·W micro-kernels bit for bit
-// against gemmRef32, for every column count they are combined into, inner
-// lengths around the flush interval, and both access patterns of the tile
-// (rows: rs = stride, is = 1; columns: rs = 1, is = stride).
+// TestGemmMicroKernels checks the assembly P·W micro-kernels of every
+// family bit for bit against gemmRef32, for every column count they are
+// combined into, inner lengths around the flush interval, and both access
+// patterns of the tile (rows: rs = stride, is = 1; columns: rs = 1, is =
+// stride).
 func TestGemmMicroKernels(t *testing.T) {
-	skipWithoutAVX512(t)
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testGemmMicroKernels(t, fam) })
+	}
+}
+
+func testGemmMicroKernels(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []gemmCase{
 		{name: "kp=16", m: 8, kp: 16, inner: 5},
@@ -140,16 +132,21 @@ func TestGemmMicroKernels(t *testing.T) {
 		{name: "kp=80/transposed", m: 16, kp: 80, inner: 130, transposed: true},
 		{name: "kp=96/transposed", m: 32, kp: 96, inner: 48, transposed: true},
 		{name: "inner=1", m: 8, kp: 64, inner: 1},
+		{name: "m=4/kp=16", m: 4, kp: 16, inner: 17},
+		{name: "kp=16/inner=3", m: 16, kp: 16, inner: 3, transposed: true},
 	} {
+		if tc.m%fam.rows != 0 {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			a, b, rs, is := operands(tc, rng.Float32)
 			got := randomSlice(tc.m*tc.kp, rng.Float64)
 			want := append([]float64(nil), got...)
-			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
+			fam.gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
 			gemmRef32(want, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
 			// Without add, the product overwrites y.
 			set := slices.Repeat([]float64{math.NaN()}, len(got))
-			gemmTile32(set, tc.kp, a, rs, is, b, tc.m, tc.inner, false)
+			fam.gemmTile32(set, tc.kp, a, rs, is, b, tc.m, tc.inner, false)
 			zero := make([]float64, len(got))
 			gemmRef32(zero, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
 			for i := range got {
@@ -180,11 +177,17 @@ func genRef32(t []float32, hp, wp int, x, xt []float32, p int, gr, gc []float32,
 	}
 }
 
-// TestGenMicroKernels checks the assembly Gaussian micro-kernels, through
-// genTile32, bit for bit against genRef32, for tile shapes that use both
-// kernels and feature counts from 1 to 37.
+// TestGenMicroKernels checks the assembly Gaussian micro-kernels of every
+// family, through genTile32 (with the exp), bit for bit against genRef32,
+// for tile shapes that use every kernel of a family (AVX2: 24, 16 and 8
+// columns) and feature counts from 0 to 37.
 func TestGenMicroKernels(t *testing.T) {
-	skipWithoutAVX512(t)
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testGenMicroKernels(t, fam) })
+	}
+}
+
+func testGenMicroKernels(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tc := range []struct {
 		name      string
@@ -193,7 +196,9 @@ func TestGenMicroKernels(t *testing.T) {
 		{name: "16x16/p=1", hp: 16, wp: 16, p: 1},
 		{name: "16x48/p=3", hp: 16, wp: 48, p: 3},
 		{name: "32x64/p=16", hp: 32, wp: 64, p: 16},
+		{name: "8x32/p=17", hp: 8, wp: 32, p: 17},
 		{name: "48x80/p=37", hp: 48, wp: 80, p: 37},
+		{name: "16x32/p=0", hp: 16, wp: 32, p: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			normal := func() float32 { return float32(rng.NormFloat64()) }
@@ -202,9 +207,11 @@ func TestGenMicroKernels(t *testing.T) {
 			g := func() float32 { return float32(-gamma * 3 * rng.Float64()) }
 			gr, gc := randomSlice(tc.hp, g), randomSlice(tc.wp, g)
 			xr := make([]float32, tc.hp*tc.p)
-			packRows(xr, x, tc.p, 8)
+			if tc.p > 0 {
+				packRows(xr, x, tc.p, 8)
+			}
 			got := make([]float32, tc.hp*tc.wp)
-			genTile32(got, tc.hp, tc.wp, xr, xt, tc.p, gr, gc, 2*gamma)
+			fam.genTile32(got, tc.hp, tc.wp, xr, xt, tc.p, gr, gc, 2*gamma)
 			want := make([]float32, tc.hp*tc.wp)
 			genRef32(want, tc.hp, tc.wp, x, xt, tc.p, gr, gc, 2*gamma)
 			for i := range got {
@@ -216,12 +223,17 @@ func TestGenMicroKernels(t *testing.T) {
 	}
 }
 
-// BenchmarkMicroKernels measures the assembly micro-kernels on one
-// cache-resident 256×256 tile, in flop/s of wall and of CPU time (2 flops
-// per multiply-add; the Gaussian kernel at p = 16, the gemm at kp = 112 as
-// for k = 100), for comparison with FMAPeak.
+// BenchmarkMicroKernels measures the assembly micro-kernels of every
+// family on one cache-resident 256×256 tile, in flop/s of wall and of CPU
+// time (2 flops per multiply-add; the Gaussian kernel at p = 16, the gemm
+// at kp = 112 as for k = 100), for comparison with the family's FMAPeak.
 func BenchmarkMicroKernels(b *testing.B) {
-	skipWithoutAVX512(b)
+	for _, fam := range denseKernelsHere(b) {
+		b.Run(fam.isa.String(), func(b *testing.B) { benchmarkMicroKernels(b, fam) })
+	}
+}
+
+func benchmarkMicroKernels(b *testing.B, fam *denseKernels) {
 	const m, p, kp = 256, 16, 112
 	rng := rand.New(rand.NewPCG(7, 8))
 	t, w := randomSlice(m*m, rng.Float32), randomSlice(m*kp, rng.Float32)
@@ -237,26 +249,26 @@ func BenchmarkMicroKernels(b *testing.B) {
 	b.Run("gemm/rows", func(b *testing.B) {
 		cpu0 := processCPU()
 		for b.Loop() {
-			gemmTile32(y, kp, t, m, 1, w, m, m, false)
+			fam.gemmTile32(y, kp, t, m, 1, w, m, m, false)
 		}
 		report(b, 2*m*m*kp, cpu0)
 	})
 	b.Run("gemm/cols", func(b *testing.B) {
 		cpu0 := processCPU()
 		for b.Loop() {
-			gemmTile32(y, kp, t, 1, m, w, m, m, false)
+			fam.gemmTile32(y, kp, t, 1, m, w, m, m, false)
 		}
 		report(b, 2*m*m*kp, cpu0)
 	})
 	b.Run("gen/p=16", func(b *testing.B) {
 		cpu0 := processCPU()
 		for b.Loop() {
-			genTile32(t, m, m, xr, xt, p, g, g, 0.1)
+			fam.genTile32(t, m, m, xr, xt, p, g, g, 0.1)
 		}
 		report(b, 2*m*m*p, cpu0)
 	})
 	b.Run("fma-peak", func(b *testing.B) {
-		probe, err := fmaProbeOf(ISAAVX512, Float32)
+		probe, err := fmaProbeOf(fam.isa, Float32)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -269,12 +281,17 @@ func BenchmarkMicroKernels(b *testing.B) {
 	})
 }
 
-// TestGemm64MicroKernels checks the float64 P·W micro-kernels bit for bit
-// against their arithmetic, the portable consumer's (each product rounded,
-// then added in order), in both modes (store and add) and both access
-// patterns of the tile.
+// TestGemm64MicroKernels checks the float64 P·W micro-kernels of every
+// family bit for bit against their arithmetic, the portable consumer's
+// (each product rounded, then added in order), in both modes (store and
+// add) and both access patterns of the tile.
 func TestGemm64MicroKernels(t *testing.T) {
-	skipWithoutAVX512(t)
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testGemm64MicroKernels(t, fam) })
+	}
+}
+
+func testGemm64MicroKernels(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, tc := range []gemmCase{
 		{name: "kp=8", m: 8, kp: 8, inner: 3},
@@ -296,20 +313,21 @@ func TestGemm64MicroKernels(t *testing.T) {
 				}
 			}
 			set := slices.Repeat([]float64{math.NaN()}, len(want))
-			gemmTile64(set, tc.kp, a, rs, is, b, tc.m, tc.inner)
-			// The add mode, on the 8×8 block at the top left.
+			fam.gemmTile64(set, tc.kp, a, rs, is, b, tc.m, tc.inner)
+			// The add mode, on the block of the narrowest kernel at the top
+			// left (8×8 for AVX-512, 4×4 for AVX2).
 			add := make([]float64, len(want))
 			for i := range add {
 				add[i] = float64(i)
 			}
-			gemm64x8x1(&add[0], tc.kp, &a[0], rs, is, &b[0], tc.kp, tc.inner, true)
+			fam.gemm64[0](&add[0], tc.kp, &a[0], rs, is, &b[0], tc.kp, tc.inner, true)
 			for i := range want {
 				if math.Float64bits(set[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("y[%d][%d] = %v, reference %v", i/tc.kp, i%tc.kp, set[i], want[i])
 				}
 				r, c := i/tc.kp, i%tc.kp
 				wantAdd := float64(i)
-				if r < 8 && c < 8 {
+				if r < fam.rows && c < fam.cols64 {
 					wantAdd += want[i]
 				}
 				if math.Float64bits(add[i]) != math.Float64bits(wantAdd) {
@@ -380,57 +398,53 @@ func exp64Ref(v float64) float64 {
 	return math.Ldexp(y, int(k))
 }
 
-// expInputs returns m values for the exp tests: a grid over [lo, 0], values
-// dense near 0, and the edges (zeros, the clamp, subnormal results, values
-// above 0, NaN and infinities).
-func expInputs[F float32 | float64](m int, lo float64, rng *rand.Rand) []F {
-	x := make([]F, m)
-	for i := range x {
-		switch i % 4 {
-		case 0:
-			x[i] = F(lo * float64(i) / float64(m))
-		case 1:
-			x[i] = F(-rng.ExpFloat64())
-		case 2:
-			x[i] = F(1.3 * lo * rng.Float64())
-		default:
-			x[i] = F(-rng.Float64() * 1e-6)
-		}
+// TestExpBits checks every family's exps (exp32Slice and exp64Slice, and
+// the AVX2 ones, whose y·2^k is built differently) bit for bit against
+// their pure-Go arithmetic, exp32Ref and exp64Ref, on grids, random values
+// and edges (subnormal results and the clamp's exact zeros included),
+// lengths with and without an odd vector.
+func TestExpBits(t *testing.T) {
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testExpBits(t, fam) })
 	}
-	edges := []float64{0, math.Copysign(0, -1), 1, 1e30, -1e30, lo, 2 * lo, -87.5, -103.9, -104, -745, -708.5, -1100, -1e-40, 0.5, math.NaN(), math.Inf(-1), math.Inf(1)}
-	for i, e := range edges {
-		x[i] = F(e)
-	}
-	return x
 }
 
-// TestExpBits checks exp32Slice and exp64Slice bit for bit against their
-// pure-Go arithmetic, exp32Ref and exp64Ref, on grids, random values and
-// edges, lengths with and without an odd vector.
-func TestExpBits(t *testing.T) {
-	skipWithoutAVX512(t)
+func testExpBits(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, m := range []int{48, 96, 1 << 16} {
+	// 40 values: 2.5 AVX-512 vectors, 5 AVX2 ones (the AVX2 exps' loop of
+	// two vectors and its one-vector end); the exps leave a rest shorter
+	// than a vector as it is.
+	for _, m := range []int{40, 48, 96, 1 << 16} {
 		x32 := expInputs[float32](m, -160, rng)
 		y32 := slices.Clone(x32)
-		exp32Slice(y32)
+		fam.exp32(y32)
+		done := m / fam.cols32 * fam.cols32
 		for i, v := range x32 {
-			if want := exp32Ref(v); math.Float32bits(y32[i]) != math.Float32bits(want) {
-				t.Fatalf("m=%d: exp32Slice(%v) = %v (%#x), reference %v (%#x)", m, v, y32[i], math.Float32bits(y32[i]), want, math.Float32bits(want))
+			want := v
+			if i < done {
+				want = exp32Ref(v)
+			}
+			if math.Float32bits(y32[i]) != math.Float32bits(want) {
+				t.Fatalf("m=%d: exp32 value %d (%v) = %v (%#x), reference %v (%#x)", m, i, v, y32[i], math.Float32bits(y32[i]), want, math.Float32bits(want))
 			}
 		}
 		x64 := expInputs[float64](m/2, -1200, rng)
 		y64 := slices.Clone(x64)
-		exp64Slice(y64)
+		fam.exp64(y64)
+		done = m / 2 / fam.cols64 * fam.cols64
 		for i, v := range x64 {
-			if want := exp64Ref(v); math.Float64bits(y64[i]) != math.Float64bits(want) {
-				t.Fatalf("m=%d: exp64Slice(%v) = %v, reference %v", m/2, v, y64[i], want)
+			want := v
+			if i < done {
+				want = exp64Ref(v)
+			}
+			if math.Float64bits(y64[i]) != math.Float64bits(want) {
+				t.Fatalf("m=%d: exp64 value %d (%v) = %v, reference %v", m/2, i, v, y64[i], want)
 			}
 		}
 	}
 	// A length that is not a multiple of the vector leaves the rest as it is.
 	y := []float32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -2}
-	exp32Slice(y)
+	fam.exp32(y)
 	if y[17] != -2 || y[16] != -1 || y[15] != exp32Ref(-1) {
 		t.Errorf("exp32Slice on 18 values: rest %v, %v", y[16], y[17])
 	}
@@ -472,11 +486,16 @@ func consumeRef(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, d
 	return ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]))
 }
 
-// TestConsumeOneHot32 checks the one-hot consumer bit for bit against
-// consumeRef: P·S classes (k = 5, repeated classes in a block) and row sums
-// (one class), on and off the diagonal, with and without squares.
+// TestConsumeOneHot32 checks every family's one-hot consumer bit for bit
+// against consumeRef: P·S classes (k = 5, repeated classes in a block) and
+// row sums (one class), on and off the diagonal, with and without squares.
 func TestConsumeOneHot32(t *testing.T) {
-	skipWithoutAVX512(t)
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testConsumeOneHot32(t, fam) })
+	}
+}
+
+func testConsumeOneHot32(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, tc := range []struct {
 		hp, wp, k  int
@@ -484,13 +503,14 @@ func TestConsumeOneHot32(t *testing.T) {
 	}{
 		{16, 16, 1, false, true}, {32, 48, 5, false, false}, {48, 32, 5, true, false},
 		{64, 64, 1, true, true}, {16, 80, 3, false, true}, {80, 16, 7, false, false},
+		{48, 48, 17, false, true}, {32, 16, 17, true, true},
 	} {
 		tl := randomSlice(tc.hp*tc.wp, rng.Float32)
 		cls := func() int32 { return int32(rng.IntN(tc.k)) }
 		sr, sc := randomSlice(tc.hp, cls), randomSlice(tc.wp, cls)
 		accR, accC := randomSlice(tc.k*tc.hp, rng.Float64), randomSlice(tc.k*tc.wp, rng.Float64)
 		wantR, wantC := slices.Clone(accR), slices.Clone(accC)
-		got := consumeOneHot32(tl, tc.hp, tc.wp, sr, sc, accR, accC, tc.diag, tc.frob)
+		got := fam.consumeOneHot32(tl, tc.hp, tc.wp, sr, sc, accR, accC, tc.diag, tc.frob)
 		want := consumeRef(tl, tc.hp, tc.wp, sr, sc, wantR, wantC, tc.diag, tc.frob)
 		if math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("%+v: squares %v, reference %v", tc, got, want)
@@ -508,14 +528,19 @@ func TestConsumeOneHot32(t *testing.T) {
 	}
 }
 
-// TestGen64 checks genTile64 (the float64 exponent micro-kernels and exp)
-// bit for bit against its arithmetic in pure Go: a chain of fused
-// multiply-adds in feature order, one fused multiply-add with gc + gr, then
-// exp64Ref.
+// TestGen64 checks every family's genTile64 (the float64 exponent
+// micro-kernels and exp) bit for bit against its arithmetic in pure Go: a
+// chain of fused multiply-adds in feature order, one fused multiply-add
+// with gc + gr, then exp64Ref; the shapes use every kernel of a family.
 func TestGen64(t *testing.T) {
-	skipWithoutAVX512(t)
+	for _, fam := range denseKernelsHere(t) {
+		t.Run(fam.isa.String(), func(t *testing.T) { testGen64(t, fam) })
+	}
+}
+
+func testGen64(t *testing.T, fam *denseKernels) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, tc := range []struct{ hp, wp, p int }{{8, 8, 1}, {16, 24, 3}, {24, 40, 16}, {8, 16, 0}, {32, 56, 37}} {
+	for _, tc := range []struct{ hp, wp, p int }{{8, 8, 1}, {16, 24, 3}, {24, 40, 16}, {8, 16, 0}, {32, 56, 37}, {16, 48, 17}} {
 		x, xt := randomSlice(tc.hp*tc.p, rng.NormFloat64), randomSlice(tc.p*tc.wp, rng.NormFloat64)
 		const gamma = 0.1
 		g := func() float64 { return -gamma * 3 * rng.Float64() }
@@ -525,7 +550,7 @@ func TestGen64(t *testing.T) {
 			packRows(xr, x, tc.p, 8)
 		}
 		got := make([]float64, tc.hp*tc.wp)
-		genTile64(got, tc.hp, tc.wp, xr, xt, tc.p, gr, gc, 2*gamma)
+		fam.genTile64(got, tc.hp, tc.wp, xr, xt, tc.p, gr, gc, 2*gamma)
 		for r := range tc.hp {
 			for c := range tc.wp {
 				var acc float64
@@ -541,19 +566,34 @@ func TestGen64(t *testing.T) {
 	}
 }
 
-// TestAddFloat64s checks the commit's vector add against scalar additions,
-// for lengths around its blocks of 8 and 32.
-func TestAddFloat64s(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 18))
-	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 40, 71, 100} {
-		dst, src := randomSlice(n, rng.NormFloat64), randomSlice(n, rng.NormFloat64)
-		want := slices.Clone(dst)
-		for i := range want {
-			want[i] += src[i]
+// TestAddF64sFamilies checks each family's assembly add (addFloat64s runs
+// the fastest this CPU has; TestAddFloat64s checks it) against scalar
+// additions, for lengths around their blocks of 4, 8, 16 and 32.
+func TestAddF64sFamilies(t *testing.T) {
+	for _, a := range []struct {
+		name string
+		ok   bool
+		add  func(dst, src []float64)
+	}{
+		{"addF64s", cpuHas(ISAAVX512), func(dst, src []float64) { vectorAdd(addF64s, 8, dst, src) }},
+		{"addF64sAVX2", cpuHas(ISAAVX2), func(dst, src []float64) { vectorAdd(addF64sAVX2, 4, dst, src) }},
+	} {
+		if !a.ok {
+			t.Logf("%s: not on this CPU", a.name)
+			continue
 		}
-		addFloat64s(dst, src)
-		if !slices.Equal(dst, want) {
-			t.Errorf("n=%d: %v, want %v", n, dst, want)
-		}
+		testAdd(t, a.name, a.add)
+	}
+}
+
+// vectorAdd runs the assembly add fn on the longest prefix of dst that is
+// a multiple of lanes, and adds the rest in Go.
+func vectorAdd(fn func(dst, src *float64, n int), lanes int, dst, src []float64) {
+	n := len(dst) / lanes * lanes
+	if n > 0 {
+		fn(&dst[0], &src[0], n)
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] += src[i]
 	}
 }

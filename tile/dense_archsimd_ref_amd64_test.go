@@ -360,7 +360,7 @@ func TestDenseArchsimd(t *testing.T) {
 	t.Run("exp", func(t *testing.T) {
 		x32 := expInputs[float32](1<<16, -160, rng)
 		a, b := slices.Clone(x32), slices.Clone(x32)
-		exp32Slice(a)
+		avx512Dense.exp32(a)
 		exp32Archsimd(b)
 		for i := range a {
 			if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
@@ -369,7 +369,7 @@ func TestDenseArchsimd(t *testing.T) {
 		}
 		x64 := expInputs[float64](1<<15, -1200, rng)
 		c, d := slices.Clone(x64), slices.Clone(x64)
-		exp64Slice(c)
+		avx512Dense.exp64(c)
 		exp64Archsimd(d)
 		for i := range c {
 			if math.Float64bits(c[i]) != math.Float64bits(d[i]) {
@@ -387,7 +387,7 @@ func TestDenseArchsimd(t *testing.T) {
 			sr, sc := randomSlice(tc.hp, cls), randomSlice(tc.wp, cls)
 			accR, accC := randomSlice(tc.k*tc.hp, rng.Float64), randomSlice(tc.k*tc.wp, rng.Float64)
 			refR, refC := slices.Clone(accR), slices.Clone(accC)
-			got := consumeOneHot32(tl, tc.hp, tc.wp, sr, sc, accR, accC, tc.diag, tc.frob)
+			got := avx512Dense.consumeOneHot32(tl, tc.hp, tc.wp, sr, sc, accR, accC, tc.diag, tc.frob)
 			want := consumeArchsimd(tl, tc.hp, tc.wp, sr, sc, refR, refC, tc.diag, tc.frob)
 			archsimd.ClearAVXUpperBits()
 			if math.Float64bits(got) != math.Float64bits(want) || !bitsEqual(accR, refR) || !bitsEqual(accC, refC) {
@@ -404,7 +404,7 @@ func TestDenseArchsimd(t *testing.T) {
 			packRows(xr8, x, tc.p, 8)
 			packRows(xr4, x, tc.p, 4)
 			got, want := make([]float64, tc.hp*tc.wp), make([]float64, tc.hp*tc.wp)
-			genTile64(got, tc.hp, tc.wp, xr8, xt, tc.p, gr, gc, 0.2)
+			avx512Dense.genTile64(got, tc.hp, tc.wp, xr8, xt, tc.p, gr, gc, 0.2)
 			genTile64Archsimd(want, tc.hp, tc.wp, xr4, xt, tc.p, gr, gc, 0.2)
 			if !bitsEqual(got, want) {
 				t.Fatalf("%+v: differs from archsimd", tc)
@@ -416,7 +416,7 @@ func TestDenseArchsimd(t *testing.T) {
 			a, b, rs, is := operands(tc, rng.Float32)
 			got := randomSlice(tc.m*tc.kp, rng.Float64)
 			want := slices.Clone(got)
-			gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
+			avx512Dense.gemmTile32(got, tc.kp, a, rs, is, b, tc.m, tc.inner, true)
 			gemmArchsimd(want, tc.kp, a, rs, is, b, tc.kp, tc.m, tc.kp, tc.inner)
 			if !bitsEqual(got, want) {
 				t.Fatalf("%+v: differs from archsimd", tc)

@@ -22,9 +22,12 @@
 // the rows of a feature matrix; Standardize prepares its features, and
 // AutoBandwidth (the default rule, from the distances to near neighbours)
 // and MedianGamma (the median heuristic, for comparison) choose gamma.
-// On amd64, a Gaussian's passes run AVX-512 kernels (assembly) on CPUs
-// that have it (Engine.Kernel names the kernel in use); the
-// portable kernel runs otherwise, or when Engine.ISA is ISAGo.
+// A Gaussian's passes run vectorized kernels (assembly) of the family
+// Engine.ISA resolves to, on CPUs that have it: AVX-512 or AVX2 with FMA
+// on amd64 (the two give the same bits), NEON (Advanced SIMD) on arm64.
+// Engine.Kernel names the kernel in use. The vectorized kernels differ
+// from the portable kernel by rounding; the portable kernel runs where
+// the CPU lacks the family, or when Engine.ISA is ISAGo.
 //
 // Pairs walks the same tile grid for an exact nearest-neighbour search:
 // it screens the pairs of rows by squared distance against per-row

@@ -162,10 +162,7 @@ func (e *Engine) run(ctx context.Context, pass string, in passInput, sp span, ds
 	if err != nil {
 		return fmt.Errorf("tile pass %s: %w", pass, err)
 	}
-	var fast fastKernel
-	if fastFamily(isa) {
-		fast, _ = newFastKernel(e.Source, in, b)
-	}
+	fast, _ := newFastKernel(isa, e.Source, in, b)
 	// A class-major pass accumulates each row block of dst as a k×h
 	// matrix, so that a tile's contributions are added by contiguous
 	// vectors, and transposes the blocks at the end.

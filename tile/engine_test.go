@@ -274,11 +274,10 @@ var benchN = flag.Int("bench.n", 4000, "number of points in the pass benchmarks"
 func BenchmarkPass(b *testing.B) {
 	n, p := *benchN, 16
 	x := randomFeatures(n, p, 1)
-	_, vec := DenseVectorKernel()
 	for _, prec := range []Precision{Float32, Float64} {
 		src, _ := NewGaussianPrecision(x, n, p, 1.0/(2*float64(p)), prec)
-		for _, isa := range []ISA{ISAGo, ISAAuto} {
-			if isa == ISAAuto && !vec {
+		for _, isa := range SupportedISAs() {
+			if isa != ISAGo && !DenseVectorKernel(isa) {
 				continue
 			}
 			for _, bc := range []struct {

@@ -10,7 +10,9 @@ package tile
 // files). The scripts are plain Python rather than avo, the Go ecosystem's
 // assembly generator, because one generator language must cover amd64
 // and arm64 alike and avo emits amd64 only; the scripts share their
-// register blocking (common.py) and stay a page each.
+// register blocking and file handling (common.py) and the encodings of the
+// arm64 instructions Go's assembler lacks (neon.py), and stay a page or
+// two each.
 //
 // The directives are in this file, built on every architecture, so that
 // go generate on any machine writes the files of all of them.
@@ -19,6 +21,10 @@ package tile
 //go:generate python3 asmgen/gemm32.py
 //go:generate python3 asmgen/gemm64.py
 //go:generate python3 asmgen/dense.py
+//go:generate python3 asmgen/gen_avx2.py
+//go:generate python3 asmgen/gemm_avx2.py
+//go:generate python3 asmgen/dense_avx2.py
 //go:generate python3 asmgen/screen.py
 //go:generate python3 asmgen/screen_arm64.py
+//go:generate python3 asmgen/dense_arm64.py
 //go:generate python3 asmgen/probe.py

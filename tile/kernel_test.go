@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestKernelsMatchDense runs every pass through both kernels (portable and,
-// where built, vectorized) in both precisions, against the materialized P
-// in float64, across tile sizes that leave ragged edges and padding.
+// TestKernelsMatchDense runs every pass through every kernel family this
+// CPU runs (the portable one and, where built, the vectorized ones: avx512
+// and avx2 on amd64, neon on arm64) in both precisions, against the
+// materialized P in float64, across tile sizes that leave ragged edges and
+// padding.
 func TestKernelsMatchDense(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -26,6 +29,7 @@ func TestKernelsMatchDense(t *testing.T) {
 		{name: "p=16/k=17", n: 130, p: 16, k: 17, gamma: 0.05, blocks: []int{33, 100}},
 		{name: "p=37/k=100", n: 90, p: 37, k: 100, gamma: 0.02, blocks: []int{20, 64}},
 		{name: "p=4/k=70", n: 200, p: 4, k: 70, gamma: 0.5, blocks: []int{80}},
+		{name: "p=17/k=3", n: 101, p: 17, k: 3, gamma: 0.04, blocks: []int{24, 101}},
 	} {
 		x := randomFeatures(tc.n, tc.p, uint64(tc.n))
 		// Shift the features far from the origin: the vectorized kernel's
@@ -49,13 +53,115 @@ func TestKernelsMatchDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, isa := range []ISA{ISAGo, ISAAuto} {
+			for _, isa := range SupportedISAs() {
 				for _, block := range tc.blocks {
 					e := &Engine{Source: src, BlockSize: block, Workers: 3, ISA: isa}
 					t.Run(fmt.Sprintf("%s/%s/block=%d", tc.name, e.Kernel(), block), func(t *testing.T) {
 						checkPasses(t, e, want, tol)
 					})
 				}
+			}
+		}
+	}
+}
+
+// vectorTileBound returns the bound on the relative error of an entry of
+// the vectorized kernel's tiles against the portable kernel's that
+// TestVectorTilesRoundingBound checks: for the entry of rows i and j, with
+// S = gamma·(|x_i|² + |x_j|²) over the features centred on their mean
+// (the vectorized kernels' norms identity loses up to a few roundings of
+// S to cancellation) and u the unit roundoff of the precision,
+//
+//	float32: 3·10⁻⁷ + 1.1·(p+10)·u·S, u = 2⁻²⁴
+//	float64: 3·10⁻¹⁵ + 1.1·(3p+12)·u·S, u = 2⁻⁵³
+//
+// The constant covers the vector exp (at most 2·10⁻⁷ and 2·10⁻¹⁵, see
+// TestVectorExpError) and the portable float32 kernel's final rounding; the
+// S term the roundings of the features and norms to the precision, of the
+// dot product's p fused multiply-adds and of the exponent's sum, and, in
+// float64, of the portable kernel's sum of p squared differences. abs is
+// for the entries whose value is subnormal: the amd64 families' may be off
+// by a few of its ulps; NEON's exp gives 0 below e^-87.33 (float32) or
+// e^-708.39 (float64), where 2⁻¹²⁵ and 2⁻¹⁰²¹ bound the entry.
+func vectorTileBound(isa ISA, prec Precision, p int, s float64) (rel, abs float64) {
+	if prec == Float32 {
+		abs = 0x1p-147
+		if isa == ISANEON {
+			abs = 0x1p-125
+		}
+		return 3e-7 + 1.1*float64(p+10)*0x1p-24*s, abs
+	}
+	abs = 0x1p-1070
+	if isa == ISANEON {
+		abs = 0x1p-1021
+	}
+	return 3e-15 + 1.1*float64(3*p+12)*0x1p-53*s, abs
+}
+
+// TestVectorTilesRoundingBound checks every entry of the tiles of every
+// vectorized family this CPU runs (Engine.Tile) against the portable
+// kernel's (Gaussian.Tile) within vectorTileBound, in both precisions: the
+// whole matrix as one diagonal tile, an off-diagonal and a ragged tile, for
+// sizes that are not multiples of the vectors and 1 to 17 features, with
+// features far from the origin.
+func TestVectorTilesRoundingBound(t *testing.T) {
+	var fams []ISA
+	for _, isa := range SupportedISAs() {
+		if isa != ISAGo && DenseVectorKernel(isa) {
+			fams = append(fams, isa)
+		}
+	}
+	if len(fams) == 0 {
+		t.Skipf("no vectorized dense kernel runs on this CPU (%s)", CPUFeatures())
+	}
+	for _, tc := range []struct {
+		n, p  int
+		gamma float64
+	}{{37, 1, 2}, {45, 3, 0.3}, {70, 16, 0.05}, {53, 17, 0.2}} {
+		x := randomFeatures(tc.n, tc.p, uint64(tc.n))
+		for i := range x {
+			x[i] += 40
+		}
+		// S of vectorTileBound for the rows' centred norms.
+		mean := ColumnMeans(x, tc.n, tc.p)
+		norm := make([]float64, tc.n)
+		for i := range tc.n {
+			for q, v := range x[i*tc.p : (i+1)*tc.p] {
+				norm[i] += (v - mean[q]) * (v - mean[q])
+			}
+		}
+		for _, prec := range []Precision{Float32, Float64} {
+			src, err := NewGaussianPrecision(x, tc.n, tc.p, tc.gamma, prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, isa := range fams {
+				e := &Engine{Source: src, ISA: isa}
+				t.Run(fmt.Sprintf("%s/n=%d/p=%d", e.Kernel(), tc.n, tc.p), func(t *testing.T) {
+					var worst float64 // the largest error as a share of its bound
+					for _, b := range [][4]int{{0, tc.n, 0, tc.n}, {0, tc.n / 2, tc.n / 2, tc.n}, {3, tc.n - 2, 5, tc.n - 1}} {
+						r0, r1, c0, c1 := b[0], b[1], b[2], b[3]
+						w := c1 - c0
+						got, want := make([]float64, (r1-r0)*w), make([]float64, (r1-r0)*w)
+						if err := e.Tile(got, r0, r1, c0, c1); err != nil {
+							t.Fatal(err)
+						}
+						if err := src.Tile(want, r0, r1, c0, c1); err != nil {
+							t.Fatal(err)
+						}
+						for k, v := range got {
+							i, j := r0+k/w, c0+k%w
+							rel, abs := vectorTileBound(isa, prec, tc.p, tc.gamma*(norm[i]+norm[j]))
+							bound := rel*want[k] + abs
+							if d := math.Abs(v - want[k]); d > bound {
+								t.Fatalf("tile %v: P[%d][%d] = %v, portable %v: error %.3g above the bound %.3g", b, i, j, v, want[k], d, bound)
+							} else {
+								worst = max(worst, d/bound)
+							}
+						}
+					}
+					t.Logf("largest error %.2f of its bound", worst)
+				})
 			}
 		}
 	}
@@ -166,14 +272,23 @@ func TestKernelName(t *testing.T) {
 	if got := (&Engine{Source: g, ISA: ISAGo}).Kernel(); got != "go/float32" {
 		t.Errorf("go Kernel() = %q, want go/float32", got)
 	}
-	got := (&Engine{Source: g}).Kernel()
-	isa, ok := DenseVectorKernel()
-	want := "go/float32"
-	if ok && cpuHas(isa) {
-		want = isa.String() + "/float32"
+	// Auto and every family the CPU runs: the family's name where it has a
+	// dense kernel.
+	for _, isa := range append([]ISA{ISAAuto}, SupportedISAs()...) {
+		got := (&Engine{Source: g, ISA: isa}).Kernel()
+		want := "go/float32"
+		if DenseVectorKernel(isa) {
+			r, _ := isa.Resolve()
+			want = r.String() + "/float32"
+		}
+		if got != want {
+			t.Errorf("ISA %v: Kernel() = %q, want %q", isa, got, want)
+		}
 	}
-	if got != want {
-		t.Errorf("Kernel() = %q, want %q", got, want)
+	if cpuHas(ISAAVX2) && runtime.GOARCH == "amd64" {
+		if got := (&Engine{Source: g, ISA: ISAAVX2}).Kernel(); got != "avx2/float32" {
+			t.Errorf("avx2 Kernel() = %q, want avx2/float32", got)
+		}
 	}
 	// A source that is not a Gaussian runs the portable kernel.
 	if got := (&Engine{Source: &failingSource{Source: g, failAt: -1}}).Kernel(); !strings.HasPrefix(got, "go/") {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -80,5 +82,64 @@ func TestFloat32RunsMatchFloat64(t *testing.T) {
 				t.Errorf("gap: float32 %v, float64 %v (relative difference %.2g)", r32.Gap, r64.Gap, d)
 			}
 		})
+	}
+}
+
+// TestKernelFamiliesSameClusters solves a small problem of three separated
+// Gaussian clusters (n = 151, p = 3, k = 3) with every kernel family this
+// CPU runs, in both precisions, from the same start, and checks that the
+// vectorized families find the clusters of the portable kernel: the same
+// largest membership in every row, and the objective to 1e-6 relative
+// (their tiles differ from the portable kernel's by rounding only, see
+// vectorTileBound in kernel_test.go).
+func TestKernelFamiliesSameClusters(t *testing.T) {
+	const n, p, k = 151, 3, 3
+	rng := rand.New(rand.NewPCG(31, 32))
+	x := make([]float64, n*p)
+	for i := range n {
+		for q := range p {
+			x[i*p+q] = 6*float64(i%k) + rng.NormFloat64()
+		}
+	}
+	w0 := make([]float64, n*k)
+	if err := fw.Initialize(w0, k, fw.StartRandom, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, prec := range []tile.Precision{tile.Float32, tile.Float64} {
+		src, err := tile.NewGaussianPrecision(x, n, p, 0.1, prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		solve := func(isa tile.ISA) ([]int, float64) {
+			w := slices.Clone(w0)
+			set := fw.Settings{MaxIter: 60, GapTol: -1, Refresh: 10, Workers: 2}
+			e := &tile.Engine{Source: src, Workers: 2, BlockSize: 40, ISA: isa}
+			res, err := fw.Minimize(context.Background(), fw.Problem{P: fw.Tiled(e), K: k}, w, &set, &fw.FrankWolfe{})
+			if err != nil {
+				t.Fatalf("%s: %v", e.Kernel(), err)
+			}
+			labels := make([]int, n)
+			for i := range labels {
+				row := w[i*k : (i+1)*k]
+				labels[i] = slices.Index(row, slices.Max(row))
+			}
+			return labels, res.Objective
+		}
+		want, obj := solve(tile.ISAGo)
+		if c := slices.Compact(slices.Sorted(slices.Values(want))); len(c) != k {
+			t.Fatalf("%s: the portable kernel finds the clusters %v, want %d", prec, c, k)
+		}
+		for _, isa := range tile.SupportedISAs() {
+			if isa == tile.ISAGo || !tile.DenseVectorKernel(isa) {
+				continue
+			}
+			got, o := solve(isa)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s/%s: clusters %v, portable kernel %v", isa, prec, got, want)
+			}
+			if d := math.Abs(o-obj) / obj; d > 1e-6 {
+				t.Errorf("%s/%s: objective %v, portable kernel %v (relative difference %.2g)", isa, prec, o, obj, d)
+			}
+		}
 	}
 }

@@ -3,8 +3,10 @@ package tile
 import "fmt"
 
 // tileGen is the memory of one Engine.Tile call on the vectorized kernel:
-// a generation-only kernel for tiles up to b×b and one worker's scratch.
+// a generation-only kernel of family isa for tiles up to b×b and one
+// worker's scratch.
 type tileGen struct {
+	isa     ISA
 	b       int
 	kn      fastKernel
 	scratch any
@@ -25,17 +27,18 @@ func (e *Engine) Tile(dst []float64, r0, r1, c0, c1 int) error {
 	if len(dst) < h*w {
 		return fmt.Errorf("tile rows %d:%d cols %d:%d: room for %d values, want %d", r0, r1, c0, c1, len(dst), h*w)
 	}
-	if !e.vectorTiles() || h == 0 || w == 0 {
+	isa, vector := e.denseFamily()
+	if !vector || h == 0 || w == 0 {
 		return e.Source.Tile(dst, r0, r1, c0, c1)
 	}
 	b := max(h, w)
 	tg, _ := e.gens.Get().(*tileGen)
-	if tg == nil || tg.b < b {
-		kn, ok := newFastKernel(e.Source, passInput{}, b)
+	if tg == nil || tg.b < b || tg.isa != isa {
+		kn, ok := newFastKernel(isa, e.Source, passInput{}, b)
 		if !ok {
 			return e.Source.Tile(dst, r0, r1, c0, c1)
 		}
-		tg = &tileGen{b: b, kn: kn, scratch: kn.newScratch()}
+		tg = &tileGen{isa: isa, b: b, kn: kn, scratch: kn.newScratch()}
 	}
 	defer e.gens.Put(tg)
 	pt := &tg.pt

@@ -4,9 +4,10 @@
 # addressing, arguments and add-or-store ending of the gemm kernels, and the
 # writing of the output file into tile/.
 #
-# The 8-row kernels keep their accumulators in Z0 and up (row r, column
-# vector v in Z{r*nv+v}), the nv vectors of a step in Z24 and up, and the
-# broadcast value of row r in Z28 + r%2.
+# The 8-row AVX-512 kernels keep their accumulators in Z0 and up (row r,
+# column vector v in Z{r*nv+v}), the nv vectors of a step in Z24 and up,
+# and the broadcast value of row r in Z28 + r%2; the 4-row AVX2 kernels
+# (YMM below) use Y0 and up, Y12 and up, and Y15 the same way.
 import os
 import sys
 
@@ -14,6 +15,13 @@ import sys
 # row 0, R12 at row 4, R9 holds the row stride and R10 three times it.
 ROWS = [("SI", None), ("SI", "R9*1"), ("SI", "R9*2"), ("SI", "R10*1"),
         ("R12", None), ("R12", "R9*1"), ("R12", "R9*2"), ("R12", "R10*1")]
+
+
+# The register layout of a step (see step): the vector register prefix, the
+# bytes of a vector, the first register of the loaded vectors and the
+# registers the rows' values are broadcast into, used in turn.
+ZMM = ("Z", 64, 24, (28, 29))
+YMM = ("Y", 32, 12, (15,))
 
 
 def addr(base, idx):
@@ -37,35 +45,41 @@ def start(script, doc, tag="amd64"):
     return out, out.append
 
 
-def zero(w, n, op):
-    """Clears the accumulators Z0 to Z{n-1} with op, an xor."""
+def zero(w, n, op, vec="Z"):
+    """Clears the accumulators 0 to n-1 (vec: Z or Y registers) with op, an
+    xor."""
     for i in range(n):
-        w(f"\t{op} Z{i}, Z{i}, Z{i}")
+        w(f"\t{op} {vec}{i}, {vec}{i}, {vec}{i}")
 
 
-def fma32(a, b, acc):
-    """The update of step for float32: Z{acc} += Z{a}·Z{b}, fused."""
-    return f"\tVFMADD231PS Z{a}, Z{b}, Z{acc}"
+def fma32(a, b, acc, vec="Z"):
+    """The update of step for float32: acc += a·b, fused (vec: Z or Y
+    registers)."""
+    return f"\tVFMADD231PS {vec}{a}, {vec}{b}, {vec}{acc}"
 
 
-def step(w, nv, load, bcast, sources, update):
-    """Emits one step of an inner loop: load brings nv vectors from DX on,
-    then for each row r, bcast broadcasts its value at sources[r] and
-    update(a, b, acc) returns the instructions that add the product of
-    the broadcast Z{a} and each vector Z{b} into its accumulator Z{acc}."""
-    for v in range(nv):
-        w(f"\t{load} {64*v}(DX), Z{24+v}")
+def step(w, nv, load, bcast, sources, update, regs=ZMM):
+    """Emits one step of an inner loop: load brings nv vectors from DX on
+    (unless it is None: update then reads them from memory), then for each
+    row r, bcast broadcasts its value at sources[r] and update(a, b, acc)
+    returns the instructions that add the product of the broadcast
+    register a and each vector b into its accumulator acc (register
+    numbers, of the layout regs: ZMM or YMM)."""
+    vec, size, first, bregs = regs
+    for v in range(nv if load else 0):
+        w(f"\t{load} {size*v}(DX), {vec}{first+v}")
     for r, src in enumerate(sources):
-        w(f"\t{bcast} {src}, Z{28+r%2}")
+        b = bregs[r % len(bregs)]
+        w(f"\t{bcast} {src}, {vec}{b}")
         for v in range(nv):
-            w(update(28 + r % 2, 24 + v, r * nv + v))
+            w(update(b, first + v, r * nv + v))
 
 
-def rows_out(w, nv, block):
-    """Emits the writing of the accumulators into the 8 rows of y from AX
+def rows_out(w, nv, block, rows=8):
+    """Emits the writing of the accumulators into the rows of y from AX
     (stride R8, which it advances past them): block(z, v) returns the
-    instructions that write accumulator Z{z} to column vector v of a row."""
-    for r in range(8):
+    instructions that write accumulator z to column vector v of a row."""
+    for r in range(rows):
         for v in range(nv):
             w(block(r * nv + v, v))
         w("\tADDQ R8, AX")
@@ -83,22 +97,23 @@ def gemm_head(w, name, elem, shift):
     w("\tLEAQ (R9)(R9*2), R10\n\tLEAQ (SI)(R9*4), R12")
 
 
-def gemm_step(w, nv, load, bcast, update):
+def gemm_step(w, nv, load, bcast, update, rows=8, regs=ZMM):
     """Emits one step s of a gemm kernel's inner loop (see step), with the
-    rows' values a[r*rs+s*is], and moves a and b on to step s+1."""
-    step(w, nv, load, bcast, [addr(base, idx) for base, idx in ROWS], update)
+    values a[r*rs+s*is] of the first rows rows, and moves a and b on to
+    step s+1."""
+    step(w, nv, load, bcast, [addr(base, idx) for base, idx in ROWS[:rows]], update, regs)
     w("\tADDQ R13, SI\n\tADDQ R13, R12\n\tADDQ R14, DX")
 
 
-def gemm_out(w, nv, put, add_end, store_end):
+def gemm_out(w, nv, put, add_end, store_end, rows=8):
     """Emits the end of a gemm kernel's pass: the accumulators added to y if
     add (R11) is set, else stored into it (from the label store{nv}), each
     way followed by its end. put(z, v, add) returns the instructions that
-    write accumulator Z{z} to column vector v of y's row at AX."""
+    write accumulator z to column vector v of y's row at AX."""
     w(f"\tMOVQ DI, AX\n\tTESTQ R11, R11\n\tJZ store{nv}")
-    rows_out(w, nv, lambda z, v: put(z, v, True))
+    rows_out(w, nv, lambda z, v: put(z, v, True), rows)
     w(f"{add_end}\nstore{nv}:")
-    rows_out(w, nv, lambda z, v: put(z, v, False))
+    rows_out(w, nv, lambda z, v: put(z, v, False), rows)
     w(store_end)
 
 

@@ -5,36 +5,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
 from common import start, write
-
-# Go's arm64 assembler lacks the vector FADD and FCMGE and the by-element
-# FMLA; these return their encodings (A64, single precision, 4 lanes) as
-# WORD directives, with the instruction in ARM syntax as a comment.
-
-
-def fadd(d, n, m):
-    """FADD Vd.4S, Vn.4S, Vm.4S: Vd = Vn + Vm."""
-    enc = 0x4E20D400 | m << 16 | n << 5 | d
-    return f"\tWORD ${enc:#08x} // fadd v{d}.4s, v{n}.4s, v{m}.4s"
-
-
-def fcmge(d, n, m):
-    """FCMGE Vd.4S, Vn.4S, Vm.4S: Vd = all ones where Vn >= Vm (ordered),
-    else zero."""
-    enc = 0x6E20E400 | m << 16 | n << 5 | d
-    return f"\tWORD ${enc:#08x} // fcmge v{d}.4s, v{n}.4s, v{m}.4s"
-
-
-def fmla_lane(d, n, m, i):
-    """FMLA Vd.4S, Vn.4S, Vm.S[i]: Vd += Vn·Vm[i], fused."""
-    enc = 0x4F801000 | (i & 1) << 21 | m << 16 | (i >> 1) << 11 | n << 5 | d
-    return f"\tWORD ${enc:#08x} // fmla v{d}.4s, v{n}.4s, v{m}.s[{i}]"
-
-
-# The encodings checked against the examples in Go's assembler tests
-# (cmd/asm/internal/asm/testdata/arm64enc.s), widened to 4 lanes.
-assert fadd(21, 10, 21).startswith("\tWORD $0x4e35d555")  # D2 there: 0x4e75d555
-assert fcmge(2, 31, 8).startswith("\tWORD $0x6e28e7e2")   # S2 there: 0x2e28e7e2
-assert fmla_lane(30, 2, 28, 2).startswith("\tWORD $0x4f9c185e")  # S2 there: 0x0f9c185e
+from neon import fadd, fcmge, fmla_lane  # the instructions Go's assembler lacks
 
 # Emits tile/screen_arm64.s: the NEON dot-product micro-kernel and mask of
 # the screen of Pairs. The kernel's 8×8 block takes 16 of the 32 vector
