@@ -217,3 +217,69 @@ func BenchmarkPairsNear(b *testing.B) {
 		})
 	}
 }
+
+// TestJoin checks that every kernel's Join reports the pairs, bounds and
+// distances of the plain loop that defines it, with thresholds lowered by
+// the reports as neighbour descent lowers them.
+func TestJoin(t *testing.T) {
+	type report struct {
+		a, b int
+		d    float64
+	}
+	run := func(join func(rows []int32, old []bool, bound []float64, near func(a, b int, d float64)), rows []int32, old []bool, start []float64) []report {
+		bound := slices.Clone(start)
+		var got []report
+		join(rows, old, bound, func(a, b int, d float64) {
+			got = append(got, report{a, b, d})
+			bound[a], bound[b] = min(bound[a], 1.01*d), min(bound[b], 1.02*d)
+		})
+		return got
+	}
+	for _, p := range []int{1, 3, 16, 17} {
+		for _, k := range []int{1, 2, 9, 58, 70, 130} {
+			n := 400
+			x := pairsData(n, p, 0, 1, uint64(p*1000+k))
+			rng := rand.New(rand.NewPCG(uint64(p), uint64(k)))
+			rows := make([]int32, k)
+			for r, u := range rng.Perm(n)[:k] {
+				rows[r] = int32(u)
+			}
+			old, start := make([]bool, k), make([]float64, k)
+			for r := range k {
+				old[r] = rng.IntN(3) == 0
+				start[r] = 0.3 * float64(p) * rng.Float64()
+			}
+			start[0] = math.Inf(1)
+			// The definition: every pair in order, the bounds as they are.
+			want := run(func(rows []int32, old []bool, bound []float64, near func(a, b int, d float64)) {
+				for a := range rows {
+					for b := a + 1; b < len(rows); b++ {
+						if old[a] && old[b] {
+							continue
+						}
+						d := SqDist(x[int(rows[a])*p:int(rows[a]+1)*p], x[int(rows[b])*p:int(rows[b]+1)*p])
+						if d <= bound[a] || d <= bound[b] {
+							near(a, b, d)
+						}
+					}
+				}
+			}, rows, old, start)
+			if k > 2 && len(want) == 0 {
+				t.Fatalf("p=%d k=%d: the case reports no pair", p, k)
+			}
+			for _, isa := range SupportedISAs() {
+				ps, err := NewPairs(x, n, p, 64, isa)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := ps.NewScratch()
+				got := run(func(rows []int32, old []bool, bound []float64, near func(a, b int, d float64)) {
+					ps.Join(s, rows, old, bound, near)
+				}, rows, old, start)
+				if !slices.Equal(got, want) {
+					t.Errorf("p=%d k=%d %s (%s): %d reports, want %d", p, k, isa, ps.Kernel(), len(got), len(want))
+				}
+			}
+		}
+	}
+}
