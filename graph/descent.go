@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -118,13 +119,13 @@ func (d *descent) forward(ctx context.Context) error {
 		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
 			c, prev := d.cand[i*w:(i+1)*w], d.prev[i*fw:(i+1)*fw]
 			sorted = sorted[:0]
-			q := 0
+			q, last := 0, prev[:prevLen(prev)]
 			for e := range int(a.lists.cnt[i]) {
 				v := a.lists.j[i*a.m+e]
 				if int(v) == i || q == fw {
 					continue
 				}
-				if _, old := slices.BinarySearch(prev[:prevLen(prev)], v); old {
+				if _, old := slices.BinarySearch(last, v); old {
 					c[q] = v
 				} else {
 					c[q] = ^v
@@ -178,8 +179,8 @@ func (d *descent) backward(ctx context.Context) error {
 		k, touch := 0, int32(0)
 		flush := func() {
 			for _, b := range batch[:k] {
-				c := d.cand[int(b.u)*w+fw : int(b.u+1)*w]
-				touch ^= c[0] ^ c[len(c)-1] ^ int32(d.rank[int(b.u)*d.reverse])
+				c, rk := d.cand[int(b.u)*w+fw:int(b.u+1)*w], d.rank[int(b.u)*d.reverse:int(b.u+1)*d.reverse]
+				touch ^= c[0] ^ c[len(c)/2] ^ c[len(c)-1] ^ int32(rk[0]) ^ int32(rk[len(rk)-1])
 			}
 			for _, b := range batch[:k] {
 				d.addReverse(int(b.u), b.flag, b.e)
@@ -217,9 +218,9 @@ func (d *descent) addReverse(u int, v int32, e uint8) {
 	row := func(v int32) int32 { return max(v, ^v) }
 	key := func(e uint8, v int32) int64 { return int64(e)<<32 | int64(row(v)) }
 	k := key(e, v)
-	n := 0
-	for n < len(c) && c[n] != none {
-		n++
+	n := len(c) // the candidates held: a prefix of c, none after
+	if c[n-1] == none {
+		n = sort.Search(n, func(q int) bool { return c[q] == none })
 	}
 	if n == len(c) && k >= key(rk[n-1], c[n-1]) {
 		return
