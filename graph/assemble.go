@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"context"
 	"slices"
 )
 
@@ -63,8 +64,11 @@ type entry struct {
 
 // csr sorts every row by column, and where a column repeats has merge make
 // one value of the two (or refuse them). It returns the compacted matrix,
-// checked by NewCSR; a file is cut to its length and mapped read-only.
-func (e *entries) csr(merge func(i int, c int32, a, b float64) (float64, error)) (m *CSR, err error) {
+// checked by NewCSR; a file is cut to its length and mapped read-only. The
+// rows are sorted on workers goroutines, each in its own place (the same
+// bits for any workers; of several refusals, the first row's is returned),
+// then moved together in one pass.
+func (e *entries) csr(workers int, merge func(i int, c int32, a, b float64) (float64, error)) (m *CSR, err error) {
 	if e.file != nil {
 		defer func() {
 			if err != nil {
@@ -73,31 +77,60 @@ func (e *entries) csr(merge func(i int, c int32, a, b float64) (float64, error))
 		}()
 	}
 	n := len(e.rowPtr) - 1
-	var row []entry
+	kept := make([]int64, n) // by row: its entries once merged, at its start
+	const chunk = 4096        // rows a task
+	errs := make([]error, (n+chunk-1)/chunk)
+	_ = parallel(context.Background(), workers, len(errs), func(t int) {
+		var row []entry
+		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
+			if kept[i], errs[t] = e.mergeRow(i, &row, merge); errs[t] != nil {
+				return
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
 	out := int64(0)
 	for i := range n {
-		row = row[:0]
-		for k := e.rowPtr[i]; k < e.rowPtr[i+1]; k++ {
-			row = append(row, entry{c: e.col[k], v: e.val[k]})
-		}
-		slices.SortFunc(row, func(a, b entry) int { return cmp.Compare(a.c, b.c) })
+		start := e.rowPtr[i]
+		copy(e.col[out:], e.col[start:start+kept[i]])
+		copy(e.val[out:], e.val[start:start+kept[i]])
 		e.rowPtr[i] = out
-		for q, en := range row {
-			if q > 0 && en.c == e.col[out-1] {
-				v, err := merge(i, en.c, e.val[out-1], en.v)
-				if err != nil {
-					return nil, err
-				}
-				e.val[out-1] = v
-				continue
-			}
-			e.col[out], e.val[out] = en.c, en.v
-			out++
-		}
+		out += kept[i]
 	}
 	e.rowPtr[n] = out
 	if e.file != nil {
 		return e.file.finish(int(out))
 	}
 	return NewCSR(e.rowPtr, e.col[:out:out], e.val[:out:out])
+}
+
+// mergeRow sorts row i's entries by column, in buf's memory, and writes
+// them back from the row's start, a repeated column merged, and returns
+// how many it wrote.
+func (e *entries) mergeRow(i int, buf *[]entry, merge func(i int, c int32, a, b float64) (float64, error)) (int64, error) {
+	lo, hi := e.rowPtr[i], e.rowPtr[i+1]
+	row := (*buf)[:0]
+	defer func() { *buf = row }()
+	for k := lo; k < hi; k++ {
+		row = append(row, entry{c: e.col[k], v: e.val[k]})
+	}
+	slices.SortFunc(row, func(a, b entry) int { return cmp.Compare(a.c, b.c) })
+	out := lo
+	for q, en := range row {
+		if q > 0 && en.c == e.col[out-1] {
+			v, err := merge(i, en.c, e.val[out-1], en.v)
+			if err != nil {
+				return 0, err
+			}
+			e.val[out-1] = v
+			continue
+		}
+		e.col[out], e.val[out] = en.c, en.v
+		out++
+	}
+	return out - lo, nil
 }

@@ -169,7 +169,7 @@ func FromEdges(ctx context.Context, name string, tab *store.Table, opt EdgeOptio
 			return nil, err
 		}
 	}
-	return es.csr(func(i int, c int32, _, _ float64) (float64, error) {
+	return es.csr(1, func(i int, c int32, _, _ float64) (float64, error) {
 		lo, hi := min(i, int(c)), max(i, int(c))
 		var at [2]int // the two first edges of the pair, counted from 1
 		for r, found := 0, 0; r < tab.N && found < len(at); r++ {

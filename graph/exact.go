@@ -351,5 +351,5 @@ func JoinKNN(x []float64, n, p int, opt KNNOptions, parts []*KNNPart) (*CSR, err
 	if opt.File != "" {
 		source = knnSource(x, n, p, m, opt)
 	}
-	return all.graph(opt.Weights, opt.File, source, opt.scratchSpace())
+	return all.graph(opt.Weights, opt.File, source, opt.scratchSpace(), max(1, opt.Workers))
 }

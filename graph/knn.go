@@ -310,7 +310,7 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	// operating system at once, so that the peak resident memory a batch
 	// scheduler counts is that of one phase, not of their sum.
 	debug.FreeOSMemory()
-	g, err := nb.graph(opt.Weights, opt.File, source, sp)
+	g, err := nb.graph(opt.Weights, opt.File, source, sp, max(1, opt.Workers))
 	debug.FreeOSMemory()
 	return g, err
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"math"
 	"slices"
 	"unsafe"
@@ -129,22 +130,16 @@ func (b *best) rowLess(j1, j2 int32) bool {
 }
 
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
-// or in the CSR file path, tagged source. The reverse halves of the edges
-// go through scratch memory from sp (see newScratch), bucketed by ranges of
-// rows, so that every row of the CSR is written once, in order, with its
-// own and its reverse entries: the file is filled sequentially, and a
-// graph larger than memory is assembled without writing its pages at
-// random.
-func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace) (*CSR, error) {
+// or in the CSR file path, tagged source, on workers goroutines (the same
+// bits for any number). The reverse halves of the edges go through scratch
+// memory from sp (see newScratch), bucketed by ranges of rows, so that
+// every row of the CSR is written once, with its own and its reverse
+// entries: the file is filled in ranges of rows, and a graph larger than
+// memory is assembled without writing its pages at random. It consumes b:
+// its distances become the edges' half weights.
+func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, workers int) (*CSR, error) {
 	n, m := len(b.cnt), b.m
-	weight := func(i, e int) float64 { return 1 }
-	if w == SelfTuning {
-		sigma := b.sigmas()
-		weight = func(i, e int) float64 {
-			j, d := int(b.j[i*m+e]), max(b.d[i*m+e], 0)
-			return negexp.Of(d / (sigma[i] * sigma[j]))
-		}
-	}
+	b.halfWeights(w, workers)
 	// Every edge of C once from each end: row i gets (j, w/2) for its own
 	// neighbours j and for every row j that has i as a neighbour; the two
 	// halves of a mutual edge add up.
@@ -162,30 +157,56 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace) (*
 	defer rev.sc.release()
 	for i := range n {
 		for e := range int(b.cnt[i]) {
-			rev.add(b.j[i*m+e], int32(i), weight(i, e)/2)
+			rev.add(b.j[i*m+e], int32(i), b.d[i*m+e])
 		}
 	}
 	es, err := newEntries(count, path, source)
 	if err != nil {
 		return nil, err
 	}
-	for q := range rev.bucket[:len(rev.bucket)-1] {
+	// The buckets hold disjoint rows: they fill their rows on the workers.
+	_ = parallel(context.Background(), workers, len(rev.bucket)-1, func(q int) {
 		lo, hi := int(rev.first[q]), int(rev.first[q+1])
 		in := rev.rows(q)
 		for i := lo; i < hi; i++ {
 			for e := range int(b.cnt[i]) {
-				es.put(i, b.j[i*m+e], weight(i, e)/2)
+				es.put(i, b.j[i*m+e], b.d[i*m+e])
 			}
 			for _, r := range in[i-lo] {
 				es.put(i, r.col, r.v)
 			}
 		}
+	})
+	return es.csr(workers, func(_ int, _ int32, a, b float64) (float64, error) { return a + b, nil })
+}
+
+// halfWeights replaces every candidate's distance by half its edge's
+// weight: 1/2, or for SelfTuning exp(-d²/(σ_i σ_j))/2, on workers
+// goroutines.
+func (b *best) halfWeights(w Weights, workers int) {
+	n, m := len(b.cnt), b.m
+	var sigma []float64
+	if w == SelfTuning {
+		sigma = b.sigmas()
 	}
-	return es.csr(func(_ int, _ int32, a, b float64) (float64, error) { return a + b, nil })
+	const chunk = 1 << 14 // rows a task
+	_ = parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
+		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
+			for e := range int(b.cnt[i]) {
+				v := 1.0
+				if sigma != nil {
+					j, d := int(b.j[i*m+e]), max(b.d[i*m+e], 0)
+					v = negexp.Of(d / (sigma[i] * sigma[j]))
+				}
+				b.d[i*m+e] = v / 2
+			}
+		}
+	})
 }
 
 // reverseBucketEntries bounds the reverse entries of a bucket, which are
-// held on the heap while their rows are written (16 bytes each).
+// held on the heap while their rows are written (16 bytes each; one bucket
+// a worker at a time).
 const reverseBucketEntries = 1 << 20
 
 // revEntry is a reverse half of an edge: row (of the CSR), col, value.

@@ -223,7 +223,7 @@ func (m *CSR) Renumber(order []int32, path string, source uint64) (*CSR, error) 
 			es.put(int(i), order[m.Col[e]], m.Val[e])
 		}
 	}
-	return es.csr(func(i int, c int32, _, _ float64) (float64, error) {
+	return es.csr(1, func(i int, c int32, _, _ float64) (float64, error) {
 		return 0, fmt.Errorf("graph: column %d twice in row %d", c, i)
 	})
 }
