@@ -78,7 +78,7 @@ func (e *entries) csr(workers int, merge func(i int, c int32, a, b float64) (flo
 	}
 	n := len(e.rowPtr) - 1
 	kept := make([]int64, n) // by row: its entries once merged, at its start
-	const chunk = 4096        // rows a task
+	const chunk = 4096       // rows a task
 	errs := make([]error, (n+chunk-1)/chunk)
 	_ = parallel(context.Background(), workers, len(errs), func(t int) {
 		var row []entry
