@@ -126,15 +126,35 @@ func (sc *rowScratch) mark() {
 // those whose reach it is in.
 func (m *Model) scan(sc *rowScratch, lo, hi int) {
 	p, x := m.meta.P, m.a.Features
-	for j := lo; j < hi; j++ {
-		d, ok := sqDistUpTo(sc.x, x[j*p:(j+1)*p], max(sc.list.bound(), m.a.Reach[j]))
-		if !ok {
-			continue
+	row := func(j int) []float64 { return x[j*p : (j+1)*p] }
+	j := lo
+	if p <= 16 {
+		// No partial sum to stop at: four distances at a time (the same
+		// bits), which the processor overlaps, then the offers in order.
+		for ; j+4 <= hi; j += 4 {
+			var d [4]float64
+			d[0], d[1], d[2], d[3] = tile.SqDist4(sc.x, row(j), row(j+1), row(j+2), row(j+3))
+			for e, de := range d {
+				m.take(sc, de, j+e)
+			}
 		}
-		sc.list.offer(d, int32(j))
-		if r := m.a.Reach[j]; d < r || d == r && m.tiedIn(sc.x, j) {
-			sc.rev = append(sc.rev, cand{d, int32(j)})
+	}
+	for ; j < hi; j++ {
+		if d, ok := sqDistUpTo(sc.x, row(j), max(sc.list.bound(), m.a.Reach[j])); ok {
+			m.take(sc, d, j)
 		}
+	}
+}
+
+// take offers training row j at squared distance d to the row's list, and
+// records it if the row is in j's reach.
+func (m *Model) take(sc *rowScratch, d float64, j int) {
+	if d > max(sc.list.bound(), m.a.Reach[j]) {
+		return // neither a neighbour nor in reach
+	}
+	sc.list.offer(d, int32(j))
+	if r := m.a.Reach[j]; d < r || d == r && m.tiedIn(sc.x, j) {
+		sc.rev = append(sc.rev, cand{d, int32(j)})
 	}
 }
 
