@@ -82,7 +82,7 @@ func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, e
 	v := &pairsVector{
 		k: sk, x: x, n: n, p: p, b: b, bp: bp,
 		xr: f32[:panel:panel], xt: f32[panel : 2*panel : 2*panel],
-		n32:  f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
+		n32: f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
 		n64:  unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
 		mean: mean,
 		c:    float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
@@ -130,13 +130,14 @@ type joinPanels struct {
 
 // grow makes room for k rows of p features.
 func (jp *joinPanels) grow(k, p int) {
-	wp := roundUp(k, 64)
+	hp, wp := roundUp(k, 8), roundUp(k, 64)
 	if len(jp.n32) >= wp {
 		return
 	}
 	jp.a, jp.xr, jp.xt = make([]float32, wp*p), make([]float32, wp*p), make([]float32, wp*p)
 	jp.n32, jp.th, jp.n64 = make([]float32, wp), make([]float32, wp), make([]float64, wp)
 	jp.old = make([]uint64, wp/64)
+	_ = hp
 }
 
 // join is Pairs.Join on the vectorized screen: the rows' tile of
