@@ -257,7 +257,7 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	clear(a.changed)
 	joiners := make(chan *joiner, a.workers)
 	for range a.workers {
-		joiners <- &joiner{seen: newRowSet(w + 1), pairs: a.pairs.NewScratch()}
+		joiners <- &joiner{seen: newRowSet(w + 1)}
 	}
 	var locks [joinLocks]sync.Mutex
 	tasks := (a.n + descentChunk - 1) / descentChunk
@@ -291,20 +291,37 @@ func (d *descent) join(ctx context.Context) (int, error) {
 const joinLocks = 1 << 12
 
 // joiner is a worker's scratch for local joins: the rows of a join, which
-// of them are new (and old), their bounds, and the distance screen's
-// memory.
+// of them are new, their features side by side and their bounds.
 type joiner struct {
 	seen  *rowSet
 	rows  []int32
 	fresh []bool
-	old   []bool
+	x     []float64
 	bound []float64
-	pairs *tile.PairScratch
+	with  []int32   // the partners of a row of the join, by position
+	dist  []float64 // their distances to it
+}
+
+// distances returns the squared distances of x1 to the rows with[e] of xs
+// (p = len(x1) features a row), each with the bits of tile.SqDist.
+func (jn *joiner) distances(x1, xs []float64, with []int32) []float64 {
+	p := len(x1)
+	d := slices.Grow(jn.dist[:0], len(with))[:len(with)]
+	jn.dist = d
+	row := func(e int) []float64 { q := int(with[e]); return xs[q*p : (q+1)*p] }
+	e := 0
+	for ; e+4 <= len(with); e += 4 {
+		d[e], d[e+1], d[e+2], d[e+3] = tile.SqDist4(x1, row(e), row(e+1), row(e+2), row(e+3))
+	}
+	for ; e < len(with); e++ {
+		d[e] = tile.SqDist(x1, row(e))
+	}
+	return d
 }
 
 // joinRow runs the local join of row i.
 func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
-	a, w := d.a, d.width
+	a, w, p := d.a, d.width, d.a.p
 	jn.seen.reset()
 	jn.seen.add(int32(i))
 	rows, fresh := append(jn.rows[:0], int32(i)), append(jn.fresh[:0], false)
@@ -323,20 +340,34 @@ func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 	if !slices.Contains(fresh, true) {
 		return
 	}
+	xs := slices.Grow(jn.x[:0], len(rows)*p)[:len(rows)*p]
 	bound := slices.Grow(jn.bound[:0], len(rows))[:len(rows)]
-	old := slices.Grow(jn.old[:0], len(rows))[:len(rows)]
-	jn.bound, jn.old = bound, old
+	jn.x, jn.bound = xs, bound
 	for q, u := range rows {
-		bound[q], old[q] = loadBound(a.bound, int(u)), !fresh[q]
+		copy(xs[q*p:(q+1)*p], a.x[int(u)*p:int(u+1)*p])
+		bound[q] = loadBound(a.bound, int(u))
 	}
-	a.pairs.Join(jn.pairs, rows, old, bound, func(q1, q2 int, dist float64) {
-		if dist <= bound[q1] {
-			bound[q1] = a.offer(rows[q1], dist, rows[q2], locks)
+	for q1 := range rows {
+		// The distances of q1 to its partners first, four at a time; then
+		// the offers, in the partners' order.
+		with := jn.with[:0]
+		for q2 := q1 + 1; q2 < len(rows); q2++ {
+			if fresh[q1] || fresh[q2] {
+				with = append(with, int32(q2))
+			}
 		}
-		if dist <= bound[q2] {
-			bound[q2] = a.offer(rows[q2], dist, rows[q1], locks)
+		jn.with = with
+		dists := jn.distances(xs[q1*p:(q1+1)*p], xs, with)
+		for e, q2 := range with {
+			dist := dists[e]
+			if dist <= bound[q1] {
+				bound[q1] = a.offer(rows[q1], dist, rows[q2], locks)
+			}
+			if dist <= bound[q2] {
+				bound[q2] = a.offer(rows[q2], dist, rows[q1], locks)
+			}
 		}
-	})
+	}
 }
 
 // rowSet is a set of rows, emptied in O(1): an open-addressed table whose

@@ -91,8 +91,7 @@ func (ps *Pairs) Kernel() string {
 
 // PairScratch is one goroutine's memory for Pairs.Near.
 type PairScratch struct {
-	vec  any   // the vectorized kernel's tile, or nil
-	with []int // Join's partners of a row (the portable kernel)
+	vec any // the vectorized kernel's tile, or nil
 }
 
 // NewScratch returns one goroutine's memory for Near.
@@ -102,53 +101,6 @@ func (ps *Pairs) NewScratch() *PairScratch {
 		s.vec = v.newScratch()
 	}
 	return s
-}
-
-// Join calls near(a, b, d) for each pair of positions a < b of rows (rows
-// of x, screened as one tile) that are not both old, whose squared distance
-// d = SqDist(x_rows[a], x_rows[b]) is at most bound[a] or bound[b], in
-// order (by a, then b): the local join of neighbour descent. near may lower
-// the entries of bound, which then apply to the pairs that follow, as in
-// Near; the pairs reported are those a loop over all the pairs in that
-// order, checking the bounds as they are, would report, whichever kernel
-// screens them.
-func (ps *Pairs) Join(s *PairScratch, rows []int32, old []bool, bound []float64, near func(a, b int, d float64)) {
-	if len(old) < len(rows) || len(bound) < len(rows) {
-		panic(fmt.Sprintf("tile: Join of %d rows with %d flags and %d bounds", len(rows), len(old), len(bound)))
-	}
-	if v := ps.vector(); v != nil && s.vec != nil {
-		v.join(s.vec, rows, old, bound, near)
-		return
-	}
-	x, p := ps.x, ps.p
-	row := func(a int) []float64 { u := int(rows[a]); return x[u*p : (u+1)*p] }
-	with := s.with[:0]
-	for a := range rows {
-		with = with[:0]
-		for b := a + 1; b < len(rows); b++ {
-			if !old[a] || !old[b] {
-				with = append(with, b)
-			}
-		}
-		xa := row(a)
-		for e0 := 0; e0 < len(with); e0 += 4 {
-			var ds [4]float64
-			nb := min(4, len(with)-e0)
-			if nb == 4 {
-				ds[0], ds[1], ds[2], ds[3] = SqDist4(xa, row(with[e0]), row(with[e0+1]), row(with[e0+2]), row(with[e0+3]))
-			} else {
-				for e := range nb {
-					ds[e] = SqDist(xa, row(with[e0+e]))
-				}
-			}
-			for e, d := range ds[:nb] {
-				if b := with[e0+e]; d <= bound[a] || d <= bound[b] {
-					near(a, b, d)
-				}
-			}
-		}
-	}
-	s.with = with
 }
 
 // Near calls near(i, j, d) for each pair of a row i of block I and a row j

@@ -35,7 +35,6 @@ type pairsVector struct {
 	xr, xt  []float32 // every block's panels, bp·p values each
 	n32     []float32 // squared norms of the centred features, padded to whole blocks
 	n64     []float64 // the same norms, exactly
-	mean    []float64 // the columns' means, which centre the features
 	c, tiny float64
 }
 
@@ -83,9 +82,8 @@ func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, e
 		k: sk, x: x, n: n, p: p, b: b, bp: bp,
 		xr: f32[:panel:panel], xt: f32[panel : 2*panel : 2*panel],
 		n32: f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
-		n64:  unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
-		mean: mean,
-		c:    float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
+		n64: unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
+		c:   float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
 	}
 	a := make([]float32, b*p)
 	for blk := range nb {
@@ -116,112 +114,6 @@ type pairsScratch struct {
 	cth  []float32 // the columns' screening thresholds
 	hits []int32   // the columns of 64 that pass the screen for a row
 	dist []float64 // their exact distances
-	join joinPanels
-}
-
-// joinPanels is the memory of pairsVector.join: the rows' centred features
-// in float32 (k×p), packed as the micro-kernels read them, their squared
-// norms, and the thresholds.
-type joinPanels struct {
-	a, xr, xt, n32, th []float32
-	n64                []float64
-	old                []uint64 // by 64 rows: the bits of the old ones
-}
-
-// grow makes room for k rows of p features.
-func (jp *joinPanels) grow(k, p int) {
-	hp, wp := roundUp(k, 8), roundUp(k, 64)
-	if len(jp.n32) >= wp {
-		return
-	}
-	jp.a, jp.xr, jp.xt = make([]float32, wp*p), make([]float32, wp*p), make([]float32, wp*p)
-	jp.n32, jp.th, jp.n64 = make([]float32, wp), make([]float32, wp), make([]float64, wp)
-	jp.old = make([]uint64, wp/64)
-	_ = hp
-}
-
-// join is Pairs.Join on the vectorized screen: the rows' tile of
-// approximate distances comes from the micro-kernels on their centred
-// float32 features (the values and norms newPairsVector packs, so the
-// bound of near holds), and the pairs under either row's threshold are
-// recomputed exactly.
-func (v *pairsVector) join(scratch any, rows []int32, old []bool, bound []float64, near func(a, b int, d float64)) {
-	s := scratch.(*pairsScratch)
-	k, p := len(rows), v.p
-	hp, wp := roundUp(k, 8), roundUp(k, 64)
-	jp := &s.join
-	jp.grow(k, p)
-	if len(s.t) < hp*wp {
-		s.t = make([]float32, hp*wp)
-	}
-	maxN := 0.0
-	a, xt := jp.a[:k*p], jp.xt[:p*wp]
-	clear(xt)
-	clear(jp.old)
-	for r, u := range rows {
-		var sq float64
-		for q, f := range v.x[int(u)*p : int(u+1)*p] {
-			a32 := float32(f - v.mean[q])
-			a[r*p+q], xt[q*wp+r] = a32, a32
-			sq += float64(a32) * float64(a32)
-		}
-		jp.n64[r], jp.n32[r] = sq, float32(sq)
-		maxN = max(maxN, sq)
-		if old[r] {
-			jp.old[r/64] |= 1 << (r % 64)
-		}
-	}
-	clear(jp.n32[k:wp])
-	packRows(jp.xr[:hp*p], a, p, 8)
-	t := s.t[:hp*wp]
-	v.dotTile(t, hp, wp, wp, jp.xr[:hp*p], xt, jp.n32[:hp], jp.n32[:wp])
-	th := func(r int) float32 { return up32(bound[r] + v.c*(jp.n64[r]+maxN) + v.tiny) }
-	cth := jp.th[:wp]
-	for r := range k {
-		cth[r] = th(r)
-	}
-	clear(cth[k:])
-	for r := range k {
-		for j0 := (r + 1) &^ 63; j0 < k; j0 += 64 {
-			hit := v.k.mask(&t[r*wp+j0], &cth[j0], cth[r])
-			if j0 <= r {
-				hit &= ^uint64(0) << (r + 1 - j0)
-			}
-			if j0+64 > k {
-				hit &= 1<<(k-j0) - 1
-			}
-			if old[r] {
-				hit &^= jp.old[j0/64]
-			}
-			hits := s.hits[:0]
-			for ; hit != 0; hit &= hit - 1 {
-				hits = append(hits, int32(j0+bits.TrailingZeros64(hit)))
-			}
-			ds := v.joinDists(s.dist[:len(hits)], rows, r, hits)
-			for e, b := range hits {
-				if d := ds[e]; d <= bound[r] || d <= bound[b] {
-					near(r, int(b), d)
-					cth[r], cth[b] = th(r), th(int(b))
-				}
-			}
-		}
-	}
-}
-
-// joinDists sets d[e] to SqDist of rows[r] and rows[cols[e]] of x, four at
-// a time, and returns d.
-func (v *pairsVector) joinDists(d []float64, rows []int32, r int, cols []int32) []float64 {
-	p := v.p
-	row := func(i int32) []float64 { u := int(rows[i]); return v.x[u*p : (u+1)*p] }
-	xr := row(int32(r))
-	e := 0
-	for ; e+4 <= len(cols); e += 4 {
-		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(xr, row(cols[e]), row(cols[e+1]), row(cols[e+2]), row(cols[e+3]))
-	}
-	for ; e < len(cols); e++ {
-		d[e] = SqDist(xr, row(cols[e]))
-	}
-	return d
 }
 
 func (v *pairsVector) newScratch() any {
