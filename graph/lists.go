@@ -75,8 +75,9 @@ func (b *best) offer(r int, d float64, j int32) bool {
 // merge makes the candidates of src's row q candidates of row r as offer
 // would, one by one, and reports whether row r's list changed: the two
 // sorted lists are merged into the best m of their union (an entry in
-// both counted once), in one pass instead of an insertion each. Its
-// buffer is b's: merges into one best must not run concurrently.
+// both counted once), in one pass instead of an insertion each; src must
+// break ties by the same rows' order (id) as b. Its buffer is b's: merges
+// into one best must not run concurrently.
 func (b *best) merge(r int, src *best, q int) bool {
 	m, c, cs := b.m, int(b.cnt[r]), int(src.cnt[q])
 	ds, js := b.d[r*m:r*m+c], b.j[r*m:r*m+c]
