@@ -302,23 +302,6 @@ type joiner struct {
 	dist  []float64 // their distances to it
 }
 
-// distances returns the squared distances of x1 to the rows with[e] of xs
-// (p = len(x1) features a row), each with the bits of tile.SqDist.
-func (jn *joiner) distances(x1, xs []float64, with []int32) []float64 {
-	p := len(x1)
-	d := slices.Grow(jn.dist[:0], len(with))[:len(with)]
-	jn.dist = d
-	row := func(e int) []float64 { q := int(with[e]); return xs[q*p : (q+1)*p] }
-	e := 0
-	for ; e+4 <= len(with); e += 4 {
-		d[e], d[e+1], d[e+2], d[e+3] = tile.SqDist4(x1, row(e), row(e+1), row(e+2), row(e+3))
-	}
-	for ; e < len(with); e++ {
-		d[e] = tile.SqDist(x1, row(e))
-	}
-	return d
-}
-
 // joinRow runs the local join of row i.
 func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 	a, w, p := d.a, d.width, d.a.p
@@ -357,7 +340,8 @@ func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 			}
 		}
 		jn.with = with
-		dists := jn.distances(xs[q1*p:(q1+1)*p], xs, with)
+		dists := tile.SqDists(jn.dist, xs[q1*p:(q1+1)*p], xs, 0, with)
+		jn.dist = dists
 		for e, q2 := range with {
 			dist := dists[e]
 			if dist <= bound[q1] {

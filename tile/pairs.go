@@ -2,6 +2,7 @@ package tile
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -142,6 +143,23 @@ func (ps *Pairs) Near(s *PairScratch, I, J int, rowMax, colMax []float64, near f
 			}
 		}
 	}
+}
+
+// SqDists sets d[e] to SqDist(a, x_r), r = base+rows[e], for the rows of x
+// (p = len(a) features a row), four at a time (SqDist4: the same bits),
+// and returns d[:len(rows)]; d is grown if it is too short.
+func SqDists(d, a, x []float64, base int, rows []int32) []float64 {
+	p := len(a)
+	d = slices.Grow(d[:0], len(rows))[:len(rows)]
+	row := func(e int) []float64 { r := base + int(rows[e]); return x[r*p : (r+1)*p] }
+	e := 0
+	for ; e+4 <= len(rows); e += 4 {
+		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(a, row(e), row(e+1), row(e+2), row(e+3))
+	}
+	for ; e < len(rows); e++ {
+		d[e] = SqDist(a, row(e))
+	}
+	return d
 }
 
 // SqDist4 returns the squared distances of a to b0, b1, b2 and b3 (each at

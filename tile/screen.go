@@ -121,21 +121,6 @@ func (v *pairsVector) newScratch() any {
 		hits: make([]int32, 0, 64), dist: make([]float64, 64)}
 }
 
-// exactDists sets d[e] to SqDist of row i of x (n×p) and row c0+cols[e],
-// four at a time (SqDist4: the same bits), and returns d.
-func exactDists(d, x []float64, p, i, c0 int, cols []int32) []float64 {
-	xi := x[i*p : (i+1)*p]
-	row := func(e int) []float64 { j := c0 + int(cols[e]); return x[j*p : (j+1)*p] }
-	e := 0
-	for ; e+4 <= len(cols); e += 4 {
-		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(xi, row(e), row(e+1), row(e+2), row(e+3))
-	}
-	for ; e < len(cols); e++ {
-		d[e] = SqDist(xi, row(e))
-	}
-	return d
-}
-
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
 // stays +Inf), for v = 0 or |v| at least float32's least normal, 2⁻¹²⁶
 // (the thresholds add tiny, far above it).
@@ -192,7 +177,7 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 			for ; hit != 0; hit &= hit - 1 {
 				hits = append(hits, int32(j0+bits.TrailingZeros64(hit)))
 			}
-			ds := exactDists(s.dist[:len(hits)], x, p, i, c0, hits)
+			ds := SqDists(s.dist, x[i*p:(i+1)*p], x, c0, hits)
 			for e, lj := range hits {
 				if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
 					near(i, c0+int(lj), d)
