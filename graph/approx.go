@@ -393,59 +393,25 @@ func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int3
 	return best
 }
 
-// search screens the tiles on the workers, each offering its pairs
-// straight to the lists of both of its blocks under their rows' locks
-// (offer), and returns the number of rows whose list changed. The best m
-// of a set of offers do not depend on their order, so the lists after the
-// round are the same for any workers and timing; a tile reads the bounds
-// as they are when it starts and as its own offers lower them, which only
-// prunes less than the final bounds would.
+// search screens the tiles on the workers (tileScreen), each offering its
+// pairs straight to the lists of both of its blocks under their rows'
+// locks (offer), and returns the number of rows whose list changed.
 func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
 	if a.elsewhere != nil {
 		return a.searchElsewhere(ctx, tiles)
 	}
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
-	bs := a.bs
 	var locks [joinLocks]sync.Mutex
-	var mu sync.Mutex // orders the progress calls
-	done := 0
-	type task struct {
-		rm, cm  []float64
-		scratch *tile.PairScratch
+	ts := &tileScreen{pairs: a.pairs, workers: a.workers,
+		tileAt: func(t int) (int, int) { return int(tiles[t].I), int(tiles[t].J) },
+		bound:  a.loadBound,
+		offer:  func(row, other int, d float64) float64 { return a.offer(int32(row), d, int32(other), &locks) },
 	}
-	tasks := make(chan *task, a.workers)
-	for range a.workers {
-		tasks <- &task{rm: make([]float64, bs), cm: make([]float64, bs), scratch: a.pairs.NewScratch()}
+	if a.progress != nil {
+		ts.progress = func(done int) { a.progress(pass, done, len(tiles)) }
 	}
-	err := parallel(ctx, a.workers, len(tiles), func(t int) {
-		tk := <-tasks
-		defer func() { tasks <- tk }()
-		I, J := int(tiles[t].I), int(tiles[t].J)
-		r0, r1 := a.pairs.Rows(I)
-		c0, c1 := a.pairs.Rows(J)
-		rm, cm := tk.rm[:r1-r0], tk.cm[:c1-c0]
-		for i := range rm {
-			rm[i] = a.loadBound(r0 + i)
-		}
-		for j := range cm {
-			cm[j] = a.loadBound(c0 + j)
-		}
-		a.pairs.Near(tk.scratch, I, J, rm, cm, func(i, j int, d float64) {
-			if li := i - r0; d <= rm[li] {
-				rm[li] = a.offer(int32(i), d, int32(j), &locks)
-			}
-			if lj := j - c0; d <= cm[lj] {
-				cm[lj] = a.offer(int32(j), d, int32(i), &locks)
-			}
-		})
-		if a.progress != nil {
-			mu.Lock()
-			done++
-			a.progress(pass, done, len(tiles))
-			mu.Unlock()
-		}
-	})
+	err := ts.run(ctx, len(tiles))
 	changed := 0
 	for _, c := range a.changed {
 		if c {

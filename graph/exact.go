@@ -150,55 +150,21 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 		l.Unlock()
 		return b
 	}
-	type task struct {
-		rm, cm  []float64
-		scratch *tile.PairScratch
-	}
-	tasks := make(chan *task, max(1, opt.Workers))
-	for range cap(tasks) {
-		tasks <- &task{rm: make([]float64, bs), cm: make([]float64, bs), scratch: pairs.NewScratch()}
-	}
-	var mu sync.Mutex // orders the progress calls
-	done := 0
-	err = parallel(ctx, max(1, opt.Workers), start[nb], func(t int) {
-		tk := <-tasks
-		defer func() { tasks <- tk }()
-		I, J := tileAt(t)
-		if open[I] || open[J] {
-			r0, r1 := pairs.Rows(I)
-			c0, c1 := pairs.Rows(J)
-			rm, cm := tk.rm[:r1-r0], tk.cm[:c1-c0]
-			for i := range rm {
-				rm[i] = bound(r0 + i)
-				if !mine(I) {
-					rm[i] = math.Inf(-1)
-				}
+	ts := &tileScreen{pairs: pairs, workers: max(1, opt.Workers), tileAt: tileAt,
+		skip: func(I, J int) bool { return !open[I] && !open[J] },
+		bound: func(row int) float64 {
+			if !mine(row / bs) {
+				return math.Inf(-1)
 			}
-			for j := range cm {
-				cm[j] = bound(c0 + j)
-				if !mine(J) {
-					cm[j] = math.Inf(-1)
-				}
-			}
-			pairs.Near(tk.scratch, I, J, rm, cm, func(i, j int, d float64) {
-				if group[i] == group[j] {
-					return // settled before the search
-				}
-				if li := i - r0; d <= rm[li] {
-					rm[li] = offer(i, d, perm[j])
-				}
-				if lj := j - c0; d <= cm[lj] {
-					cm[lj] = offer(j, d, perm[i])
-				}
-			})
-		}
-		if opt.Progress != nil {
-			mu.Lock()
-			done++
-			opt.Progress("kNN", done, start[nb])
-			mu.Unlock()
-		}
-	})
+			return bound(row)
+		},
+		offer: func(row, other int, d float64) float64 { return offer(row, d, perm[other]) },
+		take:  func(i, j int) bool { return group[i] != group[j] }, // equal rows were settled before the search
+	}
+	if opt.Progress != nil {
+		ts.progress = func(done int) { opt.Progress("kNN", done, start[nb]) }
+	}
+	err = ts.run(ctx, start[nb])
 	if err != nil {
 		return nil, nil, err
 	}
