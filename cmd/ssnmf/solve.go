@@ -67,6 +67,13 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := c.marks.checkApplies(given, c.scope()); err != nil {
 		return err
 	}
+	c.checkInput = func(uint32, int) error { return nil }
+	if saved != nil {
+		if done, err := c.finished(saved, given, stderr); done || err != nil {
+			return err
+		}
+		c.checkInput = saved.checkInput
+	}
 	if err := c.resolveKernels(saved, stderr); err != nil {
 		return err
 	}
@@ -170,6 +177,15 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer ws.close()
+	if saved == nil && !temp {
+		had, err := ws.clear()
+		if err != nil {
+			return fmt.Errorf("-workdir %s: %w", dir, err)
+		}
+		if had && !c.quiet {
+			fmt.Fprintf(stderr, "ssnmf: -workdir %s: removed the checkpoint of an earlier run: a new run starts clean (ssnmf solve -resume %s goes on from a checkpoint instead)\n", dir, dir)
+		}
+	}
 	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
 	if err := run.scale(setupCtx); err != nil {
 		if stoppedIn(setupCtx, ctx) {
@@ -232,6 +248,13 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if res.Status != fw.TimeLimit {
 		if err := ws.removeBest(run.savedBest); err != nil {
 			return err
+		}
+		// Finished means finished: a later -resume says so and
+		// rewrites nothing.
+		if !temp && (run.checkpointed || saved != nil) {
+			if err := run.markFinished(res); err != nil {
+				return err
+			}
 		}
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
