@@ -358,7 +358,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
-	fs.StringVar(&c.model, m.needs(m.mutable("model"), needOwnP), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
+	fs.StringVar(&c.model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")

@@ -81,6 +81,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
 		return err
 	}
+	if err := c.checkModelPaths(); err != nil {
+		return err
+	}
 	dir, temp, err := c.openWorkdir()
 	if err != nil {
 		return err
@@ -297,9 +300,10 @@ func (kc *kernelConfig) inputs() []fileArg {
 	return in
 }
 
-// outputs are the files a run writes, as checkFiles takes them.
+// outputs are the files a run writes, as checkFiles takes them; the
+// directory of -model is one.
 func (c *config) outputs() []fileArg {
-	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}}
+	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.model}}
 }
 
 func (o *outputs) files() []*store.AtomicFile {
