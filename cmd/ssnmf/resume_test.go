@@ -505,3 +505,34 @@ func TestResumeInputChanged(t *testing.T) {
 		t.Fatalf("resume with the input restored: exit %d: %s", code, stderr)
 	}
 }
+
+// A relative -model is kept absolute in the checkpoint, as the other
+// outputs are, so that a resume from another directory saves the model
+// where the run was asked to (issue 34, item 8: it went to the resuming
+// directory).
+func TestResumeModelPath(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	mkdir(t, a)
+	mkdir(t, b)
+	genCSV(t, a, "x.csv", 300)
+	t.Chdir(a)
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-workdir", "W", "-max-time", "1ns", "-model", "m", "-out", "o.csv", "x.csv"); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	raw, err := checkpoint.ReadSettings(filepath.Join(a, "W", checkpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s savedRun
+	if err := json.Unmarshal(raw, &s); err != nil || !slices.Contains(s.Args, "-model="+filepath.Join(a, "m")) {
+		t.Fatalf("the checkpoint's command line %q (%v) lacks -model=%s", s.Args, err, filepath.Join(a, "m"))
+	}
+	t.Chdir(b)
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", filepath.Join(a, "W"), "-max-time", "0"); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if fileExists(filepath.Join(b, "m")) || !fileExists(filepath.Join(a, "m", "model.ssnmf")) {
+		t.Errorf("the resumed run from %s saved its model in its own directory, not in %s", b, filepath.Join(a, "m"))
+	}
+}

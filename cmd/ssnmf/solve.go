@@ -67,13 +67,6 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := c.marks.checkApplies(given, c.scope()); err != nil {
 		return err
 	}
-	c.checkInput = func(uint32, int) error { return nil }
-	if saved != nil {
-		if done, err := c.finished(saved, given, stderr); done || err != nil {
-			return err
-		}
-		c.checkInput = saved.checkInput
-	}
 	if err := c.resolveKernels(saved, stderr); err != nil {
 		return err
 	}
@@ -83,6 +76,13 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	if err := c.checkModelPaths(); err != nil {
 		return err
+	}
+	c.checkInput = func(uint32, int) error { return nil }
+	if saved != nil {
+		if done, err := c.finished(saved, given, stderr); done || err != nil {
+			return err
+		}
+		c.checkInput = saved.checkInput
 	}
 	dir, temp, err := c.openWorkdir()
 	if err != nil {
