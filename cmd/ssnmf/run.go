@@ -148,7 +148,10 @@ func (r *solveRun) markFinished(res *fw.Result) error {
 		return err
 	}
 	ck.State.W, ck.State.PW = ws.w, ws.pw
-	return checkpoint.SaveFS(r.cfg.fs(), path, &ck.State, settings, ck.Trace)
+	if err := checkpoint.SaveFS(r.cfg.fs(), path, &ck.State, settings, ck.Trace); err != nil {
+		return fmt.Errorf("the outputs are written, but marking the run finished failed (a -resume may run its end again): %w", err)
+	}
+	return nil
 }
 
 // solveRun is one solve: the method, its starts, checkpoints and resumption.
