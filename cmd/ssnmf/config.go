@@ -342,7 +342,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needRowCD), defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
-	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
+	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint, which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
@@ -364,7 +364,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
 	// Last: its usage lists the flags marked mutable, in the order defined.
 	engineFlags(fs, &c.kernelConfig, m, m.mutable)
-	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only "+
+	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings (a run that has finished is reported, and nothing is rewritten); only "+
 		m.mutableList()+" may change")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
