@@ -41,6 +41,10 @@ type Method struct {
 	Checkpoints bool
 	// Features reports whether the method needs the feature rows.
 	Features bool
+	// Infeasible reports whether the method's W may end off the simplex
+	// (negative entries, rows not summing to 1), as the penalty method's
+	// does: no model can be saved from it.
+	Infeasible bool
 	// New returns the method with the parameters p.
 	New func(p Params) fw.Method
 }
@@ -57,7 +61,7 @@ var table = [...]Method{
 		New: func(p Params) fw.Method { return &fw.FrankWolfe{Step: p.Step, PS: p.Scratch} }},
 	{Name: "pgd", Doc: "projected gradient, a baseline",
 		New: func(p Params) fw.Method { return &fw.PGD{PTrial: p.Scratch} }},
-	{Name: "penalty", Doc: "the SOF penalty method, a baseline",
+	{Name: "penalty", Doc: "the SOF penalty method, a baseline", Infeasible: true,
 		New: func(p Params) fw.Method { return &fw.Penalty{Proj: p.Scratch} }},
 	{Name: "kmeans", Doc: "k-means in feature space, a baseline", Features: true,
 		New: func(p Params) fw.Method { return &fw.KMeans{X: p.Features, Dim: p.Dim, Settings: p.KMeans} }},

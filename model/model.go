@@ -121,10 +121,15 @@ func Save(dir string, meta *Meta, a *Arrays) error {
 }
 
 // CanSave reports, as an error, why Save could not write a model at dir:
-// it exists and is not a directory, or holds anything but a model file.
+// it is a symbolic link, or exists and is not a directory, or holds
+// anything but a model file.
 // A command checks it before the work whose model it saves.
 func CanSave(dir string) error {
 	dir = filepath.Clean(dir)
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		to, _ := os.Readlink(dir)
+		return fmt.Errorf("model directory %s: is a symbolic link (to %s), which the model would replace; give the directory itself, or a new one", dir, to)
+	}
 	if st, err := os.Stat(dir); err == nil {
 		if !st.IsDir() {
 			return fmt.Errorf("model directory %s: exists and is not a directory", dir)

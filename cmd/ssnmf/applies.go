@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store/input"
 )
 
@@ -79,6 +80,7 @@ type need struct {
 	holds func(s scope) bool   // whether the run has it
 	have  func(s scope) string // what the run has instead
 	fix   string               // what to do; "" for "add " + want
+	fixes func(s scope) string // what to do, when it depends on the run; overrides fix
 }
 
 func theAffinity(s scope) string { return "the affinity is " + s.affinity }
@@ -113,10 +115,22 @@ var (
 			}
 			return theAffinity(s)
 		}, fix: "drop it"}
-	needOwnP = need{want: "-affinity knn or gaussian", holds: func(s scope) bool { return !s.fromFile() },
-		have: func(scope) string {
-			return "P is read from the file of -affinity, so a new row's affinity cannot be computed"
-		}, fix: "drop it, or use -affinity knn or gaussian"}
+	// needModel is what a saved model needs: the features to measure a
+	// new row against, and a W on the simplex.
+	needModel = need{want: "-affinity knn or gaussian and " + feasibleMethods(),
+		holds: func(s scope) bool { return !s.fromFile() && feasible(s.method) },
+		have: func(s scope) string {
+			if s.fromFile() {
+				return "P is read from the file of -affinity, so a new row's affinity cannot be computed"
+			}
+			return "the W of -method " + s.method + " may leave the simplex, with negative entries, which predict refuses"
+		},
+		fixes: func(s scope) string {
+			if s.fromFile() {
+				return "drop it, or use -affinity knn or gaussian"
+			}
+			return "drop it, or use another -method"
+		}}
 	needRowCD = needMethod("rowcd")
 	// needApproxRowCD is rowcd on the rows of the approximate search.
 	needApproxRowCD = need{want: "-method rowcd with -knn approx or auto",
@@ -141,6 +155,25 @@ var (
 	needSlurm = need{want: "-engine slurm", holds: func(s scope) bool { return s.engine == engineSlurm },
 		have: func(s scope) string { return "the engine is " + s.engine }}
 )
+
+// feasible reports whether the W of the method name stays on the simplex
+// (methods.Method.Infeasible); an unknown name is left to -method's check.
+func feasible(name string) bool {
+	m, err := methods.Lookup(name)
+	return err != nil || !m.Infeasible
+}
+
+// feasibleMethods names the methods whose W may leave the simplex, as
+// "any -method but penalty".
+func feasibleMethods() string {
+	var names []string
+	for _, m := range methods.All() {
+		if m.Infeasible {
+			names = append(names, m.Name)
+		}
+	}
+	return "any -method but " + joinWords(names, "or")
+}
 
 // needMethod is the need of a flag of the methods given.
 func needMethod(names ...string) need {
@@ -172,6 +205,9 @@ func (m *flagMarks) checkApplies(given []string, s scope) error {
 			continue
 		}
 		fix := nd.fix
+		if nd.fixes != nil {
+			fix = nd.fixes(s)
+		}
 		if fix == "" {
 			fix = "add " + nd.want
 		}

@@ -26,7 +26,7 @@ var flagNeeds = map[string]map[string]string{
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
 		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want, "knn-descent": needApprox.want,
 		"scale":       needSparse.want,
-		"model":       needOwnP.want,
+		"model":       needModel.want,
 		"standardize": needFeatures.want, "features": needFeatures.want, "label": needFeatures.want,
 		"format": needInput.want,
 		"rows":   needEdgesAlone.want,
@@ -134,7 +134,7 @@ func TestFlagsApply(t *testing.T) {
 		needRefresh.want:     {"solve": {[]string{"-method", "pgd", data}, "the method is pgd"}},
 		needStart.want:       {"solve": {[]string{"-method", "kmeans", data}, "-method kmeans makes its own start"}},
 		needKMStart.want:     {"solve": {[]string{"-init", "corners", data}, "the start is corners"}},
-		needOwnP.want:        {"solve": {[]string{"-affinity", edges, data}, "P is read from the file of -affinity"}},
+		needModel.want:       {"solve": {[]string{"-affinity", edges, data}, "P is read from the file of -affinity"}},
 		needSlurm.want:       {"solve": {[]string{data}, "the engine is local"}, "graph": {[]string{data}, "the engine is local"}},
 	}
 	// The needs that every run of a command has.

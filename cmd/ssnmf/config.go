@@ -112,6 +112,10 @@ type kernelConfig struct {
 	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs
 	// here).
 	fsys vfs.FS
+	// checkInput, if not nil (solve), is called with the CRC-32C of the
+	// features as read and their rows, before P is built: a resumed run
+	// refuses an input that changed before it spends the set-up on it.
+	checkInput func(sum uint32, n int) error
 }
 
 // config is the parsed command line of solve.
@@ -338,7 +342,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needRowCD), defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
-	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint (default: a temporary directory, removed after a successful run)")
+	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint, which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
@@ -354,13 +358,13 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
-	fs.StringVar(&c.model, m.needs(m.mutable("model"), needOwnP), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
+	fs.StringVar(&c.model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
 	// Last: its usage lists the flags marked mutable, in the order defined.
 	engineFlags(fs, &c.kernelConfig, m, m.mutable)
-	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings; only "+
+	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings (a run that has finished is reported, and nothing is rewritten); only "+
 		m.mutableList()+" may change")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {

@@ -96,6 +96,17 @@ func TestSolveFaults(t *testing.T) {
 		}); lerr != nil {
 			t.Fatalf("fault %d (%v): the checkpoint left does not load: %v", failAt, fault, lerr)
 		}
+		// A fault in marking the run finished, once the outputs are
+		// written, may leave the mark in place (a failed sync of the
+		// directory after the rename): a resume then writes nothing.
+		var saved savedRun
+		if raw, serr := checkpoint.ReadSettings(ck); serr == nil && json.Unmarshal(raw, &saved) == nil && saved.Finished != nil {
+			if rerr := solveFS(ctx, nil, []string{"-q", "-resume", work}, io.Discard, io.Discard, nil); rerr != nil {
+				t.Fatalf("fault %d (%v): resume of the finished run: %v", failAt, fault, rerr)
+			}
+			sameFile(t, fmt.Sprintf("fault %d (%v): W of the finished run", failAt, fault), out, refOut)
+			return
+		}
 		out2 := filepath.Join(dir, "resumed.csv")
 		if rerr := solveFS(ctx, nil, []string{"-q", "-resume", work, "-out", out2}, io.Discard, io.Discard, nil); rerr != nil {
 			t.Fatalf("fault %d (%v): resume: %v", failAt, fault, rerr)

@@ -5,8 +5,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -161,4 +164,89 @@ func TestOutputToPipe(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("%s holds %d entries, want the pipe and the link", dir, len(entries))
 	}
+}
+
+// A -model directory that clashes with another output, the work directory
+// or the input, or that a model cannot be saved in, is refused before any
+// work with one line, and nothing is written (issue 34, items 6 and 7:
+// found only after the solve, with outputs partly written, or not at all
+// for -method penalty, whose model predict refused).
+func TestModelClashes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		args  []string // in dir; "IN" is the input
+		want  string
+	}{
+		{name: "out is model", args: []string{"-out", "X.csv", "-model", "X.csv"}, want: "-out X.csv and -model X.csv are the same file"},
+		{name: "summary is model", args: []string{"-out", "o.csv", "-summary", "Y", "-model", "Y"}, want: "-summary Y and -model Y are the same file"},
+		{name: "workdir is model", args: []string{"-workdir", "D", "-model", "D"}, want: "the work directory D is -model D or inside it"},
+		{name: "workdir inside model", args: []string{"-workdir", "M/w", "-model", "M"}, want: "the work directory M/w is -model M or inside it"},
+		{name: "out inside model", setup: func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "M")) },
+			args: []string{"-out", "M/o.csv", "-summary", "s.json", "-model", "M"}, want: "-out M/o.csv is inside the -model directory M"},
+		{name: "trace inside a new model", args: []string{"-trace", "M/t.csv", "-model", "M"}, want: "-trace M/t.csv is inside the -model directory M"},
+		{name: "model is a symbolic link", setup: func(t *testing.T, dir string) {
+			mkdir(t, filepath.Join(dir, "real"))
+			if err := os.Symlink("real", filepath.Join(dir, "L")); err != nil {
+				t.Fatal(err)
+			}
+		}, args: []string{"-out", "o.csv", "-model", "L"}, want: "model directory L: is a symbolic link (to real)"},
+		{name: "penalty", args: []string{"-method", "penalty", "-out", "o.csv", "-model", "m"},
+			want: "-model applies to -affinity knn or gaussian and any -method but penalty (the W of -method penalty may leave the simplex"},
+		{name: "resume: work directory is model", setup: func(t *testing.T, dir string) {
+			if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-workdir", filepath.Join(dir, "W"), "-max-time", "1ns", filepath.Join(dir, "in.csv")); code != exitOK {
+				t.Fatalf("run to resume: exit %d: %s", code, stderr)
+			}
+		}, args: []string{"-resume", "W", "-model", "W"}, want: "-model: model directory W: holds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, "testdata/small.csv", filepath.Join(dir, "in.csv"))
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
+			before := listTree(t, dir)
+			t.Chdir(dir)
+			args := append([]string{"solve", "-q"}, tc.args...)
+			if !slices.Contains(tc.args, "-resume") {
+				args = append(args, "-k", "3", "in.csv")
+			}
+			code, stdout, stderr := ssnmf(t, args...)
+			if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and one line with %q", code, stdout, stderr, exitUsage, tc.want)
+			}
+			if after := listTree(t, dir); !slices.Equal(after, before) {
+				t.Errorf("the refused run changed the files: %v, before %v", after, before)
+			}
+		})
+	}
+}
+
+// mkdir makes the directory path.
+func mkdir(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// listTree returns the paths under dir with their sizes, sorted.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var list []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		list = append(list, fmt.Sprintf("%s %d", path, info.Size()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
 }

@@ -45,7 +45,7 @@ func main() {
 	go func() {
 		<-sigs
 		stopping.Store(true)
-		fmt.Fprintln(os.Stderr, "ssnmf: stopping: a solve stops with a checkpoint after its current pass or block of rows, work with no checkpoint ends now (signal again to abort)")
+		fmt.Fprintln(os.Stderr, stoppingLine(os.Args[1:]))
 		<-sigs
 		cancel(errAborted)
 	}()
@@ -81,6 +81,25 @@ type subcommand struct {
 	name  string
 	usage []usageLine // the ways to run it, each a line of the usage text
 	run   func(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error
+	// stopping says what the command does on a first signal, for the line
+	// main prints then; "" for a command that saves no checkpoint and ends
+	// at once (noStop).
+	stopping string
+}
+
+// stoppingLine is the line main prints on the first signal to the command
+// line args: what the command does on it.
+func stoppingLine(args []string) string {
+	name := "ssnmf"
+	if len(args) > 0 {
+		if i := slices.IndexFunc(commands, func(c subcommand) bool { return c.name == args[0] }); i >= 0 {
+			if commands[i].stopping != "" {
+				return "ssnmf: stopping: " + commands[i].stopping + " (signal again to abort)"
+			}
+			name += " " + args[0]
+		}
+	}
+	return "ssnmf: stopping: " + name + " saves no checkpoint, and ends now without writing its output (signal again to abort)"
 }
 
 // usageLine is a way to run a command: the arguments after "ssnmf NAME",
@@ -94,7 +113,7 @@ var commands = []subcommand{
 	{name: "solve", usage: []usageLine{
 		{"[flags] [INPUT]", "cluster the rows of a CSV file (built-in yeast data if none)"},
 		{"-resume DIR", "continue a run from its checkpoint"},
-	}, run: solve},
+	}, run: solve, stopping: "a solve stops with a checkpoint after its current pass or block of rows, work with no checkpoint ends now"},
 	{name: "predict", usage: []usageLine{{"-model DIR [flags] INPUT -out FILE", "memberships of new rows in the clusters of a saved model (solve -model)"}}, run: noStop(predictCmd)},
 	{name: "gen", usage: []usageLine{{"-n N [flags] -o FILE", "write a seeded Gaussian mixture (Parquet, Arrow or CSV)"}}, run: noStop(gen)},
 	{name: "tiles", usage: []usageLine{{"[flags] -o FILE", "write P of an input as an Arrow tile file (for solve -affinity)"}}, run: noStop(tiles)},

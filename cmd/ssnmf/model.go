@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/model"
@@ -18,6 +20,31 @@ func (c *config) checkModel() error {
 	}
 	if err := model.CanSave(c.model); err != nil {
 		return usagef("-model: %v", err)
+	}
+	return nil
+}
+
+// checkModelPaths refuses, before any work, a -model directory that is
+// the work directory or holds it, or that holds another output: a model
+// directory holds the model alone, which model.Save would refuse only
+// after the solve (checkFiles refuses a -model that is an input or the
+// same path as another output).
+func (c *config) checkModelPaths() error {
+	if c.model == "" {
+		return nil
+	}
+	model := resolveFile(fileArg{"-model", c.model}, true).key
+	inside := func(path string) bool {
+		key := resolveFile(fileArg{"", path}, true).key
+		return key == model || strings.HasPrefix(key, model+string(filepath.Separator))
+	}
+	if c.workdir != "" && inside(c.workdir) {
+		return usagef("the work directory %s is -model %s or inside it; a model directory holds the model alone: give each its own directory", c.workdir, c.model)
+	}
+	for _, o := range c.outputs() {
+		if o.name != "-model" && o.path != "" && o.path != stdoutPath && inside(o.path) {
+			return usagef("%s %s is inside the -model directory %s, which holds the model alone; write it elsewhere", o.name, o.path, c.model)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,6 +33,9 @@ type problem struct {
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
 	read  time.Duration        // the time to read the input
+	// inputSum is the CRC-32C of the features as read, before any are
+	// standardized, when kernelConfig.checkInput asks for it; else 0.
+	inputSum uint32
 	// mean and std are the standardization of the raw features, kept
 	// with kernelConfig.moments for a model; nil otherwise.
 	mean, std []float64
@@ -53,6 +57,13 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}
 	}
 	pr.read = time.Since(begin)
+	if kc.checkInput != nil && pr.tab != nil {
+		pr.inputSum = crc32.Checksum(store.AsBytes(pr.tab.Features), crc32.MakeTable(crc32.Castagnoli))
+		if err := kc.checkInput(pr.inputSum, pr.tab.N); err != nil {
+			pr.tab.Close()
+			return nil, err
+		}
+	}
 	if kc.moments && pr.tab != nil {
 		pr.mean, pr.std = tile.Moments(pr.tab.Features, pr.tab.N, pr.tab.P)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -22,6 +23,11 @@ type savedRun struct {
 	K        int      `json:"k"`
 	Gamma    float64  `json:"gamma"`
 	Checksum uint32   `json:"checksum"` // CRC-32C of the features as used, or of the tile file's metadata
+	// InputSum is a CRC-32C of the features as read from the input,
+	// before any are standardized (0 when P is read from a file without
+	// INPUT, and in checkpoints made before it was kept): a resume
+	// compares it as soon as it has read the input, before it builds P.
+	InputSum uint32 `json:"input_checksum,omitempty"`
 	// Kernel is the family of the vector kernels the run ran (tile.ISA's
 	// name): a resume that runs another says so.
 	Kernel string `json:"kernel,omitempty"`
@@ -31,12 +37,26 @@ type savedRun struct {
 	Start int           `json:"start,omitempty"`
 	Ended []startResult `json:"ended,omitempty"`
 	Best  *int          `json:"best,omitempty"`
+	// Finished, once the run has ended (on any stop but -max-time or a
+	// signal), says how: a later -resume reports it and rewrites nothing.
+	Finished *finishedRun `json:"finished,omitempty"`
+}
+
+// finishedRun is how a checkpointed run ended: the stop of its last start
+// (the one the checkpoint's state is of), its iterations, the -max-iter it
+// ran with, and the outputs it wrote, by flag, as absolute paths.
+type finishedRun struct {
+	Stop       string            `json:"stop"`
+	Iterations int               `json:"iterations"`
+	MaxIter    int               `json:"max_iter"`
+	Outputs    map[string]string `json:"outputs,omitempty"`
 }
 
 // savedSettings returns the JSON of the run's savedRun.
 func (r *solveRun) savedSettings() ([]byte, error) {
 	c := r.cfg
-	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, Start: r.start, Ended: r.rep.sum.starts, Kernel: c.isa.String()}
+	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, InputSum: r.prob.inputSum,
+		Start: r.start, Ended: r.rep.sum.starts, Kernel: c.isa.String()}
 	if r.best != nil {
 		s.Best = &r.rep.sum.bestStart
 	}
@@ -161,17 +181,88 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 }
 
 // matches checks that the problem set up for a resumed run is the one the
-// checkpoint was made on.
+// checkpoint was made on: the input first (its rows, and the checksum of
+// P's features or file), so that an edited input is named as such, then
+// gamma.
 func (s *savedRun) matches(pr *problem) error {
 	switch {
-	case s.N != pr.N():
-		return fmt.Errorf("-resume: the input has %d rows, the checkpoint %d", pr.N(), s.N)
+	case s.N != pr.N() || s.Checksum != pr.Checksum:
+		return s.inputChanged(pr.N(), fmt.Sprintf("checksum %08x, the checkpoint's %08x", pr.Checksum, s.Checksum))
 	case math.Float64bits(s.Gamma) != math.Float64bits(pr.Gamma):
 		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
-	case s.Checksum != pr.Checksum:
-		return fmt.Errorf("-resume: the input changed since the checkpoint (checksum %08x, the checkpoint's %08x)", pr.Checksum, s.Checksum)
 	}
 	return nil
+}
+
+// checkInput checks, as soon as a resumed run has read its input, the
+// CRC-32C of its features as read and their rows n against the
+// checkpoint's (a checkpoint made before InputSum was kept has none to
+// compare: matches checks the input once P is built).
+func (s *savedRun) checkInput(sum uint32, n int) error {
+	if s.InputSum == 0 || s.InputSum == sum && s.N == n {
+		return nil
+	}
+	return usageError{s.inputChanged(n, fmt.Sprintf("checksum of the features as read %08x, the checkpoint's %08x", sum, s.InputSum))}
+}
+
+// inputChanged is the error of a resumed run whose input of n rows is not
+// the checkpoint's; detail says how it differs when the rows agree.
+func (s *savedRun) inputChanged(n int, detail string) error {
+	if n != s.N {
+		detail = fmt.Sprintf("it has %d rows, the checkpoint %d", n, s.N)
+	}
+	return fmt.Errorf("-resume: the input changed since the checkpoint (%s); resume with the input the run began with, or start a new run", detail)
+}
+
+// finished answers a -resume of a run that has finished (saved.Finished):
+// it says so on stderr and returns true, having written nothing. An output
+// given now (given are the flags of the command line) that the run did not
+// write is refused: a finished run's outputs are not written again. A run
+// that ended on -max-iter goes on (false) when -max-iter is raised above
+// the one it ran with.
+func (c *config) finished(saved *savedRun, given []string, stderr io.Writer) (bool, error) {
+	f := saved.Finished
+	if f == nil || f.Stop == fw.IterationLimit.String() && c.maxIter > f.MaxIter {
+		return false, nil
+	}
+	how := fmt.Sprintf("it stopped on %s after %d iterations", f.Stop, f.Iterations)
+	outs, err := c.outputPaths()
+	if err != nil {
+		return false, err
+	}
+	for _, name := range slices.Concat(outputFlags, []string{"model"}) {
+		if slices.Contains(given, name) && outs[name] != f.Outputs[name] {
+			return false, usagef("-resume %s: the run has finished (%s), and -%s %s is not one of the outputs it wrote, which are not written again; start a new run to write it",
+				c.resume, how, name, c.flags.Lookup(name).Value)
+		}
+	}
+	more := ""
+	if f.Stop == fw.IterationLimit.String() {
+		more = fmt.Sprintf("; a -max-iter above %d goes on", f.MaxIter)
+	}
+	fmt.Fprintf(stderr, "ssnmf: -resume %s: the run has finished (%s); its outputs were written when it ended, and nothing is rewritten%s\n", c.resume, how, more)
+	return true, nil
+}
+
+// outputPaths returns the outputs of c (-out, -summary, -trace, -model) by
+// flag name, as absolute paths ("-" for standard output); those not asked
+// for are left out.
+func (c *config) outputPaths() (map[string]string, error) {
+	outs := map[string]string{}
+	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "model": c.model} {
+		if path == "" || path == stdoutPath {
+			if path != "" {
+				outs[name] = path
+			}
+			continue
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("-%s %s: %w", name, path, err)
+		}
+		outs[name] = abs
+	}
+	return outs, nil
 }
 
 // resolveKernels resolves -kernel (see resolveKernel) for a new run, or

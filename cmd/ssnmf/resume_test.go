@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -299,7 +300,9 @@ func TestMaxTimeAndResume(t *testing.T) {
 // writes -out and leaves the earlier run's summary and trace alone (the
 // issue's a.w.csv, a.json, a.trace.csv after -max-time, then -resume
 // -out b.w.csv); given no output flag, it rewrites every output of the
-// checkpoint, all from its final state.
+// checkpoint, all from its final state. The two resumes are of the same
+// stopped run, the second from a copy of its work directory: a run that
+// has finished is not resumed again (TestResumeFinished).
 func TestResumeWritesOneSet(t *testing.T) {
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
@@ -321,6 +324,17 @@ func TestResumeWritesOneSet(t *testing.T) {
 		return m
 	}
 	partial := read("a.w.csv", "a.json", "a.trace.csv")
+	copyWork := at("work-copy")
+	if err := os.Mkdir(copyWork, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		copyFile(t, filepath.Join(work, e.Name()), filepath.Join(copyWork, e.Name()))
+	}
 	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-max-time", "0", "-out", at("b.w.csv"), "-q"); code != exitOK {
 		t.Fatalf("resume -out b.w.csv: exit %d: %s", code, stderr)
 	}
@@ -333,7 +347,7 @@ func TestResumeWritesOneSet(t *testing.T) {
 		t.Errorf("a.json: stop_reason %q, want the first run's max-time", s.StopReason)
 	}
 	// No output flag: the checkpoint's outputs, all of them, from the end.
-	if code, _, stderr := ssnmf(t, "solve", "-resume", work, "-max-time", "0", "-q"); code != exitOK {
+	if code, _, stderr := ssnmf(t, "solve", "-resume", copyWork, "-max-time", "0", "-q"); code != exitOK {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
 	final := read("a.w.csv", "a.json", "a.trace.csv", "b.w.csv")
@@ -346,5 +360,179 @@ func TestResumeWritesOneSet(t *testing.T) {
 	}
 	if _, rows := readCSV(t, at("a.trace.csv")); startRows(rows, s.BestStart) != s.Iterations+1 {
 		t.Errorf("a.trace.csv has %d rows of start %d, a.json %d iterations", startRows(rows, s.BestStart), s.BestStart, s.Iterations)
+	}
+}
+
+// genCSV writes ssnmf gen's data of n rows (3 features, 3 classes) to
+// name in dir and returns its path.
+func genCSV(t *testing.T, dir, name string, n int) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", strconv.Itoa(n), "-p", "3", "-k", "3", "-seed", "1", "-o", path); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	return path
+}
+
+// readFiles returns the contents of the files at paths.
+func readFiles(t *testing.T, paths ...string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[p] = b
+	}
+	return m
+}
+
+// A -resume of a run that has finished says so, exits 0 and rewrites
+// nothing (issue 34, item 5: the third step rewrote the converged outputs
+// with the W of iteration 0, -max-time 1ns being the checkpoint's); an
+// output it did not write is refused.
+func TestResumeFinished(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	x, work := genCSV(t, dir, "x.csv", 300), at("D")
+	code, _, stderr := ssnmf(t, "solve", "-q", "-workdir", work, "-max-time", "1ns", "-model", at("m"), "-out", at("o.csv"), "-summary", at("s.json"), x)
+	if code != exitOK {
+		t.Fatalf("run with -max-time 1ns: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-max-time", "0"); code != exitOK {
+		t.Fatalf("resume to the end: exit %d: %s", code, stderr)
+	}
+	outs := []string{at("o.csv"), at("s.json"), filepath.Join(at("m"), "model.ssnmf")}
+	final := readFiles(t, outs...)
+	if s := readSummary(t, at("s.json")); s.StopReason == "max-time" {
+		t.Fatalf("the resume to the end stopped on %s", s.StopReason)
+	}
+	code, stdout, stderr := ssnmf(t, "solve", "-q", "-resume", work)
+	if code != exitOK || stdout != "" || !strings.Contains(stderr, "-resume "+work+": the run has finished") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("resume of the finished run: exit %d, stdout %q, stderr %q; want exit 0 and one line saying it has finished", code, stdout, stderr)
+	}
+	for p, b := range readFiles(t, outs...) {
+		if !bytes.Equal(b, final[p]) {
+			t.Errorf("the resume of the finished run rewrote %s", p)
+		}
+	}
+	testUsage(t, []string{"solve", "-q", "-resume", work}, []usageCase{
+		{name: "another -out", args: []string{"-out", at("other.csv")}, want: "-out " + at("other.csv") + " is not one of the outputs it wrote"},
+	})
+	if _, err := os.Stat(at("other.csv")); !os.IsNotExist(err) {
+		t.Errorf("other.csv: %v, want none", err)
+	}
+	// Its own outputs given again are not a clash.
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-out", at("o.csv")); code != exitOK {
+		t.Errorf("resume -out of its own output: exit %d: %s", code, stderr)
+	}
+}
+
+// A run that ended on -max-iter is finished too, but goes on when the
+// resume raises -max-iter (docs/guide/long-jobs.md's example).
+func TestResumeFinishedMaxIter(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "work")
+	if code, _, stderr := ssnmf(t, append(rowcdResumeArgs(work), "-max-iter", "3")...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-q")
+	if code != exitOK || stdout != "" || !strings.Contains(stderr, "the run has finished (it stopped on max-iter after 3 iterations)") || !strings.Contains(stderr, "a -max-iter above 3 goes on") {
+		t.Fatalf("resume: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = ssnmf(t, "solve", "-resume", work, "-max-iter", "5", "-q")
+	if code != exitOK || !strings.Contains(stdout, "max-iter after 5 iterations") {
+		t.Fatalf("resume -max-iter 5: exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// A new run in a work directory that holds an earlier run's checkpoint
+// removes it and the best W it names, so that a later -resume never finds
+// the earlier run (issue 34, item 9: it failed on best-0.mat, which the
+// new run had removed).
+func TestFreshRunClearsCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	x, work := genCSV(t, dir, "x.csv", 300), filepath.Join(dir, "D")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-starts", "2", "-workdir", work, "-checkpoint-every", "1", x); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	if !fileExists(filepath.Join(work, "best-0.mat")) || !fileExists(filepath.Join(work, checkpointFile)) {
+		t.Fatal("the first run left no checkpoint naming best-0.mat")
+	}
+	code, _, stderr := ssnmf(t, "solve", "-k", "3", "-starts", "2", "-workdir", work, x)
+	if code != exitOK || !strings.Contains(stderr, "removed the checkpoint of an earlier run") {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{checkpointFile, "best-0.mat", "best-1.mat"} {
+		if fileExists(filepath.Join(work, name)) {
+			t.Errorf("the new run left the earlier run's %s", name)
+		}
+	}
+	testUsage(t, []string{"solve", "-q", "-resume", work}, []usageCase{{name: "resume", want: "no such file"}})
+}
+
+// An input edited before -resume is named as such, before P is built
+// (issue 34, item 16a: the Gaussian kernel's bandwidth from the edited
+// features was reported instead).
+func TestResumeInputChanged(t *testing.T) {
+	dir := t.TempDir()
+	x, work := genCSV(t, dir, "x.csv", 300), filepath.Join(dir, "D")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-affinity", "gaussian", "-k", "3", "-workdir", work, "-max-time", "1ns", x); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	edit := func(t *testing.T, lines []string) {
+		if err := os.WriteFile(x, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("one value", func(t *testing.T) {
+		edited := slices.Clone(lines)
+		edited[1] = "7" + edited[1][strings.Index(edited[1], ","):] // the first feature of row 1
+		edit(t, edited)
+		testUsage(t, []string{"solve", "-q", "-resume", work}, []usageCase{{name: "resume", want: "-resume: the input changed since the checkpoint (checksum of the features as read"}})
+	})
+	t.Run("rows", func(t *testing.T) {
+		edit(t, lines[:len(lines)-2])
+		testUsage(t, []string{"solve", "-q", "-resume", work}, []usageCase{{name: "resume", want: "-resume: the input changed since the checkpoint (it has 299 rows, the checkpoint 300)"}})
+	})
+	edit(t, lines)
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", work, "-max-time", "0"); code != exitOK {
+		t.Fatalf("resume with the input restored: exit %d: %s", code, stderr)
+	}
+}
+
+// A relative -model is kept absolute in the checkpoint, as the other
+// outputs are, so that a resume from another directory saves the model
+// where the run was asked to (issue 34, item 8: it went to the resuming
+// directory).
+func TestResumeModelPath(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	mkdir(t, a)
+	mkdir(t, b)
+	genCSV(t, a, "x.csv", 300)
+	t.Chdir(a)
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-workdir", "W", "-max-time", "1ns", "-model", "m", "-out", "o.csv", "x.csv"); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	raw, err := checkpoint.ReadSettings(filepath.Join(a, "W", checkpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s savedRun
+	if err := json.Unmarshal(raw, &s); err != nil || !slices.Contains(s.Args, "-model="+filepath.Join(a, "m")) {
+		t.Fatalf("the checkpoint's command line %q (%v) lacks -model=%s", s.Args, err, filepath.Join(a, "m"))
+	}
+	t.Chdir(b)
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-resume", filepath.Join(a, "W"), "-max-time", "0"); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if fileExists(filepath.Join(b, "m")) || !fileExists(filepath.Join(a, "m", "model.ssnmf")) {
+		t.Errorf("the resumed run from %s saved its model in its own directory, not in %s", b, filepath.Join(a, "m"))
 	}
 }

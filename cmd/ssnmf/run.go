@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -96,6 +97,61 @@ func (ws *workspace) removeBest(keep int) error {
 		}
 	}
 	return err
+}
+
+// clear removes the checkpoint and the files of best Ws that an earlier
+// run left in the work directory, so that a new run starts clean and a
+// later -resume never mixes the two; it reports whether a checkpoint was
+// there.
+func (ws *workspace) clear() (bool, error) {
+	err := os.Remove(ws.checkpointPath())
+	had := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return had, ws.removeBest(-1)
+}
+
+// markFinished marks the checkpoint of the work directory finished
+// (savedRun.Finished: how the last start stopped, res if no start was
+// recorded, and the outputs written), so that a later -resume reports the
+// run complete instead of running its end again and rewriting its
+// outputs. The checkpoint keeps its state, from which a run that stopped
+// on -max-iter may go on with a higher one: it is read back into the
+// workspace's W and P·W, whose run is over, and saved with its settings
+// amended.
+func (r *solveRun) markFinished(res *fw.Result) error {
+	ws, path := r.ws, r.ws.checkpointPath()
+	ck, err := checkpoint.Load(path, func(n, k int) ([]float64, []float64, error) {
+		if n != ws.n || k != ws.k {
+			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.n, ws.k)
+		}
+		return ws.w, ws.pw, nil
+	})
+	if err != nil {
+		return fmt.Errorf("marking the run finished: %w", err)
+	}
+	var s savedRun
+	if err := json.Unmarshal(ck.Settings, &s); err != nil {
+		return fmt.Errorf("marking the run finished: checkpoint %s: settings: %w", path, err)
+	}
+	f := &finishedRun{Stop: res.Status.String(), Iterations: res.Iterations, MaxIter: r.cfg.maxIter}
+	if starts := r.rep.sum.starts; len(starts) > 0 {
+		f.Stop, f.Iterations = starts[len(starts)-1].Stop, starts[len(starts)-1].Iterations
+	}
+	if f.Outputs, err = r.cfg.outputPaths(); err != nil {
+		return err
+	}
+	s.Finished = f
+	settings, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	ck.State.W, ck.State.PW = ws.w, ws.pw
+	if err := checkpoint.SaveFS(r.cfg.fs(), path, &ck.State, settings, ck.Trace); err != nil {
+		return fmt.Errorf("the outputs are written, but marking the run finished failed (a -resume may run its end again): %w", err)
+	}
+	return nil
 }
 
 // solveRun is one solve: the method, its starts, checkpoints and resumption.

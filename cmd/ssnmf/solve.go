@@ -74,6 +74,16 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
 		return err
 	}
+	if err := c.checkModelPaths(); err != nil {
+		return err
+	}
+	c.checkInput = func(uint32, int) error { return nil }
+	if saved != nil {
+		if done, err := c.finished(saved, given, stderr); done || err != nil {
+			return err
+		}
+		c.checkInput = saved.checkInput
+	}
 	dir, temp, err := c.openWorkdir()
 	if err != nil {
 		return err
@@ -170,6 +180,15 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer ws.close()
+	if saved == nil && !temp {
+		had, err := ws.clear()
+		if err != nil {
+			return fmt.Errorf("-workdir %s: %w", dir, err)
+		}
+		if had && !c.quiet {
+			fmt.Fprintf(stderr, "ssnmf: -workdir %s: removed the checkpoint of an earlier run: a new run starts clean (ssnmf solve -resume %s goes on from a checkpoint instead)\n", dir, dir)
+		}
+	}
 	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
 	if err := run.scale(setupCtx); err != nil {
 		if stoppedIn(setupCtx, ctx) {
@@ -233,6 +252,13 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		if err := ws.removeBest(run.savedBest); err != nil {
 			return err
 		}
+		// Finished means finished: a later -resume says so and
+		// rewrites nothing.
+		if !temp && (run.checkpointed || saved != nil) {
+			if err := run.markFinished(res); err != nil {
+				return err
+			}
+		}
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
 		rep.sum.table(stdout)
@@ -274,9 +300,10 @@ func (kc *kernelConfig) inputs() []fileArg {
 	return in
 }
 
-// outputs are the files a run writes, as checkFiles takes them.
+// outputs are the files a run writes, as checkFiles takes them; the
+// directory of -model is one.
 func (c *config) outputs() []fileArg {
-	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}}
+	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.model}}
 }
 
 func (o *outputs) files() []*store.AtomicFile {

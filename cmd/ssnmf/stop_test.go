@@ -61,3 +61,24 @@ func TestAbortNamesTheSignal(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want %d and a line starting %q", code, stderr.String(), exitFailure, want)
 	}
 }
+
+// The line of the first signal says what the command does: a solve stops
+// with a checkpoint, the other commands save none and end now (issue 34,
+// item 16d: predict and graph printed the solve's checkpoint hint).
+func TestStoppingLine(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"solve", "x.csv"}, "ssnmf: stopping: a solve stops with a checkpoint", ""},
+		{[]string{"predict", "-model", "m", "x.csv"}, "ssnmf: stopping: ssnmf predict saves no checkpoint, and ends now without writing its output", "solve"},
+		{[]string{"graph", "-o", "e.csv", "x.csv"}, "ssnmf: stopping: ssnmf graph saves no checkpoint", "solve"},
+		{[]string{"tiles", "-o", "p.arrow"}, "ssnmf: stopping: ssnmf tiles saves no checkpoint", "solve"},
+		{nil, "ssnmf: stopping: ssnmf saves no checkpoint", "solve"},
+	} {
+		got := stoppingLine(tc.args)
+		if !strings.HasPrefix(got, tc.want) || !strings.HasSuffix(got, "(signal again to abort)") || tc.not != "" && strings.Contains(got, tc.not) {
+			t.Errorf("%v: %q, want it to begin %q and not to name %q", tc.args, got, tc.want, tc.not)
+		}
+	}
+}
