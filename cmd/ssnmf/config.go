@@ -15,6 +15,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
@@ -107,6 +108,9 @@ type kernelConfig struct {
 	// log prints a line of a coordinator's retries, or of the rounds of
 	// an approximate kNN search, on stderr.
 	log func(msg string)
+	// disk splits the run's storage I/O into phases (input, kNN rounds,
+	// affinity, ...); nil: not measured.
+	disk *diskio.Meter
 
 	// fsys is the file system of the outputs, the checkpoints and a
 	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs

@@ -13,6 +13,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
@@ -53,6 +54,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}
 	}
 	pr.read = time.Since(begin)
+	kc.disk.End("input")
 	if kc.moments && pr.tab != nil {
 		pr.mean, pr.std = tile.Moments(pr.tab.Features, pr.tab.N, pr.tab.P)
 	}
@@ -81,15 +83,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}
 	} else if kc.affinity == affinityKNN {
 		spec.Graph = kc.knnOptions()
-		if !kc.quiet && kc.log != nil {
-			spec.Graph.Round = func(round int, r graph.KNNRound) {
-				work := fmt.Sprintf("%d tiles", r.Tiles)
-				if r.Descent {
-					work = "neighbour descent"
-				}
-				kc.log(fmt.Sprintf("kNN round %d: %s, %.1f%% of the lists changed, sampled recall %.4f", round, work, 100*r.Changed, r.Recall))
-			}
-		}
+		spec.Graph.Round = kc.knnRound
 		spec.GraphFile = filepath.Join(dir, graphFile)
 	}
 	if kc.engine == engineSlurm {
@@ -105,6 +99,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		spec.Engine = pr.coord
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
+	kc.disk.End("affinity")
 	var bw *affinity.BandwidthError
 	switch {
 	case errors.As(err, &bw):
@@ -129,6 +124,24 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			len(st.Rounds), st.Recall, kc.knnRecall))
 	}
 	return pr, nil
+}
+
+// knnRound is the kNN search's hook at the end of each round of the
+// approximate search: it ends the round's I/O phase and prints its line.
+func (kc *kernelConfig) knnRound(round int, r graph.KNNRound) {
+	ph := kc.disk.End(fmt.Sprintf("kNN round %d", round))
+	if kc.quiet || kc.log == nil {
+		return
+	}
+	work := fmt.Sprintf("%d tiles", r.Tiles)
+	if r.Descent {
+		work = "neighbour descent"
+	}
+	io := ""
+	if kc.disk.OK() {
+		io = fmt.Sprintf(", read %s, wrote %s", diskio.Size(ph.Read), diskio.Size(ph.Written))
+	}
+	kc.log(fmt.Sprintf("kNN round %d: %s, %.1f%% of the lists changed, sampled recall %.4f, %.1fs%s", round, work, 100*r.Changed, r.Recall, ph.Seconds, io))
 }
 
 // fromFile reports whether -affinity names a file of P.
@@ -176,6 +189,7 @@ func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer
 		return usageError{err}
 	}
 	defer f.Abort()
+	kc.disk = diskio.Start()
 	prob, err := kc.problem(ctx, dir, 0, nil)
 	if err != nil {
 		return err
