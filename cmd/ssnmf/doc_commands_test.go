@@ -318,6 +318,8 @@ var sizeRE = regexp.MustCompile(`# [kMGTPE]?B\b`)
 // build.
 func shape(line string) string {
 	line = regexp.MustCompile(`workdir=\S+`).ReplaceAllString(line, "workdir=DIR")
+	// The memory budget is this machine's, or its cgroup's.
+	line = regexp.MustCompile(`^(\s*ssnmf: )(no )?memory budget.*`).ReplaceAllString(line, "${1}memory budget BUDGET")
 	// The kNN screen's kernel is this CPU's.
 	line = regexp.MustCompile(`knn-kernel=\S+`).ReplaceAllString(line, "knn-kernel=KERNEL")
 	line = numberRE.ReplaceAllString(line, "#")
@@ -339,7 +341,8 @@ func shapes(lines []string) []string {
 }
 
 // checkWorkedExample compares the README's worked example's progress lines
-// (the code block that begins "ssnmf: yeast.csv (built in):") and result
+// (the code block that begins with the memory budget or "ssnmf: yeast.csv
+// (built in):") and result
 // table (the block that begins "input") with what the last solve before
 // them printed: the same lines, numbers aside.
 func checkWorkedExample(t *testing.T, lines []docLine, runs []docRun) {
@@ -354,7 +357,7 @@ func checkWorkedExample(t *testing.T, lines []docLine, runs []docRun) {
 			continue
 		}
 		first := strings.TrimSpace(bl[0].text)
-		stderr := strings.HasPrefix(first, "ssnmf: yeast.csv (built in):")
+		stderr := strings.HasPrefix(first, "ssnmf: yeast.csv (built in):") || shape(first) == "ssnmf: memory budget BUDGET"
 		if !stderr && !strings.HasPrefix(first, "input ") {
 			continue
 		}

@@ -152,11 +152,13 @@ type summary struct {
 	// IO is the run's storage I/O by phase, where the system counts it
 	// (package diskio): the -out, -summary and -trace files are written
 	// after it and are not in it.
-	IO       *ioReport `json:"io,omitempty"`
-	Classes  int       `json:"classes,omitempty"`
-	ARI      *float64  `json:"ari,omitempty"`
-	NMI      *float64  `json:"nmi,omitempty"`
-	Accuracy *float64  `json:"accuracy,omitempty"`
+	IO *ioReport `json:"io,omitempty"`
+	// Memory is the run's memory budget and its shares.
+	Memory   memoryBudget `json:"memory"`
+	Classes  int          `json:"classes,omitempty"`
+	ARI      *float64     `json:"ari,omitempty"`
+	NMI      *float64     `json:"nmi,omitempty"`
+	Accuracy *float64     `json:"accuracy,omitempty"`
 	// The memberships' calibration against the labels (score.Calibrate):
 	// the mean largest membership of the points clustered right and
 	// wrong, and the Brier score.
@@ -207,7 +209,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Seconds: seconds, SolveSeconds: res.Runtime.Seconds(),
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
 	}
-	b.sum.PeakRSSBytes = peakRSS()
+	b.sum.PeakRSSBytes, b.sum.Memory = peakRSS(), c.budget
 	b.sum.Engine = c.engine
 	if co := pr.coord; co != nil {
 		b.sum.Tasks, b.sum.Steps, b.sum.StepRetries, b.sum.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
