@@ -110,6 +110,8 @@ type kernelConfig struct {
 	log    func(msg string)
 	mem    byteSize     // -mem, 0 if not given
 	budget memoryBudget // of -mem or the memory cgroup, set by checkGraph
+	// budgetShown: the budget's line is printed (showBudget).
+	budgetShown bool
 	// disk splits the run's storage I/O into phases (input, kNN rounds,
 	// affinity, ...); nil: not measured.
 	disk *diskio.Meter

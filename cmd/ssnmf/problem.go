@@ -133,6 +133,7 @@ func (kc *kernelConfig) knnRound(round int, r graph.KNNRound) {
 	if kc.quiet || kc.log == nil {
 		return
 	}
+	kc.showBudget()
 	work := fmt.Sprintf("%d tiles", r.Tiles)
 	if r.Descent {
 		work = "neighbour descent"
@@ -142,6 +143,17 @@ func (kc *kernelConfig) knnRound(round int, r graph.KNNRound) {
 		io = fmt.Sprintf(", read %s, wrote %s", diskio.Size(ph.Read), diskio.Size(ph.Written))
 	}
 	kc.log(fmt.Sprintf("kNN round %d: %s, %.1f%% of the lists changed, sampled recall %.4f, %.1fs%s", round, work, 100*r.Changed, r.Recall, ph.Seconds, io))
+}
+
+// showBudget prints the memory budget's line once, before the first
+// progress line of the run (none if the run fails before it, whose error
+// stays one line).
+func (kc *kernelConfig) showBudget() {
+	if kc.quiet || kc.log == nil || kc.budgetShown {
+		return
+	}
+	kc.budgetShown = true
+	kc.log(kc.budget.String())
 }
 
 // fromFile reports whether -affinity names a file of P.

@@ -102,9 +102,6 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if c.engine == engineSlurm && !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
 	}
-	if !c.quiet {
-		fmt.Fprintf(stderr, "ssnmf: %s\n", c.budget)
-	}
 	setup := time.Now()
 	c.disk = diskio.Start()
 	// The set-up saves no checkpoint: a signal ends it at once.
@@ -187,6 +184,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	c.disk.End("scale")
+	c.showBudget()
 	if !c.quiet {
 		knn := ""
 		if s := prob.KNN.Kernel; s != "" {
