@@ -1,26 +1,46 @@
 package store
 
-import "fmt"
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"unsafe"
+)
 
-// permuteChunkBytes bounds the rows of dst that PermuteRows fills in one
-// scan of src: the pages of dst a scan writes.
-const permuteChunkBytes = 256 << 20
+// permuteRunBytes bounds the rows of dst that PermuteRows assembles in
+// memory at a time, and permuteScans the runs it makes from scans of src.
+const (
+	permuteRunBytes = 256 << 20
+	permuteScans    = 4
+)
 
 // PermuteRows puts the rows of src (n×k, row-major) into dst in another
 // order: row q of src becomes row order[q] of dst, where order is a
-// permutation of 0..n-1 (as graph.Partition returns it: the input's row
-// at each position). It reads src in order, once for each run of dst's
-// rows that fits in 256 MiB, and fills each run before the next, so that
-// both may be memory-mapped files larger than memory, visited
-// sequentially rather than at random.
-func PermuteRows(dst, src []float64, k int, order []int32) error {
-	return permuteRows(dst, src, k, order, permuteChunkBytes)
+// permutation of 0..n-1 (as graph.Partition returns it: the input's row at
+// each position).
+//
+// Both may be memory-mapped files larger than memory. dst is written in
+// order, a run of rows at a time: each run is assembled in memory outside
+// the Go heap (at most 256 MiB) and copied in once, so no page of dst is
+// written twice. src is read in order, once for each run, up to four runs
+// (1 GiB of dst). Beyond, a first scan of src distributes its rows, each
+// with its index in dst, into one file in dir per run (removed before
+// PermuteRows returns), from which each run is then assembled: W is read
+// and written about twice in all, whatever n, where a scan of src a run
+// would read it n·k·8/256 MiB times. Filling dst's rows in place in src's
+// order instead dirties its pages at random; with less memory than dst,
+// the kernel writes them back and reads them again many times over.
+func PermuteRows(dst, src []float64, k int, order []int32, dir string) error {
+	return permuteRows(dst, src, k, order, dir, permuteRunBytes)
 }
 
-// permuteRows is PermuteRows filling runs of dst of chunkBytes.
-func permuteRows(dst, src []float64, k int, order []int32, chunkBytes int) error {
+// permuteRows is PermuteRows with runs of at most runBytes.
+func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes int) error {
 	n := len(order)
-	if len(src) != n*k || len(dst) != n*k {
+	if k < 1 || len(src) != n*k || len(dst) != n*k {
 		return fmt.Errorf("store: permute %d and %d values as %d rows of %d", len(src), len(dst), n, k)
 	}
 	seen := make([]bool, n)
@@ -30,13 +50,104 @@ func permuteRows(dst, src []float64, k int, order []int32, chunkBytes int) error
 		}
 		seen[i] = true
 	}
-	chunk := max(1, chunkBytes/(8*max(k, 1)))
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(n, lo+chunk)
-		for q, i := range order {
-			if int(i) >= lo && int(i) < hi {
-				copy(dst[int(i)*k:int(i+1)*k], src[q*k:(q+1)*k])
+	if n == 0 {
+		return nil
+	}
+	runRows := min(n, max(1, runBytes/(8*k)))
+	mem, err := MapAnonymous(8 * k * runRows)
+	if err != nil {
+		return fmt.Errorf("store: permute: %w", err)
+	}
+	defer UnmapAnonymous(mem)
+	buf := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(mem))), k*runRows)
+	nruns := (n + runRows - 1) / runRows
+	if nruns <= permuteScans {
+		for lo := 0; lo < n; lo += runRows {
+			hi := min(n, lo+runRows)
+			for q, i := range order {
+				if int(i) >= lo && int(i) < hi {
+					copy(buf[(int(i)-lo)*k:(int(i)-lo+1)*k], src[q*k:(q+1)*k])
+				}
 			}
+			copy(dst[lo*k:hi*k], buf[:(hi-lo)*k])
+		}
+		return nil
+	}
+	runs, err := distributeRows(src, k, order, runRows, dir)
+	defer func() {
+		for _, f := range runs {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	for r, f := range runs {
+		lo := r * runRows
+		hi := min(n, lo+runRows)
+		if err := assembleRun(buf[:(hi-lo)*k], f, k, lo); err != nil {
+			return err
+		}
+		copy(dst[lo*k:hi*k], buf[:(hi-lo)*k])
+	}
+	return nil
+}
+
+// distributeRows scans src in order and appends each row, after its index
+// in dst (int32, little-endian), to the file of its run of runRows rows of
+// dst: one new file in dir per run, returned rewound.
+func distributeRows(src []float64, k int, order []int32, runRows int, dir string) ([]*os.File, error) {
+	n := len(order)
+	nruns := (n + runRows - 1) / runRows
+	files := make([]*os.File, 0, nruns)
+	bufs := make([]*bufio.Writer, nruns)
+	size := min(1<<20, max(64<<10, permuteRunBytes/nruns))
+	for r := range nruns {
+		f, err := os.CreateTemp(dir, "permute-*.tmp")
+		if err != nil {
+			return files, fmt.Errorf("store: permute: %w", err)
+		}
+		files, bufs[r] = append(files, f), bufio.NewWriterSize(f, size)
+	}
+	entry := make([]byte, 4+8*k)
+	for q, i := range order {
+		binary.LittleEndian.PutUint32(entry, uint32(i))
+		for c, v := range src[q*k : (q+1)*k] {
+			binary.LittleEndian.PutUint64(entry[4+8*c:], math.Float64bits(v))
+		}
+		if _, err := bufs[int(i)/runRows].Write(entry); err != nil {
+			return files, fmt.Errorf("store: permute: %s: %w", files[int(i)/runRows].Name(), err)
+		}
+	}
+	for r, b := range bufs {
+		if err := b.Flush(); err != nil {
+			return files, fmt.Errorf("store: permute: %s: %w", files[r].Name(), err)
+		}
+		if _, err := files[r].Seek(0, io.SeekStart); err != nil {
+			return files, fmt.Errorf("store: permute: %s: %w", files[r].Name(), err)
+		}
+	}
+	return files, nil
+}
+
+// assembleRun reads the rows of the run of dst that begins at row lo from
+// its file f (as distributeRows wrote it) into run, which holds the run's
+// len(run)/k rows.
+func assembleRun(run []float64, f *os.File, k, lo int) error {
+	rows := len(run) / k
+	r := bufio.NewReaderSize(f, 1<<20)
+	entry := make([]byte, 4+8*k)
+	for range rows {
+		if _, err := io.ReadFull(r, entry); err != nil {
+			return fmt.Errorf("store: permute: reading back %s: %w", f.Name(), err)
+		}
+		i := int(binary.LittleEndian.Uint32(entry)) - lo
+		if i < 0 || i >= rows {
+			return fmt.Errorf("store: permute: %s holds row %d, outside its run of %d rows from %d", f.Name(), i+lo, rows, lo)
+		}
+		for c := range run[i*k : (i+1)*k] {
+			run[i*k+c] = math.Float64frombits(binary.LittleEndian.Uint64(entry[4+8*c:]))
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package store
 
 import (
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -19,16 +21,26 @@ func TestPermuteRows(t *testing.T) {
 				src[q*tc.k+c] = float64(order[q])*10 + float64(c)
 			}
 		}
-		for _, chunk := range []int{permuteChunkBytes, 1, 8 * tc.k * 3} {
+		// One run; a run a row (a file each: small n only); runs of
+		// three rows, of 97 (scans of src at n = 1000) and of 300 (scans,
+		// the last run short).
+		for _, run := range []int{permuteRunBytes, 1, 8 * tc.k * 3, 8 * tc.k * 97, 8 * tc.k * 300} {
+			if run == 1 && tc.n > 10 {
+				continue
+			}
+			dir := t.TempDir()
 			dst := make([]float64, len(src))
-			if err := permuteRows(dst, src, tc.k, order, chunk); err != nil {
+			if err := permuteRows(dst, src, tc.k, order, dir, run); err != nil {
 				t.Fatal(err)
 			}
 			checkPermuted(t, dst, tc.n, tc.k)
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("n=%d, runs of %d bytes: %d files left in the directory", tc.n, run, len(left))
+			}
 		}
 	}
 	for _, order := range [][]int32{{0, 0, 1}, {0, 3, 1}, {-1, 0, 1}} {
-		if err := PermuteRows(make([]float64, 3), make([]float64, 3), 1, order); err == nil {
+		if err := PermuteRows(make([]float64, 3), make([]float64, 3), 1, order, t.TempDir()); err == nil {
 			t.Errorf("order %v: no error", order)
 		}
 	}
@@ -43,5 +55,17 @@ func checkPermuted(t *testing.T, dst []float64, n, k int) {
 				t.Fatalf("n=%d: dst[%d][%d] = %v, want row %d of the input", n, i, c, dst[i*k+c], i)
 			}
 		}
+	}
+}
+
+// TestPermuteRowsDirError checks that a directory where the runs' files
+// cannot be made is an error naming it, when dst takes more than one run.
+func TestPermuteRowsDirError(t *testing.T) {
+	const n, k = 10, 2
+	order := []int32{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
+	dir := t.TempDir() + "/missing"
+	err := permuteRows(make([]float64, n*k), make([]float64, n*k), k, order, dir, 8*k)
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("runs in a missing directory: error %v, want one naming it", err)
 	}
 }

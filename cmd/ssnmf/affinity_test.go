@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
@@ -329,6 +330,42 @@ func TestGraphUsage(t *testing.T) {
 	}
 }
 
+// checkIOPhases checks the summary's storage I/O, where the system counts
+// it: the phases of a kNN run in order, one for each round, and totals
+// that are their sums.
+func checkIOPhases(t *testing.T, s summary) {
+	t.Helper()
+	if !diskio.Start().OK() {
+		if s.IO != nil {
+			t.Errorf("summary io %+v where the counters cannot be read", s.IO)
+		}
+		return
+	}
+	if s.IO == nil {
+		t.Fatal("the summary has no io")
+	}
+	want := []string{"input"}
+	for r := range s.KNNRounds {
+		want = append(want, fmt.Sprintf("kNN round %d", r+1))
+	}
+	want = append(want, "affinity", "scale", "solve")
+	var got []string
+	var read, written int64
+	for _, p := range s.IO.Phases {
+		got = append(got, p.Name)
+		read, written = read+p.Read, written+p.Written
+		if p.Read < 0 || p.Written < 0 || p.Seconds < 0 {
+			t.Errorf("phase %+v: a negative count", p)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("io phases %q, want %q", got, want)
+	}
+	if read != s.IO.ReadBytes || written != s.IO.WrittenBytes {
+		t.Errorf("io totals %d read, %d written; the phases sum to %d, %d", s.IO.ReadBytes, s.IO.WrittenBytes, read, written)
+	}
+}
+
 // TestApproxKNN runs the approximate kNN search (-knn approx) end to end
 // on a Gaussian mixture of distinct rows: at this size every pair of
 // leaves is searched, so the edge list is the exact search's; the
@@ -378,6 +415,7 @@ func TestApproxKNN(t *testing.T) {
 		t.Errorf("summary: knn %q, recall %v on %d rows, ARI %v; want approx, 1 on 1000, ARI >= 0.99 (W in the input's order)",
 			s.KNN, s.KNNRecall, s.KNNRecallRows, s.ARI)
 	}
+	checkIOPhases(t, s)
 	if three := solveOut("three.csv", "-workers", "3", "-max-iter", "30"); !bytes.Equal(one, three) {
 		t.Error("1 and 3 workers give different memberships")
 	}

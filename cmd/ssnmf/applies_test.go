@@ -21,7 +21,7 @@ var flagNeeds = map[string]map[string]string{
 	"solve": {
 		"affinity": "", "checkpoint-every": "", "engine": "", "frtol": "", "ftol": "", "k": "",
 		"max-iter": "", "max-time": "", "method": "", "out": "", "q": "", "restarts": "", "starts": "", "resume": "",
-		"rtol": "", "mtol": "", "seed": "", "summary": "", "tile": "", "tol": "", "trace": "", "workdir": "", "workers": "", "kernel": "",
+		"rtol": "", "mtol": "", "seed": "", "summary": "", "tile": "", "tol": "", "trace": "", "workdir": "", "workers": "", "kernel": "", "mem": "",
 		"gamma": needGaussian.want, "precision": needGaussian.want,
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
 		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want, "knn-descent": needApprox.want,
@@ -39,7 +39,7 @@ var flagNeeds = map[string]map[string]string{
 		"tasks":       needSlurm.want, "retries": needSlurm.want,
 	},
 	"graph": {
-		"engine": "", "o": "", "q": "", "tile": "", "workers": "", "kernel": "",
+		"engine": "", "o": "", "q": "", "tile": "", "workers": "", "kernel": "", "mem": "",
 		"neighbors": needKNN.want, "weights": needKNN.want, "knn": needKNN.want,
 		"knn-recall": needApprox.want, "knn-probes": needApprox.want, "knn-rounds": needApprox.want, "knn-descent": needApprox.want,
 		"standardize": needFeatures.want, "features": needFeatures.want, "label": needFeatures.want,

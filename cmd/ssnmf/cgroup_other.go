@@ -2,9 +2,9 @@
 
 package main
 
-// fitHeapToCgroup does nothing outside Linux, which has no cgroups.
-func fitHeapToCgroup() int64 { return 0 }
+// cgroupMemoryLimit returns 0 outside Linux, which has no cgroups.
+func cgroupMemoryLimit() int64 { return 0 }
 
-// scratchMemory returns 0 outside Linux: a kNN search keeps its scratch
-// in files.
-func scratchMemory() int64 { return 0 }
+// memAvailable returns 0 outside Linux: the memory available is not
+// known, and a kNN search keeps its scratch in files.
+func memAvailable() int64 { return 0 }

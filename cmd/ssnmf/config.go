@@ -15,6 +15,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
@@ -106,7 +107,14 @@ type kernelConfig struct {
 	retries int
 	// log prints a line of a coordinator's retries, or of the rounds of
 	// an approximate kNN search, on stderr.
-	log func(msg string)
+	log    func(msg string)
+	mem    byteSize     // -mem, 0 if not given
+	budget memoryBudget // of -mem or the memory cgroup, set by checkGraph
+	// budgetShown: the budget's line is printed (showBudget).
+	budgetShown bool
+	// disk splits the run's storage I/O into phases (input, kNN rounds,
+	// affinity, ...); nil: not measured.
+	disk *diskio.Meter
 
 	// fsys is the file system of the outputs, the checkpoints and a
 	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs
@@ -179,6 +187,7 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
 	fs.IntVar(&kc.knnRounds, marks.needs("knn-rounds", needApprox), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
 	fs.IntVar(&kc.knnDescent, marks.needs("knn-descent", needApprox), graph.DefaultLeafRounds, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach recall 0.99 at 10⁷ rows where leaf rounds alone do not (docs/knn.md); 0: no descent, every round searches leaf pairs")
+	fs.Var(&kc.mem, marks.mutable("mem"), "the memory budget `BYTES` (a number with an optional unit: kB, MB, GB, TB, or KiB, MiB, GiB, TiB): the Go heap is held to half of it and the kNN search's scratch in memory to a quarter, the rest is for the mapped files' pages (default: the memory cgroup's limit, if any; none otherwise)")
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
@@ -200,6 +209,10 @@ func (kc *kernelConfig) checkGraph(weights string) error {
 	if kc.weights, err = graph.ParseWeights(weights); err != nil {
 		return usagef("-weights: %v", err)
 	}
+	if kc.budget, err = newMemoryBudget(int64(kc.mem)); err != nil {
+		return err
+	}
+	kc.budget.apply()
 	return nil
 }
 
@@ -289,7 +302,7 @@ func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settin
 func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
 	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
 		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: cmp.Or(kc.knnDescent, -1),
-		ScratchMemory: scratchMemory(), Kernel: kc.isa}
+		ScratchMemory: kc.budget.Scratch, Kernel: kc.isa}
 }
 
 // check validates the kernel flags after parsing.

@@ -37,7 +37,10 @@ func usagef(format string, args ...any) error {
 // to resume from, and ends at once the work that saves none (the set-up of
 // P, the other commands); a second one aborts at once.
 func main() {
-	fitHeapToCgroup()
+	// The memory cgroup's budget, until a command's -mem says otherwise.
+	if b, err := newMemoryBudget(0); err == nil {
+		b.apply()
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var stopping atomic.Bool
 	sigs := make(chan os.Signal, 2)

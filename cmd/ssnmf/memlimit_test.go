@@ -74,6 +74,10 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatal("the summary has no ARI")
 	}
 	t.Logf("n=%d: %s; work directory %d bytes (%.1f× the limit); %s search; ARI %.4f", n, text[strings.LastIndex(text, "memlimit:"):], size, float64(size)/float64(limit), s.KNN, *s.ARI)
+	// The kernel rounds the limit down to a page.
+	if m := s.Memory; m.Source != "cgroup" || m.Bytes > limit || m.Bytes <= limit-1<<16 || m.Heap != m.Bytes/2 || m.Scratch != m.Bytes/4 || m.Heap+m.Scratch+m.Mapped != m.Bytes {
+		t.Errorf("summary memory %#v, want the cgroup's limit %d split 1/2, 1/4, 1/4", m, limit)
+	}
 	if size < 5*limit/2 {
 		t.Errorf("the work directory holds %d bytes, not 2.5× the limit %d: the test does not show bounded memory", size, limit)
 	}

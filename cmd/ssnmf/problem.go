@@ -14,6 +14,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
@@ -64,6 +65,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			return nil, err
 		}
 	}
+	kc.disk.End("input")
 	if kc.moments && pr.tab != nil {
 		pr.mean, pr.std = tile.Moments(pr.tab.Features, pr.tab.N, pr.tab.P)
 	}
@@ -92,15 +94,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}
 	} else if kc.affinity == affinityKNN {
 		spec.Graph = kc.knnOptions()
-		if !kc.quiet && kc.log != nil {
-			spec.Graph.Round = func(round int, r graph.KNNRound) {
-				work := fmt.Sprintf("%d tiles", r.Tiles)
-				if r.Descent {
-					work = "neighbour descent"
-				}
-				kc.log(fmt.Sprintf("kNN round %d: %s, %.1f%% of the lists changed, sampled recall %.4f", round, work, 100*r.Changed, r.Recall))
-			}
-		}
+		spec.Graph.Round = kc.knnRound
 		spec.GraphFile = filepath.Join(dir, graphFile)
 	}
 	if kc.engine == engineSlurm {
@@ -116,6 +110,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		spec.Engine = pr.coord
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
+	kc.disk.End("affinity")
 	var bw *affinity.BandwidthError
 	switch {
 	case errors.As(err, &bw):
@@ -140,6 +135,36 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			len(st.Rounds), st.Recall, kc.knnRecall))
 	}
 	return pr, nil
+}
+
+// knnRound is the kNN search's hook at the end of each round of the
+// approximate search: it ends the round's I/O phase and prints its line.
+func (kc *kernelConfig) knnRound(round int, r graph.KNNRound) {
+	ph := kc.disk.End(fmt.Sprintf("kNN round %d", round))
+	if kc.quiet || kc.log == nil {
+		return
+	}
+	kc.showBudget()
+	work := fmt.Sprintf("%d tiles", r.Tiles)
+	if r.Descent {
+		work = "neighbour descent"
+	}
+	io := ""
+	if kc.disk.OK() {
+		io = fmt.Sprintf(", read %s, wrote %s", diskio.Size(ph.Read), diskio.Size(ph.Written))
+	}
+	kc.log(fmt.Sprintf("kNN round %d: %s, %.1f%% of the lists changed, sampled recall %.4f, %.1fs%s", round, work, 100*r.Changed, r.Recall, ph.Seconds, io))
+}
+
+// showBudget prints the memory budget's line once, before the first
+// progress line of the run (none if the run fails before it, whose error
+// stays one line).
+func (kc *kernelConfig) showBudget() {
+	if kc.quiet || kc.log == nil || kc.budgetShown {
+		return
+	}
+	kc.budgetShown = true
+	kc.log(kc.budget.String())
 }
 
 // fromFile reports whether -affinity names a file of P.
@@ -187,6 +212,7 @@ func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer
 		return usageError{err}
 	}
 	defer f.Abort()
+	kc.disk = diskio.Start()
 	prob, err := kc.problem(ctx, dir, 0, nil)
 	if err != nil {
 		return err

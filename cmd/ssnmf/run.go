@@ -72,7 +72,7 @@ func (ws *workspace) inputOrder(order []int32) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w, store.PermuteRows(w, ws.w, ws.k, order)
+	return w, store.PermuteRows(w, ws.w, ws.k, order, ws.dir)
 }
 
 func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, checkpointFile) }

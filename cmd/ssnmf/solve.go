@@ -14,6 +14,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
@@ -112,6 +113,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
 	}
 	setup := time.Now()
+	c.disk = diskio.Start()
 	// The set-up saves no checkpoint: a signal ends it at once.
 	setupCtx, endSetup := stopContext(ctx, stop)
 	defer endSetup()
@@ -200,6 +202,8 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		}
 		return err
 	}
+	c.disk.End("scale")
+	c.showBudget()
 	if !c.quiet {
 		knn := ""
 		if s := prob.KNN.Kernel; s != "" {
@@ -210,6 +214,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	endSetup()
 	res, err := run.solve(ctx)
+	c.disk.End("solve")
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -241,6 +246,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		if err := c.saveModel(ctx, prob, ws.w, stderr); err != nil {
 			return err
 		}
+		c.disk.End("model")
 	}
 	if err := rep.sum.write(outs, w); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/store"
@@ -148,10 +149,16 @@ type summary struct {
 	ProjectedObjective *float64 `json:"projected_objective,omitempty"`
 	ProjectedGap       *float64 `json:"projected_gap,omitempty"`
 	PeakRSSBytes       int64    `json:"peak_rss_bytes,omitempty"` // the process's peak resident set size
-	Classes            int      `json:"classes,omitempty"`
-	ARI                *float64 `json:"ari,omitempty"`
-	NMI                *float64 `json:"nmi,omitempty"`
-	Accuracy           *float64 `json:"accuracy,omitempty"`
+	// IO is the run's storage I/O by phase, where the system counts it
+	// (package diskio): the -out, -summary and -trace files are written
+	// after it and are not in it.
+	IO *ioReport `json:"io,omitempty"`
+	// Memory is the run's memory budget and its shares.
+	Memory   memoryBudget `json:"memory"`
+	Classes  int          `json:"classes,omitempty"`
+	ARI      *float64     `json:"ari,omitempty"`
+	NMI      *float64     `json:"nmi,omitempty"`
+	Accuracy *float64     `json:"accuracy,omitempty"`
 	// The memberships' calibration against the labels (score.Calibrate):
 	// the mean largest membership of the points clustered right and
 	// wrong, and the Brier score.
@@ -202,7 +209,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Seconds: seconds, SolveSeconds: res.Runtime.Seconds(),
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
 	}
-	b.sum.PeakRSSBytes = peakRSS()
+	b.sum.PeakRSSBytes, b.sum.Memory = peakRSS(), c.budget
 	b.sum.Engine = c.engine
 	if co := pr.coord; co != nil {
 		b.sum.Tasks, b.sum.Steps, b.sum.StepRetries, b.sum.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
@@ -297,6 +304,7 @@ func (b *summaryBuilder) write(o *outputs, w []float64) error {
 			return fmt.Errorf("-out %s: %w", c.out, err)
 		}
 	}
+	b.sum.IO = newIOReport(c.disk)
 	if o.summary != nil {
 		enc := json.NewEncoder(o.summary)
 		enc.SetIndent("", "  ")
@@ -341,6 +349,11 @@ func (b *summaryBuilder) table(out io.Writer) {
 	row("fw gap", "%.4g (%.3g of the objective, %.3g of ¼||WᵀW||² = %.6g)", s.Gap, s.Gap/s.Objective, s.Gap/s.ModelTerm, s.ModelTerm)
 	row("stopped", "%s after %d iterations, %d passes over P", s.StopReason, s.Iterations, s.Passes)
 	row("time", "%.2fs (%.3g entries/s per pass)", s.Seconds, s.EntriesPerSecond)
+	if s.IO != nil {
+		row("storage I/O", "%s", s.IO)
+	} else {
+		row("storage I/O", "not counted on this system (no /proc/self/io)")
+	}
 	if s.Steps > 0 {
 		what := "the passes of P"
 		switch {
@@ -374,4 +387,43 @@ func (b *summaryBuilder) table(out io.Writer) {
 	}
 	row("cluster sizes", "%s", strings.Join(sizes, " "))
 	tw.Flush()
+}
+
+// ioReport is the summary's record of the run's storage I/O: its totals
+// and its phases, in order (input, each kNN round, affinity, scale,
+// solve, model).
+type ioReport struct {
+	ReadBytes    int64          `json:"read_bytes"`
+	WrittenBytes int64          `json:"written_bytes"`
+	Phases       []diskio.Phase `json:"phases"`
+}
+
+// newIOReport returns the report of the phases m recorded, nil if it
+// recorded none.
+func newIOReport(m *diskio.Meter) *ioReport {
+	if len(m.Phases()) == 0 {
+		return nil
+	}
+	t := m.Total()
+	return &ioReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
+}
+
+// String formats the report for the result table: the totals, then each
+// phase's bytes read and written, the kNN rounds taken together.
+func (r *ioReport) String() string {
+	var parts []string
+	var rounds diskio.Phase
+	nr := 0
+	for _, p := range r.Phases {
+		if strings.HasPrefix(p.Name, "kNN round ") {
+			rounds.Read, rounds.Written, nr = rounds.Read+p.Read, rounds.Written+p.Written, nr+1
+			continue
+		}
+		if nr > 0 {
+			parts = append(parts, fmt.Sprintf("%d kNN rounds %s/%s", nr, diskio.Size(rounds.Read), diskio.Size(rounds.Written)))
+			nr = 0
+		}
+		parts = append(parts, fmt.Sprintf("%s %s/%s", p.Name, diskio.Size(p.Read), diskio.Size(p.Written)))
+	}
+	return fmt.Sprintf("read %s, wrote %s (read/written: %s)", diskio.Size(r.ReadBytes), diskio.Size(r.WrittenBytes), strings.Join(parts, ", "))
 }
