@@ -182,14 +182,14 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 	for i, j := range features {
 		names[i] = columns[j]
 		if !isNumeric(fields[j].Type) {
-			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; %s", name, columns[j], fields[j].Type, opt.Hint())
+			return nil, fmt.Errorf("%s: column %s: type %s is not numeric; %s", name, Quote(columns[j]), fields[j].Type, opt.Hint())
 		}
 	}
 	labelName := ""
 	if label >= 0 {
 		labelName = columns[label]
 		if !isLabelType(fields[label].Type) {
-			return nil, fmt.Errorf("%s: label column %q: type %s is not supported; want integers, floats or strings", name, labelName, fields[label].Type)
+			return nil, fmt.Errorf("%s: label column %s: type %s is not supported; want integers, floats or strings", name, Quote(labelName), fields[label].Type)
 		}
 	}
 	b, err = newTableBuilder(names, labelName, opt)
@@ -214,7 +214,7 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 		for i, j := range features {
 			cols[i] = asNumeric(rec.Column(j))
 			if l := cols[i].len(); l != m {
-				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, columns[j], l, m, b.t.N)
+				return nil, fmt.Errorf("%s: column %s has %d values in a batch of %d rows at row index %d", name, Quote(columns[j]), l, m, b.t.N)
 			}
 		}
 		if cap(buf) < m*p {
@@ -223,20 +223,20 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 		buf = buf[:m*p]
 		for i, col := range cols {
 			if r, what := col.fill(buf, i, p); r >= 0 {
-				return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, names[i], what)
+				return nil, fmt.Errorf("%s: row index %d: column %s: %s", name, b.t.N+r, Quote(names[i]), what)
 			}
 		}
 		if label >= 0 {
 			col := rec.Column(label)
 			if col.Len() != m {
-				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, labelName, col.Len(), m, b.t.N)
+				return nil, fmt.Errorf("%s: column %s has %d values in a batch of %d rows at row index %d", name, Quote(labelName), col.Len(), m, b.t.N)
 			}
 			labelOf := labelTexts(col)
 			for r := range m {
 				var what string
 				text, what = labelOf(text, r)
 				if what != "" {
-					return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, labelName, what)
+					return nil, fmt.Errorf("%s: row index %d: column %s: %s", name, b.t.N+r, Quote(labelName), what)
 				}
 				b.addLabelBytes(text)
 			}
