@@ -30,6 +30,8 @@ func ReadCSV(path string, opt CSVOptions) (*Table, error) {
 // error messages, which have the form "name:line: message" when they concern
 // a line. If the input begins with the gzip magic bytes it is decompressed
 // first; a UTF-8 byte order mark at the start of the text is dropped.
+// Lines end with LF or CRLF; a text whose first line ends with a lone CR
+// (old Mac OS) has every CR read as a line end.
 //
 // The first record is the header; column names are trimmed of surrounding
 // white space and must be distinct and non-empty. A header whose names are
@@ -64,8 +66,12 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Table, error) {
 	if err := checkText(br, name); err != nil {
 		return nil, err
 	}
+	var text io.Reader = br
+	if crOnly(br) {
+		text = crReader{br}
+	}
 
-	p := csvParser{name: name, gzipped: gzipped, cr: csv.NewReader(br)}
+	p := csvParser{name: name, gzipped: gzipped, cr: csv.NewReader(text)}
 	p.cr.ReuseRecord = true
 	return p.parse(opt)
 }
@@ -80,9 +86,46 @@ func checkText(br *bufio.Reader, name string) error {
 	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
 		return fmt.Errorf("%s: the text is UTF-16 (byte order mark % X): save it as UTF-8 to read it as CSV", name, head[:2])
 	case bytes.IndexByte(head, 0) >= 0:
-		return fmt.Errorf("%s: NUL bytes in the first %d bytes: the text is UTF-16 or binary, not UTF-8 CSV (save it as UTF-8, or give -format)", name, len(head))
+		return &NotTextError{fmt.Sprintf("%s: NUL bytes in the first %d bytes: the text is UTF-16 or binary, not UTF-8 CSV: save it as UTF-8", name, len(head))}
 	}
 	return nil
+}
+
+// NotTextError is the error of [ParseCSV] for an input whose first bytes
+// hold NUL bytes: UTF-16 text without a byte order mark, or a binary file.
+// A caller that chose CSV by the file's name, not by a flag, may add that
+// another format can be asked for.
+type NotTextError struct{ msg string }
+
+func (e *NotTextError) Error() string { return e.msg }
+
+// crOnly reports whether the first line of the text ends with a lone CR
+// (the line ends of old Mac OS), which encoding/csv reads as part of a
+// field: the whole text would be one line.
+func crOnly(br *bufio.Reader) bool {
+	head, err := br.Peek(br.Size())
+	i := bytes.IndexAny(head, "\r\n")
+	switch {
+	case i < 0 || head[i] == '\n':
+		return false
+	case i+1 < len(head):
+		return head[i+1] != '\n'
+	}
+	return err != nil // the text ends with its first CR
+}
+
+// crReader reads a text whose lines end with CR as one whose lines end
+// with LF: every CR becomes LF.
+type crReader struct{ r io.Reader }
+
+func (c crReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\r' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // csvParser holds the state of one ParseCSV call.

@@ -128,6 +128,16 @@ func TestParseCSV(t *testing.T) {
 			want:    &Table{Features: []float64{1, -2500, 0.25, 10}, N: 2, P: 2, Names: []string{"x", "y"}},
 		},
 		{
+			name:    "CR line ends",
+			content: "a,b\r1,2\r3,4\r",
+			want:    &Table{Features: []float64{1, 2, 3, 4}, N: 2, P: 2, Names: []string{"a", "b"}},
+		},
+		{
+			name:    "CR line ends, no final line end",
+			content: "a,label\r1,x\r3,y",
+			want:    &Table{Features: []float64{1, 3}, N: 2, P: 1, Names: []string{"a"}, Labels: []int{0, 1}, Classes: []string{"x", "y"}, LabelName: "label"},
+		},
+		{
 			name:    "column numbers as names",
 			content: "0,1\n5,6\n",
 			want:    &Table{Features: []float64{5, 6}, N: 1, P: 2, Names: []string{"0", "1"}},
@@ -187,6 +197,8 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "empty feature", content: "a,b\n1,\n", wantErr: `"" is not a number`, line: 2, column: "b"},
 		{name: "NaN", file: "nan.csv", wantErr: `"NaN" is not a finite number`, line: 3, column: "b"},
 		{name: "Inf", file: "inf.csv", wantErr: `"-Inf" is not a finite number`, line: 3, column: "a"},
+		{name: "CR line ends: the line of a bad cell", content: "a,b\r1,2\r3,x\r", wantErr: `"x" is not a number`, line: 3, column: "b"},
+		{name: "CR line ends, header only", content: "a,b\r", wantErr: "no data rows after the header"},
 		{name: "Go digit separator", content: "a,b\n1,2\n3,1_000\n", wantErr: `"1_000" is not a decimal number (digits with an optional sign, point and exponent`, line: 3, column: "b"},
 		{name: "Go hexadecimal float", content: "a,b\n0x1p3,2\n", wantErr: `"0x1p3" is not a decimal number`, line: 2, column: "a"},
 		{name: "hexadecimal integer", content: "a,b\n1,0x10\n", wantErr: `"0x10" is not a decimal number`, line: 2, column: "b"},
@@ -214,7 +226,7 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "gzip checksum", file: "badcrc.csv.gz", wantErr: "corrupt gzip stream: gzip: invalid checksum", is: gzip.ErrChecksum},
 		{name: "gzip bad header", content: "\x1f\x8b\x00garbage", wantErr: "corrupt gzip stream"},
 		{name: "UTF-16 LE", content: "\xff\xfex\x001\x00\n\x001\x00", wantErr: "the text is UTF-16 (byte order mark FF FE): save it as UTF-8"},
-		{name: "UTF-16 without a mark", content: "x\x001\x00\n\x001\x00", wantErr: "NUL bytes in the first 8 bytes: the text is UTF-16 or binary"},
+		{name: "UTF-16 without a mark", content: "x\x001\x00\n\x001\x00", wantErr: "NUL bytes in the first 8 bytes: the text is UTF-16 or binary, not UTF-8 CSV: save it as UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
