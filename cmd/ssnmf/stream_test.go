@@ -126,7 +126,9 @@ func TestStreamInputs(t *testing.T) {
 	mdir := filepath.Join(dir, "model")
 	want := map[string][]byte{}
 	commands := map[string]func(in, out string) []string{
-		"solve":   func(in, out string) []string { return []string{"solve", "-q", "-k", "3", "-seed", "0", "-out", out, in} },
+		"solve": func(in, out string) []string {
+			return []string{"solve", "-q", "-k", "3", "-seed", "0", "-out", out, in}
+		},
 		"graph":   func(in, out string) []string { return []string{"graph", "-q", "-o", out, in} },
 		"predict": func(in, out string) []string { return []string{"predict", "-q", "-model", mdir, "-out", out, in} },
 	}
@@ -228,4 +230,3 @@ func TestStreamAffinity(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %q", code, stderr, wantErr)
 	}
 }
-
