@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
+	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store/input"
 )
 
@@ -228,5 +229,27 @@ func TestStreamAffinity(t *testing.T) {
 	wantErr := "ssnmf: -affinity: " + in + " is a pipe, which can be read only once, front to back, but a tile file is mapped, and an edge list is told from one by its first bytes: write it to a file first and give that file\n"
 	if code == exitOK || stderr != wantErr {
 		t.Errorf("exit %d, stderr %q; want %q", code, stderr, wantErr)
+	}
+}
+
+// TestStreamDump: dump reads its file at offsets, so a pipe is refused
+// with one line. It used to read the magic, open the pipe again and print
+// thousands of lines of sections read from the wrong bytes.
+func TestStreamDump(t *testing.T) {
+	dir := t.TempDir()
+	mdir := filepath.Join(dir, "m")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-model", mdir, filepath.Join("testdata", "small.csv")); code != exitOK {
+		t.Fatalf("solve: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(mdir, model.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, done := feed(t, dir, "pipe", data)
+	code, stdout, stderr := ssnmf(t, "dump", in)
+	done()
+	wantErr := "ssnmf: " + in + " is a pipe, which can be read only once, front to back, but dump reads a file at the offsets its header gives: write it to a file first and give that file\n"
+	if code != exitUsage || stderr != wantErr || stdout != "" {
+		t.Errorf("exit %d, stdout %d bytes, stderr %q; want exit %d, nothing on stdout and %q", code, len(stdout), stderr, exitUsage, wantErr)
 	}
 }
