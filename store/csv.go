@@ -38,8 +38,10 @@ func ReadCSV(path string, opt CSVOptions) (*Table, error) {
 // all numbers, other than the column numbers 0..p-1 or 1..p in order, is
 // taken for a data row of a file without a header and refused. Every later
 // record must have as many fields as the header. Feature cells, trimmed of
-// surrounding white space, must be decimal numbers with finite values
-// (see [NumberSyntax]; inf and nan are read and refused as not finite). Label
+// surrounding white space, must be decimal numbers (digits with an
+// optional sign, point and exponent: 12, -0.5, 1.5e-3; Go's forms such as
+// 1_000 and 0x1p3 are refused) with finite values (inf and nan are read,
+// then refused as not finite). Label
 // cells, likewise trimmed, must not be empty. Labels become class indices:
 // if every label text is an integer the classes are ordered numerically,
 // otherwise lexicographically by text.
@@ -238,7 +240,7 @@ func (p *csvParser) records(b *tableBuilder, label int, features []int) (*Table,
 				case err == nil:
 					what = "is not a finite number"
 				case goNumber(s):
-					what = "is not a decimal number " + NumberSyntax
+					what = "is not a decimal number " + numberSyntax
 				}
 				return nil, p.errorf(line, "column %s: %s %s", Quote(p.header[j]), Quote(s), what)
 			}
@@ -262,9 +264,9 @@ func (p *csvParser) records(b *tableBuilder, label int, features []int) (*Table,
 	return b.finish()
 }
 
-// NumberSyntax says, in a parenthesis, how a number in a CSV cell is
-// written, for the errors and the usage that mention it.
-const NumberSyntax = "(digits with an optional sign, point and exponent, such as 12, -0.5 or 1.5e-3; not Go's forms such as 1_000 or 0x1p3)"
+// numberSyntax says, in a parenthesis, how a number in a CSV cell is
+// written, for the errors that mention it.
+const numberSyntax = "(digits with an optional sign, point and exponent, such as 12, -0.5 or 1.5e-3; not Go's forms such as 1_000 or 0x1p3)"
 
 // parseNumber parses a feature cell: a plain decimal number, with an
 // optional sign, fraction and exponent (12, -0.5, .5, 1.5e-3, 6E23), or

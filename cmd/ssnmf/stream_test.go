@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,8 +54,10 @@ func feed(t *testing.T, dir, kind string, data []byte) (path string, done func()
 		}()
 		return path, func() {
 			// A reader that never opened the FIFO leaves the writer
-			// waiting in its open: open it without blocking to let it go.
+			// waiting in its open: open it without blocking to let it
+			// go, and drain what it writes.
 			if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				io.Copy(io.Discard, r)
 				<-written
 				r.Close()
 			} else {

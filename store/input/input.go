@@ -106,8 +106,11 @@ func RequireFile(path, why string) error {
 
 // regular is RequireFile for a file whose information is at hand.
 func regular(path string, fi os.FileInfo, why string) error {
-	if fi.Mode().IsRegular() {
+	switch {
+	case fi.Mode().IsRegular():
 		return nil
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory, not a file", path)
 	}
 	what := "not a regular file"
 	switch m := fi.Mode(); {
@@ -117,8 +120,6 @@ func regular(path string, fi os.FileInfo, why string) error {
 		what = "a terminal or character device"
 	case m&os.ModeSocket != 0:
 		what = "a socket"
-	case m.IsDir():
-		what = "a directory"
 	}
 	return fmt.Errorf("%s is %s, which can be read only once, front to back, but %s: write it to a file first and give that file", path, what, why)
 }
