@@ -152,25 +152,39 @@ func Open(path, format string, opt store.TableOptions, workdir string) (*store.T
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	opt.MapDir = workdir
-	given := format != Auto
 	if fi.Mode().IsRegular() {
-		if !given {
-			head := make([]byte, headLen)
-			n, err := f.ReadAt(head, 0)
-			if err != nil && err != io.EOF {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			format = sniff(head[:n], path)
-		}
-		switch format {
-		case Parquet:
-			return parquetio.ReadFrom(f, path, opt)
-		case Arrow:
-			return store.ReadArrowFrom(f, path, opt)
-		}
-		t, err := store.ParseCSV(f, path, opt)
-		return csvAdvice(t, err, given)
+		return openFile(f, path, format, opt)
 	}
+	return openStream(f, fi, path, format, opt)
+}
+
+// openFile reads the table in the regular file f, at path, whose format
+// its first bytes give if format is Auto.
+func openFile(f *os.File, path, format string, opt store.TableOptions) (*store.Table, error) {
+	given := format != Auto
+	if !given {
+		head := make([]byte, headLen)
+		n, err := f.ReadAt(head, 0)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		format = sniff(head[:n], path)
+	}
+	switch format {
+	case Parquet:
+		return parquetio.ReadFrom(f, path, opt)
+	case Arrow:
+		return store.ReadArrowFrom(f, path, opt)
+	}
+	t, err := store.ParseCSV(f, path, opt)
+	return csvAdvice(t, err, given)
+}
+
+// openStream reads the table in f, at path, a pipe or another file that
+// cannot seek, front to back through one buffer, whose first bytes give
+// the format if format is Auto.
+func openStream(f *os.File, fi os.FileInfo, path, format string, opt store.TableOptions) (*store.Table, error) {
+	given := format != Auto
 	br := bufio.NewReaderSize(f, 1<<20)
 	if !given {
 		head, err := br.Peek(headLen)
