@@ -179,6 +179,9 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	}
 	var src tile.Source
 	if spec.File != "" {
+		if err := input.RequireFile(spec.File, "a tile file is mapped, and an edge list is told from one by its first bytes"); err != nil {
+			return nil, err
+		}
 		f, err := tilefile.Open(spec.File, spec.Workers)
 		if err != nil {
 			return b.openEdges(ctx, tab, spec, err)

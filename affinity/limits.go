@@ -37,9 +37,9 @@ func checkRaw(tab *store.Table, name string) error {
 			if math.Abs(v) > limit {
 				col := fmt.Sprint(q)
 				if q < len(tab.Names) {
-					col = tab.Names[q]
+					col = store.Quote(tab.Names[q])
 				}
-				return rangeErrorf("%s: row %d, column %q: %g with -standardize=false: squared distances of %d features overflow above |x| = %.3g; keep -standardize, or rescale the column",
+				return rangeErrorf("%s: row %d, column %s: %g with -standardize=false: squared distances of %d features overflow above |x| = %.3g; keep -standardize, or rescale the column",
 					name, i+1, col, v, tab.P, limit)
 			}
 		}

@@ -69,7 +69,7 @@ func FromEdges(ctx context.Context, name string, tab *store.Table, opt EdgeOptio
 		case ColSrc, ColDst, ColWeight:
 			cols[s] = c
 		default:
-			return nil, fmt.Errorf("%s: column %q of an edge list: want %s, %s and, optionally, %s", name, s, ColSrc, ColDst, ColWeight)
+			return nil, fmt.Errorf("%s: column %s of an edge list: want %s, %s and, optionally, %s", name, store.Quote(s), ColSrc, ColDst, ColWeight)
 		}
 	}
 	if _, ok := cols[ColSrc]; !ok || tab.Labels != nil {

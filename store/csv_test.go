@@ -124,8 +124,28 @@ func TestParseCSV(t *testing.T) {
 		},
 		{
 			name:    "no label column",
-			content: "x,y\n 1 , -2.5e3 \n0x1p-2,1_0\n",
+			content: "x,y\n 1 , -2.5e3 \n.25,+10.\n",
 			want:    &Table{Features: []float64{1, -2500, 0.25, 10}, N: 2, P: 2, Names: []string{"x", "y"}},
+		},
+		{
+			name:    "CR line ends",
+			content: "a,b\r1,2\r3,4\r",
+			want:    &Table{Features: []float64{1, 2, 3, 4}, N: 2, P: 2, Names: []string{"a", "b"}},
+		},
+		{
+			name:    "CR line ends, no final line end",
+			content: "a,label\r1,x\r3,y",
+			want:    &Table{Features: []float64{1, 3}, N: 2, P: 1, Names: []string{"a"}, Labels: []int{0, 1}, Classes: []string{"x", "y"}, LabelName: "label"},
+		},
+		{
+			name:    "column numbers as names",
+			content: "0,1\n5,6\n",
+			want:    &Table{Features: []float64{5, 6}, N: 1, P: 2, Names: []string{"0", "1"}},
+		},
+		{
+			name:    "column numbers from 1, and a label",
+			content: "1,2,label\n5,6,a\n",
+			want:    &Table{Features: []float64{5, 6}, N: 1, P: 2, Names: []string{"1", "2"}, Labels: []int{0}, Classes: []string{"a"}, LabelName: "label"},
 		},
 		{
 			name:    "quoted fields and no final newline",
@@ -177,6 +197,16 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "empty feature", content: "a,b\n1,\n", wantErr: `"" is not a number`, line: 2, column: "b"},
 		{name: "NaN", file: "nan.csv", wantErr: `"NaN" is not a finite number`, line: 3, column: "b"},
 		{name: "Inf", file: "inf.csv", wantErr: `"-Inf" is not a finite number`, line: 3, column: "a"},
+		{name: "CR line ends: the line of a bad cell", content: "a,b\r1,2\r3,x\r", wantErr: `"x" is not a number`, line: 3, column: "b"},
+		{name: "CR line ends, header only", content: "a,b\r", wantErr: "no data rows after the header"},
+		{name: "Go digit separator", content: "a,b\n1,2\n3,1_000\n", wantErr: `"1_000" is not a decimal number (digits with an optional sign, point and exponent`, line: 3, column: "b"},
+		{name: "Go hexadecimal float", content: "a,b\n0x1p3,2\n", wantErr: `"0x1p3" is not a decimal number`, line: 2, column: "a"},
+		{name: "hexadecimal integer", content: "a,b\n1,0x10\n", wantErr: `"0x10" is not a decimal number`, line: 2, column: "b"},
+		{name: "exponent without digits", content: "a,b\n1,2e\n", wantErr: `"2e" is not a number`, line: 2, column: "b"},
+		{name: "lone point", content: "a,b\n1,.\n", wantErr: `"." is not a number`, line: 2, column: "b"},
+		{name: "Infinity", content: "a,b\n1,+Infinity\n", wantErr: `"+Infinity" is not a finite number`, line: 2, column: "b"},
+		{name: "no header", content: "3.5,-1,2\n4,5,6\n", wantErr: `input.csv:1: the first line holds numbers, not column names ("3.5", "-1", "2"): the file seems to have no header; add a first line of column names`, line: 1},
+		{name: "no header, integers", content: "3,1,2\n4,5,6\n", wantErr: "the file seems to have no header", line: 1},
 		{name: "out of range", file: "range.csv", wantErr: `"1e400" is out of range`, line: 2, column: "b"},
 		{name: "line after multi-line record", file: "quoted.csv", opt: CSVOptions{Features: []string{"f1"}}, wantErr: `"abc" is not a number`, line: 4, column: "f1"},
 		{name: "empty label", file: "empty_label.csv", wantErr: "empty label", line: 3, column: "label"},
@@ -196,7 +226,7 @@ func TestParseCSVErrors(t *testing.T) {
 		{name: "gzip checksum", file: "badcrc.csv.gz", wantErr: "corrupt gzip stream: gzip: invalid checksum", is: gzip.ErrChecksum},
 		{name: "gzip bad header", content: "\x1f\x8b\x00garbage", wantErr: "corrupt gzip stream"},
 		{name: "UTF-16 LE", content: "\xff\xfex\x001\x00\n\x001\x00", wantErr: "the text is UTF-16 (byte order mark FF FE): save it as UTF-8"},
-		{name: "UTF-16 without a mark", content: "x\x001\x00\n\x001\x00", wantErr: "NUL bytes in the first 8 bytes: the text is UTF-16 or binary"},
+		{name: "UTF-16 without a mark", content: "x\x001\x00\n\x001\x00", wantErr: "NUL bytes in the first 8 bytes: the text is UTF-16 or binary, not UTF-8 CSV: save it as UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

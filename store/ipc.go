@@ -40,28 +40,60 @@ type RecordBatches interface {
 	Err() error
 }
 
-// ReadArrow reads a table from the Arrow IPC file or stream at path, told
-// apart by the file's leading bytes, as [ReadArrowFile] or
-// [ReadArrowStream] does. Errors name the file by path.
+// ReadArrow reads a table from the Arrow IPC file or stream at path, as
+// [ReadArrowFrom] does. Errors name the file by path.
 func ReadArrow(path string, opt TableOptions) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading Arrow: %w", err)
 	}
 	defer f.Close()
-	magic := make([]byte, len(arrowFileMagic))
-	n, err := io.ReadFull(f, magic)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	return ReadArrowFrom(f, path, opt)
+}
+
+// ReadArrowFrom reads a table from the Arrow IPC file or stream in f, at
+// its start, told apart by its leading bytes, named name in errors. A
+// regular file is read as [ReadArrowFile] or [ReadArrowStream] reads it;
+// anything else (a pipe, a FIFO), which cannot seek, as
+// [ReadArrowSequential] does.
+func ReadArrowFrom(f *os.File, name string, opt TableOptions) (*Table, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if !fi.Mode().IsRegular() {
+		return ReadArrowSequential(bufio.NewReaderSize(f, 1<<20), name, opt)
+	}
+	magic := make([]byte, len(arrowFileMagic))
+	n, err := f.ReadAt(magic, 0)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if n == len(magic) && string(magic) == arrowFileMagic {
-		return ReadArrowFile(f, path, opt)
+		return ReadArrowFile(f, name, opt)
 	}
-	return ReadArrowStream(bufio.NewReaderSize(f, 1<<20), path, opt)
+	return ReadArrowStream(bufio.NewReaderSize(f, 1<<20), name, opt)
 }
+
+// ReadArrowSequential reads a table from an Arrow IPC stream, or from an
+// Arrow IPC file read front to back, from r, which need not seek (a pipe),
+// named name in errors. An IPC file is its magic and padding (8 bytes),
+// the stream of its schema and record batches, then a footer that indexes
+// them: the stream is read, and the footer, which repeats what the stream
+// said, is not. Record batches are read one at a time, each at most
+// StreamBatchLimit bytes.
+func ReadArrowSequential(r *bufio.Reader, name string, opt TableOptions) (*Table, error) {
+	if magic, _ := r.Peek(arrowFilePreamble); len(magic) == arrowFilePreamble && string(magic[:len(arrowFileMagic)]) == arrowFileMagic {
+		if _, err := r.Discard(arrowFilePreamble); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return readArrowStream(r, name, opt, StreamBatchLimit)
+}
+
+// arrowFilePreamble is the length of an Arrow IPC file's magic padded to 8
+// bytes, after which its stream begins.
+const arrowFilePreamble = 8
 
 // ReadArrowFile reads a table from an Arrow IPC file (the random-access
 // format, magic "ARROW1"), one record batch at a time, named name in
@@ -182,14 +214,14 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 	for i, j := range features {
 		names[i] = columns[j]
 		if !isNumeric(fields[j].Type) {
-			return nil, fmt.Errorf("%s: column %q: type %s is not numeric; %s", name, columns[j], fields[j].Type, opt.Hint())
+			return nil, fmt.Errorf("%s: column %s: type %s is not numeric; %s", name, Quote(columns[j]), fields[j].Type, opt.Hint())
 		}
 	}
 	labelName := ""
 	if label >= 0 {
 		labelName = columns[label]
 		if !isLabelType(fields[label].Type) {
-			return nil, fmt.Errorf("%s: label column %q: type %s is not supported; want integers, floats or strings", name, labelName, fields[label].Type)
+			return nil, fmt.Errorf("%s: label column %s: type %s is not supported; want integers, floats or strings", name, Quote(labelName), fields[label].Type)
 		}
 	}
 	b, err = newTableBuilder(names, labelName, opt)
@@ -214,7 +246,7 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 		for i, j := range features {
 			cols[i] = asNumeric(rec.Column(j))
 			if l := cols[i].len(); l != m {
-				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, columns[j], l, m, b.t.N)
+				return nil, fmt.Errorf("%s: column %s has %d values in a batch of %d rows at row index %d", name, Quote(columns[j]), l, m, b.t.N)
 			}
 		}
 		if cap(buf) < m*p {
@@ -223,20 +255,20 @@ func ReadRecords(src RecordBatches, name string, opt TableOptions) (t *Table, er
 		buf = buf[:m*p]
 		for i, col := range cols {
 			if r, what := col.fill(buf, i, p); r >= 0 {
-				return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, names[i], what)
+				return nil, fmt.Errorf("%s: row index %d: column %s: %s", name, b.t.N+r, Quote(names[i]), what)
 			}
 		}
 		if label >= 0 {
 			col := rec.Column(label)
 			if col.Len() != m {
-				return nil, fmt.Errorf("%s: column %q has %d values in a batch of %d rows at row index %d", name, labelName, col.Len(), m, b.t.N)
+				return nil, fmt.Errorf("%s: column %s has %d values in a batch of %d rows at row index %d", name, Quote(labelName), col.Len(), m, b.t.N)
 			}
 			labelOf := labelTexts(col)
 			for r := range m {
 				var what string
 				text, what = labelOf(text, r)
 				if what != "" {
-					return nil, fmt.Errorf("%s: row index %d: column %q: %s", name, b.t.N+r, labelName, what)
+					return nil, fmt.Errorf("%s: row index %d: column %s: %s", name, b.t.N+r, Quote(labelName), what)
 				}
 				b.addLabelBytes(text)
 			}

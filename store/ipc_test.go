@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -380,4 +382,27 @@ func BenchmarkReadArrow(b *testing.B) {
 		tab.Close()
 	}
 	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// TestReadArrowSequential reads an IPC file and an IPC stream front to
+// back, as from a pipe, without seeking: both give the table of
+// good.csv. A reader that can only read, iotest.OneByteReader, stands for
+// the pipe.
+func TestReadArrowSequential(t *testing.T) {
+	ra := arrowtest.Record(t, arrowtest.Rows(goodColumns(), 0, 4)...)
+	rb := arrowtest.Record(t, arrowtest.Rows(goodColumns(), 4, 6)...)
+	defer ra.Release()
+	defer rb.Release()
+	for _, stream := range []bool{false, true} {
+		data := arrowBytes(t, stream, ra, rb)
+		got, err := ReadArrowSequential(bufio.NewReader(iotest.OneByteReader(bytes.NewReader(data))), "pipe", TableOptions{})
+		if err != nil {
+			t.Fatalf("stream %v: %v", stream, err)
+		}
+		sameTable(t, got, goodTable)
+	}
+	_, err := ReadArrowSequential(bufio.NewReader(strings.NewReader("ARROW1\x00\x00garbage")), "pipe", TableOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), "pipe: ") {
+		t.Errorf("a damaged file read as a stream: error %v, want one naming the input", err)
+	}
 }

@@ -96,22 +96,13 @@ func SelectColumns(name string, columns []string, opt TableOptions) (label int, 
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	available := func() string {
-		var b strings.Builder
-		for j, s := range columns {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(s))
-		}
-		return b.String()
-	}
+	available := func() string { return quoteList(columns) }
 
 	label = -1
 	if opt.Label != "" {
 		j, ok := index[opt.Label]
 		if !ok {
-			return 0, nil, fmt.Errorf("%s: unknown label column %q; available columns: %s", name, opt.Label, available())
+			return 0, nil, fmt.Errorf("%s: unknown label column %s; available columns: %s", name, Quote(opt.Label), available())
 		}
 		label = j
 	} else if j, ok := index[defaultLabel]; ok {
@@ -130,11 +121,11 @@ func SelectColumns(name string, columns []string, opt TableOptions) (label int, 
 			j, ok := index[s]
 			switch {
 			case !ok:
-				return 0, nil, fmt.Errorf("%s: unknown feature column %q; available columns: %s", name, s, available())
+				return 0, nil, fmt.Errorf("%s: unknown feature column %s; available columns: %s", name, Quote(s), available())
 			case j == label:
-				return 0, nil, fmt.Errorf("%s: column %q is the label column and cannot also be a feature", name, s)
+				return 0, nil, fmt.Errorf("%s: column %s is the label column and cannot also be a feature", name, Quote(s))
 			case seen[j]:
-				return 0, nil, fmt.Errorf("%s: feature column %q is listed twice", name, s)
+				return 0, nil, fmt.Errorf("%s: feature column %s is listed twice", name, Quote(s))
 			}
 			seen[j] = true
 			features = append(features, j)
@@ -155,7 +146,7 @@ func columnIndex(columns []string) (map[string]int, error) {
 			return nil, fmt.Errorf("column %d has an empty name", j+1)
 		}
 		if k, dup := index[s]; dup {
-			return nil, fmt.Errorf("duplicate column name %q (columns %d and %d)", s, k+1, j+1)
+			return nil, fmt.Errorf("duplicate column name %s (columns %d and %d)", Quote(s), k+1, j+1)
 		}
 		index[s] = j
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/tilefile"
 )
 
@@ -34,6 +35,9 @@ func dump(ctx context.Context, args []string, stdout io.Writer) error {
 	name := pos[0]
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
 		return model.Dump(stdout, filepath.Join(name, model.FileName), *rows)
+	} else if err == nil && !st.Mode().IsRegular() {
+		// Its magic would be read, and the file opened again past it.
+		return usageError{input.RequireFile(name, "dump reads a file at the offsets its header gives")}
 	}
 	head := make([]byte, 8)
 	f, err := os.Open(name)

@@ -107,9 +107,9 @@ func read(rdr *file.Reader, name string, opt store.TableOptions) (t *store.Table
 		sf := fr.Manifest.Fields[j]
 		switch {
 		case !sf.IsLeaf() && j == label:
-			return fmt.Errorf("%s: label column %q: type %s is not supported; want integers, floats or strings", name, columns[j], fields[j].Type)
+			return fmt.Errorf("%s: label column %s: type %s is not supported; want integers, floats or strings", name, store.Quote(columns[j]), fields[j].Type)
 		case !sf.IsLeaf():
-			return fmt.Errorf("%s: column %q: type %s is not numeric; %s", name, columns[j], fields[j].Type, opt.Hint())
+			return fmt.Errorf("%s: column %s: type %s is not numeric; %s", name, store.Quote(columns[j]), fields[j].Type, opt.Hint())
 		}
 		leaves = append(leaves, sf.ColIndex)
 		return nil
