@@ -43,6 +43,10 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	given := givenFlags(c.flags)
+	if slices.Contains(given, "starts") && slices.Contains(given, "restarts") {
+		// A checkpoint's settings hold both, with one value.
+		return usagef("-starts and -restarts (its former name) are both given, and only one can count: give -starts alone")
+	}
 	if checkOnly(ctx) {
 		if c.resume != "" { // the flags are checked against the resumed run
 			return nil

@@ -161,3 +161,15 @@ func TestScaleFlagRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// -starts and its former name -restarts given together are refused,
+// naming both, in either order (the last one given used to win silently).
+func TestStartsAndRestarts(t *testing.T) {
+	for _, args := range [][]string{{"-starts", "2", "-restarts", "3"}, {"-restarts", "3", "-starts", "2"}} {
+		code, _, stderr := ssnmf(t, append(append([]string{"solve", "-q", "-k", "3"}, args...), "testdata/small.csv")...)
+		const want = "ssnmf: -starts and -restarts (its former name) are both given, and only one can count: give -starts alone\n"
+		if code != exitUsage || stderr != want {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, code, stderr, exitUsage, want)
+		}
+	}
+}
