@@ -169,7 +169,7 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 // graphFlags defines the flags of the kNN graph, which solve and graph
 // share, each usage starting with prefix; checkGraph resolves them.
 func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix string) (weights *string) {
-	fs.IntVar(&kc.neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
+	fs.IntVar(&kc.neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included (at least 2)")
 	fs.Var(&kc.knn, marks.needs("knn", needKNN), prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
 	fs.Float64Var(&kc.knnRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
 	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
@@ -181,8 +181,9 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 // checkGraph checks -neighbors and the search's flags, and parses -weights.
 func (kc *kernelConfig) checkGraph(weights string) error {
 	switch {
-	case kc.neighbors < 1:
-		return usagef("-neighbors must be >= 1, have %d", kc.neighbors)
+	case kc.neighbors < 2:
+		// A row's own self-loop is not a neighbour.
+		return usagef("-neighbors must be >= 2, have %d: the neighbours of a row include the row itself, so fewer than 2 leave it no other", kc.neighbors)
 	case !(kc.knnRecall > 0 && kc.knnRecall <= 1):
 		return usagef("-knn-recall must be in (0, 1], have %v", kc.knnRecall)
 	case kc.knnProbes < 1:
