@@ -329,7 +329,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	kernelFlagVar(fs, &c.kernel, m)
-	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
+	fs.IntVar(&c.k, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
 	c.scale = scaleFlag{sizes: true, auto: true, times: defaultScaleTimes}

@@ -134,8 +134,8 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if c.starts == 0 {
 		c.starts = startsFor(info, prob)
 	}
-	if k > n {
-		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
+	if err := c.checkClusters(n, slices.Contains(given, "k")); err != nil {
+		return err
 	}
 	if saved != nil {
 		if err := saved.matches(prob); err != nil {
@@ -240,6 +240,30 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
 		rep.sum.table(stdout)
+	}
+	return nil
+}
+
+// checkClusters refuses k >= n, where a clustering of the n rows is
+// pointless (at k = n each row is a cluster of its own), and warns above
+// n/2, where at least 2k - n clusters must hold a single row and an
+// iteration's k×k products with WᵀW (but k-means'), about n·k²
+// multiply-adds, cost far more than its pass over P. given says whether -k was given, or is the
+// number of classes of the label column.
+func (c *config) checkClusters(n int, given bool) error {
+	k, of := c.k, "-k"
+	if !given {
+		of = "k, the number of classes of the label column,"
+	}
+	if k >= n {
+		return usagef("%s is %d, not below the %d rows of %s: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k %d or less", of, k, n, c.inputName(), n-1)
+	}
+	if 2*k > n {
+		cost := ""
+		if c.method != "kmeans" {
+			cost = fmt.Sprintf(", and an iteration costs about n·k² = %.2g multiply-adds (the run may be long)", float64(n)*float64(k)*float64(k))
+		}
+		c.log(fmt.Sprintf("%s is %d, more than half the %d rows: at least %d clusters hold a single row%s", of, k, n, 2*k-n, cost))
 	}
 	return nil
 }

@@ -173,3 +173,39 @@ func TestStartsAndRestarts(t *testing.T) {
 		}
 	}
 }
+
+// k must be below the number of rows, whether given by -k or by the
+// classes of the label column (k = n ran for an hour at n = 1,000, for
+// each row a cluster of its own), and above half the rows a warning says
+// that clusters of a single row are forced.
+func TestClustersAndRows(t *testing.T) {
+	dir := t.TempDir()
+	distinct := filepath.Join(dir, "distinct.csv") // 4 rows, 4 classes
+	if err := os.WriteFile(distinct, []byte("x,label\n0,a\n1,b\n2,c\n3,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const small = "testdata/small.csv" // 12 rows
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // the whole of stderr
+	}{
+		{"k = n", []string{"-k", "12", small}, exitUsage,
+			"ssnmf: -k is 12, not below the 12 rows of testdata/small.csv: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k 11 or less\n"},
+		{"k > n", []string{"-k", "13", small}, exitUsage, "ssnmf: -k is 13, not below the 12 rows of testdata/small.csv"},
+		{"a class a row", []string{distinct}, exitUsage, "ssnmf: k, the number of classes of the label column, is 4, not below the 4 rows of " + distinct},
+		{"k > n/2", []string{"-k", "7", small}, exitOK,
+			"ssnmf: -k is 7, more than half the 12 rows: at least 2 clusters hold a single row, and an iteration costs about n·k² = 5.9e+02 multiply-adds (the run may be long)\n"},
+		{"k > n/2, k-means", []string{"-method", "kmeans", "-k", "7", small}, exitOK,
+			"ssnmf: -k is 7, more than half the 12 rows: at least 2 clusters hold a single row\n"},
+		{"k = n/2", []string{"-k", "6", small}, exitOK, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-max-iter", "2"}, tc.args...)...)
+			if code != tc.code || !strings.HasPrefix(stderr, tc.want) || tc.code == exitOK && stderr != tc.want {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
