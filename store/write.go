@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -75,6 +76,15 @@ func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// WrittenInPlace reports whether path is an output that CreateAtomicFS
+// writes in place: it exists and is neither a regular file nor a
+// directory (a device such as /dev/null or a terminal, a named pipe). The
+// name of such an output need not name its format by an extension.
+func WrittenInPlace(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir() && !fi.Mode().IsRegular()
 }
 
 // openDirect opens path to be written in place.

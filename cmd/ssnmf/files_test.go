@@ -162,3 +162,51 @@ func TestOutputToPipe(t *testing.T) {
 		t.Errorf("%s holds %d entries, want the pipe and the link", dir, len(entries))
 	}
 }
+
+// Every output flag writes to /dev/null, as the guide says an output that
+// is not a regular file is written in place: -out, -o and plot's -o were
+// refused for its lack of an extension ("unknown extension"). /dev/null
+// stays the device.
+func TestOutputsToDevNull(t *testing.T) {
+	dir := t.TempDir()
+	const data = "testdata/small.csv"
+	model, tr := filepath.Join(dir, "m"), filepath.Join(dir, "t.csv")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-model", model, "-trace", tr, data); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"solve", "-q", "-k", "3", "-out", os.DevNull, data},
+		{"solve", "-q", "-k", "3", "-summary", os.DevNull, "-trace", os.DevNull, data},
+		{"predict", "-q", "-model", model, "-out", os.DevNull, data},
+		{"graph", "-q", "-neighbors", "4", "-o", os.DevNull, data},
+		{"tiles", "-q", "-o", os.DevNull, data},
+		{"gen", "-q", "-n", "10", "-o", os.DevNull},
+		{"plot", "-o", os.DevNull, tr},
+	} {
+		if code, _, stderr := ssnmf(t, args...); code != exitOK {
+			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("after %s, %s is no longer a character device (%v)", strings.Join(args, " "), os.DevNull, err)
+		}
+	}
+}
+
+// A named pipe whose name has no extension gets the memberships as CSV.
+func TestOutputToPipeWithoutExtension(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-out", fifo, "testdata/small.csv"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b := <-got; !bytes.HasPrefix(b, []byte("id,w1,w2,w3,cluster,confidence\n0,")) {
+		t.Errorf("the pipe's reader got %q, want the memberships as CSV", b)
+	}
+}

@@ -71,7 +71,8 @@ func parseGen(args []string, stdout io.Writer) (*genConfig, error) {
 }
 
 // genFormat returns the output format of gen by the file's extension:
-// "parquet", "arrow", "csv", "csv.gz", or "" if unknown.
+// "parquet", "arrow", "csv", "csv.gz", or "" if unknown; "csv" for an
+// output written in place whose name has none of them.
 func genFormat(path string) string {
 	lower := strings.ToLower(path)
 	if strings.HasSuffix(lower, ".csv.gz") {
@@ -83,6 +84,9 @@ func genFormat(path string) string {
 	case ".arrow":
 		return "arrow"
 	case ".csv":
+		return "csv"
+	}
+	if store.WrittenInPlace(path) { // /dev/null, a terminal, a named pipe
 		return "csv"
 	}
 	return ""

@@ -334,8 +334,10 @@ func (o *outputs) abort() {
 	}
 }
 
-// outFormat returns the format of a membership file by its extension:
-// "csv", "arrow", "parquet", or "" if unknown.
+// outFormat returns the format of a membership file or an edge list by
+// its extension: "csv", "arrow", "parquet", or "" if unknown; "csv" for an
+// output written in place (/dev/null, a terminal, a named pipe) whose name
+// has none of them.
 func outFormat(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
@@ -344,6 +346,9 @@ func outFormat(path string) string {
 		return input.Arrow
 	case ".parquet":
 		return input.Parquet
+	}
+	if store.WrittenInPlace(path) {
+		return input.CSV
 	}
 	return ""
 }
