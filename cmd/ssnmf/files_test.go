@@ -5,11 +5,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // copyFile copies the file src to dst.
@@ -208,5 +211,63 @@ func TestOutputToPipeWithoutExtension(t *testing.T) {
 	}
 	if b := <-got; !bytes.HasPrefix(b, []byte("id,w1,w2,w3,cluster,confidence\n0,")) {
 		t.Errorf("the pipe's reader got %q, want the memberships as CSV", b)
+	}
+}
+
+// A second signal aborts a run blocked on an output that is a named pipe
+// without a reader: the run ends with exit 1, says so, and removes its
+// temporary work directory. It used to wait for ever, which only SIGKILL
+// ended, leaving the directory behind.
+func TestSecondSignalAbortsPipeOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ssnmf as a child process")
+	}
+	dir := t.TempDir()
+	fifo, tmp := filepath.Join(dir, "pipe.csv"), filepath.Join(dir, "tmp")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := command("solve", "-q", "-k", "3", "-out", fifo, "testdata/small.csv")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the work directory is made before the outputs are opened
+		if es, _ := os.ReadDir(tmp); len(es) > 0 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			cmd.Process.Kill()
+			t.Fatalf("no work directory in %s after 10 s: %s", tmp, stderr.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+			t.Fatalf("exit %v, want %d: %s", err, exitFailure, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running 10 s after the second signal: %s", stderr.String())
+	}
+	const want = "-out: writing " // then the pipe, and the open abandoned
+	if msg := stderr.String(); !strings.Contains(msg, want) || !strings.HasSuffix(msg, "gave up waiting for a reader of the named pipe: aborted by a second signal\n") {
+		t.Errorf("stderr %q, want the abandoned open of -out", msg)
+	}
+	if es, _ := os.ReadDir(tmp); len(es) != 0 {
+		t.Errorf("the aborted run left %s in %s", es[0].Name(), tmp)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/parquetio"
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 // genBatchRows is the number of rows gen generates and writes at a time;
@@ -98,9 +99,9 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || checkOnly(ctx) {
 		return err
 	}
-	out, err := store.CreateAtomic(c.out)
+	out, err := createOutput(ctx, vfs.OS{}, "-o", c.out, stdout)
 	if err != nil {
-		return usagef("-o: %v", err)
+		return err
 	}
 	defer out.Abort()
 	w, err := newBatchWriter(out, genFormat(c.out), c.p)

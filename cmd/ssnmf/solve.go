@@ -157,9 +157,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
-	outs, err := c.createOutputs(stdout)
+	outs, err := c.createOutputs(ctx, stdout)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer outs.abort()
 	var traceOut io.Writer // the trace is kept for checkpoints even without -trace
@@ -274,7 +274,7 @@ type outputs struct {
 }
 
 // createOutputs starts writing the outputs; "-" is stdout.
-func (c *config) createOutputs(stdout io.Writer) (*outputs, error) {
+func (c *config) createOutputs(ctx context.Context, stdout io.Writer) (*outputs, error) {
 	o := &outputs{}
 	for _, f := range []struct {
 		flag, path string
@@ -283,7 +283,7 @@ func (c *config) createOutputs(stdout io.Writer) (*outputs, error) {
 		if f.path == "" {
 			continue
 		}
-		a, err := createOutput(c.fs(), f.flag, f.path, stdout)
+		a, err := createOutput(ctx, c.fs(), f.flag, f.path, stdout)
 		if err != nil {
 			o.abort()
 			return nil, err
