@@ -251,19 +251,20 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 // multiply-adds, cost far more than its pass over P. given says whether -k was given, or is the
 // number of classes of the label column.
 func (c *config) checkClusters(n int, given bool) error {
-	k, of := c.k, "-k"
+	k := c.k
+	of := fmt.Sprintf("-k %d", k)
 	if !given {
-		of = "k, the number of classes of the label column,"
+		of = fmt.Sprintf("k = %d, the number of classes of the label column,", k)
 	}
 	if k >= n {
-		return usagef("%s is %d, not below the %d rows of %s: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k %d or less", of, k, n, c.inputName(), n-1)
+		return usagef("%s is not below the %d rows of %s: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k %d or less", of, n, c.inputName(), n-1)
 	}
 	if 2*k > n {
 		cost := ""
 		if c.method != "kmeans" {
 			cost = fmt.Sprintf(", and an iteration costs about n·k² = %.2g multiply-adds (the run may be long)", float64(n)*float64(k)*float64(k))
 		}
-		c.log(fmt.Sprintf("%s is %d, more than half the %d rows: at least %d clusters hold a single row%s", of, k, n, 2*k-n, cost))
+		c.log(fmt.Sprintf("%s is more than half the %d rows: at least %d clusters hold a single row%s", of, n, 2*k-n, cost))
 	}
 	return nil
 }

@@ -192,13 +192,13 @@ func TestClustersAndRows(t *testing.T) {
 		want string // the whole of stderr
 	}{
 		{"k = n", []string{"-k", "12", small}, exitUsage,
-			"ssnmf: -k is 12, not below the 12 rows of testdata/small.csv: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k 11 or less\n"},
-		{"k > n", []string{"-k", "13", small}, exitUsage, "ssnmf: -k is 13, not below the 12 rows of testdata/small.csv"},
-		{"a class a row", []string{distinct}, exitUsage, "ssnmf: k, the number of classes of the label column, is 4, not below the 4 rows of " + distinct},
+			"ssnmf: -k 12 is not below the 12 rows of testdata/small.csv: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k 11 or less\n"},
+		{"k > n", []string{"-k", "13", small}, exitUsage, "ssnmf: -k 13 is not below the 12 rows of testdata/small.csv"},
+		{"a class a row", []string{distinct}, exitUsage, "ssnmf: k = 4, the number of classes of the label column, is not below the 4 rows of " + distinct},
 		{"k > n/2", []string{"-k", "7", small}, exitOK,
-			"ssnmf: -k is 7, more than half the 12 rows: at least 2 clusters hold a single row, and an iteration costs about n·k² = 5.9e+02 multiply-adds (the run may be long)\n"},
+			"ssnmf: -k 7 is more than half the 12 rows: at least 2 clusters hold a single row, and an iteration costs about n·k² = 5.9e+02 multiply-adds (the run may be long)\n"},
 		{"k > n/2, k-means", []string{"-method", "kmeans", "-k", "7", small}, exitOK,
-			"ssnmf: -k is 7, more than half the 12 rows: at least 2 clusters hold a single row\n"},
+			"ssnmf: -k 7 is more than half the 12 rows: at least 2 clusters hold a single row\n"},
 		{"k = n/2", []string{"-k", "6", small}, exitOK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
