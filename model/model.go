@@ -30,7 +30,7 @@ func Open(dir string) (*Model, error) {
 	}
 	// Checked before the open, which would wait for a writer of a named pipe.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("model %s: is a %s, not a model file (a model directory holds its model in the file %s)", path, fileKind(st.Mode()), FileName)
+		return nil, fmt.Errorf("model %s: is a %s, not a model file", path, fileKind(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
