@@ -63,12 +63,16 @@ func TraceSeries(t *trace.Trace, x, y string) (Series, error) {
 }
 
 // Format returns the image format of a file by its extension, "png" or
-// "svg", or an error naming the path.
+// "svg", or an error naming the path; "svg", which is text, for an output
+// written in place (store.WrittenInPlace) whose name has neither.
 func Format(path string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
 		return "png", nil
 	case ".svg":
+		return "svg", nil
+	}
+	if store.WrittenInPlace(path) { // /dev/null, a terminal, a named pipe
 		return "svg", nil
 	}
 	return "", fmt.Errorf("%s: unknown image format, want .png or .svg", path)

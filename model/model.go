@@ -28,6 +28,10 @@ func Open(dir string) (*Model, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		path = dir // the model file itself
 	}
+	// Checked before the open, which would wait for a writer of a named pipe.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("model %s: is a %s, not a model file", path, fileKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -50,6 +54,19 @@ func Open(dir string) (*Model, error) {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	return &Model{meta: *meta, a: *a, path: path, data: data}, nil
+}
+
+// fileKind names the kind of a file that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // Close unmaps the model; it must not be used after.

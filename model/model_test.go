@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -327,6 +328,34 @@ func BenchmarkPredict(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// TestOpenNotAFile checks that a model directory whose model.ssnmf is not
+// a regular file is refused, naming the path and what it is (a directory
+// was "mmap: no such device").
+func TestOpenNotAFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		make       func(path string) error
+	}{
+		{"directory", "is a directory, not a model file", func(p string) error { return os.Mkdir(p, 0o755) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			if err := tc.make(path); err != nil {
+				t.Skip(err)
+			}
+			m, err := Open(dir)
+			if err == nil {
+				m.Close()
+				t.Fatal("Open accepted it")
+			}
+			if want := "model " + path + ": " + tc.want; !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("error %q, want it to begin with %q", err, want)
+			}
 		})
 	}
 }

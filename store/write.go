@@ -2,11 +2,14 @@ package store
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/ssnmf/ssnmf/store/vfs"
 )
@@ -30,6 +33,7 @@ type AtomicFile struct {
 	bw     *bufio.Writer
 	direct bool // written in place, not renamed
 	done   bool
+	stop   func() bool // ends the watch of the context of a direct file
 }
 
 // CreateAtomic starts writing the file at path. It fails at once if the
@@ -40,28 +44,38 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	return CreateAtomicFS(vfs.OS{}, path)
 }
 
-// CreateAtomicFS is CreateAtomic on the file system fsys: the temporary
-// file, the rename and the syncs of the AtomicFile all go through fsys.
+// CreateAtomicFS is CreateAtomicContext without a context: an output
+// written in place waits for its reader as long as it takes.
+func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
+	return CreateAtomicContext(context.Background(), fsys, path)
+}
+
+// CreateAtomicContext is CreateAtomic on the file system fsys: the
+// temporary file, the rename and the syncs of the AtomicFile all go
+// through fsys.
 //
 // If path is a symbolic link to a regular file, the file it points to is
 // replaced (the temporary file is made beside it), and the link is kept. If
 // path exists and is not a regular file, or is a link whose target has no
 // path (a /proc link to a deleted file), it is opened for writing
 // (fsys.OpenWrite; a named pipe waits for its reader) and written directly.
-func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
+// Such a wait ends when ctx is done: the open's, and a write's to a named
+// pipe or a terminal whose reader does not read, which then fails with
+// context.Cause(ctx).
+func CreateAtomicContext(ctx context.Context, fsys vfs.FS, path string) (*AtomicFile, error) {
 	fi, err := fsys.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
 		return nil, fmt.Errorf("writing %s: is a directory", path)
 	case err == nil && !fi.Mode().IsRegular():
-		return openDirect(fsys, path)
+		return openDirect(ctx, fsys, path)
 	}
 	target := path
 	if err == nil {
 		// A link through /proc to a deleted file (/dev/stdout, say) has no
 		// path to rename to: the file is written in place.
 		if target, err = filepath.EvalSymlinks(path); err != nil {
-			return openDirect(fsys, path)
+			return openDirect(ctx, fsys, path)
 		}
 	}
 	dir := filepath.Dir(target)
@@ -77,13 +91,46 @@ func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
-// openDirect opens path to be written in place.
-func openDirect(fsys vfs.FS, path string) (*AtomicFile, error) {
-	f, err := fsys.OpenWrite(path)
+// WrittenInPlace reports whether path is an output that CreateAtomicFS
+// writes in place: it exists and is neither a regular file nor a
+// directory (a device such as /dev/null or a terminal, a named pipe). The
+// name of such an output need not name its format by an extension.
+func WrittenInPlace(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir() && !fi.Mode().IsRegular()
+}
+
+// openDirect opens path to be written in place. Once ctx is done, a write
+// waiting for the reader of a file that has write deadlines (a named pipe
+// or a terminal, through the runtime's poller) ends at once.
+func openDirect(ctx context.Context, fsys vfs.FS, path string) (*AtomicFile, error) {
+	f, err := fsys.OpenWrite(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return &AtomicFile{fs: fsys, path: path, f: f, bw: bufio.NewWriterSize(f, 64<<10), direct: true}, nil
+	stop := context.AfterFunc(ctx, func() {
+		if d, ok := f.(interface{ SetWriteDeadline(time.Time) error }); ok {
+			d.SetWriteDeadline(time.Now()) // a file without a poller has no deadline to set
+		}
+	})
+	w := abortableWriter{ctx: ctx, w: f}
+	return &AtomicFile{fs: fsys, path: path, f: f, bw: bufio.NewWriterSize(w, 64<<10), direct: true, stop: stop}, nil
+}
+
+// abortableWriter is the writer of a direct file: a write that fails once
+// ctx is done (at the deadline openDirect set) reports the cause of the
+// abort, not the deadline.
+type abortableWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (a abortableWriter) Write(p []byte) (int, error) {
+	n, err := a.w.Write(p)
+	if err != nil && a.ctx.Err() != nil {
+		err = fmt.Errorf("abandoned a write: %w", context.Cause(a.ctx))
+	}
+	return n, err
 }
 
 // WriteThrough returns an AtomicFile that writes directly to w, named name
@@ -120,6 +167,9 @@ func (a *AtomicFile) Commit() error {
 	if a.direct {
 		a.done = true
 		err := a.bw.Flush()
+		if a.stop != nil {
+			a.stop()
+		}
 		if a.f != nil {
 			if cerr := a.f.Close(); err == nil {
 				err = cerr
@@ -164,6 +214,9 @@ func (a *AtomicFile) Abort() {
 		return
 	}
 	a.done = true
+	if a.stop != nil {
+		a.stop()
+	}
 	if a.f == nil {
 		return
 	}

@@ -4,12 +4,17 @@ package store
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 // A symbolic link to a regular file is kept, and the file it points to is
@@ -110,4 +115,56 @@ func TestWriteThrough(t *testing.T) {
 	b := WriteThrough(&buf, "standard output")
 	b.Abort()
 	b.Abort()
+}
+
+// The waits of a named pipe's writer end with the context: the open's for
+// a reader, and a write's to a reader that does not read; the error wraps
+// the cause of the cancellation. Without the context both would wait for
+// ever (a second signal did not abort a run blocked so).
+func TestCreateAtomicContextPipe(t *testing.T) {
+	aborted := errors.New("aborted by the test")
+	for _, tc := range []struct {
+		name   string
+		reader bool // a reader opens the pipe and never reads
+	}{{"no reader", false}, {"a reader that does not read", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "pipe")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			if tc.reader {
+				r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			time.AfterFunc(200*time.Millisecond, func() { cancel(aborted) })
+			done := make(chan error, 1)
+			go func() {
+				a, err := CreateAtomicContext(ctx, vfs.OS{}, fifo)
+				if err != nil {
+					done <- err
+					return
+				}
+				defer a.Abort()
+				if _, err := a.Write(make([]byte, 4<<20)); err != nil { // far more than a pipe holds
+					done <- err
+					return
+				}
+				done <- a.Commit()
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, aborted) {
+					t.Fatalf("error %v, want one wrapping %v", err, aborted)
+				}
+				t.Log(err)
+			case <-time.After(10 * time.Second):
+				os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // lets a waiting open go on
+				t.Fatal("the writer still waits 10 s after its context ended")
+			}
+		})
+	}
 }

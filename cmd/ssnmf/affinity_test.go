@@ -253,7 +253,8 @@ func TestKNNAffinity(t *testing.T) {
 		t.Error("the run resumed from its checkpoint ends with other memberships than the run never interrupted")
 	}
 	testUsage(t, []string{"solve", "testdata/small.csv", "-affinity", "knn"}, []usageCase{
-		{name: "no neighbours", args: []string{"-neighbors", "0"}, want: "-neighbors must be >= 1"},
+		{name: "no neighbours", args: []string{"-neighbors", "0"}, want: "-neighbors must be >= 2, have 0"},
+		{name: "the row itself alone", args: []string{"-neighbors", "1"}, want: "-neighbors must be >= 2, have 1: the neighbours of a row include the row itself, so fewer than 2 leave it no other"},
 		{name: "unknown weights", args: []string{"-weights", "gaussian"}, want: "-weights: unknown weights"},
 		{name: "changed neighbours on resume", args: []string{"-resume", work, "-neighbors", "5"}, want: "-neighbors 5 differs from the checkpoint's -neighbors 4"},
 	})
@@ -321,7 +322,8 @@ func TestGraphUsage(t *testing.T) {
 	testUsage(t, []string{"graph", "testdata/small.csv"}, []usageCase{
 		{name: "no output", want: "-o EDGES.parquet is required"},
 		{name: "unknown extension", args: []string{"-o", "e.json"}, want: "unknown extension"},
-		{name: "no neighbours", args: []string{"-o", out, "-neighbors", "0"}, want: "-neighbors must be >= 1"},
+		{name: "no neighbours", args: []string{"-o", out, "-neighbors", "0"}, want: "-neighbors must be >= 2, have 0"},
+		{name: "the row itself alone", args: []string{"-o", out, "-neighbors", "1"}, want: "-neighbors must be >= 2, have 1"},
 		{name: "unknown weights", args: []string{"-o", out, "-weights", "rbf"}, want: "-weights: unknown weights"},
 		{name: "two inputs", args: []string{"-o", out, "testdata/small.csv"}, want: "at most one INPUT"},
 	})

@@ -132,6 +132,18 @@ var (
 			return "drop it, or use another -method"
 		}}
 	needRowCD = needMethod("rowcd")
+	// needDenseRowCD is rowcd on a P read in tiles, whose sweeps read
+	// strips of P; the sweep of a sparse P has no strips.
+	needDenseRowCD = need{want: "-method rowcd on a dense P (-affinity gaussian or a tile file)",
+		holds: func(s scope) bool {
+			return s.method == "rowcd" && (s.affinity == affinityGaussian || s.affinity == kindTiles || s.affinity == kindFile)
+		},
+		have: func(s scope) string {
+			if s.method != "rowcd" {
+				return "the method is " + s.method
+			}
+			return theAffinity(s) + ", whose sweep reads no strips"
+		}, fix: "drop it"}
 	// needApproxRowCD is rowcd on the rows of the approximate search.
 	needApproxRowCD = need{want: "-method rowcd with -knn approx or auto",
 		holds: func(s scope) bool { return needApprox.holds(s) && s.method == "rowcd" },

@@ -181,7 +181,7 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 // graphFlags defines the flags of the kNN graph, which solve and graph
 // share, each usage starting with prefix; checkGraph resolves them.
 func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix string) (weights *string) {
-	fs.IntVar(&kc.neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included")
+	fs.IntVar(&kc.neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included (at least 2)")
 	fs.Var(&kc.knn, marks.needs("knn", needKNN), prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
 	fs.Float64Var(&kc.knnRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
 	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
@@ -194,8 +194,9 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 // checkGraph checks -neighbors and the search's flags, and parses -weights.
 func (kc *kernelConfig) checkGraph(weights string) error {
 	switch {
-	case kc.neighbors < 1:
-		return usagef("-neighbors must be >= 1, have %d", kc.neighbors)
+	case kc.neighbors < 2:
+		// A row's own self-loop is not a neighbour.
+		return usagef("-neighbors must be >= 2, have %d: the neighbours of a row include the row itself, so fewer than 2 leave it no other", kc.neighbors)
 	case !(kc.knnRecall > 0 && kc.knnRecall <= 1):
 		return usagef("-knn-recall must be in (0, 1], have %v", kc.knnRecall)
 	case kc.knnProbes < 1:
@@ -345,7 +346,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	kernelFlagVar(fs, &c.kernel, m)
-	fs.IntVar(&c.k, "k", 0, "number of clusters (default: the number of classes in the label column)")
+	fs.IntVar(&c.k, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
 	c.scale = scaleFlag{sizes: true, auto: true, times: defaultScaleTimes}
@@ -353,7 +354,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
 	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
-	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needRowCD), defaultStripMemory, "rowcd: bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needDenseRowCD), defaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint, which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
@@ -367,7 +368,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
 	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
 	fs.IntVar(&c.starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", defaultStartsMax, startsFullRows, kmeansStarts))
-	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts")
+	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts (not both)")
 	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
 	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")

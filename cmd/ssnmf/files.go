@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -114,14 +115,20 @@ func writesStdout(paths ...string) bool {
 }
 
 // createOutput starts writing the output of the flag name at path: to
-// stdout if path is "-", else with store.CreateAtomicFS.
-func createOutput(fsys vfs.FS, name, path string, stdout io.Writer) (*store.AtomicFile, error) {
+// stdout if path is "-", else with store.CreateAtomicContext, so that the
+// end of ctx (a second signal) ends a wait for the reader of a named
+// pipe, in the open or in a write. An output that cannot be opened is a
+// usage error; an open abandoned because ctx is done is not.
+func createOutput(ctx context.Context, fsys vfs.FS, name, path string, stdout io.Writer) (*store.AtomicFile, error) {
 	if path == stdoutPath {
 		return store.WriteThrough(stdout, "standard output"), nil
 	}
-	a, err := store.CreateAtomicFS(fsys, path)
-	if err != nil {
+	a, err := store.CreateAtomicContext(ctx, fsys, path)
+	switch {
+	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("%s: %w", name, err)
+	case err != nil:
+		return nil, usagef("%s: %w", name, err)
 	}
 	return a, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/parquetio"
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 // genBatchRows is the number of rows gen generates and writes at a time;
@@ -71,7 +72,8 @@ func parseGen(args []string, stdout io.Writer) (*genConfig, error) {
 }
 
 // genFormat returns the output format of gen by the file's extension:
-// "parquet", "arrow", "csv", "csv.gz", or "" if unknown.
+// "parquet", "arrow", "csv", "csv.gz", or "" if unknown; "csv" for an
+// output written in place whose name has none of them.
 func genFormat(path string) string {
 	lower := strings.ToLower(path)
 	if strings.HasSuffix(lower, ".csv.gz") {
@@ -85,6 +87,9 @@ func genFormat(path string) string {
 	case ".csv":
 		return "csv"
 	}
+	if store.WrittenInPlace(path) { // /dev/null, a terminal, a named pipe
+		return "csv"
+	}
 	return ""
 }
 
@@ -94,9 +99,9 @@ func gen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || checkOnly(ctx) {
 		return err
 	}
-	out, err := store.CreateAtomic(c.out)
+	out, err := createOutput(ctx, vfs.OS{}, "-o", c.out, stdout)
 	if err != nil {
-		return usagef("-o: %v", err)
+		return err
 	}
 	defer out.Abort()
 	w, err := newBatchWriter(out, genFormat(c.out), c.p)

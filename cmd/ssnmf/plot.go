@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ssnmf/ssnmf/figure"
+	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/trace"
 )
 
@@ -37,7 +38,8 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case !slices.Contains([]string{trace.Objective, trace.Gap, trace.Excess, trace.StepSize}, *ycol):
 		return usagef("plot: -y %q: want objective, gap, excess or step_size", *ycol)
 	}
-	if _, err := figure.Format(*out); err != nil {
+	format, err := figure.Format(*out)
+	if err != nil {
 		return usagef("plot: -o %v", err)
 	}
 	if checkOnly(ctx) {
@@ -50,6 +52,11 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkFiles(traces, []fileArg{{"-o", *out}}); err != nil {
 		return err
 	}
+	f, err := createOutput(ctx, vfs.OS{}, "-o", *out, stdout)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
 	panel := figure.Panel{Title: *title, XLabel: *xcol, YLabel: *ycol, LogX: !*linear, LogY: !*linear}
 	if *ycol == trace.Excess {
 		panel.YLabel = "f - f* (f* = the trace's smallest f)"
@@ -69,7 +76,10 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		panel.Series = append(panel.Series, s)
 	}
 	fig := &figure.Figure{Panels: []figure.Panel{panel}}
-	if err := fig.Save(*out); err != nil {
+	if err := fig.Render(f, format); err != nil {
+		return fmt.Errorf("-o %s: %w", *out, err)
+	}
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "ssnmf: plot: wrote %s (%d traces: %s)\n", *out, len(pos), strings.Join(pos, ", "))

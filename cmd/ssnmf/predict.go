@@ -67,9 +67,9 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := c.marks.checkApplies(c.given, scope{affinity: m.Meta().Affinity, knn: c.knn.KNNMethod}); err != nil {
 		return err
 	}
-	out, err := createOutput(vfs.OS{}, "-out", c.out, stdout)
+	out, err := createOutput(ctx, vfs.OS{}, "-out", c.out, stdout)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer out.Abort()
 	dir, err := os.MkdirTemp("", "ssnmf-predict-")

@@ -207,9 +207,9 @@ func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer
 		return err
 	}
 	defer lock.Close()
-	f, err := createOutput(kc.fs(), "-o", out, stdout)
+	f, err := createOutput(ctx, kc.fs(), "-o", out, stdout)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer f.Abort()
 	kc.disk = diskio.Start()

@@ -44,6 +44,10 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	given := givenFlags(c.flags)
+	if slices.Contains(given, "starts") && slices.Contains(given, "restarts") {
+		// A checkpoint's settings hold both, with one value.
+		return usagef("-starts and -restarts (its former name) are both given, and only one can count: give -starts alone")
+	}
 	if checkOnly(ctx) {
 		if c.resume != "" { // the flags are checked against the resumed run
 			return nil
@@ -142,8 +146,8 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if c.starts == 0 {
 		c.starts = startsFor(info, prob)
 	}
-	if k > n {
-		return usagef("-k %d is larger than the number of rows of %s (%d)", k, c.inputName(), n)
+	if err := c.checkClusters(n, slices.Contains(given, "k")); err != nil {
+		return err
 	}
 	if saved != nil {
 		if err := saved.matches(prob); err != nil {
@@ -165,9 +169,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
-	outs, err := c.createOutputs(stdout)
+	outs, err := c.createOutputs(ctx, stdout)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer outs.abort()
 	var traceOut io.Writer // the trace is kept for checkpoints even without -trace
@@ -272,13 +276,38 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	return nil
 }
 
+// checkClusters refuses k >= n, where a clustering of the n rows is
+// pointless (at k = n each row is a cluster of its own), and warns above
+// n/2, where at least 2k - n clusters must hold a single row and an
+// iteration's k×k products with WᵀW (but k-means'), about n·k²
+// multiply-adds, cost far more than its pass over P. given says whether -k was given, or is the
+// number of classes of the label column.
+func (c *config) checkClusters(n int, given bool) error {
+	k := c.k
+	of := fmt.Sprintf("-k %d", k)
+	if !given {
+		of = fmt.Sprintf("k = %d, the number of classes of the label column,", k)
+	}
+	if k >= n {
+		return usagef("%s is not below the %d rows of %s: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k %d or less", of, n, c.inputName(), n-1)
+	}
+	if 2*k > n {
+		cost := ""
+		if c.method != "kmeans" {
+			cost = fmt.Sprintf(", and an iteration costs about n·k² = %.2g multiply-adds (the run may be long)", float64(n)*float64(k)*float64(k))
+		}
+		c.log(fmt.Sprintf("%s is more than half the %d rows: at least %d clusters hold a single row%s", of, n, 2*k-n, cost))
+	}
+	return nil
+}
+
 // outputs are the files a run writes; nil fields were not asked for.
 type outputs struct {
 	out, summary, trace *store.AtomicFile
 }
 
 // createOutputs starts writing the outputs; "-" is stdout.
-func (c *config) createOutputs(stdout io.Writer) (*outputs, error) {
+func (c *config) createOutputs(ctx context.Context, stdout io.Writer) (*outputs, error) {
 	o := &outputs{}
 	for _, f := range []struct {
 		flag, path string
@@ -287,7 +316,7 @@ func (c *config) createOutputs(stdout io.Writer) (*outputs, error) {
 		if f.path == "" {
 			continue
 		}
-		a, err := createOutput(c.fs(), f.flag, f.path, stdout)
+		a, err := createOutput(ctx, c.fs(), f.flag, f.path, stdout)
 		if err != nil {
 			o.abort()
 			return nil, err
@@ -339,8 +368,10 @@ func (o *outputs) abort() {
 	}
 }
 
-// outFormat returns the format of a membership file by its extension:
-// "csv", "arrow", "parquet", or "" if unknown.
+// outFormat returns the format of a membership file or an edge list by
+// its extension: "csv", "arrow", "parquet", or "" if unknown; "csv" for an
+// output written in place (/dev/null, a terminal, a named pipe) whose name
+// has none of them.
 func outFormat(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
@@ -349,6 +380,9 @@ func outFormat(path string) string {
 		return input.Arrow
 	case ".parquet":
 		return input.Parquet
+	}
+	if store.WrittenInPlace(path) {
+		return input.CSV
 	}
 	return ""
 }

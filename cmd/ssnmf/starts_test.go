@@ -161,3 +161,51 @@ func TestScaleFlagRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// -starts and its former name -restarts given together are refused,
+// naming both, in either order (the last one given used to win silently).
+func TestStartsAndRestarts(t *testing.T) {
+	for _, args := range [][]string{{"-starts", "2", "-restarts", "3"}, {"-restarts", "3", "-starts", "2"}} {
+		code, _, stderr := ssnmf(t, append(append([]string{"solve", "-q", "-k", "3"}, args...), "testdata/small.csv")...)
+		const want = "ssnmf: -starts and -restarts (its former name) are both given, and only one can count: give -starts alone\n"
+		if code != exitUsage || stderr != want {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, code, stderr, exitUsage, want)
+		}
+	}
+}
+
+// k must be below the number of rows, whether given by -k or by the
+// classes of the label column (k = n ran for an hour at n = 1,000, for
+// each row a cluster of its own), and above half the rows a warning says
+// that clusters of a single row are forced.
+func TestClustersAndRows(t *testing.T) {
+	dir := t.TempDir()
+	distinct := filepath.Join(dir, "distinct.csv") // 4 rows, 4 classes
+	if err := os.WriteFile(distinct, []byte("x,label\n0,a\n1,b\n2,c\n3,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const small = "testdata/small.csv" // 12 rows
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // the whole of stderr
+	}{
+		{"k = n", []string{"-k", "12", small}, exitUsage,
+			"ssnmf: -k 12 is not below the 12 rows of testdata/small.csv: a clustering needs fewer clusters than rows (at k = n each row is a cluster of its own); give -k 11 or less\n"},
+		{"k > n", []string{"-k", "13", small}, exitUsage, "ssnmf: -k 13 is not below the 12 rows of testdata/small.csv"},
+		{"a class a row", []string{distinct}, exitUsage, "ssnmf: k = 4, the number of classes of the label column, is not below the 4 rows of " + distinct},
+		{"k > n/2", []string{"-k", "7", small}, exitOK,
+			"ssnmf: -k 7 is more than half the 12 rows: at least 2 clusters hold a single row, and an iteration costs about n·k² = 5.9e+02 multiply-adds (the run may be long)\n"},
+		{"k > n/2, k-means", []string{"-method", "kmeans", "-k", "7", small}, exitOK,
+			"ssnmf: -k 7 is more than half the 12 rows: at least 2 clusters hold a single row\n"},
+		{"k = n/2", []string{"-k", "6", small}, exitOK, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-max-iter", "2"}, tc.args...)...)
+			if code != tc.code || !strings.HasPrefix(stderr, tc.want) || tc.code == exitOK && stderr != tc.want {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@
 package vfs
 
 import (
+	"context"
 	"io"
 	"os"
 )
@@ -32,8 +33,10 @@ type FS interface {
 	// OpenWrite opens the existing file name for writing, without
 	// creating it, truncating it if it is a regular file: an output
 	// that cannot be replaced by a rename, such as a character device or
-	// a named pipe, written in place.
-	OpenWrite(name string) (File, error)
+	// a named pipe, written in place. The wait of a named pipe for its
+	// reader ends when ctx is done, with an error wrapping
+	// context.Cause(ctx).
+	OpenWrite(ctx context.Context, name string) (File, error)
 }
 
 // File is a file opened for writing by FS.CreateTemp or FS.OpenWrite.
@@ -75,8 +78,13 @@ func (OS) Remove(name string) error { return os.Remove(name) }
 
 // OpenWrite opens the file with os.OpenFile(name, os.O_WRONLY|os.O_TRUNC,
 // 0). On a named pipe it waits, as any writer of one does, until a reader
-// opens it.
-func (OS) OpenWrite(name string) (File, error) {
+// opens it, or until ctx is done (openPipe). A named pipe or a terminal is
+// opened for the runtime's poller, so that a write waiting for the
+// reader ends at a write deadline (os.File.SetWriteDeadline).
+func (OS) OpenWrite(ctx context.Context, name string) (File, error) {
+	if fi, err := os.Stat(name); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+		return openPipe(ctx, name)
+	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return nil, err // a nil File, as CreateTemp returns

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -80,7 +81,7 @@ func TestOSErrors(t *testing.T) {
 		{"remove a missing file", func() error { return fsys.Remove(missing) }, true},
 		{"stat a missing file", func() error { _, err := fsys.Stat(missing); return err }, true},
 		{"open a missing file", func() error {
-			f, err := fsys.OpenWrite(missing) // never creates it
+			f, err := fsys.OpenWrite(context.Background(), missing) // never creates it
 			if f != nil {
 				t.Errorf("OpenWrite returned the file %v with the error %v", f, err)
 			}
@@ -112,7 +113,7 @@ func TestOSOpenWrite(t *testing.T) {
 	if err := os.WriteFile(name, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := OS{}.OpenWrite(name)
+	f, err := OS{}.OpenWrite(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@
 package errorfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -192,11 +193,11 @@ func (fs *FS) SyncDir(dir string) error {
 }
 
 // OpenWrite opens the file in the inner FS, unless the fault fires.
-func (fs *FS) OpenWrite(name string) (vfs.File, error) {
+func (fs *FS) OpenWrite(ctx context.Context, name string) (vfs.File, error) {
 	if err := fs.check(OpOpen, name); err != nil {
 		return nil, err
 	}
-	f, err := fs.inner.OpenWrite(name)
+	f, err := fs.inner.OpenWrite(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package errorfs
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func script(t *testing.T, fsys vfs.FS, dir string) ([]step, func(Op) string) {
 		{op: OpRename, do: func() error { return fsys.Rename(f.Name(), final) }, notDone: func() bool { return exists(f.Name()) && !exists(final) }},
 		{op: OpSyncDir, do: func() error { return fsys.SyncDir(dir) }, notDone: unobservable},
 		{op: OpOpen, do: func() error {
-			g, err := fsys.OpenWrite(final)
+			g, err := fsys.OpenWrite(context.Background(), final)
 			if err == nil {
 				g.(*file).f.Close() // uncounted, so that the script's count stays one a step
 			}
