@@ -95,6 +95,7 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	tuning := time.Since(begin) - read
 	wm, err := c.predictRows(ctx, m, tab, dir, opt, stderr)
 	if err != nil {
 		return err
@@ -120,8 +121,12 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				search += fmt.Sprintf(", sampled recall@%d %.4f on %d rows", meta.Neighbors, tuned.Recall, tuned.Rows)
 			}
 		}
-		fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs (%.3g rows/s; reading %.2fs)\n",
-			tab.N, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), float64(tab.N)/max(took.Seconds(), 1e-9), read.Seconds())
+		choosing := ""
+		if tuned.Rows > 0 {
+			choosing = fmt.Sprintf(", of which %.2fs choosing the probes", tuning.Seconds())
+		}
+		fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs%s (%.3g rows/s; reading %.2fs)\n",
+			tab.N, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), choosing, float64(tab.N)/max(took.Seconds(), 1e-9), read.Seconds())
 	}
 	return nil
 }
