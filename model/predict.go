@@ -27,6 +27,7 @@ type Options struct {
 	Search graph.KNNMethod
 	// Probes is the leaves the approximate search scans before it walks
 	// the training graph from the nearest rows found; DefaultProbes if 0.
+	// Tune raises them until the search reaches a recall target.
 	Probes int
 	// Workers is the number of goroutines; 1 if 0. It does not change the
 	// result.
