@@ -6,6 +6,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // The rules that keep P's sums finite. A sum that overflows or a scale
@@ -24,14 +25,10 @@ func rangeErrorf(format string, args ...any) error {
 	return &RangeError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// maxRaw returns the largest absolute feature value whose squared
-// distances, summed over p features, stay finite: (2x)²·p <= MaxFloat64.
-func maxRaw(p int) float64 { return math.Sqrt(math.MaxFloat64/float64(4*max(p, 1))) / 2 }
-
 // checkRaw refuses raw (unstandardized) features whose squared distances
 // overflow: the kernel and the kNN search both sum them.
 func checkRaw(tab *store.Table, name string) error {
-	limit := maxRaw(tab.P)
+	limit := tile.MaxFeature(tab.P)
 	for i := range tab.N {
 		for q, v := range tab.Features[i*tab.P : (i+1)*tab.P] {
 			if math.Abs(v) > limit {

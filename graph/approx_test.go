@@ -117,6 +117,57 @@ func TestRecallSampleExact(t *testing.T) {
 	}
 }
 
+// TestQueryRecallExact checks the exact lists of query rows, which are
+// not rows of x, against brute force, and their recall: 1 for the exact
+// lists, the share matched for lists missing their nearest entries.
+func TestQueryRecallExact(t *testing.T) {
+	n, p, m, s := 2000, 5, 12, 40
+	x := clustered(n, p, 3)
+	q := clustered(s, p, 4)
+	rows := SampleRows(500, s, 2)
+	for _, isa := range tile.SupportedISAs() {
+		for _, workers := range []int{1, 3} {
+			rs, err := NewQueryRecall(context.Background(), q, rows, x, n, p, m, workers, isa)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dists := make([][]float64, s)
+			for r := range s {
+				d := make([]float64, n)
+				for j := range n {
+					d[j] = tile.SqDist(q[r*p:(r+1)*p], x[j*p:(j+1)*p])
+				}
+				slices.Sort(d)
+				dists[r] = d
+				for e := range m {
+					if got := rs.exact.d[r*m+e]; got != d[e] {
+						t.Fatalf("kernel %v, %d workers: query %d, entry %d: %v, want %v", isa, workers, r, e, got, d[e])
+					}
+				}
+			}
+			if got := rs.Recall(func(r int) []float64 { return dists[r][:m] }); got != 1 {
+				t.Fatalf("recall of the exact lists %v, want 1", got)
+			}
+			// Lists without their m/4 nearest: an entry matches if no
+			// farther than the exact m-th (so ties count).
+			hit := 0
+			for r := range s {
+				for _, d := range dists[r][m/4 : m/4+m] {
+					if d <= dists[r][m-1] {
+						hit++
+					}
+				}
+			}
+			if got, want := rs.Recall(func(r int) []float64 { return dists[r][m/4 : m/4+m] }), float64(hit)/float64(s*m); got != want || want == 1 {
+				t.Fatalf("recall of lists without their %d nearest %v, want %v", m/4, got, want)
+			}
+		}
+	}
+	if !slices.IsSorted(rows) || len(rows) != s {
+		t.Fatalf("SampleRows: %v", rows)
+	}
+}
+
 // TestApproxSameBits checks that the approximate graph does not depend on
 // the workers, the kernel, or where its scratch is: the heap, files,
 // anonymous memory, or a budget that holds some pieces and not others.

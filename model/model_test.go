@@ -3,11 +3,13 @@ package model
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,6 +165,98 @@ func TestApproximateSearch(t *testing.T) {
 		t.Logf("%d probes: recall %.4f on %d rows", tc.probes, r, s)
 		if s != 200 || r < tc.least {
 			t.Fatalf("%d probes: recall %.4f on %d rows, want >= %v on 200", tc.probes, r, s, tc.least)
+		}
+	}
+}
+
+// TestTune checks that the approximate search's probes are doubled until
+// the sampled recall of new rows reaches the target (the search did not
+// adapt its effort before, issue 34), or every leaf is scanned, that the
+// recall it reports is that of the probes chosen, and that neither
+// depends on the workers.
+func TestTune(t *testing.T) {
+	n, p := 3000, 12 // 12 features, of which 6 separate 5 centres: a search that needs effort
+	x := blobs(n, p, 5, 3)
+	m, _, _ := identityModel(t, x, n, p, graph.KNNOptions{Neighbors: 10, Weights: graph.SelfTuning, Method: graph.Approximate, Sample: -1}, 100)
+	rows := 700
+	y := blobs(rows, p, 5, 9)
+	for _, tc := range []struct {
+		target float64
+		probes int // the first probes
+	}{{0.9, 1}, {0.99, 1}, {1, 2}, {0.5, 4}} {
+		var first []Tuned
+		for _, workers := range []int{1, 3} {
+			var steps []Tuned
+			opt, got, err := m.Tune(context.Background(), y, rows, 300, 5, tc.target, Options{Search: graph.Approximate, Probes: tc.probes, Workers: workers},
+				func(t Tuned) { steps = append(steps, t) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("target %v from %d probes, %d workers: %+v", tc.target, tc.probes, workers, steps)
+			last := steps[len(steps)-1]
+			if last != got || opt.Probes != got.Probes || got.Rows != 300 {
+				t.Fatalf("returned %+v (probes %d), last step %+v", got, opt.Probes, last)
+			}
+			if got.Recall < tc.target && got.Probes != m.meta.Leaves() {
+				t.Fatalf("stopped at %+v below the target %v with %d leaves", got, tc.target, m.meta.Leaves())
+			}
+			for e, s := range steps {
+				want := min(tc.probes<<e, m.meta.Leaves())
+				if s.Probes != want || e < len(steps)-1 && s.Recall >= tc.target {
+					t.Fatalf("step %d: %+v, want %d probes and a recall below %v but at the last", e, s, want, tc.target)
+				}
+			}
+			if first == nil {
+				first = steps
+			} else if !slices.Equal(first, steps) {
+				t.Fatalf("%d workers: %+v, 1 worker: %+v", workers, steps, first)
+			}
+		}
+		if tc.target >= 0.99 && len(first) < 2 {
+			t.Fatalf("target %v reached at %d probes: the case does not test the doubling", tc.target, tc.probes)
+		}
+	}
+	// An exact search needs no tuning; no sample measures nothing.
+	if _, got, err := m.Tune(context.Background(), y, rows, 300, 5, 0.99, Options{Search: graph.Exact}, nil); err != nil || got.Recall != 1 || got.Rows != 0 {
+		t.Fatalf("exact search: %+v, %v", got, err)
+	}
+	if _, got, err := m.Tune(context.Background(), y, rows, 0, 5, 0.99, Options{Search: graph.Approximate, Probes: 2}, nil); err != nil || !math.IsNaN(got.Recall) || got.Probes != 2 {
+		t.Fatalf("no sample: %+v, %v", got, err)
+	}
+}
+
+// TestFarValues checks that a value whose standardized squared distances
+// would overflow is refused as a ValueError naming its column (it gave NaN
+// memberships, issue 34 item 4), and one just inside gets finite ones.
+func TestFarValues(t *testing.T) {
+	n, p := 400, 3
+	x := blobs(n, p, 2, 4)
+	m, _, _ := identityModel(t, x, n, p, graph.KNNOptions{Neighbors: 8, Weights: graph.SelfTuning, Method: graph.Exact}, 0)
+	limit := tile.MaxFeature(p) * m.a.Std[1]
+	for _, tc := range []struct {
+		v   float64
+		bad bool
+	}{{1e155, true}, {-math.MaxFloat64, true}, {math.Inf(1), true}, {limit * 0.99, false}, {-limit * 0.99, false}, {1e10, false}} {
+		y := []float64{0.5, tc.v, -0.2}
+		w := make([]float64, n)
+		err := m.Predict(context.Background(), y, 1, w, Options{Search: graph.Exact})
+		var ve *ValueError
+		switch {
+		case tc.bad && (!errors.As(err, &ve) || ve.Feature != 1 || ve.Name != "fb"):
+			t.Fatalf("%g: %v, want a ValueError of column 1 (fb)", tc.v, err)
+		case !tc.bad && err != nil:
+			t.Fatalf("%g: %v", tc.v, err)
+		case !tc.bad:
+			var sum float64
+			for _, v := range w {
+				if !(v >= 0) {
+					t.Fatalf("%g: memberships %v", tc.v, w)
+				}
+				sum += v
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Fatalf("%g: memberships sum to %v", tc.v, sum)
+			}
 		}
 	}
 }

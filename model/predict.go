@@ -27,6 +27,7 @@ type Options struct {
 	Search graph.KNNMethod
 	// Probes is the leaves the approximate search scans before it walks
 	// the training graph from the nearest rows found; DefaultProbes if 0.
+	// Tune raises them until the search reaches a recall target.
 	Probes int
 	// Workers is the number of goroutines; 1 if 0. It does not change the
 	// result.
@@ -76,7 +77,18 @@ func (m *Model) Predict(ctx context.Context, x []float64, rows int, w []float64,
 	if rows < 0 || len(x) != rows*p || len(w) != rows*k {
 		return fmt.Errorf("model: predicting %d values as %d rows of %d features into %d values", len(x), rows, p, len(w))
 	}
-	workers := max(opt.Workers, 1)
+	return m.eachRow(ctx, rows, opt.Workers, func(r int, sc *rowScratch) error {
+		if err := m.predictRow(x[r*p:(r+1)*p], w[r*k:(r+1)*k], sc, opt); err != nil {
+			return &RowError{Row: r, Err: err}
+		}
+		return nil
+	})
+}
+
+// eachRow calls do for each of rows rows, in chunks of 64 on workers
+// goroutines (1 if 0), each with its own scratch.
+func (m *Model) eachRow(ctx context.Context, rows, workers int, do func(r int, sc *rowScratch) error) error {
+	workers = max(workers, 1)
 	const chunk = 64
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
@@ -93,8 +105,8 @@ func (m *Model) Predict(ctx context.Context, x []float64, rows int, w []float64,
 			sc := <-scratch
 			defer func() { scratch <- sc }()
 			for r := lo; r < hi; r++ {
-				if err := m.predictRow(x[r*p:(r+1)*p], w[r*k:(r+1)*k], sc, opt); err != nil {
-					return &RowError{Row: r, Err: err}
+				if err := do(r, sc); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -137,22 +149,55 @@ func (m *Model) newScratch() *rowScratch {
 		list: newNearest(min(max(m.meta.Neighbors, 1), m.meta.N))}
 }
 
-// standardize writes the row x as the training rows were standardized.
-func (m *Model) standardize(dst, x []float64) {
-	if !m.meta.Standardize {
+// standardize writes the row x as the training rows were standardized,
+// refusing a value that is not finite, or is so far out of the training
+// rows' range, standardized, that its squared distances to them could
+// overflow (above tile.MaxFeature, the bound the solve puts on raw
+// features; the training rows are within it).
+func (m *Model) standardize(dst, x []float64) error {
+	if m.meta.Standardize {
+		tile.StandardizeRow(dst, x, m.a.Mean, m.a.Std)
+	} else {
 		copy(dst, x)
-		return
 	}
-	tile.StandardizeRow(dst, x, m.a.Mean, m.a.Std)
+	limit := tile.MaxFeature(m.meta.P)
+	for q, v := range dst {
+		if !(math.Abs(v) <= limit) || math.IsNaN(x[q]) || math.IsInf(x[q], 0) {
+			return &ValueError{Feature: q, Name: m.meta.Features[q], Value: x[q], Scaled: v, Limit: limit, Standardized: m.meta.Standardize}
+		}
+	}
+	return nil
+}
+
+// ValueError is a value of a new row that Predict refuses: not finite,
+// or, standardized as the training rows were, farther from zero than
+// Limit, where squared distances of the model's features overflow a
+// float64 (a value far out of the training rows' range).
+type ValueError struct {
+	Feature      int     // the column, in the model's order
+	Name         string  // its name (the model's, unless the caller renames it)
+	Value        float64 // as given
+	Scaled       float64 // standardized (or as given, for a model without standardization)
+	Limit        float64 // the largest |Scaled| Predict takes: tile.MaxFeature
+	Standardized bool    // whether the model standardizes its features
+}
+
+func (e *ValueError) Error() string {
+	switch {
+	case math.IsNaN(e.Value) || math.IsInf(e.Value, 0):
+		return fmt.Sprintf("column %q: %v is not a finite number", e.Name, e.Value)
+	case e.Standardized:
+		return fmt.Sprintf("column %q: %g is %.3g standardized by the training rows' mean and deviation, beyond %.3g, where squared distances overflow: the value is far out of the training range; rescale the column as the training rows were",
+			e.Name, e.Value, e.Scaled, e.Limit)
+	}
+	return fmt.Sprintf("column %q: %g with the model's -standardize=false: squared distances overflow above |x| = %.3g; rescale the column as the training rows were",
+		e.Name, e.Value, e.Limit)
 }
 
 func (m *Model) predictRow(x, w []float64, sc *rowScratch, opt Options) error {
-	for q, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("feature %s is %v", m.meta.Features[q], v)
-		}
+	if err := m.standardize(sc.x, x); err != nil {
+		return err
 	}
-	m.standardize(sc.x, x)
 	clear(sc.b)
 	if m.meta.Affinity == Gaussian {
 		m.gaussianRow(sc)

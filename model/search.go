@@ -5,11 +5,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/ssnmf/ssnmf/graph"
-	"github.com/ssnmf/ssnmf/internal/sample"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -201,43 +199,87 @@ func sqDistUpTo(a, b []float64, limit float64) (float64, bool) {
 	return d, true
 }
 
-// Recall measures the approximate search against the exact one as the
-// training graph's search reports it: on a seeded sample of s of the rows
-// of x (rows×p, as for Predict), the share of the entries of the
-// approximate lists that are no farther than the exact list's M-th
-// (so that ties count). It returns 1 when the search is exact, and the
-// number of rows sampled.
+// Tuned is the effort of the approximate search that Tune chose and the
+// recall it measured.
+type Tuned struct {
+	// Probes is the leaves the search scans before its walk.
+	Probes int
+	// Recall is the sampled recall@M at Probes (graph.RecallSample): 1
+	// for an exact search, NaN when no row was sampled.
+	Recall float64
+	// Rows is the number of rows sampled, 0 when none was.
+	Rows int
+}
+
+// Recall measures the approximate search with opt against the exact one:
+// Tune with no target, the recall at opt's probes.
 func (m *Model) Recall(ctx context.Context, x []float64, rows, s int, seed uint64, opt Options) (float64, int, error) {
+	_, t, err := m.Tune(ctx, x, rows, s, seed, 0, opt, nil)
+	return t.Recall, t.Rows, err
+}
+
+// Tune raises the effort of the approximate search until it reaches
+// target: on a seeded sample of s of the rows of x (rows×p, as for
+// Predict; graph.SampleRows), whose exact lists one scan of the training
+// rows finds (graph.NewQueryRecall), it measures the recall@M of the
+// search at opt's probes (DefaultProbes if 0), as the training graph's
+// search measures its own, and doubles the probes until the recall is at
+// least target, or every leaf is scanned (the exact lists). It calls step,
+// if not nil, after each measurement, and returns opt with the probes
+// chosen. The sample does not depend on opt.Workers, nor the result. An
+// exact search, or a Gaussian model, needs nothing: Recall 1, Rows 0.
+func (m *Model) Tune(ctx context.Context, x []float64, rows, s int, seed uint64, target float64, opt Options, step func(Tuned)) (Options, Tuned, error) {
 	p := m.meta.P
 	search, probes := m.resolve(opt)
+	opt.Probes = probes
 	if m.meta.Affinity != KNN || search != graph.Approximate {
-		return 1, 0, nil
+		return opt, Tuned{Probes: probes, Recall: 1}, nil
 	}
-	if len(x) != rows*p {
-		return 0, 0, fmt.Errorf("model: recall of %d values as %d rows of %d features", len(x), rows, p)
+	if len(x) != rows*p || s < 0 {
+		return opt, Tuned{}, fmt.Errorf("model: recall of %d values as %d rows of %d features, %d sampled", len(x), rows, p, s)
 	}
 	s = min(s, rows)
-	idx := sample.Rows(rand.New(rand.NewPCG(seed, 0x7265636131)), rows, s)
-	slices.Sort(idx)
-	sc := m.newScratch()
-	var hit, total int
-	for _, r := range idx {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
+	if s == 0 {
+		return opt, Tuned{Probes: probes, Recall: math.NaN()}, nil
+	}
+	idx := graph.SampleRows(rows, s, seed)
+	z := make([]float64, s*p)
+	for r, i := range idx {
+		if err := m.standardize(z[r*p:(r+1)*p], x[int(i)*p:int(i+1)*p]); err != nil {
+			return opt, Tuned{}, &RowError{Row: int(i), Err: err}
 		}
-		m.standardize(sc.x, x[r*p:(r+1)*p])
-		m.neighbours(sc, graph.Exact, 0)
-		bound := sc.list.d[sc.list.cnt-1]
+	}
+	mm := min(max(m.meta.Neighbors, 1), m.meta.N)
+	ref, err := graph.NewQueryRecall(ctx, z, idx, m.a.Features, m.meta.N, p, mm, opt.Workers, tile.ISAAuto)
+	if err != nil {
+		return opt, Tuned{}, err
+	}
+	d, cnt := make([]float64, s*mm), make([]int, s)
+	for {
+		if err := m.searchSample(ctx, z, s, probes, opt.Workers, d, cnt); err != nil {
+			return opt, Tuned{}, err
+		}
+		t := Tuned{Probes: probes, Rows: s, Recall: ref.Recall(func(r int) []float64 { return d[r*mm : r*mm+cnt[r]] })}
+		if step != nil {
+			step(t)
+		}
+		if t.Recall >= target || probes >= m.meta.Leaves() {
+			opt.Probes = probes
+			return opt, t, nil
+		}
+		probes = min(2*probes, m.meta.Leaves())
+	}
+}
+
+// searchSample runs the approximate search with probes on the s
+// standardized rows of z, on workers goroutines, and writes the squared
+// distances of row r's list to d[r·M:] and their number to cnt[r].
+func (m *Model) searchSample(ctx context.Context, z []float64, s, probes, workers int, d []float64, cnt []int) error {
+	p := m.meta.P
+	return m.eachRow(ctx, s, workers, func(r int, sc *rowScratch) error {
+		copy(sc.x, z[r*p:(r+1)*p])
 		m.neighbours(sc, graph.Approximate, probes)
-		for e := range sc.list.cnt {
-			if sc.list.d[e] <= bound {
-				hit++
-			}
-		}
-		total += sc.list.cnt
-	}
-	if total == 0 {
-		return 1, 0, nil
-	}
-	return float64(hit) / float64(total), s, nil
+		cnt[r] = copy(d[r*sc.list.m:(r+1)*sc.list.m], sc.list.d[:sc.list.cnt])
+		return nil
+	})
 }

@@ -70,6 +70,15 @@ func TestParseCSV(t *testing.T) {
 			},
 		},
 		{
+			// A model's new rows: the label column is never read, so a
+			// blank, NA or any other text there is no error (issue 34,
+			// item 11), and it is still no feature.
+			name:    "ignored label",
+			content: "a,label,b\n1,,2\n3,NA,4\n5,x,6\n",
+			opt:     CSVOptions{IgnoreLabel: true},
+			want:    &Table{Features: []float64{1, 2, 3, 4, 5, 6}, N: 3, P: 2, Names: []string{"a", "b"}},
+		},
+		{
 			name: "other label column",
 			file: "good.csv",
 			opt:  CSVOptions{Features: []string{"f1"}, Label: "f2"},

@@ -69,6 +69,16 @@ type TableOptions struct {
 	// if the input has one, and no label column otherwise.
 	Label string
 
+	// IgnoreLabel keeps the label column out of the features and reads
+	// nothing of it, whatever it holds (blank, NA, any type): the table
+	// has no labels. For rows whose class is not known, as a model's new
+	// rows.
+	IgnoreLabel bool
+
+	// FeaturesHint, if not empty, is added to an error about a feature
+	// column of Features the input does not have.
+	FeaturesHint string
+
 	// NumericHint is what an error about a column that is not numeric
 	// says to do; empty means "choose the feature columns with -features".
 	NumericHint string
@@ -87,8 +97,8 @@ type TableOptions struct {
 type CSVOptions = TableOptions
 
 // SelectColumns resolves opt against the column names of an input, named
-// name in errors, and returns the index of the label column (-1 for none)
-// and the indices of the feature columns in the order of opt.Features.
+// name in errors, and returns the index of the label column (-1 for none,
+// or with opt.IgnoreLabel) and the indices of the feature columns in the order of opt.Features.
 // Column names must be distinct and non-empty. Readers of every format use
 // it, so that -features and -label mean the same everywhere.
 func SelectColumns(name string, columns []string, opt TableOptions) (label int, features []int, err error) {
@@ -120,6 +130,8 @@ func SelectColumns(name string, columns []string, opt TableOptions) (label int, 
 		for _, s := range opt.Features {
 			j, ok := index[s]
 			switch {
+			case !ok && opt.FeaturesHint != "":
+				return 0, nil, fmt.Errorf("%s: unknown feature column %q; available columns: %s; %s", name, s, available(), opt.FeaturesHint)
 			case !ok:
 				return 0, nil, fmt.Errorf("%s: unknown feature column %s; available columns: %s", name, Quote(s), available())
 			case j == label:
@@ -133,6 +145,9 @@ func SelectColumns(name string, columns []string, opt TableOptions) (label int, 
 	}
 	if len(features) == 0 {
 		return 0, nil, fmt.Errorf("%s: no feature columns", name)
+	}
+	if opt.IgnoreLabel {
+		label = -1
 	}
 	return label, features, nil
 }

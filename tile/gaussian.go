@@ -199,6 +199,12 @@ func Moments(x []float64, n, p int) (mean, sd []float64) {
 	return mean, sd
 }
 
+// MaxFeature returns the largest absolute feature value whose squared
+// distances, summed over p features, stay finite: (2x)²·p <= MaxFloat64/4,
+// for the raw features of a solve without standardization and for the
+// standardized values of a model's new rows alike.
+func MaxFeature(p int) float64 { return math.Sqrt(math.MaxFloat64/float64(4*max(p, 1))) / 2 }
+
 // StandardizeRow writes to dst the row x standardized by the column means
 // and deviations of Moments: (x - mean)/sd, and 0 for a column without
 // spread, as Standardize does.

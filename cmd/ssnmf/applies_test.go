@@ -56,8 +56,8 @@ var flagNeeds = map[string]map[string]string{
 	"worker": {"pass": "", "run": "", "task": "", "tasks": "", "workers": ""},
 	"bench":  {"fallback-reps": "", "k": "", "n": "", "p": "", "precision": "", "probe": "", "quick": "", "reps": "", "tile": "", "workers": ""},
 	"plot":   {"linear": "", "o": "", "title": "", "x": "", "y": "", "pdf": ""},
-	"predict": {"model": "", "out": "", "knn": needKNNModel.want, "knn-probes": needApproxModel.want, "knn-sample": needApproxModel.want,
-		"seed": needApproxModel.want, "batch": "", "workers": "", "format": "", "label": "", "q": ""},
+	"predict": {"model": "", "out": "", "knn": needKNNModel.want, "knn-probes": needApproxModel.want, "knn-sample": needApproxModel.want, "knn-recall": needApproxModel.want,
+		"seed": needApproxModel.want, "batch": "", "workers": "", "format": "", "label": "", "features": "", "q": ""},
 	"dump": {"rows": ""},
 }
 

@@ -23,8 +23,10 @@ import (
 // predictConfig is the parsed command line of predict.
 type predictConfig struct {
 	model, input, out, format, label string
+	features                         []string // -features: INPUT's columns for the model's features
 	knn                              knnFlag
 	probes, sample, batch, workers   int
+	recall                           float64
 	seed                             uint64
 	quiet                            bool
 	marks                            flagMarks // what the -knn flags apply to
@@ -78,31 +80,29 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer os.RemoveAll(dir)
 	begin := time.Now()
-	tab, err := input.Open(c.input, c.format, store.TableOptions{Label: c.label}, dir)
+	topt, err := c.columns(m.Features())
+	if err != nil {
+		return err
+	}
+	tab, err := input.Open(c.input, c.format, topt, dir)
 	if err != nil {
 		return usageError{err}
 	}
 	defer tab.Close()
-	x, cols, err := modelColumns(c.input, tab, m.Features(), dir)
+	read := time.Since(begin)
+	opt := model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers}
+	opt, tuned, err := c.tune(ctx, m, tab, opt, stderr)
 	if err != nil {
 		return err
 	}
-	if cols != nil {
-		defer cols.Close()
-	}
-	read := time.Since(begin)
-	opt := model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers}
-	wm, err := c.predictRows(ctx, m, x, tab.N, dir, opt, stderr)
+	tuning := time.Since(begin) - read
+	wm, err := c.predictRows(ctx, m, tab, dir, opt, stderr)
 	if err != nil {
 		return err
 	}
 	defer wm.Close()
 	w := wm.Data()
 	took := time.Since(begin) - read
-	recall, sampled, err := m.Recall(ctx, x, tab.N, c.sample, c.seed, opt)
-	if err != nil {
-		return err
-	}
 	if err := writeMemberships(out, c.out, w, tab.N, m.K()); err != nil {
 		return err
 	}
@@ -114,12 +114,19 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		search := "every training row"
 		if meta.Affinity == model.KNN {
 			search = fmt.Sprintf("%d neighbours, %s search", meta.Neighbors, m.Search(opt))
-			if sampled > 0 {
-				search += fmt.Sprintf(", sampled recall@%d %.4f on %d rows", meta.Neighbors, recall, sampled)
+			if m.Search(opt) == graph.Approximate {
+				search += fmt.Sprintf(" (%d probes)", opt.Probes)
+			}
+			if tuned.Rows > 0 {
+				search += fmt.Sprintf(", sampled recall@%d %.4f on %d rows", meta.Neighbors, tuned.Recall, tuned.Rows)
 			}
 		}
-		fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs (%.3g rows/s; reading %.2fs)\n",
-			tab.N, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), float64(tab.N)/max(took.Seconds(), 1e-9), read.Seconds())
+		choosing := ""
+		if tuned.Rows > 0 {
+			choosing = fmt.Sprintf(", of which %.2fs choosing the probes", tuning.Seconds())
+		}
+		fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs%s (%.3g rows/s; reading %.2fs)\n",
+			tab.N, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), choosing, float64(tab.N)/max(took.Seconds(), 1e-9), read.Seconds())
 	}
 	return nil
 }
@@ -135,22 +142,25 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 		"training rows: all training rows are scanned (-knn exact, O(n·p) a row), or the rows of\n"+
 		"the -knn-probes leaves nearest by centroid and then the training graph's lists of the\n"+
 		"nearest rows found, until no nearer row turns up (-knn approx, about\n"+
-		"O((n/512 + 512·probes + M²)·p) a row), the recall of the approximate search measured\n"+
-		"on sampled rows. For a gaussian\n"+
+		"O((n/512 + 512·probes + M²)·p) a row), the probes doubled until the recall measured\n"+
+		"on sampled rows of INPUT reaches -knn-recall. For a gaussian\n"+
 		"model p_x is x's kernel row against every training row: O(n·(p+k)) a row, whatever -knn.\n"+
-		"INPUT must have the model's feature columns (and may have a label column); it is read\n"+
+		"The model's features are read from INPUT's columns of the same names (or those of\n"+
+		"-features); other columns, a label column whatever it holds, are ignored. INPUT is read\n"+
 		"into a memory-mapped file and predicted in batches, so memory is bounded by the model\n"+
 		"and -batch, not by INPUT.")
 	fs.StringVar(&c.model, "model", "", "the model `DIR` written by ssnmf solve -model (required)")
 	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (required; - for CSV on stdout)")
 	fs.Var(&c.knn, c.marks.needs("knn", needKNNModel), fmt.Sprintf("a kNN model's neighbour search: exact, approx (the nearest leaves by centroid, then a walk of the training graph) or auto: approx above %d training rows", graph.ApproxMinRows))
-	fs.IntVar(&c.probes, c.marks.needs("knn-probes", needApproxModel), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph")
-	fs.IntVar(&c.sample, c.marks.needs("knn-sample", needApproxModel), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (each costs an exact scan; 0: none)")
+	fs.IntVar(&c.probes, c.marks.needs("knn-probes", needApproxModel), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph, at first: doubled until the sampled recall reaches -knn-recall")
+	fs.Float64Var(&c.recall, c.marks.needs("knn-recall", needApproxModel), graph.DefaultRecall, "-knn approx: the sampled recall@M the search reaches, as the graph's: its -knn-probes are doubled until it does (every leaf scanned gives the exact lists)")
+	fs.IntVar(&c.sample, c.marks.needs("knn-sample", needApproxModel), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (together, one scan of the training rows; 0: none, and -knn-probes is not raised)")
 	fs.Uint64Var(&c.seed, c.marks.needs("seed", needApproxModel), 0, "-knn approx: seed of the recall's sample of rows")
 	fs.IntVar(&c.batch, "batch", 1<<16, "rows predicted at a time")
 	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS); the result is the same for any number")
 	fs.StringVar(&c.format, "format", input.Auto, "input format: "+input.Formats)
-	fs.StringVar(&c.label, "label", "", "a column of INPUT that is not a feature (default: \"label\" if present)")
+	features := fs.String("features", "", "comma-separated columns of INPUT that hold the model's features, in the model's order (default: the model's own feature names; other columns are ignored)")
+	fs.StringVar(&c.label, "label", "", "a column of INPUT that is never a feature; whatever it holds is ignored (default: \"label\" if present)")
 	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -172,6 +182,8 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 		return nil, usagef("-knn-probes must be >= 1, have %d", c.probes)
 	case c.sample < 0:
 		return nil, usagef("-knn-sample must be >= 0, have %d", c.sample)
+	case !(c.recall > 0 && c.recall <= 1):
+		return nil, usagef("-knn-recall must be in (0, 1], have %v", c.recall)
 	case c.batch < 1:
 		return nil, usagef("-batch must be >= 1, have %d", c.batch)
 	case c.workers < 1:
@@ -179,60 +191,63 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 	}
 	c.input = pos[0]
 	c.given = givenFlags(fs)
+	if slices.Contains(c.given, "knn-recall") && c.sample == 0 {
+		return nil, usagef("-knn-recall needs the recall measured: -knn-sample 0 measures none; drop -knn-recall, or give -knn-sample N")
+	}
+	if *features != "" {
+		for f := range strings.SplitSeq(*features, ",") {
+			c.features = append(c.features, strings.TrimSpace(f))
+		}
+	}
 	return c, nil
 }
 
-// modelColumns returns the features of tab in the model's column order,
-// refusing an input whose feature columns are not the model's (missing,
-// extra), with one line naming the file. Columns in another order are
-// moved into a matrix file in dir, which is returned to be closed.
-func modelColumns(name string, tab *store.Table, want []string, dir string) ([]float64, *store.Matrix, error) {
-	var missing, extra []string
-	for _, f := range want {
-		if !slices.Contains(tab.Names, f) {
-			missing = append(missing, f)
+// columns returns the options that read the model's features (want, in
+// order) from INPUT: the columns of -features, or those of the model's
+// names; the label column is ignored whatever it holds, and so are the
+// columns that are not features.
+func (c *predictConfig) columns(want []string) (store.TableOptions, error) {
+	opt := store.TableOptions{Features: want, Label: c.label, IgnoreLabel: true,
+		FeaturesHint: fmt.Sprintf("the model's features are %s: name INPUT's columns for them, in that order, with -features", strings.Join(want, ","))}
+	if c.features != nil {
+		if len(c.features) != len(want) {
+			return opt, usagef("-features %s: %d columns for the model's %d features (%s); give one column of INPUT for each, in that order",
+				strings.Join(c.features, ","), len(c.features), len(want), strings.Join(want, ","))
+		}
+		opt.Features, opt.FeaturesHint = c.features, ""
+	}
+	return opt, nil
+}
+
+// tune chooses the effort of the approximate search: model.Tune on
+// -knn-sample rows of INPUT, to -knn-recall, a progress line a step.
+func (c *predictConfig) tune(ctx context.Context, m *model.Model, tab *store.Table, opt model.Options, stderr io.Writer) (model.Options, model.Tuned, error) {
+	step := func(t model.Tuned) {
+		if !c.quiet {
+			fmt.Fprintf(stderr, "ssnmf: predict search: %d probes, sampled recall@%d %.4f on %d rows (-knn-recall %v)\n", t.Probes, m.Meta().Neighbors, t.Recall, t.Rows, c.recall)
 		}
 	}
-	for _, f := range tab.Names {
-		if !slices.Contains(want, f) {
-			extra = append(extra, f)
-		}
+	opt, t, err := m.Tune(ctx, tab.Features, tab.N, c.sample, c.seed, c.recall, opt, step)
+	return opt, t, c.rowError(err, tab)
+}
+
+// rowError names INPUT, the row and INPUT's column in a model.RowError.
+func (c *predictConfig) rowError(err error, tab *store.Table) error {
+	var re *model.RowError
+	if !errors.As(err, &re) {
+		return err
 	}
-	if len(missing) > 0 || len(extra) > 0 {
-		msg := fmt.Sprintf("%s: %d feature columns, the model has %d (%s)", name, len(tab.Names), len(want), strings.Join(want, ","))
-		if len(missing) > 0 {
-			msg += "; missing " + strings.Join(missing, ",")
-		}
-		if len(extra) > 0 {
-			msg += "; not in the model " + strings.Join(extra, ",") + " (name a non-feature column with -label)"
-		}
-		return nil, nil, usagef("%s", msg)
+	var ve *model.ValueError
+	if errors.As(re.Err, &ve) && ve.Feature < len(tab.Names) {
+		ve.Name = tab.Names[ve.Feature]
 	}
-	if slices.Equal(tab.Names, want) {
-		return tab.Features, nil, nil
-	}
-	// The same columns in another order: moved into a second mapped file.
-	mat, err := store.CreateMatrix(filepath.Join(dir, "features.model.mat"), tab.N, tab.P)
-	if err != nil {
-		return nil, nil, err
-	}
-	perm := make([]int, len(want))
-	for q, f := range want {
-		perm[q] = slices.Index(tab.Names, f)
-	}
-	x := mat.Data()
-	for i := range tab.N {
-		for q, src := range perm {
-			x[i*tab.P+q] = tab.Features[i*tab.P+src]
-		}
-	}
-	return x, mat, nil
+	return usagef("%s: row %d (0-based, the id of -out): %v", c.input, re.Row, re.Err)
 }
 
 // predictRows predicts the rows of x (rows×p) in batches into a matrix
 // file in dir, and returns it.
-func (c *predictConfig) predictRows(ctx context.Context, m *model.Model, x []float64, rows int, dir string, opt model.Options, stderr io.Writer) (*store.Matrix, error) {
-	k, p := m.K(), len(m.Features())
+func (c *predictConfig) predictRows(ctx context.Context, m *model.Model, tab *store.Table, dir string, opt model.Options, stderr io.Writer) (*store.Matrix, error) {
+	k, p, x, rows := m.K(), len(m.Features()), tab.Features, tab.N
 	mat, err := store.CreateMatrix(filepath.Join(dir, "W.mat"), rows, k)
 	if err != nil {
 		return nil, err
@@ -245,9 +260,9 @@ func (c *predictConfig) predictRows(ctx context.Context, m *model.Model, x []flo
 			mat.Close()
 			var re *model.RowError
 			if errors.As(err, &re) {
-				return nil, fmt.Errorf("%s: row %d (0-based, the id of -out): %w", c.input, lo+re.Row, re.Err)
+				re.Row += lo
 			}
-			return nil, err
+			return nil, c.rowError(err, tab)
 		}
 		if !c.quiet && time.Since(last) > time.Second {
 			fmt.Fprintf(stderr, "ssnmf: predicted %d of %d rows\n", hi, rows)

@@ -104,7 +104,6 @@ func TestPredictBadInput(t *testing.T) {
 		return p
 	}
 	wrongCols := write("cols.csv", "x,z\n1,2\n")
-	extra := write("extra.csv", "x,y,z\n1,2,3\n")
 	nan := write("nan.csv", "x,y\n1,2\n1,NaN\n")
 	swapped := write("swapped.csv", "y,x\n0.1,0.0\n")
 	old := filepath.Join(dir, "old")
@@ -124,10 +123,11 @@ func TestPredictBadInput(t *testing.T) {
 		{"no model", []string{small}, "-model DIR is required"},
 		{"missing model", []string{"-model", filepath.Join(dir, "none"), small}, "no model there"},
 		{"other version", []string{"-model", old, small}, "format version 2, this build reads version 1"},
-		{"wrong columns", []string{"-model", mdir, wrongCols}, "cols.csv: 2 feature columns, the model has 2 (x,y); missing y; not in the model z"},
-		{"extra column", []string{"-model", mdir, extra}, "extra.csv: 3 feature columns"},
+		{"wrong columns", []string{"-model", mdir, wrongCols}, `cols.csv: unknown feature column "y"; available columns: "x", "z"; the model's features are x,y`},
 		{"NaN", []string{"-model", mdir, nan}, "nan.csv"},
 		{"bad probes", []string{"-model", mdir, "-knn-probes", "0", small}, "-knn-probes must be >= 1"},
+		{"bad recall", []string{"-model", mdir, "-knn-recall", "1.5", small}, "-knn-recall must be in (0, 1], have 1.5"},
+		{"recall without a sample", []string{"-model", mdir, "-knn-recall", "0.9", "-knn-sample", "0", small}, "-knn-recall needs the recall measured: -knn-sample 0 measures none"},
 	})
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("a refused predict left %s behind (%v)", out, err)
@@ -142,6 +142,7 @@ func TestPredictBadInput(t *testing.T) {
 		{"-knn, gaussian model", []string{"-model", gdir, "-knn", "exact", small}, "-knn applies to a kNN model (the model's affinity is gaussian); drop it"},
 		{"-knn-probes, gaussian model", []string{"-model", gdir, "-knn-probes", "4", small}, "-knn-probes applies to a kNN model searched with -knn approx or auto (the model's affinity is gaussian); drop it"},
 		{"-seed, exact search", []string{"-model", mdir, "-knn", "exact", "-seed", "3", small}, "-seed applies to a kNN model searched with -knn approx or auto (the search is -knn exact); drop it"},
+		{"-knn-recall, gaussian model", []string{"-model", gdir, "-knn-recall", "0.9", small}, "-knn-recall applies to a kNN model searched with -knn approx or auto (the model's affinity is gaussian); drop it"},
 	})
 	// The same columns in another order are the model's.
 	if code, _, stderr := ssnmf(t, "predict", "-q", "-model", mdir, "-out", out, swapped); code != 0 {

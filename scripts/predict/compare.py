@@ -20,6 +20,10 @@ Subcommands, run by scripts/predict/run.sh:
       (standardized by the train rows' mean and std) predicting the test
       rows. GaussianMixture is given GMM_SECONDS (env, default 600) of CPU.
 
+  ari TEST.csv PREDICTED.csv
+      print the ARI of the predicted clusters against TEST.csv's labels
+      (scripts/predict/recall.sh).
+
 scikit-learn is used here only, to compare; ssnmf never runs it.
 """
 import gzip
@@ -121,9 +125,15 @@ def score(name, data, outdir):
     print(f"| {name} | {len(train)} | {len(test)} | {k} | {ari_pred:.4f} | {ari_all:.4f} | {ari_km:.4f} | {gmm} |")
 
 
+def ari(test, predicted):
+    _, _, y, _ = read_table(test)
+    _, c = memberships(predicted)
+    print(f"{adjusted_rand_score(y, c):.4f}")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"split": split, "reproduce": reproduce, "score": score}[cmd](*args)
+    {"split": split, "reproduce": reproduce, "score": score, "ari": ari}[cmd](*args)
 
 
 if __name__ == "__main__":
