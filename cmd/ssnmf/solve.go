@@ -67,6 +67,11 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := c.marks.checkApplies(given, c.scope()); err != nil {
 		return err
 	}
+	if s := c.scope(); s.affinity == affinityGaussian || s.affinity == kindTiles {
+		if err := c.checkSpectral(methods.Method{}, false); err != nil {
+			return err
+		}
+	}
 	if err := c.resolveKernels(saved, stderr); err != nil {
 		return err
 	}
@@ -148,6 +153,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		c.init = c.start.String()
 	case tab == nil && (c.init == initKmeans || info.Features):
 		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
+	}
+	if err := c.checkSpectral(info, prob.Graph() != nil); err != nil {
+		return err
 	}
 	kernel, m := prob.Kernel(), &meter{Affinity: prob.Affinity}
 
@@ -238,6 +246,25 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		rep.sum.table(stdout)
 	}
 	return nil
+}
+
+// checkSpectral refuses -init spectral and -method spectral on a run
+// whose P is not a graph (sparse reports whether it is): the spectral
+// embedding is the graph's.
+func (c *config) checkSpectral(info methods.Method, sparse bool) error {
+	if info.Name == "" {
+		info, _ = methods.Lookup(c.method)
+	}
+	what := "-init spectral"
+	switch {
+	case sparse:
+		return nil
+	case info.Graph:
+		what = "-method " + info.Name
+	case c.init != initSpectral:
+		return nil
+	}
+	return usagef("%s needs a sparse P, whose graph it embeds (-affinity knn or an edge list); the affinity is %s: use -affinity knn", what, c.scope().affinity)
 }
 
 // outputs are the files a run writes; nil fields were not asked for.

@@ -1,0 +1,538 @@
+// Package spectral holds the spectral embedding of a sparse affinity
+// graph: the leading eigenvectors of its normalised affinity
+// A = D^-½ P D^-½ (D the diagonal of P's row sums), found by LOBPCG
+// (Knyazev 2001) whose products are passes over the graph, and the
+// clustering made from them (Ng, Jordan and Weiss 2001): the rows of the
+// embedding normalised to unit length and clustered by k-means
+// (package kmeans), whose soft memberships are a start of the solver or
+// the clustering itself (ssnmf solve -init spectral, -method spectral).
+//
+// Every product is one pass over the CSR graph (graph.CSR.Mul) on its
+// workers, and every block inner product is summed in fixed chunks of
+// rows, in chunk order, so that the embedding has the same bits for any
+// number of workers. The block vectors are held in memory: about
+// 8·n·b float64 values (b the block's width, K+1 plus a guard), so
+// 8·8·n·b bytes.
+package spectral
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/ordered"
+)
+
+// Defaults of Options.
+const (
+	// DefaultTol is the residual norm ||A x - λ x|| of a unit eigenvector
+	// (relative to ||A|| = 1) at which the embedding stops.
+	DefaultTol = 1e-6
+	// DefaultMaxIter is the most LOBPCG iterations, each one product.
+	DefaultMaxIter = 2000
+	// DefaultGuard is the block's columns beyond the K+1 reported, which
+	// speed the convergence of the last of them.
+	DefaultGuard = 4
+)
+
+// Options control Embed. K is required; the zero value of the others
+// takes their defaults.
+type Options struct {
+	K       int     // the eigenvectors of the embedding, 1 to n
+	Block   int     // the block's width, at least K+1 (at most n); 0: K+1+DefaultGuard
+	Tol     float64 // the relative residual norm of convergence; 0: DefaultTol
+	MaxIter int     // the most iterations; 0: DefaultMaxIter
+	Seed    uint64  // the seed of the starting block's random columns
+	Workers int     // goroutines of the passes; 0: 1. Any number gives the same bits.
+}
+
+// Embedding is the spectral embedding of a graph and the report of its
+// computation.
+type Embedding struct {
+	N, K int
+	// Vectors is n×K, row-major: column j is the unit eigenvector of the
+	// j-th largest eigenvalue of D^-½ P D^-½ (column 0 is D^½·1
+	// normalised when the graph is connected).
+	Vectors []float64
+	// Values are the K+1 largest eigenvalues (K if n = K), descending; the
+	// gap after the K-th is what separates K clusters.
+	Values []float64
+	// Residuals are ||A x_j - λ_j x_j|| of the Values' eigenvectors: since
+	// ||x_j|| = 1 and ||A|| = 1, the relative residuals.
+	Residuals []float64
+	Block      int  // the block's width
+	Iterations int  // LOBPCG iterations
+	Passes     int  // products with P, the degree pass included
+	Converged  bool // every residual is at most the tolerance
+	Isolated   int  // rows of degree 0: their rows of A, and of the embedding, are 0
+}
+
+// operator is A = D^-½ P D^-½ as products of P.
+type operator struct {
+	g       *graph.CSR // P with Scale 1: A does not depend on P's scale
+	dinv    []float64  // D^-½, 0 for a row of degree 0
+	workers int
+	passes  int
+}
+
+// apply sets dst = A·src for the n×w blocks dst and src, using tmp (n×w)
+// for D^-½·src.
+func (op *operator) apply(ctx context.Context, dst, src, tmp []float64, w int) error {
+	n := len(op.dinv)
+	tmp = tmp[:n*w]
+	if err := scaleRows(ctx, op.workers, tmp, src, w, op.dinv); err != nil {
+		return err
+	}
+	if _, err := op.g.Mul(ctx, dst[:n*w], tmp, w, nil); err != nil {
+		return err
+	}
+	op.passes++
+	return scaleRows(ctx, op.workers, dst[:n*w], dst[:n*w], w, op.dinv)
+}
+
+// scaleRows sets row i of dst (n×w) to s_i times row i of src.
+func scaleRows(ctx context.Context, workers int, dst, src []float64, w int, s []float64) error {
+	n := len(s)
+	return ordered.Run(ctx, workers, chunks(n), func() struct{} { return struct{}{} },
+		func(_ context.Context, t int, _ struct{}) error {
+			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+				for c := i * w; c < (i+1)*w; c++ {
+					dst[c] = s[i] * src[c]
+				}
+			}
+			return nil
+		},
+		func(int, struct{}) error { return nil })
+}
+
+// newOperator returns the normalised affinity of g by a pass for its
+// degrees, and the rows of degree 0.
+func newOperator(ctx context.Context, g *graph.CSR, workers int) (*operator, []float64, int, error) {
+	p := *g // the same arrays, another scale and workers
+	p.Scale, p.Workers = 1, workers
+	n := p.N()
+	ones, y, deg := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	if _, err := p.Mul(ctx, y, ones, 1, deg); err != nil {
+		return nil, nil, 0, err
+	}
+	op := &operator{g: &p, dinv: make([]float64, n), workers: workers, passes: 1}
+	isolated := 0
+	for i, d := range deg {
+		if d > 0 {
+			op.dinv[i] = 1 / math.Sqrt(d)
+		} else {
+			isolated++
+		}
+	}
+	if isolated == n {
+		return nil, nil, 0, errors.New("spectral: every row of the graph has degree 0: nothing to embed")
+	}
+	return op, deg, isolated, nil
+}
+
+// Embed returns the spectral embedding of the graph g: the K leading
+// eigenvectors of D^-½ P D^-½ and the K+1 leading eigenvalues, by LOBPCG
+// with soft locking from a block whose first column is the known
+// eigenvector D^½·1 (eigenvalue 1) and whose others are seeded random
+// columns. Each iteration is one product with P of the block's
+// unconverged columns. The embedding stops when the K+1 leading
+// residuals are at most opt.Tol, or after opt.MaxIter iterations
+// (Converged false); it fails on bad options or a canceled ctx.
+func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
+	n := g.N()
+	if opt.K < 1 || opt.K > n {
+		return nil, fmt.Errorf("spectral: %d eigenvectors of a graph of %d rows, want 1 to %d", opt.K, n, n)
+	}
+	nv := min(opt.K+1, n)
+	b := cmpOr(opt.Block, nv+DefaultGuard)
+	b = min(b, n)
+	if b < nv {
+		return nil, fmt.Errorf("spectral: a block of %d columns, want at least K+1 = %d", opt.Block, nv)
+	}
+	tol, maxIter := opt.Tol, cmpOr(opt.MaxIter, DefaultMaxIter)
+	if tol == 0 {
+		tol = DefaultTol
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) || maxIter < 0 {
+		return nil, fmt.Errorf("spectral: tolerance %v and %d iterations, want a finite tolerance > 0 and iterations >= 0", tol, maxIter)
+	}
+	op, deg, isolated, err := newOperator(ctx, g, max(opt.Workers, 1))
+	if err != nil {
+		return nil, err
+	}
+	if b = min(b, n-isolated); b < nv {
+		return nil, fmt.Errorf("spectral: %d of the %d rows have an edge, fewer than K+1 = %d: ask for fewer clusters", n-isolated, n, nv)
+	}
+	s := &solver{op: op, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1)}
+	if err := s.start(ctx, deg, opt.Seed); err != nil {
+		return nil, err
+	}
+	it, err := s.iterate(ctx, maxIter)
+	if err != nil {
+		return nil, err
+	}
+	e := &Embedding{N: n, K: opt.K, Block: b, Iterations: it, Passes: op.passes, Isolated: isolated,
+		Values: slices.Clone(s.lambda[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
+	e.Vectors = make([]float64, n*opt.K)
+	sel := make([]float64, b*opt.K)
+	for j := range opt.K {
+		sel[j*opt.K+j] = 1
+	}
+	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{s.x, b, sel})
+}
+
+// cmpOr returns v, or def if v is 0.
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// solver is the state of LOBPCG: the block X (orthonormal columns, the
+// Ritz vectors), its search directions P, and their products with A.
+type solver struct {
+	op          *operator
+	n, b, nv    int
+	tol         float64
+	workers     int
+	x, ax       []float64 // n×b
+	p, ap       []float64 // n×pw, the directions of the last step; pw = 0 at first
+	pw          int
+	r, ar       []float64 // n×b storage: residuals, then directions
+	s1, s2      []float64 // n×b spares
+	lambda, res []float64 // b Ritz values, descending, and residual norms
+}
+
+// start sets the block to D^½·1 and seeded random columns, orthonormal,
+// and takes its Rayleigh-Ritz step.
+func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
+	n, b := s.n, s.b
+	for _, m := range []*[]float64{&s.x, &s.ax, &s.r, &s.ar, &s.p, &s.ap, &s.s1, &s.s2} {
+		*m = make([]float64, n*b)
+	}
+	err := ordered.Run(ctx, s.workers, chunks(n), func() struct{} { return struct{}{} },
+		func(_ context.Context, t int, _ struct{}) error {
+			rng := rand.New(rand.NewPCG(seed, uint64(t)))
+			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+				row := s.x[i*b : (i+1)*b]
+				row[0] = math.Sqrt(deg[i])
+				for c := 1; c < b; c++ {
+					// A row of degree 0 is a row of A that is 0: an
+					// eigenvector of a nonzero eigenvalue is 0 there,
+					// and the block stays 0 there from a 0 start.
+					if row[c] = rng.NormFloat64(); deg[i] == 0 {
+						row[c] = 0
+					}
+				}
+			}
+			return nil
+		},
+		func(int, struct{}) error { return nil })
+	if err != nil {
+		return err
+	}
+	g, err := gram(ctx, s.workers, n, s.x, b, s.x, b)
+	if err != nil {
+		return err
+	}
+	t, w, err := orthonormalize(g, b)
+	if err != nil {
+		return err
+	}
+	if w < b {
+		return fmt.Errorf("spectral: the starting block of %d columns has rank %d", b, w)
+	}
+	// The first column of T only scales D^½·1, which stays in the block.
+	if err := combine(ctx, s.workers, n, s.s1, b, term{s.x, b, t}); err != nil {
+		return err
+	}
+	copy(s.x, s.s1)
+	if err := s.op.apply(ctx, s.ax, s.x, s.s1, b); err != nil {
+		return err
+	}
+	h, err := gram(ctx, s.workers, n, s.x, b, s.ax, b)
+	if err != nil {
+		return err
+	}
+	vals, vecs, err := eigenSym(h, b)
+	if err != nil {
+		return err
+	}
+	c := make([]float64, b*b)
+	s.lambda = make([]float64, b)
+	for j := range b {
+		s.lambda[j] = vals[b-1-j]
+		for i := range b {
+			c[i*b+j] = vecs[i*b+b-1-j]
+		}
+	}
+	if err := combine(ctx, s.workers, n, s.x, b, term{s.x, b, c}); err != nil {
+		return err
+	}
+	return combine(ctx, s.workers, n, s.ax, b, term{s.ax, b, c})
+}
+
+// converged reports whether the leading nv residuals are within the
+// tolerance.
+func (s *solver) converged() bool {
+	for _, r := range s.res[:s.nv] {
+		if !(r <= s.tol) {
+			return false
+		}
+	}
+	return true
+}
+
+// residuals sets s.r = AX - XΛ and s.res to its columns' norms.
+func (s *solver) residuals(ctx context.Context) error {
+	n, b := s.n, s.b
+	lam := make([]float64, b*b)
+	for j, l := range s.lambda {
+		lam[j*b+j] = -l
+	}
+	if err := combine(ctx, s.workers, n, s.r, b, term{s.ax, b, identity(b)}, term{s.x, b, lam}); err != nil {
+		return err
+	}
+	sq := make([]float64, b)
+	err := ordered.Run(ctx, s.workers, chunks(n),
+		func() []float64 { return make([]float64, b) },
+		func(_ context.Context, t int, part []float64) error {
+			clear(part)
+			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+				for c, v := range s.r[i*b : (i+1)*b] {
+					part[c] += float64(v * v)
+				}
+			}
+			return nil
+		},
+		func(_ int, part []float64) error {
+			for c, v := range part {
+				sq[c] += v
+			}
+			return nil
+		})
+	s.res = make([]float64, b)
+	for c, v := range sq {
+		s.res[c] = math.Sqrt(v)
+	}
+	return err
+}
+
+// iterate runs LOBPCG until convergence or maxIter iterations, and
+// returns the iterations taken.
+func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
+	for it := 0; ; it++ {
+		if err := s.residuals(ctx); err != nil {
+			return it, err
+		}
+		if s.converged() || it == maxIter {
+			return it, nil
+		}
+		var active []int
+		for j, r := range s.res {
+			if r > s.tol {
+				active = append(active, j)
+			}
+		}
+		ok, err := s.step(ctx, active)
+		if err != nil || !ok {
+			return it + 1, err
+		}
+	}
+}
+
+// selection returns the w×len(cols) matrix that picks the columns cols
+// of a block of w columns.
+func selection(w int, cols []int) []float64 {
+	sel := make([]float64, w*len(cols))
+	for c, j := range cols {
+		sel[j*len(cols)+c] = 1
+	}
+	return sel
+}
+
+// orthoBasis makes the n×w block m (held in buf) orthogonal to the
+// blocks against (whose products with A are aAgainst), orthonormal by
+// SVQB, and applies the same combination to its product am (held in
+// abuf) if am is not nil: it returns the new width, the block written to
+// out and its product to aout.
+func (s *solver) orthoBasis(ctx context.Context, m []float64, w int, am []float64, against, aAgainst []term, out, aout []float64) (int, error) {
+	n := s.n
+	terms := []term{{m, w, identity(w)}}
+	aterms := []term{{am, w, identity(w)}}
+	for q, a := range against {
+		c, err := gram(ctx, s.workers, n, a.m, a.w, m, w)
+		if err != nil {
+			return 0, err
+		}
+		c = negate(c)
+		terms = append(terms, term{a.m, a.w, c})
+		if am != nil {
+			aterms = append(aterms, term{aAgainst[q].m, a.w, c})
+		}
+	}
+	if err := combine(ctx, s.workers, n, m, w, terms...); err != nil {
+		return 0, err
+	}
+	if am != nil {
+		if err := combine(ctx, s.workers, n, am, w, aterms...); err != nil {
+			return 0, err
+		}
+	}
+	g, err := gram(ctx, s.workers, n, m, w, m, w)
+	if err != nil {
+		return 0, err
+	}
+	t, w2, err := orthonormalize(g, w)
+	if err != nil || w2 == 0 {
+		return 0, err
+	}
+	if err := combine(ctx, s.workers, n, out, w2, term{m, w, t}); err != nil {
+		return 0, err
+	}
+	if am != nil {
+		return w2, combine(ctx, s.workers, n, aout, w2, term{am, w, t})
+	}
+	return w2, nil
+}
+
+// step takes one LOBPCG step on the active columns; it returns false when
+// the residuals of the active columns lie in the block's span (no
+// direction is left to search).
+func (s *solver) step(ctx context.Context, active []int) (bool, error) {
+	n, b := s.n, s.b
+	// R: the active residuals, orthogonal to X (twice), orthonormal, in s1.
+	if err := combine(ctx, s.workers, n, s.s1, len(active), term{s.r, b, selection(b, active)}); err != nil {
+		return false, err
+	}
+	x := []term{{s.x, b, nil}}
+	if _, err := s.orthoBasis(ctx, s.s1, len(active), nil, x, nil, s.r, nil); err != nil {
+		return false, err
+	}
+	a, err := s.orthoBasis(ctx, s.r, len(active), nil, x, nil, s.s1, nil)
+	if err != nil || a == 0 {
+		return false, err
+	}
+	rr := s.s1[:n*a]
+	if err := s.op.apply(ctx, s.ar, rr, s.r, a); err != nil {
+		return false, err
+	}
+	ar := s.ar[:n*a]
+	// P: the last directions, orthogonal to X and R, orthonormal.
+	pw := 0
+	if s.pw > 0 {
+		if pw, err = s.orthoBasis(ctx, s.p[:n*s.pw], s.pw, s.ap[:n*s.pw],
+			[]term{{s.x, b, nil}, {rr, a, nil}}, []term{{s.ax, b, nil}, {ar, a, nil}}, s.r, s.s2); err != nil {
+			return false, err
+		}
+		copy(s.p, s.r[:n*pw])
+		copy(s.ap, s.s2[:n*pw])
+	}
+	p, ap := s.p[:n*pw], s.ap[:n*pw]
+	blocks := []term{{s.x, b, nil}, {rr, a, nil}, {p, pw, nil}}
+	ablocks := []term{{s.ax, b, nil}, {ar, a, nil}, {ap, pw, nil}}
+	c, err := s.ritz(ctx, blocks, ablocks)
+	if err != nil {
+		return false, err
+	}
+	// New directions, into r and s2, then the new X and AX in place.
+	cr, cp := c[b*b:(b+a)*b], c[(b+a)*b:]
+	if err := combine(ctx, s.workers, n, s.r, b, term{rr, a, cr}, term{p, pw, cp}); err != nil {
+		return false, err
+	}
+	if err := combine(ctx, s.workers, n, s.s2, b, term{ar, a, cr}, term{ap, pw, cp}); err != nil {
+		return false, err
+	}
+	if err := combine(ctx, s.workers, n, s.x, b, term{s.x, b, c[:b*b]}, term{s.r, b, identity(b)}); err != nil {
+		return false, err
+	}
+	if err := combine(ctx, s.workers, n, s.ax, b, term{s.ax, b, c[:b*b]}, term{s.s2, b, identity(b)}); err != nil {
+		return false, err
+	}
+	// The directions of the active columns are the next step's P.
+	sel := selection(b, active)
+	if err := combine(ctx, s.workers, n, s.p, len(active), term{s.r, b, sel}); err != nil {
+		return false, err
+	}
+	if err := combine(ctx, s.workers, n, s.ap, len(active), term{s.s2, b, sel}); err != nil {
+		return false, err
+	}
+	s.pw = len(active)
+	return true, nil
+}
+
+// ritz solves the Rayleigh-Ritz problem of the basis S = [blocks] with
+// AS = [ablocks]: it sets s.lambda to the b largest Ritz values and
+// returns the m×b coefficients of their Ritz vectors, S·C.
+func (s *solver) ritz(ctx context.Context, blocks, ablocks []term) ([]float64, error) {
+	m := 0
+	off := make([]int, len(blocks))
+	for q, bl := range blocks {
+		off[q] = m
+		m += bl.w
+	}
+	g, h := make([]float64, m*m), make([]float64, m*m)
+	for q, bq := range blocks {
+		for u := q; u < len(blocks); u++ {
+			for _, dst := range []struct {
+				out   []float64
+				right term
+			}{{g, blocks[u]}, {h, ablocks[u]}} {
+				blk, err := gram(ctx, s.workers, s.n, bq.m, bq.w, dst.right.m, dst.right.w)
+				if err != nil {
+					return nil, err
+				}
+				for i := range bq.w {
+					for j := range dst.right.w {
+						dst.out[(off[q]+i)*m+off[u]+j] = blk[i*dst.right.w+j]
+						dst.out[(off[u]+j)*m+off[q]+i] = blk[i*dst.right.w+j]
+					}
+				}
+			}
+		}
+	}
+	t, mk, err := orthonormalize(g, m)
+	if err != nil {
+		return nil, err
+	}
+	if mk < s.b {
+		return nil, fmt.Errorf("spectral: the search basis has rank %d, below the block's %d columns", mk, s.b)
+	}
+	// H' = Tᵀ H T.
+	ht := matMul(h, m, m, t, mk)
+	hp := matMul(transpose(t, m, mk), mk, m, ht, mk)
+	vals, vecs, err := eigenSym(hp, mk)
+	if err != nil {
+		return nil, err
+	}
+	top := make([]float64, mk*s.b)
+	for j := range s.b {
+		s.lambda[j] = vals[mk-1-j]
+		for i := range mk {
+			top[i*s.b+j] = vecs[i*mk+mk-1-j]
+		}
+	}
+	return matMul(t, m, mk, top, s.b), nil
+}
+
+// matMul returns the r×c product of the r×q matrix a and the q×c matrix b.
+func matMul(a []float64, r, q int, b []float64, c int) []float64 {
+	out := make([]float64, r*c)
+	for i := range r {
+		for l := range q {
+			x := a[i*q+l]
+			for j := range c {
+				out[i*c+j] += float64(x * b[l*c+j])
+			}
+		}
+	}
+	return out
+}
