@@ -63,7 +63,7 @@ type Embedding struct {
 	Values []float64
 	// Residuals are ||A x_j - λ_j x_j|| of the Values' eigenvectors: since
 	// ||x_j|| = 1 and ||A|| = 1, the relative residuals.
-	Residuals []float64
+	Residuals  []float64
 	Block      int  // the block's width
 	Iterations int  // LOBPCG iterations
 	Passes     int  // products with P, the degree pass included

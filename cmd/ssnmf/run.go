@@ -112,12 +112,12 @@ type solveRun struct {
 	checkpointed bool      // a checkpoint of the current state was saved
 	start        int       // the start being solved
 	best         *fw.Result
-	bestFile     int            // the start whose W is in the file ws.bestPath(bestFile); -1 none
-	stale        []string       // files of earlier best Ws, removed at the next checkpoint
-	savedBest    int            // the start whose best W the last checkpoint names; -1 none
-	sizesKM      *kmeans.Result // -scale sizes: the k-means start of the run's seed, which start 0 reuses
+	bestFile     int             // the start whose W is in the file ws.bestPath(bestFile); -1 none
+	stale        []string        // files of earlier best Ws, removed at the next checkpoint
+	savedBest    int             // the start whose best W the last checkpoint names; -1 none
+	sizesKM      *kmeans.Result  // -scale sizes: the k-means start of the run's seed, which start 0 reuses
 	spectral     *spectral.Start // -init spectral, -method spectral: the graph's embedding; made on first use
-	begin        time.Time      // the start of the command, for -max-time
+	begin        time.Time       // the start of the command, for -max-time
 }
 
 // solve runs the method from every start (or from the checkpoint, and then
