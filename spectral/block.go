@@ -51,11 +51,40 @@ func gram(ctx context.Context, workers, n int, a []float64, wa int, b []float64,
 }
 
 // term is a product M·C of an n×w block M and a w×wd coefficient matrix
-// C, a term of combine.
+// C, a term of combine. Without C, the term is M itself (w = wd), or with
+// diag the diagonal C = diag(diag), or with cols the columns cols of M.
 type term struct {
-	m []float64
-	w int
-	c []float64
+	m    []float64
+	w    int
+	c    []float64
+	diag []float64
+	cols []int
+}
+
+// add adds row i of the term to row.
+func (tm *term) add(row []float64, i int) {
+	mi := tm.m[i*tm.w : (i+1)*tm.w]
+	switch {
+	case tm.c != nil:
+		wd := len(row)
+		for r, x := range mi {
+			for c, y := range tm.c[r*wd : (r+1)*wd] {
+				row[c] += float64(x * y)
+			}
+		}
+	case tm.diag != nil:
+		for c, x := range mi {
+			row[c] += float64(x * tm.diag[c])
+		}
+	case tm.cols != nil:
+		for c, j := range tm.cols {
+			row[c] += mi[j]
+		}
+	default:
+		for c, x := range mi {
+			row[c] += x
+		}
+	}
 }
 
 // combine sets dst (n×wd) to the sum of the terms' products, row by row:
@@ -67,12 +96,8 @@ func combine(ctx context.Context, workers, n int, dst []float64, wd int, terms .
 		func(_ context.Context, t int, row []float64) error {
 			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
 				clear(row)
-				for _, tm := range terms {
-					for r, x := range tm.m[i*tm.w : (i+1)*tm.w] {
-						for c, y := range tm.c[r*wd : (r+1)*wd] {
-							row[c] += float64(x * y)
-						}
-					}
+				for q := range terms {
+					terms[q].add(row, i)
 				}
 				copy(dst[i*wd:(i+1)*wd], row)
 			}

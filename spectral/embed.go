@@ -181,11 +181,16 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	e := &Embedding{N: n, K: opt.K, Block: b, Iterations: it, Passes: op.passes, Isolated: isolated,
 		Values: slices.Clone(s.lambda[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
 	e.Vectors = make([]float64, n*opt.K)
-	sel := make([]float64, b*opt.K)
-	for j := range opt.K {
-		sel[j*opt.K+j] = 1
+	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{m: s.x, w: b, cols: first(opt.K)})
+}
+
+// first returns the column indices 0 to k-1.
+func first(k int) []int {
+	cols := make([]int, k)
+	for j := range cols {
+		cols[j] = j
 	}
-	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{s.x, b, sel})
+	return cols
 }
 
 // cmpOr returns v, or def if v is 0.
@@ -251,7 +256,7 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 		return fmt.Errorf("spectral: the starting block of %d columns has rank %d", b, w)
 	}
 	// The first column of T only scales D^½·1, which stays in the block.
-	if err := combine(ctx, s.workers, n, s.s1, b, term{s.x, b, t}); err != nil {
+	if err := combine(ctx, s.workers, n, s.s1, b, term{m: s.x, w: b, c: t}); err != nil {
 		return err
 	}
 	copy(s.x, s.s1)
@@ -274,10 +279,10 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 			c[i*b+j] = vecs[i*b+b-1-j]
 		}
 	}
-	if err := combine(ctx, s.workers, n, s.x, b, term{s.x, b, c}); err != nil {
+	if err := combine(ctx, s.workers, n, s.x, b, term{m: s.x, w: b, c: c}); err != nil {
 		return err
 	}
-	return combine(ctx, s.workers, n, s.ax, b, term{s.ax, b, c})
+	return combine(ctx, s.workers, n, s.ax, b, term{m: s.ax, w: b, c: c})
 }
 
 // converged reports whether the leading nv residuals are within the
@@ -294,11 +299,7 @@ func (s *solver) converged() bool {
 // residuals sets s.r = AX - XΛ and s.res to its columns' norms.
 func (s *solver) residuals(ctx context.Context) error {
 	n, b := s.n, s.b
-	lam := make([]float64, b*b)
-	for j, l := range s.lambda {
-		lam[j*b+j] = -l
-	}
-	if err := combine(ctx, s.workers, n, s.r, b, term{s.ax, b, identity(b)}, term{s.x, b, lam}); err != nil {
+	if err := combine(ctx, s.workers, n, s.r, b, term{m: s.ax, w: b}, term{m: s.x, w: b, diag: negate(s.lambda)}); err != nil {
 		return err
 	}
 	sq := make([]float64, b)
@@ -349,34 +350,24 @@ func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
 	}
 }
 
-// selection returns the w×len(cols) matrix that picks the columns cols
-// of a block of w columns.
-func selection(w int, cols []int) []float64 {
-	sel := make([]float64, w*len(cols))
-	for c, j := range cols {
-		sel[j*len(cols)+c] = 1
-	}
-	return sel
-}
-
-// orthoBasis makes the n×w block m (held in buf) orthogonal to the
-// blocks against (whose products with A are aAgainst), orthonormal by
-// SVQB, and applies the same combination to its product am (held in
-// abuf) if am is not nil: it returns the new width, the block written to
-// out and its product to aout.
+// orthoBasis makes the n×w block m orthogonal to the blocks against
+// (whose products with A are aAgainst), in place, then orthonormal by
+// SVQB into out, and applies the same combinations to its product am,
+// into aout, if am is not nil. It returns the new width. out and aout
+// must not be m and am: the width may shrink.
 func (s *solver) orthoBasis(ctx context.Context, m []float64, w int, am []float64, against, aAgainst []term, out, aout []float64) (int, error) {
 	n := s.n
-	terms := []term{{m, w, identity(w)}}
-	aterms := []term{{am, w, identity(w)}}
+	terms := []term{{m: m, w: w}}
+	aterms := []term{{m: am, w: w}}
 	for q, a := range against {
 		c, err := gram(ctx, s.workers, n, a.m, a.w, m, w)
 		if err != nil {
 			return 0, err
 		}
 		c = negate(c)
-		terms = append(terms, term{a.m, a.w, c})
+		terms = append(terms, term{m: a.m, w: a.w, c: c})
 		if am != nil {
-			aterms = append(aterms, term{aAgainst[q].m, a.w, c})
+			aterms = append(aterms, term{m: aAgainst[q].m, w: a.w, c: c})
 		}
 	}
 	if err := combine(ctx, s.workers, n, m, w, terms...); err != nil {
@@ -395,11 +386,11 @@ func (s *solver) orthoBasis(ctx context.Context, m []float64, w int, am []float6
 	if err != nil || w2 == 0 {
 		return 0, err
 	}
-	if err := combine(ctx, s.workers, n, out, w2, term{m, w, t}); err != nil {
+	if err := combine(ctx, s.workers, n, out, w2, term{m: m, w: w, c: t}); err != nil {
 		return 0, err
 	}
 	if am != nil {
-		return w2, combine(ctx, s.workers, n, aout, w2, term{am, w, t})
+		return w2, combine(ctx, s.workers, n, aout, w2, term{m: am, w: w, c: t})
 	}
 	return w2, nil
 }
@@ -409,20 +400,16 @@ func (s *solver) orthoBasis(ctx context.Context, m []float64, w int, am []float6
 // direction is left to search).
 func (s *solver) step(ctx context.Context, active []int) (bool, error) {
 	n, b := s.n, s.b
-	// R: the active residuals, orthogonal to X (twice), orthonormal, in s1.
-	if err := combine(ctx, s.workers, n, s.s1, len(active), term{s.r, b, selection(b, active)}); err != nil {
+	// R: the active residuals (in s1), orthogonal to X, orthonormal, in r.
+	if err := combine(ctx, s.workers, n, s.s1, len(active), term{m: s.r, w: b, cols: active}); err != nil {
 		return false, err
 	}
-	x := []term{{s.x, b, nil}}
-	if _, err := s.orthoBasis(ctx, s.s1, len(active), nil, x, nil, s.r, nil); err != nil {
-		return false, err
-	}
-	a, err := s.orthoBasis(ctx, s.r, len(active), nil, x, nil, s.s1, nil)
+	a, err := s.orthoBasis(ctx, s.s1, len(active), nil, []term{{m: s.x, w: b}}, nil, s.r, nil)
 	if err != nil || a == 0 {
 		return false, err
 	}
-	rr := s.s1[:n*a]
-	if err := s.op.apply(ctx, s.ar, rr, s.r, a); err != nil {
+	rr := s.r[:n*a]
+	if err := s.op.apply(ctx, s.ar, rr, s.s1, a); err != nil {
 		return false, err
 	}
 	ar := s.ar[:n*a]
@@ -430,39 +417,38 @@ func (s *solver) step(ctx context.Context, active []int) (bool, error) {
 	pw := 0
 	if s.pw > 0 {
 		if pw, err = s.orthoBasis(ctx, s.p[:n*s.pw], s.pw, s.ap[:n*s.pw],
-			[]term{{s.x, b, nil}, {rr, a, nil}}, []term{{s.ax, b, nil}, {ar, a, nil}}, s.r, s.s2); err != nil {
+			[]term{{m: s.x, w: b}, {m: rr, w: a}}, []term{{m: s.ax, w: b}, {m: ar, w: a}}, s.s1, s.s2); err != nil {
 			return false, err
 		}
-		copy(s.p, s.r[:n*pw])
+		copy(s.p, s.s1[:n*pw])
 		copy(s.ap, s.s2[:n*pw])
 	}
 	p, ap := s.p[:n*pw], s.ap[:n*pw]
-	blocks := []term{{s.x, b, nil}, {rr, a, nil}, {p, pw, nil}}
-	ablocks := []term{{s.ax, b, nil}, {ar, a, nil}, {ap, pw, nil}}
+	blocks := []term{{m: s.x, w: b}, {m: rr, w: a}, {m: p, w: pw}}
+	ablocks := []term{{m: s.ax, w: b}, {m: ar, w: a}, {m: ap, w: pw}}
 	c, err := s.ritz(ctx, blocks, ablocks)
 	if err != nil {
 		return false, err
 	}
-	// New directions, into r and s2, then the new X and AX in place.
+	// New directions, into s1 and s2, then the new X and AX in place.
 	cr, cp := c[b*b:(b+a)*b], c[(b+a)*b:]
-	if err := combine(ctx, s.workers, n, s.r, b, term{rr, a, cr}, term{p, pw, cp}); err != nil {
+	if err := combine(ctx, s.workers, n, s.s1, b, term{m: rr, w: a, c: cr}, term{m: p, w: pw, c: cp}); err != nil {
 		return false, err
 	}
-	if err := combine(ctx, s.workers, n, s.s2, b, term{ar, a, cr}, term{ap, pw, cp}); err != nil {
+	if err := combine(ctx, s.workers, n, s.s2, b, term{m: ar, w: a, c: cr}, term{m: ap, w: pw, c: cp}); err != nil {
 		return false, err
 	}
-	if err := combine(ctx, s.workers, n, s.x, b, term{s.x, b, c[:b*b]}, term{s.r, b, identity(b)}); err != nil {
+	if err := combine(ctx, s.workers, n, s.x, b, term{m: s.x, w: b, c: c[:b*b]}, term{m: s.s1, w: b}); err != nil {
 		return false, err
 	}
-	if err := combine(ctx, s.workers, n, s.ax, b, term{s.ax, b, c[:b*b]}, term{s.s2, b, identity(b)}); err != nil {
+	if err := combine(ctx, s.workers, n, s.ax, b, term{m: s.ax, w: b, c: c[:b*b]}, term{m: s.s2, w: b}); err != nil {
 		return false, err
 	}
 	// The directions of the active columns are the next step's P.
-	sel := selection(b, active)
-	if err := combine(ctx, s.workers, n, s.p, len(active), term{s.r, b, sel}); err != nil {
+	if err := combine(ctx, s.workers, n, s.p, len(active), term{m: s.s1, w: b, cols: active}); err != nil {
 		return false, err
 	}
-	if err := combine(ctx, s.workers, n, s.ap, len(active), term{s.s2, b, sel}); err != nil {
+	if err := combine(ctx, s.workers, n, s.ap, len(active), term{m: s.s2, w: b, cols: active}); err != nil {
 		return false, err
 	}
 	s.pw = len(active)

@@ -181,7 +181,7 @@ func TestEmbedAgainstDense(t *testing.T) {
 // TestEmbedWorkers checks the same bits for 1, 2 and 5 workers on a graph
 // of several chunks of rows.
 func TestEmbedWorkers(t *testing.T) {
-	g := graphCase{n: 9000, c: 4, neighbors: 8, spread: 0.25, seed: 9}.build(t)
+	g := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
 	var first *Embedding
 	for _, w := range []int{1, 2, 5} {
 		g.Workers = w
