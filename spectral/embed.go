@@ -43,6 +43,7 @@ const (
 // takes their defaults.
 type Options struct {
 	K       int     // the eigenvectors of the embedding, 1 to n
+	Degree  int     // the degree of the Chebyshev filter (see filter); 0: DefaultDegree; 1: LOBPCG on A itself
 	Block   int     // the block's width, at least K+1 (at most n); 0: K+1+DefaultGuard
 	Tol     float64 // the relative residual norm of convergence; 0: DefaultTol
 	MaxIter int     // the most iterations; 0: DefaultMaxIter
@@ -170,7 +171,7 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	if b = min(b, n-isolated); b < nv {
 		return nil, fmt.Errorf("spectral: %d of the %d rows have an edge, fewer than K+1 = %d: ask for fewer clusters", n-isolated, n, nv)
 	}
-	s := &solver{op: op, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1)}
+	s := &solver{op: op, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: cmpOr(opt.Degree, DefaultDegree)}}
 	if err := s.start(ctx, deg, opt.Seed); err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 		return nil, err
 	}
 	e := &Embedding{N: n, K: opt.K, Block: b, Iterations: it, Passes: op.passes, Isolated: isolated,
-		Values: slices.Clone(s.lambda[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
+		Values: slices.Clone(s.rho[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
 	e.Vectors = make([]float64, n*opt.K)
 	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{m: s.x, w: b, cols: first(opt.K)})
 }
@@ -201,19 +202,24 @@ func cmpOr(v, def int) int {
 	return v
 }
 
-// solver is the state of LOBPCG: the block X (orthonormal columns, the
-// Ritz vectors), its search directions P, and their products with A.
+// solver is the state of LOBPCG on the operator B of the filter f (A
+// itself, or a polynomial of A): the block X (orthonormal columns, the
+// Ritz vectors of B), its search directions P, and their products with B.
 type solver struct {
-	op          *operator
-	n, b, nv    int
-	tol         float64
-	workers     int
-	x, ax       []float64 // n×b
-	p, ap       []float64 // n×pw, the directions of the last step; pw = 0 at first
-	pw          int
-	r, ar       []float64 // n×b storage: residuals, then directions
-	s1, s2      []float64 // n×b spares
-	lambda, res []float64 // b Ritz values, descending, and residual norms
+	op       *operator
+	f        filter
+	n, b, nv int
+	tol      float64
+	workers  int
+	x, ax    []float64 // n×b: X and B·X
+	p, ap    []float64 // n×pw, the directions of the last step and B·P; pw = 0 at first
+	pw       int
+	r, ar    []float64 // n×b storage: residuals, then directions, and their products with B
+	s1, s2   []float64 // n×b spares
+	lambda   []float64 // b Ritz values of B, descending
+	// Of A (check): its Ritz values on the block's span, ascending, and the
+	// Rayleigh quotients and residual norms of the block's columns.
+	theta, rho, res []float64
 }
 
 // start sets the block to D^½·1 and seeded random columns, orthonormal,
@@ -222,6 +228,9 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 	n, b := s.n, s.b
 	for _, m := range []*[]float64{&s.x, &s.ax, &s.r, &s.ar, &s.p, &s.ap, &s.s1, &s.s2} {
 		*m = make([]float64, n*b)
+	}
+	if s.f.degree >= 2 {
+		s.f.c0, s.f.c1 = make([]float64, n*b), make([]float64, n*b)
 	}
 	err := ordered.Run(ctx, s.workers, chunks(n), func() struct{} { return struct{}{} },
 		func(_ context.Context, t int, _ struct{}) error {
@@ -260,7 +269,15 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 		return err
 	}
 	copy(s.x, s.s1)
-	if err := s.op.apply(ctx, s.ax, s.x, s.s1, b); err != nil {
+	return s.restart(ctx)
+}
+
+// restart sets B·X by a product with B and takes the Rayleigh-Ritz step
+// of X alone: the start of LOBPCG, and its restart with a new filter.
+func (s *solver) restart(ctx context.Context) error {
+	n, b := s.n, s.b
+	s.pw = 0
+	if err := s.applyB(ctx, s.ax, s.x, b); err != nil {
 		return err
 	}
 	h, err := gram(ctx, s.workers, n, s.x, b, s.ax, b)
@@ -285,6 +302,31 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 	return combine(ctx, s.workers, n, s.ax, b, term{m: s.ax, w: b, c: c})
 }
 
+// columnSquares returns the sums over the n rows of v(i, c)², for the b
+// columns c: the partial sums of each chunk of rows, added in chunk order.
+func columnSquares(ctx context.Context, workers, n, b int, v func(i, c int) float64) ([]float64, error) {
+	sq := make([]float64, b)
+	err := ordered.Run(ctx, workers, chunks(n),
+		func() []float64 { return make([]float64, b) },
+		func(_ context.Context, t int, part []float64) error {
+			clear(part)
+			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+				for c := range part {
+					x := v(i, c)
+					part[c] += float64(x * x)
+				}
+			}
+			return nil
+		},
+		func(_ int, part []float64) error {
+			for c, x := range part {
+				sq[c] += x
+			}
+			return nil
+		})
+	return sq, err
+}
+
 // converged reports whether the leading nv residuals are within the
 // tolerance.
 func (s *solver) converged() bool {
@@ -296,46 +338,35 @@ func (s *solver) converged() bool {
 	return true
 }
 
-// residuals sets s.r = AX - XΛ and s.res to its columns' norms.
+// residuals sets s.r = BX - XΛ, the residuals of B's Ritz pairs: the
+// directions LOBPCG searches.
 func (s *solver) residuals(ctx context.Context) error {
-	n, b := s.n, s.b
-	if err := combine(ctx, s.workers, n, s.r, b, term{m: s.ax, w: b}, term{m: s.x, w: b, diag: negate(s.lambda)}); err != nil {
-		return err
-	}
-	sq := make([]float64, b)
-	err := ordered.Run(ctx, s.workers, chunks(n),
-		func() []float64 { return make([]float64, b) },
-		func(_ context.Context, t int, part []float64) error {
-			clear(part)
-			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
-				for c, v := range s.r[i*b : (i+1)*b] {
-					part[c] += float64(v * v)
-				}
-			}
-			return nil
-		},
-		func(_ int, part []float64) error {
-			for c, v := range part {
-				sq[c] += v
-			}
-			return nil
-		})
-	s.res = make([]float64, b)
-	for c, v := range sq {
-		s.res[c] = math.Sqrt(v)
-	}
-	return err
+	return combine(ctx, s.workers, s.n, s.r, s.b, term{m: s.ax, w: s.b}, term{m: s.x, w: s.b, diag: negate(s.lambda)})
 }
 
 // iterate runs LOBPCG until convergence or maxIter iterations, and
-// returns the iterations taken.
+// returns the iterations taken. Before each step it checks A's residuals,
+// and restarts with a Chebyshev filter once the least Ritz value of A
+// bounds one that damps enough more of the spectrum (filter.better).
 func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
 	for it := 0; ; it++ {
-		if err := s.residuals(ctx); err != nil {
+		if err := s.check(ctx); err != nil {
 			return it, err
 		}
 		if s.converged() || it == maxIter {
 			return it, nil
+		}
+		if e := edgeFor(s.theta[0]); s.f.better(e) {
+			s.f.on, s.f.edge = true, e
+			if err := s.restart(ctx); err != nil {
+				return it, err
+			}
+			if err := s.check(ctx); err != nil {
+				return it, err
+			}
+		}
+		if err := s.residuals(ctx); err != nil {
+			return it, err
 		}
 		var active []int
 		for j, r := range s.res {
@@ -409,7 +440,7 @@ func (s *solver) step(ctx context.Context, active []int) (bool, error) {
 		return false, err
 	}
 	rr := s.r[:n*a]
-	if err := s.op.apply(ctx, s.ar, rr, s.s1, a); err != nil {
+	if err := s.applyB(ctx, s.ar, rr, a); err != nil {
 		return false, err
 	}
 	ar := s.ar[:n*a]
