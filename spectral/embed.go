@@ -49,6 +49,10 @@ type Options struct {
 	MaxIter int     // the most iterations; 0: DefaultMaxIter
 	Seed    uint64  // the seed of the starting block's random columns
 	Workers int     // goroutines of the passes; 0: 1. Any number gives the same bits.
+	// Progress, if not nil, is called after each iteration's check with
+	// the iterations and products so far and the largest of the K+1
+	// leading residuals.
+	Progress func(iterations, passes int, residual float64)
 }
 
 // Embedding is the spectral embedding of a graph and the report of its
@@ -171,7 +175,7 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	if b = min(b, n-isolated); b < nv {
 		return nil, fmt.Errorf("spectral: %d of the %d rows have an edge, fewer than K+1 = %d: ask for fewer clusters", n-isolated, n, nv)
 	}
-	s := &solver{op: op, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: cmpOr(opt.Degree, DefaultDegree)}}
+	s := &solver{op: op, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: cmpOr(opt.Degree, DefaultDegree)}, progress: opt.Progress}
 	if err := s.start(ctx, deg, opt.Seed); err != nil {
 		return nil, err
 	}
@@ -220,6 +224,7 @@ type solver struct {
 	// Of A (check): its Ritz values on the block's span, ascending, and the
 	// Rayleigh quotients and residual norms of the block's columns.
 	theta, rho, res []float64
+	progress        func(iterations, passes int, residual float64)
 }
 
 // start sets the block to D^½·1 and seeded random columns, orthonormal,
@@ -352,6 +357,9 @@ func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
 	for it := 0; ; it++ {
 		if err := s.check(ctx); err != nil {
 			return it, err
+		}
+		if s.progress != nil {
+			s.progress(it, s.op.passes, slices.Max(s.res[:s.nv]))
 		}
 		if s.converged() || it == maxIter {
 			return it, nil

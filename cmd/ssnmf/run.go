@@ -467,8 +467,17 @@ func (r *solveRun) spectralStart(ctx context.Context) (*spectral.Start, error) {
 		return r.spectral, nil
 	}
 	c, out := r.cfg, r.rep.progress.out
-	begin := time.Now()
-	e, err := spectral.Embed(ctx, r.prob.Graph(), spectral.Options{K: c.k, Seed: c.seed, Workers: c.workers})
+	begin, last := time.Now(), time.Now()
+	opt := spectral.Options{K: c.k, Seed: c.seed, Workers: c.workers}
+	if !c.quiet {
+		opt.Progress = func(it, passes int, res float64) {
+			if time.Since(last) >= 5*time.Second {
+				last = time.Now()
+				fmt.Fprintf(out, "  spectral embedding: iteration %d, %d passes over P, largest residual %.2g, %.0fs\n", it, passes, res, time.Since(begin).Seconds())
+			}
+		}
+	}
+	e, err := spectral.Embed(ctx, r.prob.Graph(), opt)
 	if err != nil {
 		return nil, fmt.Errorf("the spectral embedding: %w", err)
 	}
