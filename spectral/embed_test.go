@@ -2,6 +2,7 @@ package spectral
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -119,63 +120,73 @@ func TestEmbedAgainstDense(t *testing.T) {
 		{"three blobs", graphCase{n: 300, c: 3, neighbors: 10, spread: 0.3, seed: 1}, 3, 1},
 		{"five overlapping blobs", graphCase{n: 400, c: 5, neighbors: 12, spread: 0.6, seed: 2}, 5, 1},
 		{"three components", graphCase{n: 240, c: 3, neighbors: 8, spread: 0.2, apart: true, seed: 3}, 3, 3},
+		{"more components than the block", graphCase{n: 360, c: 12, neighbors: 6, spread: 0.02, apart: true, seed: 6}, 3, 4},
 		{"isolated rows", graphCase{n: 200, c: 2, neighbors: 8, spread: 0.3, isolated: 5, seed: 4}, 2, 1},
 		{"one cluster", graphCase{n: 150, c: 1, neighbors: 6, spread: 1, seed: 5}, 1, 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := tc.gc.build(t)
-			e, err := Embed(context.Background(), g, Options{K: tc.k, Seed: 7, Workers: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !e.Converged {
-				t.Fatalf("not converged after %d iterations: residuals %v", e.Iterations, e.Residuals)
-			}
-			a := denseNormalized(g)
-			var es mat.EigenSym
-			if !es.Factorize(a, false) {
-				t.Fatal("dense eigensolver failed")
-			}
-			want := es.Values(nil)
-			slices.Reverse(want)
-			n := g.N()
-			for j, v := range e.Values {
-				if math.Abs(v-want[j]) > 1e-9 {
-					t.Errorf("eigenvalue %d: %.12f, dense %.12f", j, v, want[j])
-				}
-				if j < tc.ones && math.Abs(v-1) > 1e-9 {
-					t.Errorf("eigenvalue %d: %.12f, want 1", j, v)
-				}
-			}
-			// The residuals, recomputed with the dense matrix.
-			for j := range e.K {
-				x := mat.NewVecDense(n, nil)
-				for i := range n {
-					x.SetVec(i, e.Vectors[i*e.K+j])
-				}
-				var ax mat.VecDense
-				ax.MulVec(a, x)
-				ax.AddScaledVec(&ax, -e.Values[j], x)
-				if r := ax.Norm(2) / x.Norm(2); r > 1e-6 || math.IsNaN(r) {
-					t.Errorf("eigenvector %d: relative residual %.3g, reported %.3g", j, r, e.Residuals[j])
-				}
-				if math.Abs(x.Norm(2)-1) > 1e-9 {
-					t.Errorf("eigenvector %d: norm %v", j, x.Norm(2))
-				}
-			}
-			for i := n - tc.gc.isolated; i < n; i++ {
-				for j := range e.K {
-					if v := e.Vectors[i*e.K+j]; v != 0 {
-						t.Errorf("isolated row %d: embedding %v, want 0", i, v)
-					}
-				}
-			}
-			if e.Isolated != tc.gc.isolated {
-				t.Errorf("isolated rows %d, want %d", e.Isolated, tc.gc.isolated)
-			}
-			t.Logf("%d iterations, %d passes, values %.6f, residuals %.2g", e.Iterations, e.Passes, e.Values, e.Residuals)
-		})
+		g := tc.gc.build(t)
+		for _, degree := range []int{1, DefaultDegree} {
+			t.Run(fmt.Sprintf("%s/degree %d", tc.name, degree), func(t *testing.T) {
+				testEmbedDense(t, g, tc.k, degree, tc.ones, tc.gc.isolated)
+			})
+		}
 	}
+}
+
+// testEmbedDense checks the embedding of g of k eigenvectors, its filter
+// of the given degree, against the dense eigensolver: the graph has ones
+// eigenvalues 1 and its last rows isolated have no edge.
+func testEmbedDense(t *testing.T, g *graph.CSR, k, degree, ones, isolated int) {
+	e, err := Embed(context.Background(), g, Options{K: k, Seed: 7, Workers: 2, Degree: degree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Converged {
+		t.Fatalf("not converged after %d iterations: residuals %v", e.Iterations, e.Residuals)
+	}
+	a := denseNormalized(g)
+	var es mat.EigenSym
+	if !es.Factorize(a, false) {
+		t.Fatal("dense eigensolver failed")
+	}
+	want := es.Values(nil)
+	slices.Reverse(want)
+	n := g.N()
+	for j, v := range e.Values {
+		if math.Abs(v-want[j]) > 1e-9 {
+			t.Errorf("eigenvalue %d: %.12f, dense %.12f", j, v, want[j])
+		}
+		if j < ones && math.Abs(v-1) > 1e-9 {
+			t.Errorf("eigenvalue %d: %.12f, want 1", j, v)
+		}
+	}
+	// The residuals, recomputed with the dense matrix.
+	for j := range e.K {
+		x := mat.NewVecDense(n, nil)
+		for i := range n {
+			x.SetVec(i, e.Vectors[i*e.K+j])
+		}
+		var ax mat.VecDense
+		ax.MulVec(a, x)
+		ax.AddScaledVec(&ax, -e.Values[j], x)
+		if r := ax.Norm(2) / x.Norm(2); r > 1e-6 || math.IsNaN(r) {
+			t.Errorf("eigenvector %d: relative residual %.3g, reported %.3g", j, r, e.Residuals[j])
+		}
+		if math.Abs(x.Norm(2)-1) > 1e-9 {
+			t.Errorf("eigenvector %d: norm %v", j, x.Norm(2))
+		}
+	}
+	for i := n - isolated; i < n; i++ {
+		for j := range e.K {
+			if v := e.Vectors[i*e.K+j]; v != 0 {
+				t.Errorf("isolated row %d: embedding %v, want 0", i, v)
+			}
+		}
+	}
+	if e.Isolated != isolated {
+		t.Errorf("isolated rows %d, want %d", e.Isolated, isolated)
+	}
+	t.Logf("%d iterations, %d passes, values %.6f, residuals %.2g", e.Iterations, e.Passes, e.Values, e.Residuals)
 }
 
 // TestEmbedWorkers checks the same bits for 1, 2 and 5 workers on a graph
