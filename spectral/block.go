@@ -189,12 +189,3 @@ func negate(a []float64) []float64 {
 	}
 	return out
 }
-
-// identity returns the w×w identity matrix.
-func identity(w int) []float64 {
-	out := make([]float64, w*w)
-	for i := range w {
-		out[i*w+i] = 1
-	}
-	return out
-}

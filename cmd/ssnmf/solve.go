@@ -68,7 +68,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	if s := c.scope(); s.affinity == affinityGaussian || s.affinity == kindTiles {
-		if err := c.checkSpectral(methods.Method{}, false); err != nil {
+		if err := c.checkSpectral(false); err != nil {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	case tab == nil && (c.init == initKmeans || info.Features):
 		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
-	if err := c.checkSpectral(info, prob.Graph() != nil); err != nil {
+	if err := c.checkSpectral(prob.Graph() != nil); err != nil {
 		return err
 	}
 	kernel, m := prob.Kernel(), &meter{Affinity: prob.Affinity}
@@ -251,10 +251,8 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 // checkSpectral refuses -init spectral and -method spectral on a run
 // whose P is not a graph (sparse reports whether it is): the spectral
 // embedding is the graph's.
-func (c *config) checkSpectral(info methods.Method, sparse bool) error {
-	if info.Name == "" {
-		info, _ = methods.Lookup(c.method)
-	}
+func (c *config) checkSpectral(sparse bool) error {
+	info, _ := methods.Lookup(c.method)
 	what := "-init spectral"
 	switch {
 	case sparse:
