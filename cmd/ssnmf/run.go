@@ -462,10 +462,13 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 // spectral, -method spectral): its embedding is computed on first use,
 // reported on stderr and kept for the summary. It depends on neither P's
 // scale nor the workers, so a resumed run computes the same bits again.
-func (r *solveRun) spectralStart(ctx context.Context) (*spectral.Start, error) {
+// It saves no checkpoint: a signal ends it at once.
+func (r *solveRun) spectralStart(parent context.Context) (*spectral.Start, error) {
 	if r.spectral != nil {
 		return r.spectral, nil
 	}
+	ctx, cancel := stopContext(parent, r.stop)
+	defer cancel()
 	c, out := r.cfg, r.rep.progress.out
 	begin, last := time.Now(), time.Now()
 	opt := spectral.Options{K: c.k, Seed: c.seed, Workers: c.workers}
@@ -478,7 +481,10 @@ func (r *solveRun) spectralStart(ctx context.Context) (*spectral.Start, error) {
 		}
 	}
 	e, err := spectral.Embed(ctx, r.prob.Graph(), opt)
-	if err != nil {
+	switch {
+	case stoppedIn(ctx, parent):
+		return nil, errors.New("stopped by a signal during the spectral embedding, which saves no checkpoint to resume from; run again")
+	case err != nil:
 		return nil, fmt.Errorf("the spectral embedding: %w", err)
 	}
 	st, err := spectral.NewStart(e, c.seed)

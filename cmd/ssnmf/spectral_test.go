@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -97,5 +99,49 @@ func TestSpectralErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, stderr, exitUsage, tc.want)
 		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that a stop function may read while the
+// run writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A signal during the spectral embedding, which saves no checkpoint, ends
+// it at once with an error that says so, and no output is written.
+func TestSpectralStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 2·10⁴ rows and embeds their graph")
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.parquet"), filepath.Join(dir, "w.csv")
+	if code, _, stderr := ssnmf(t, "gen", "-n", "20000", "-p", "4", "-k", "10", "-seed", "1", "-o", in); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	var stdout bytes.Buffer
+	var stderr lockedBuffer
+	// Asked once the set-up is done: its line names the method.
+	stop := func() bool { return strings.Contains(stderr.String(), "method=spectral") }
+	code := runStop(context.Background(), []string{"solve", "-method", "spectral", "-out", out, in}, &stdout, &stderr, stop)
+	want := "stopped by a signal during the spectral embedding, which saves no checkpoint to resume from; run again"
+	if code != exitFailure || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %d, want %d with %q: %s", code, exitFailure, want, stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("stopped run wrote %s (%v)", out, err)
 	}
 }
