@@ -7,7 +7,8 @@ import (
 )
 
 // KMeans is the k-means baseline as a Method: Init clusters the feature
-// rows by k-means (package kmeans) and sets W to the one-hot memberships,
+// rows by k-means (package kmeans) and sets W to the one-hot memberships
+// (or, with Beta > 0, the soft memberships of bandwidth Beta),
 // which it evaluates by one P·W pass, so that its objective and gap can be
 // compared with the other methods'. It takes no iteration: the run stops
 // at that point, on the gap if it is small enough, else with
@@ -19,6 +20,9 @@ type KMeans struct {
 	// Settings control the k-means run (its starts, seed, Lloyd
 	// iterations and workers).
 	Settings kmeans.Settings
+	// Beta, if > 0, makes W the soft memberships of the clusters,
+	// kmeans.Result.Soft with this bandwidth, instead of the one-hot ones.
+	Beta float64
 
 	run    *Run
 	sel    []int32
@@ -26,13 +30,18 @@ type KMeans struct {
 	result *kmeans.Result
 }
 
-// Init runs k-means, sets W to its one-hot memberships and evaluates them.
+// Init runs k-means, sets W to its memberships and evaluates them.
 func (m *KMeans) Init(ctx context.Context, r *Run) error {
 	km, err := kmeans.Cluster(ctx, m.X, r.N, m.Dim, r.K, m.Settings)
 	if err != nil {
 		return err
 	}
-	if err := km.OneHot(r.W); err != nil {
+	if m.Beta > 0 {
+		err = km.Soft(r.W, m.X, m.Beta)
+	} else {
+		err = km.OneHot(r.W)
+	}
+	if err != nil {
 		return err
 	}
 	m.run, m.sel, m.result = r, make([]int32, r.N), km

@@ -28,7 +28,14 @@ type Params struct {
 	// Features are the n×Dim feature rows, for kmeans.
 	Features []float64
 	Dim      int
-	KMeans   kmeans.Settings // kmeans: its starts, seed, iterations and workers
+	KMeans   kmeans.Settings // kmeans, spectral: its starts, seed, iterations and workers
+
+	// Spectral are the normalised rows of the graph's spectral embedding
+	// (n×SpectralDim, spectral.Embedding.Rows) and SpectralBeta the
+	// bandwidth of their clusters' soft memberships, for spectral.
+	Spectral     []float64
+	SpectralDim  int
+	SpectralBeta float64
 }
 
 // Method is a row of the table.
@@ -45,6 +52,13 @@ type Method struct {
 	// (negative entries, rows not summing to 1), as the penalty method's
 	// does: no model can be saved from it.
 	Infeasible bool
+	// Graph reports whether the method needs the spectral embedding of a
+	// sparse P (Params.Spectral).
+	Graph bool
+	// OwnStart reports whether the method makes its W itself from a
+	// clustering, which replaces the start it is given: a run solves it
+	// once, and its starts are the clustering's (kmeans.Settings.Starts).
+	OwnStart bool
 	// New returns the method with the parameters p.
 	New func(p Params) fw.Method
 }
@@ -63,8 +77,12 @@ var table = [...]Method{
 		New: func(p Params) fw.Method { return &fw.PGD{PTrial: p.Scratch} }},
 	{Name: "penalty", Doc: "the SOF penalty method, a baseline", Infeasible: true,
 		New: func(p Params) fw.Method { return &fw.Penalty{Proj: p.Scratch} }},
-	{Name: "kmeans", Doc: "k-means in feature space, a baseline", Features: true,
+	{Name: "kmeans", Doc: "k-means in feature space, a baseline", Features: true, OwnStart: true,
 		New: func(p Params) fw.Method { return &fw.KMeans{X: p.Features, Dim: p.Dim, Settings: p.KMeans} }},
+	{Name: "spectral", Doc: "spectral clustering of the sparse P: k-means of the rows of its normalised leading eigenvectors, with soft memberships", Graph: true, OwnStart: true,
+		New: func(p Params) fw.Method {
+			return &fw.KMeans{X: p.Spectral, Dim: p.SpectralDim, Settings: p.KMeans, Beta: p.SpectralBeta}
+		}},
 }
 
 // All returns the methods, the default first.
@@ -108,5 +126,5 @@ func Settings(tol, ftol float64, maxIter, refresh int) fw.Settings {
 	return set
 }
 
-// List returns the names as "rowcd, fw, pgd, penalty or kmeans".
+// List returns the names as "rowcd, fw, pgd, penalty, kmeans or spectral".
 func List() string { return enum.List(Names()) }

@@ -12,7 +12,7 @@ func TestTable(t *testing.T) {
 	if Names()[0] != Default {
 		t.Errorf("first method %s, want the default %s", Names()[0], Default)
 	}
-	if got := List(); got != "rowcd, fw, pgd, penalty or kmeans" {
+	if got := List(); got != "rowcd, fw, pgd, penalty, kmeans or spectral" {
 		t.Errorf("List() = %q", got)
 	}
 	seen := map[string]bool{}
@@ -45,6 +45,11 @@ func TestParams(t *testing.T) {
 	m, _ = Lookup("fw")
 	if f := m.New(Params{Step: fw.StepOpenLoop, Scratch: scratch}).(*fw.FrankWolfe); f.Step != fw.StepOpenLoop || &f.PS[0] != &scratch[0] {
 		t.Errorf("fw parameters %+v", f)
+	}
+	rows := make([]float64, 6)
+	m, _ = Lookup("spectral")
+	if s := m.New(Params{Spectral: rows, SpectralDim: 2, SpectralBeta: 3}).(*fw.KMeans); &s.X[0] != &rows[0] || s.Dim != 2 || s.Beta != 3 {
+		t.Errorf("spectral parameters %+v", s)
 	}
 }
 

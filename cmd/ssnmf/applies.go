@@ -155,15 +155,15 @@ var (
 		}, fix: "drop it"}
 	needFW      = needMethod("fw")
 	needRefresh = needMethod("fw", "rowcd")
-	needKMStart = need{want: "-init kmeans", holds: func(s scope) bool { return s.init == initKmeans && s.method != "kmeans" },
+	needKMStart = need{want: "-init kmeans", holds: func(s scope) bool { return s.init == initKmeans && !ownStart(s.method) },
 		have: func(s scope) string {
-			if s.method == "kmeans" {
-				return "-method kmeans makes its own start"
+			if ownStart(s.method) {
+				return "-method " + s.method + " makes its own start"
 			}
 			return "the start is " + s.init
 		}}
-	needStart = need{want: "a method that starts from a W (any -method but kmeans)", holds: func(s scope) bool { return s.method != "kmeans" },
-		have: func(scope) string { return "-method kmeans makes its own start" }, fix: "drop it"}
+	needStart = need{want: "a method that starts from a W (any -method but kmeans and spectral)", holds: func(s scope) bool { return !ownStart(s.method) },
+		have: func(s scope) string { return "-method " + s.method + " makes its own start" }, fix: "drop it"}
 	needSlurm = need{want: "-engine slurm", holds: func(s scope) bool { return s.engine == engineSlurm },
 		have: func(s scope) string { return "the engine is " + s.engine }}
 )
@@ -185,6 +185,13 @@ func feasibleMethods() string {
 		}
 	}
 	return "any -method but " + joinWords(names, "or")
+}
+
+// ownStart reports whether the method named name makes its own W from a
+// clustering (methods.Method.OwnStart).
+func ownStart(name string) bool {
+	m, err := methods.Lookup(name)
+	return err == nil && m.OwnStart
 }
 
 // needMethod is the need of a flag of the methods given.

@@ -68,8 +68,9 @@ const defaultWeights = graph.SelfTuning
 
 // Initial points.
 const (
-	initAuto   = "auto"
-	initKmeans = "kmeans"
+	initAuto     = "auto"
+	initKmeans   = "kmeans"
+	initSpectral = "spectral"
 )
 
 // kernelConfig is what defines P: the input's features and the Gaussian
@@ -358,7 +359,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint, which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
-	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
+	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
 	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
 	fs.Float64Var(&c.rtol, "rtol", defaultRtol, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
@@ -396,10 +397,10 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	// The flags hold the values as resolved, for a checkpoint to record.
 	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
 	switch c.init {
-	case initAuto, initKmeans:
+	case initAuto, initKmeans, initSpectral:
 	default:
 		if c.start, err = fw.ParseStart(c.init); err != nil {
-			return nil, usagef("-init: %v (or kmeans, auto)", err)
+			return nil, usagef("-init: %v (or kmeans, spectral, auto)", err)
 		}
 	}
 	info, _ := methods.Lookup(c.method)

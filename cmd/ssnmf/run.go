@@ -15,6 +15,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
@@ -167,11 +168,12 @@ type solveRun struct {
 	checkpointed bool      // a checkpoint of the current state was saved
 	start        int       // the start being solved
 	best         *fw.Result
-	bestFile     int            // the start whose W is in the file ws.bestPath(bestFile); -1 none
-	stale        []string       // files of earlier best Ws, removed at the next checkpoint
-	savedBest    int            // the start whose best W the last checkpoint names; -1 none
-	sizesKM      *kmeans.Result // -scale sizes: the k-means start of the run's seed, which start 0 reuses
-	begin        time.Time      // the start of the command, for -max-time
+	bestFile     int             // the start whose W is in the file ws.bestPath(bestFile); -1 none
+	stale        []string        // files of earlier best Ws, removed at the next checkpoint
+	savedBest    int             // the start whose best W the last checkpoint names; -1 none
+	sizesKM      *kmeans.Result  // -scale sizes: the k-means start of the run's seed, which start 0 reuses
+	spectral     *spectral.Start // -init spectral, -method spectral: the graph's embedding; made on first use
+	begin        time.Time       // the start of the command, for -max-time
 }
 
 // solve runs the method from every start (or from the checkpoint, and then
@@ -180,9 +182,10 @@ type solveRun struct {
 // runs no further start; its answer is the best W so far.
 func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
-	if r.info.Features {
-		// One run: a method in feature space keeps the best of its own
-		// starts, and replaces the feasible W it is given.
+	if r.info.OwnStart {
+		// One run: a method that makes its own W from a clustering keeps
+		// the best of the clustering's starts, and replaces the feasible
+		// W it is given.
 		if err := fw.Initialize(ws.w, c.k, fw.StartCorners, c.seed); err != nil {
 			return nil, err
 		}
@@ -293,9 +296,18 @@ func readMatrix(path string, w []float64, n, k int) error {
 
 // initialize sets the initial W of a start: the soft memberships of a
 // k-means clustering of the features (seeded by seed; the best of
-// -init-starts) with beta = gamma, or a random point.
+// -init-starts) with beta = gamma, those of a k-means clustering of the
+// graph's spectral embedding (-init spectral), or a random point.
 func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 	c, ws := r.cfg, r.ws
+	if c.init == initSpectral {
+		st, err := r.spectralStart(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = st.Memberships(ctx, ws.w, c.k, c.kmeansStart(ws.n, st.K, seed, r.prob.Order))
+		return err
+	}
 	if c.init != initKmeans {
 		return fw.Initialize(ws.w, c.k, c.start, seed)
 	}
@@ -354,12 +366,13 @@ func (r *solveRun) scaleToSizes(ctx context.Context) error {
 }
 
 // startsFor is -starts when not given: for a sparse P, defaultStarts of
-// its rows; for a method in feature space, kmeansStarts; else (the dense
+// its rows; for a method that makes its own W (kmeans, spectral),
+// kmeansStarts; else (the dense
 // kernel and tile files, whose passes cost n² each and which the study did
 // not cover) 1.
 func startsFor(info methods.Method, prob *problem) int {
 	switch {
-	case info.Features:
+	case info.OwnStart:
 		return kmeansStarts
 	case prob.Graph() != nil:
 		return defaultStarts(prob.N())
@@ -469,13 +482,20 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	if c.sweepOrder == sweepInput || c.sweepOrder == sweepAuto && r.prob.N() <= graph.ApproxMinRows {
 		p.Visit = inputOrderVisits(r.prob.Order)
 	}
+	starts := c.starts
+	if starts == 1 {
+		starts = kmeansStarts
+	}
+	p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter, Order: r.prob.Order}
 	if tab := r.prob.tab; tab != nil {
-		starts := c.starts
-		if starts == 1 {
-			starts = kmeansStarts
-		}
 		p.Features, p.Dim = tab.Features, tab.P
-		p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter, Order: r.prob.Order}
+	}
+	if r.info.Graph {
+		st, err := r.spectralStart(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.Spectral, p.SpectralDim, p.SpectralBeta = st.Rows, st.K, st.Beta
 	}
 	m := r.info.New(p)
 	prob := fw.Problem{P: r.meter, K: c.k}
@@ -492,6 +512,52 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		return nil, err
 	}
 	return fw.Minimize(ctx, prob, ws.w, &set, m)
+}
+
+// spectralStart returns the spectral start of the run's graph (-init
+// spectral, -method spectral): its embedding is computed on first use,
+// reported on stderr and kept for the summary. It depends on neither P's
+// scale nor the workers, so a resumed run computes the same bits again.
+// It saves no checkpoint: a signal ends it at once.
+func (r *solveRun) spectralStart(parent context.Context) (*spectral.Start, error) {
+	if r.spectral != nil {
+		return r.spectral, nil
+	}
+	ctx, cancel := stopContext(parent, r.stop)
+	defer cancel()
+	c, out := r.cfg, r.rep.progress.out
+	begin, last := time.Now(), time.Now()
+	opt := spectral.Options{K: c.k, Seed: c.seed, Workers: c.workers}
+	if !c.quiet {
+		opt.Progress = func(it, passes int, res float64) {
+			if time.Since(last) >= 5*time.Second {
+				last = time.Now()
+				fmt.Fprintf(out, "  spectral embedding: iteration %d, %d passes over P, largest residual %.2g, %.0fs\n", it, passes, res, time.Since(begin).Seconds())
+			}
+		}
+	}
+	e, err := spectral.Embed(ctx, r.prob.Graph(), opt)
+	switch {
+	case stoppedIn(ctx, parent):
+		return nil, errors.New("stopped by a signal during the spectral embedding, which saves no checkpoint to resume from; run again")
+	case err != nil:
+		return nil, fmt.Errorf("the spectral embedding: %w", err)
+	}
+	st, err := spectral.NewStart(e, c.seed)
+	if err != nil {
+		return nil, err
+	}
+	rep := newSpectralReport(e, st.Beta, time.Since(begin))
+	r.rep.sum.spectral, r.spectral = rep, st
+	if !c.quiet {
+		fmt.Fprintf(out, "ssnmf: spectral embedding: %d eigenvectors (block %d), %d iterations, %d passes over P, %.1fs; eigenvalues %s; largest residual %.2g\n",
+			e.K, e.Block, e.Iterations, e.Passes, rep.Seconds, formatValues(e.Values), slices.Max(e.Residuals))
+	}
+	if !e.Converged {
+		fmt.Fprintf(out, "ssnmf: warning: the spectral embedding stopped after %d iterations with a residual of %.2g, above %g: its eigenvectors are approximate\n",
+			e.Iterations, slices.Max(e.Residuals), rep.Tol)
+	}
+	return st, nil
 }
 
 // checkpoints sets up Stop, Resume, CheckpointEvery and Checkpoint in the

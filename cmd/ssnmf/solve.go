@@ -72,6 +72,11 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := c.marks.checkApplies(given, c.scope()); err != nil {
 		return err
 	}
+	if s := c.scope(); s.affinity == affinityGaussian || s.affinity == kindTiles {
+		if err := c.checkSpectral(false); err != nil {
+			return err
+		}
+	}
 	if err := c.resolveKernels(saved, stderr); err != nil {
 		return err
 	}
@@ -164,6 +169,9 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		c.init = c.start.String()
 	case tab == nil && (c.init == initKmeans || info.Features):
 		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
+	}
+	if err := c.checkSpectral(prob.Graph() != nil); err != nil {
+		return err
 	}
 	kernel, m := prob.Kernel(), &meter{Affinity: prob.Affinity}
 
@@ -279,7 +287,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 // checkClusters refuses k >= n, where a clustering of the n rows is
 // pointless (at k = n each row is a cluster of its own), and warns above
 // n/2, where at least 2k - n clusters must hold a single row and an
-// iteration's k×k products with WᵀW (but k-means'), about n·k²
+// iteration's k×k products with WᵀW (but for a method that makes its own W from a clustering), about n·k²
 // multiply-adds, cost far more than its pass over P. given says whether -k was given, or is the
 // number of classes of the label column.
 func (c *config) checkClusters(n int, given bool) error {
@@ -293,12 +301,29 @@ func (c *config) checkClusters(n int, given bool) error {
 	}
 	if 2*k > n {
 		cost := ""
-		if c.method != "kmeans" {
+		if !ownStart(c.method) {
 			cost = fmt.Sprintf(", and an iteration costs about n·k² = %.2g multiply-adds (the run may be long)", float64(n)*float64(k)*float64(k))
 		}
 		c.log(fmt.Sprintf("%s is more than half the %d rows: at least %d clusters hold a single row%s", of, n, 2*k-n, cost))
 	}
 	return nil
+}
+
+// checkSpectral refuses -init spectral and -method spectral on a run
+// whose P is not a graph (sparse reports whether it is): the spectral
+// embedding is the graph's.
+func (c *config) checkSpectral(sparse bool) error {
+	info, _ := methods.Lookup(c.method)
+	what := "-init spectral"
+	switch {
+	case sparse:
+		return nil
+	case info.Graph:
+		what = "-method " + info.Name
+	case c.init != initSpectral:
+		return nil
+	}
+	return usagef("%s needs a sparse P, whose graph it embeds (-affinity knn or an edge list); the affinity is %s: use -affinity knn", what, c.scope().affinity)
 }
 
 // outputs are the files a run writes; nil fields were not asked for.

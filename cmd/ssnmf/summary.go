@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
+	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
@@ -36,6 +38,7 @@ type summaryBuilder struct {
 	penalty     *fw.PenaltyReport // the penalty method's report of the current start
 	bestPenalty *fw.PenaltyReport // of the best start
 	kmeans      *kmeans.Result    // -method kmeans's clustering
+	spectral    *spectralReport   // -init spectral, -method spectral: the graph's embedding
 
 	sum   summary // made by finish
 	sizes []int   // rows per cluster of the final W, by largest membership; made by finish
@@ -172,6 +175,43 @@ type summary struct {
 	Steps       int     `json:"steps,omitempty"`
 	StepRetries int     `json:"step_retries,omitempty"`
 	StepSeconds float64 `json:"step_seconds,omitempty"`
+	// Spectral is the report of the graph's spectral embedding, where
+	// -init spectral or -method spectral computed it.
+	Spectral *spectralReport `json:"spectral,omitempty"`
+}
+
+// spectralReport is the summary's report of a spectral embedding
+// (spectral.Embedding): the K+1 leading eigenvalues of D^-½ P D^-½ and
+// the residual norms of their unit eigenvectors, the LOBPCG iterations,
+// the products with P (passes), the time, and the bandwidth of the soft
+// memberships.
+type spectralReport struct {
+	Eigenvalues  []float64 `json:"eigenvalues"`
+	Residuals    []float64 `json:"residuals"`
+	Tol          float64   `json:"tol"`
+	Converged    bool      `json:"converged"`
+	Block        int       `json:"block"`
+	Iterations   int       `json:"iterations"`
+	Passes       int       `json:"passes"`
+	Seconds      float64   `json:"seconds"`
+	IsolatedRows int       `json:"isolated_rows,omitempty"`
+	Beta         float64   `json:"beta"`
+}
+
+// newSpectralReport returns the report of the embedding e, computed in
+// elapsed, whose memberships take the bandwidth beta.
+func newSpectralReport(e *spectral.Embedding, beta float64, elapsed time.Duration) *spectralReport {
+	return &spectralReport{Eigenvalues: e.Values, Residuals: e.Residuals, Tol: spectral.DefaultTol, Converged: e.Converged,
+		Block: e.Block, Iterations: e.Iterations, Passes: e.Passes, Seconds: elapsed.Seconds(), IsolatedRows: e.Isolated, Beta: beta}
+}
+
+// formatValues returns eigenvalues as "1 0.99984 0.99871".
+func formatValues(vals []float64) string {
+	s := make([]string, len(vals))
+	for i, v := range vals {
+		s[i] = strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	return strings.Join(s, " ")
 }
 
 // report takes up what the method m adds to its result res: the penalty
@@ -210,6 +250,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
 	}
 	b.sum.PeakRSSBytes, b.sum.Memory = peakRSS(), c.budget
+	b.sum.Spectral = b.spectral
 	b.sum.Engine = c.engine
 	if co := pr.coord; co != nil {
 		b.sum.Tasks, b.sum.Steps, b.sum.StepRetries, b.sum.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
@@ -338,6 +379,9 @@ func (b *summaryBuilder) table(out io.Writer) {
 		}
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
+	if sp := s.Spectral; sp != nil {
+		row("spectral", "eigenvalues %s; largest residual %.2g; %d passes over P, %.2fs", formatValues(sp.Eigenvalues), slices.Max(sp.Residuals), sp.Passes, sp.Seconds)
+	}
 	row("objective", "%.10g", s.Objective)
 	if len(s.Starts) > 1 {
 		fs := make([]string, len(s.Starts))
