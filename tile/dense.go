@@ -150,6 +150,7 @@ type scratch32 struct {
 	accR, accC []float64 // P·S: k×hp and k×wp by class; P·W: hp×kp and wp×kp
 	wr, wc     []float32 // P·W: W's rows of the tile's rows and columns, ×kp
 	sumR, sumC []float64 // row and column sums
+	rows       rowPanel  // the rows xr, gr, sr and wr hold
 }
 
 func (kn *kernel32) whole() bool { return true }
@@ -186,18 +187,24 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	hp, wp := roundUp(h, 16), roundUp(w, 16)
 	p, k := kn.p, kn.in.k
 
-	// Packing (scalar).
+	// Packing (scalar); the rows' panels only if the previous tile on
+	// this scratch had other rows.
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
+	newRows := s.rows.set(r0, r1)
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1, newRows)
 	if kn.in.s != nil {
-		copy(s.sr, kn.in.s[r0:r1])
-		clear(s.sr[h:hp])
+		if newRows {
+			copy(s.sr, kn.in.s[r0:r1])
+			clear(s.sr[h:hp])
+		}
 		copy(s.sc, kn.in.s[c0:c1])
 		clear(s.sc[w:wp])
 	}
 	if kn.in.w != nil {
 		kp := kn.kp()
-		packW32(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+		if newRows {
+			packW32(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+		}
 		packW32(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
 	}
 
@@ -374,6 +381,7 @@ type scratch64 struct {
 	t, xr, xt, gr, gc []float64
 	wr, wc            []float64 // P·W: W's rows of the tile's rows and columns, ×kp
 	accR, accC        []float64 // P·W: hp×kp and wp×kp
+	rows              rowPanel  // the rows xr, gr and wr hold
 }
 
 func (kn *kernel64) whole() bool { return kn.in.w != nil }
@@ -401,7 +409,8 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	hp, wp := roundUp(h, 8), roundUp(w, 8)
 	p := kn.p
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
+	newRows := s.rows.set(r0, r1)
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1, newRows)
 	t := s.t[:hp*wp]
 	inPlace := kn.in.w == nil && hp == h && wp == w && len(pt.tile) >= h*w
 	if inPlace {
@@ -426,7 +435,9 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	// P·W: W's rows packed with stride kp (scalar), then the products
 	// (vector) left in the accumulators for the commit.
 	k, kp := kn.in.k, kn.kp()
-	packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+	if newRows {
+		packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+	}
 	packW64(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
 	accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
 	kn.fam.gemmTile64(accR, kp, t, wp, 1, s.wc, hp, wp)
@@ -468,17 +479,39 @@ func (fam *denseKernels) gemmTile64(y []float64, kp int, a []float64, rs, is int
 	gemmTile(fam.gemm64, fam.rows, fam.cols64, y, kp, a, rs, is, b, m, inner, false)
 }
 
+// rowPanel records the rows r0:r1 whose panels (packed features, g,
+// classes, W's rows) a worker's scratch holds, so that the tiles of one
+// block row, which a worker mostly takes one after the other, pack them
+// once. The zero value holds none.
+type rowPanel struct {
+	r0, r1 int
+	valid  bool
+}
+
+// set records rows r0:r1 as the panels' and reports whether they were
+// other rows before (the panels must then be packed).
+func (rp *rowPanel) set(r0, r1 int) bool {
+	if rp.valid && rp.r0 == r0 && rp.r1 == r1 {
+		return false
+	}
+	*rp = rowPanel{r0: r0, r1: r1, valid: true}
+	return true
+}
+
 // packTile copies what the generation micro-kernels read of the tile with
 // rows r0:r1 and columns c0:c1 of x (n×p) and g (-gamma·|x_i|²) into their
 // panels, cut to the padded tile (hp×wp): xr (hp×p) the rows' features in
 // groups of m rows (packRows), xt (p×wp) the columns' features transposed,
 // gr (hp) and gc (wp) the rows' and columns' g, with zero features and
-// padArg for the padding.
-func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int) {
+// padArg for the padding. Without rows it leaves xr and gr as they are
+// (they hold these rows already).
+func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int, rows bool) {
 	wp := len(gc)
-	packRows(xr, x[r0*p:r1*p], p, m)
-	for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
-		gr[i] = padArg
+	if rows {
+		packRows(xr, x[r0*p:r1*p], p, m)
+		for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
+			gr[i] = padArg
+		}
 	}
 	clear(xt)
 	for j := range c1 - c0 {
