@@ -32,10 +32,14 @@ type denseKernels struct {
 	cols32, cols64 int
 	// The micro-kernels by the number of units of columns they cover:
 	// kernels[nv-1] covers nv.
-	gen32  []genKernel[float32]
-	gen64  []genKernel[float64]
-	gemm32 []gemmKernel[float32]
-	gemm64 []gemmKernel[float64]
+	gen32 []genKernel[float32]
+	gen64 []genKernel[float64]
+	// gen32 with exp32 applied in registers before the block is stored
+	// (the same bits, one pass over the tile fewer), if the family has
+	// them; nil otherwise.
+	gen32exp []genKernel[float32]
+	gemm32   []gemmKernel[float32]
+	gemm64   []gemmKernel[float64]
 	// The exps and the one-hot consumer (see exp32Slice, exp64Slice and
 	// consume16 of each architecture).
 	exp32   func(t []float32)
@@ -283,6 +287,10 @@ type genKernel[F float32 | float64] func(t *F, wp int, xr, xt *F, p int, gr, gc,
 // genTile32 writes the hp×wp tile of exp(-gamma·d²) into t with family
 // fam's kernels (see genTiles): hp is a multiple of 8, wp of 16.
 func (fam *denseKernels) genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
+	if fam.gen32exp != nil {
+		genTiles(fam.gen32exp, fam.rows, fam.cols32, nil, t, hp, wp, xr, xt, p, gr, gc, tg)
+		return
+	}
 	genTiles(fam.gen32, fam.rows, fam.cols32, fam.exp32, t, hp, wp, xr, xt, p, gr, gc, tg)
 }
 
@@ -291,7 +299,7 @@ func (fam *denseKernels) genTile32(t []float32, hp, wp int, xr, xt []float32, p 
 // block of rows rows and nv·cols columns), 8 rows at a time, each group's
 // exp while its rows are in cache. xr holds the rows' features in groups
 // of 8 (packRows), xt the columns' transposed (p×wp); hp is a multiple of
-// 8, wp of cols.
+// 8, wp of cols. A nil exp means the kernels take the exp themselves.
 func genTiles[F float32 | float64](kernels []genKernel[F], rows, cols int, exp func([]F), t []F, hp, wp int, xr, xt []F, p int, gr, gc []F, tg F) {
 	if hp == 0 || wp == 0 {
 		return
@@ -314,7 +322,9 @@ func genTiles[F float32 | float64](kernels []genKernel[F], rows, cols int, exp f
 				j0 += nv * cols
 			}
 		}
-		exp(t[i0*wp : (i0+8)*wp])
+		if exp != nil {
+			exp(t[i0*wp : (i0+8)*wp])
+		}
 	}
 }
 

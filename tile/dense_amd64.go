@@ -30,11 +30,12 @@ import (
 var (
 	avx512Dense = &denseKernels{
 		isa: ISAAVX512, rows: 8, cols32: 16, cols64: 8,
-		gen32:  []genKernel[float32]{gen8x1, gen8x2},
-		gen64:  []genKernel[float64]{gen64x8x1, gen64x8x2},
-		gemm32: []gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3},
-		gemm64: []gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3},
-		exp32:  exp32Slice, exp64: exp64Slice, consume: consume16,
+		gen32:    []genKernel[float32]{gen8x1, gen8x2},
+		gen32exp: []genKernel[float32]{gen8x1Exp, gen8x2Exp},
+		gen64:    []genKernel[float64]{gen64x8x1, gen64x8x2},
+		gemm32:   []gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3},
+		gemm64:   []gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3},
+		exp32:    exp32Slice, exp64: exp64Slice, consume: consume16,
 	}
 	avx2Dense = &denseKernels{
 		isa: ISAAVX2, rows: 4, cols32: 8, cols64: 4,
