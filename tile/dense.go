@@ -7,9 +7,12 @@ package tile
 // (dense_amd64.go), NEON on arm64 (dense_arm64.go). A tile is computed in
 // three phases that never mix scalar floating-point code into a vector
 // loop: packing (scalar: the tile's rows and columns are copied, centred,
-// into panels), generation (vector: distances by the norms identity
-// d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then
-// a vectorized exp), and consumption (vector: the tile, still in cache, is
+// into panels; the rows' panels only when the tile's rows differ from the
+// previous tile's on the same scratch), generation (vector: distances by
+// the norms identity d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked
+// dot-product kernel, then a vectorized exp, taken in registers before
+// the block is stored where the family has such kernels, gen32exp:
+// AVX-512 in float32; else a pass over each 8 rows), and consumption (vector: the tile, still in cache, is
 // added into float64 accumulators, which the Engine's commit then adds to
 // the output as they are: class-major for P·S, with stride kp for P·W).
 // Here are the kernels of a pass (kernel32, kernel64), their packing and

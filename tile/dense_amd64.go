@@ -18,7 +18,13 @@ import (
 // the same operations in the same order (the exp is the compiler's
 // instruction sequence; the float64 generation now blocks 8 rows instead
 // of 4), so it gives the same bits; the archsimd code is kept as the
-// tests' reference for this, dense_archsimd_ref_amd64_test.go. The AVX2
+// tests' reference for this, dense_archsimd_ref_amd64_test.go. Its
+// float32 tiles run gen8x1Exp and gen8x2Exp, which apply exp32Slice's
+// instructions to each vector in registers (the same bits as gen8x1 or
+// gen8x2 then exp32Slice, the tile written once); the AVX2 family keeps
+// the separate exp32AVX2 pass (fused, one exp at a time or two, it
+// measured no faster: with 16 registers the exps cannot be interleaved
+// as exp32AVX2 interleaves them). The AVX2
 // assembly blocks 4 rows and 8 float32 lanes instead of 8 and 16 and
 // builds 2^k from integer bits instead of VSCALEF, with the same
 // operations on every value in the same order again: both families give
