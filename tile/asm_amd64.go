@@ -18,6 +18,16 @@ func gen8x1(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 //go:noescape
 func gen8x2(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 
+// gen8x1Exp and gen8x2Exp (gen_amd64.s) are gen8x1 and gen8x2 followed by
+// exp32Slice on their block, with its bits: each vector's exp is taken in
+// registers before it is stored.
+
+//go:noescape
+func gen8x1Exp(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
+//go:noescape
+func gen8x2Exp(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
+
 // The AVX2 exponent micro-kernels of gen_avx2_amd64.s: gen8x1 for 4 rows
 // and 8·nv columns, xr pointing at the first of the 4 rows within their
 // group of 8, with the same bits; the dense float32 tiles run them, and the

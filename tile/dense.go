@@ -7,9 +7,12 @@ package tile
 // (dense_amd64.go), NEON on arm64 (dense_arm64.go). A tile is computed in
 // three phases that never mix scalar floating-point code into a vector
 // loop: packing (scalar: the tile's rows and columns are copied, centred,
-// into panels), generation (vector: distances by the norms identity
-// d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked dot-product kernel, then
-// a vectorized exp), and consumption (vector: the tile, still in cache, is
+// into panels; the rows' panels only when the tile's rows differ from the
+// previous tile's on the same scratch), generation (vector: distances by
+// the norms identity d² = |x_i|² + |x_j|² - 2 x_i·x_j with a blocked
+// dot-product kernel, then a vectorized exp, taken in registers before
+// the block is stored where the family has such kernels, gen32exp:
+// AVX-512 in float32; else a pass over each 8 rows), and consumption (vector: the tile, still in cache, is
 // added into float64 accumulators, which the Engine's commit then adds to
 // the output as they are: class-major for P·S, with stride kp for P·W).
 // Here are the kernels of a pass (kernel32, kernel64), their packing and
@@ -32,10 +35,14 @@ type denseKernels struct {
 	cols32, cols64 int
 	// The micro-kernels by the number of units of columns they cover:
 	// kernels[nv-1] covers nv.
-	gen32  []genKernel[float32]
-	gen64  []genKernel[float64]
-	gemm32 []gemmKernel[float32]
-	gemm64 []gemmKernel[float64]
+	gen32 []genKernel[float32]
+	gen64 []genKernel[float64]
+	// gen32 with exp32 applied in registers before the block is stored
+	// (the same bits, one pass over the tile fewer), if the family has
+	// them; nil otherwise.
+	gen32exp []genKernel[float32]
+	gemm32   []gemmKernel[float32]
+	gemm64   []gemmKernel[float64]
 	// The exps and the one-hot consumer (see exp32Slice, exp64Slice and
 	// consume16 of each architecture).
 	exp32   func(t []float32)
@@ -150,6 +157,7 @@ type scratch32 struct {
 	accR, accC []float64 // P·S: k×hp and k×wp by class; P·W: hp×kp and wp×kp
 	wr, wc     []float32 // P·W: W's rows of the tile's rows and columns, ×kp
 	sumR, sumC []float64 // row and column sums
+	rows       rowPanel  // the rows xr, gr, sr and wr hold
 }
 
 func (kn *kernel32) whole() bool { return true }
@@ -186,18 +194,24 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	hp, wp := roundUp(h, 16), roundUp(w, 16)
 	p, k := kn.p, kn.in.k
 
-	// Packing (scalar).
+	// Packing (scalar); the rows' panels only if the previous tile on
+	// this scratch had other rows.
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
+	newRows := s.rows.set(r0, r1)
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1, newRows)
 	if kn.in.s != nil {
-		copy(s.sr, kn.in.s[r0:r1])
-		clear(s.sr[h:hp])
+		if newRows {
+			copy(s.sr, kn.in.s[r0:r1])
+			clear(s.sr[h:hp])
+		}
 		copy(s.sc, kn.in.s[c0:c1])
 		clear(s.sc[w:wp])
 	}
 	if kn.in.w != nil {
 		kp := kn.kp()
-		packW32(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+		if newRows {
+			packW32(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+		}
 		packW32(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
 	}
 
@@ -276,6 +290,10 @@ type genKernel[F float32 | float64] func(t *F, wp int, xr, xt *F, p int, gr, gc,
 // genTile32 writes the hp×wp tile of exp(-gamma·d²) into t with family
 // fam's kernels (see genTiles): hp is a multiple of 8, wp of 16.
 func (fam *denseKernels) genTile32(t []float32, hp, wp int, xr, xt []float32, p int, gr, gc []float32, tg float32) {
+	if fam.gen32exp != nil {
+		genTiles(fam.gen32exp, fam.rows, fam.cols32, nil, t, hp, wp, xr, xt, p, gr, gc, tg)
+		return
+	}
 	genTiles(fam.gen32, fam.rows, fam.cols32, fam.exp32, t, hp, wp, xr, xt, p, gr, gc, tg)
 }
 
@@ -284,7 +302,7 @@ func (fam *denseKernels) genTile32(t []float32, hp, wp int, xr, xt []float32, p 
 // block of rows rows and nv·cols columns), 8 rows at a time, each group's
 // exp while its rows are in cache. xr holds the rows' features in groups
 // of 8 (packRows), xt the columns' transposed (p×wp); hp is a multiple of
-// 8, wp of cols.
+// 8, wp of cols. A nil exp means the kernels take the exp themselves.
 func genTiles[F float32 | float64](kernels []genKernel[F], rows, cols int, exp func([]F), t []F, hp, wp int, xr, xt []F, p int, gr, gc []F, tg F) {
 	if hp == 0 || wp == 0 {
 		return
@@ -307,7 +325,9 @@ func genTiles[F float32 | float64](kernels []genKernel[F], rows, cols int, exp f
 				j0 += nv * cols
 			}
 		}
-		exp(t[i0*wp : (i0+8)*wp])
+		if exp != nil {
+			exp(t[i0*wp : (i0+8)*wp])
+		}
 	}
 }
 
@@ -374,6 +394,7 @@ type scratch64 struct {
 	t, xr, xt, gr, gc []float64
 	wr, wc            []float64 // P·W: W's rows of the tile's rows and columns, ×kp
 	accR, accC        []float64 // P·W: hp×kp and wp×kp
+	rows              rowPanel  // the rows xr, gr and wr hold
 }
 
 func (kn *kernel64) whole() bool { return kn.in.w != nil }
@@ -401,7 +422,8 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	hp, wp := roundUp(h, 8), roundUp(w, 8)
 	p := kn.p
 	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1)
+	newRows := s.rows.set(r0, r1)
+	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1, newRows)
 	t := s.t[:hp*wp]
 	inPlace := kn.in.w == nil && hp == h && wp == w && len(pt.tile) >= h*w
 	if inPlace {
@@ -426,7 +448,9 @@ func (kn *kernel64) tile(scratch any, pt *partial, diag bool) bool {
 	// P·W: W's rows packed with stride kp (scalar), then the products
 	// (vector) left in the accumulators for the commit.
 	k, kp := kn.in.k, kn.kp()
-	packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+	if newRows {
+		packW64(s.wr[:hp*kp], kn.in.w[r0*k:r1*k], k, kp)
+	}
 	packW64(s.wc[:wp*kp], kn.in.w[c0*k:c1*k], k, kp)
 	accR, accC := s.accR[:hp*kp], s.accC[:wp*kp]
 	kn.fam.gemmTile64(accR, kp, t, wp, 1, s.wc, hp, wp)
@@ -468,17 +492,39 @@ func (fam *denseKernels) gemmTile64(y []float64, kp int, a []float64, rs, is int
 	gemmTile(fam.gemm64, fam.rows, fam.cols64, y, kp, a, rs, is, b, m, inner, false)
 }
 
+// rowPanel records the rows r0:r1 whose panels (packed features, g,
+// classes, W's rows) a worker's scratch holds, so that the tiles of one
+// block row, which a worker mostly takes one after the other, pack them
+// once. The zero value holds none.
+type rowPanel struct {
+	r0, r1 int
+	valid  bool
+}
+
+// set records rows r0:r1 as the panels' and reports whether they were
+// other rows before (the panels must then be packed).
+func (rp *rowPanel) set(r0, r1 int) bool {
+	if rp.valid && rp.r0 == r0 && rp.r1 == r1 {
+		return false
+	}
+	*rp = rowPanel{r0: r0, r1: r1, valid: true}
+	return true
+}
+
 // packTile copies what the generation micro-kernels read of the tile with
 // rows r0:r1 and columns c0:c1 of x (n×p) and g (-gamma·|x_i|²) into their
 // panels, cut to the padded tile (hp×wp): xr (hp×p) the rows' features in
 // groups of m rows (packRows), xt (p×wp) the columns' features transposed,
 // gr (hp) and gc (wp) the rows' and columns' g, with zero features and
-// padArg for the padding.
-func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int) {
+// padArg for the padding. Without rows it leaves xr and gr as they are
+// (they hold these rows already).
+func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int, rows bool) {
 	wp := len(gc)
-	packRows(xr, x[r0*p:r1*p], p, m)
-	for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
-		gr[i] = padArg
+	if rows {
+		packRows(xr, x[r0*p:r1*p], p, m)
+		for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
+			gr[i] = padArg
+		}
 	}
 	clear(xt)
 	for j := range c1 - c0 {

@@ -18,7 +18,13 @@ import (
 // the same operations in the same order (the exp is the compiler's
 // instruction sequence; the float64 generation now blocks 8 rows instead
 // of 4), so it gives the same bits; the archsimd code is kept as the
-// tests' reference for this, dense_archsimd_ref_amd64_test.go. The AVX2
+// tests' reference for this, dense_archsimd_ref_amd64_test.go. Its
+// float32 tiles run gen8x1Exp and gen8x2Exp, which apply exp32Slice's
+// instructions to each vector in registers (the same bits as gen8x1 or
+// gen8x2 then exp32Slice, the tile written once); the AVX2 family keeps
+// the separate exp32AVX2 pass (fused, one exp at a time or two, it
+// measured no faster: with 16 registers the exps cannot be interleaved
+// as exp32AVX2 interleaves them). The AVX2
 // assembly blocks 4 rows and 8 float32 lanes instead of 8 and 16 and
 // builds 2^k from integer bits instead of VSCALEF, with the same
 // operations on every value in the same order again: both families give
@@ -30,11 +36,12 @@ import (
 var (
 	avx512Dense = &denseKernels{
 		isa: ISAAVX512, rows: 8, cols32: 16, cols64: 8,
-		gen32:  []genKernel[float32]{gen8x1, gen8x2},
-		gen64:  []genKernel[float64]{gen64x8x1, gen64x8x2},
-		gemm32: []gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3},
-		gemm64: []gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3},
-		exp32:  exp32Slice, exp64: exp64Slice, consume: consume16,
+		gen32:    []genKernel[float32]{gen8x1, gen8x2},
+		gen32exp: []genKernel[float32]{gen8x1Exp, gen8x2Exp},
+		gen64:    []genKernel[float64]{gen64x8x1, gen64x8x2},
+		gemm32:   []gemmKernel[float32]{gemm8x1, gemm8x2, gemm8x3},
+		gemm64:   []gemmKernel[float64]{gemm64x8x1, gemm64x8x2, gemm64x8x3},
+		exp32:    exp32Slice, exp64: exp64Slice, consume: consume16,
 	}
 	avx2Dense = &denseKernels{
 		isa: ISAAVX2, rows: 4, cols32: 8, cols64: 4,

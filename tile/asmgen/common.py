@@ -75,6 +75,33 @@ def step(w, nv, load, bcast, sources, update, regs=ZMM):
             w(update(b, first + v, r * nv + v))
 
 
+def exp_tail(w, sfx, x, k, r, y, r2, c):
+    """Emits the AVX-512 exp (exp32Slice's, exp64Slice's; sfx S or D) of
+    the Z register x, already raised to the clamp's low bound, into the Z
+    register y, with the Z registers k, r and r2 as temporaries: the min
+    with 0, k = round-to-even(x·log2e), r = k·ln2hi + x, r = k·ln2lo + r,
+    the Horner polynomial, y = y·r² + r, y + 1, y·2^k. c maps the constants
+    zero, log2e, ln2hi, ln2lo, one and coef (a list, highest degree first)
+    to their operands: a register, or memory for all but ln2hi and ln2lo
+    (the middle operands of their fused multiply-adds)."""
+    w(f"\tVMINP{sfx} {c['zero']}, {x}, {x}")
+    w(f"\tVMULP{sfx} {c['log2e']}, {x}, {k}")
+    w(f"\tVRNDSCALEP{sfx} $0, {k}, {k}")
+    # r = k·ln2hi + x, then r = k·ln2lo + r.
+    w(f"\tVMOVAP{sfx} {k}, {r}")
+    w(f"\tVFMADD213P{sfx} {x}, {c['ln2hi']}, {r}")
+    w(f"\tVFMADD231P{sfx} {k}, {c['ln2lo']}, {r}")
+    # y = c0·r + c1, then y = y·r + c for the other coefficients.
+    coef = c["coef"]
+    w(f"\tVMOV{'AP' if coef[0].startswith('Z') else 'UP'}{sfx} {coef[0]}, {y}")
+    for co in coef[1:]:
+        w(f"\tVFMADD213P{sfx} {co}, {r}, {y}")
+    w(f"\tVMULP{sfx} {r}, {r}, {r2}")
+    w(f"\tVFMADD213P{sfx} {r}, {r2}, {y}")
+    w(f"\tVADDP{sfx} {c['one']}, {y}, {y}")
+    w(f"\tVSCALEFP{sfx} {k}, {y}, {y}")
+
+
 def rows_out(w, nv, block, rows=8):
     """Emits the writing of the accumulators into the rows of y from AX
     (stride R8, which it advances past them): block(z, v) returns the

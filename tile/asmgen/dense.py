@@ -4,7 +4,7 @@
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
-from common import start, step, write, zero
+from common import exp_tail, start, step, write, zero
 
 # Emits tile/dense_amd64.s: the AVX-512 kernels of the dense Gaussian tiles
 # besides the dot products and P·W products (gen_amd64.s, gemm_amd64.s,
@@ -61,25 +61,14 @@ def exp_func(name, tab, size, sfx, ncoef, creg):
     for i in range(nconst):
         w(f"\tVMOVUP{sfx} {64*i}(AX), Z{creg+i}")
 
+    consts = {"zero": f"Z{zero_}", "log2e": f"Z{log2e}", "ln2hi": f"Z{ln2hi}", "ln2lo": f"Z{ln2lo}",
+              "one": f"Z{one}", "coef": [f"Z{c}" for c in coef]}
+
     def body(b, off):
-        x, k, r, y, r2 = (b + i for i in range(5))
-        w(f"\tVMAXP{sfx} {off}(DI), Z{lo}, Z{x}")
-        w(f"\tVMINP{sfx} Z{zero_}, Z{x}, Z{x}")
-        w(f"\tVMULP{sfx} Z{log2e}, Z{x}, Z{k}")
-        w(f"\tVRNDSCALEP{sfx} $0, Z{k}, Z{k}")
-        # r = k·ln2hi + x, then r = k·ln2lo + r.
-        w(f"\tVMOVAP{sfx} Z{k}, Z{r}")
-        w(f"\tVFMADD213P{sfx} Z{x}, Z{ln2hi}, Z{r}")
-        w(f"\tVFMADD231P{sfx} Z{k}, Z{ln2lo}, Z{r}")
-        # y = c0·r + c1, then y = y·r + c for the other coefficients.
-        w(f"\tVMOVAP{sfx} Z{coef[0]}, Z{y}")
-        for c in coef[1:]:
-            w(f"\tVFMADD213P{sfx} Z{c}, Z{r}, Z{y}")
-        w(f"\tVMULP{sfx} Z{r}, Z{r}, Z{r2}")
-        w(f"\tVFMADD213P{sfx} Z{r}, Z{r2}, Z{y}")
-        w(f"\tVADDP{sfx} Z{one}, Z{y}, Z{y}")
-        w(f"\tVSCALEFP{sfx} Z{k}, Z{y}, Z{y}")
-        w(f"\tVMOVUP{sfx} Z{y}, {off}(DI)")
+        x, k, r, y, r2 = (f"Z{b + i}" for i in range(5))
+        w(f"\tVMAXP{sfx} {off}(DI), Z{lo}, {x}")
+        exp_tail(w, sfx, x, k, r, y, r2, consts)
+        w(f"\tVMOVUP{sfx} {y}, {off}(DI)")
 
     w(f"\tSUBQ ${2*lanes}, CX\n\tJLT one{sfx}")
     w(f"two{sfx}:")
