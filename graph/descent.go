@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 	"math/bits"
 	"slices"
@@ -395,13 +396,13 @@ func parallel(ctx context.Context, workers, tasks int, f func(t int)) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, workers))
 	for t := range tasks {
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			f(t)
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }

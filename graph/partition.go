@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 	"math/rand/v2"
 
@@ -59,7 +60,7 @@ func Partition(ctx context.Context, x []float64, n, p, leaf int, seed uint64, wo
 			// The right half goes to another goroutine if one is free; the
 			// left half is split here.
 			rlo, rhi := cut, hi
-			if !g.TryGo(func() error { return split(rlo, rhi) }) {
+			if !g.TryGo(fault.Guard(func() error { return split(rlo, rhi) })) {
 				if err := split(rlo, rhi); err != nil {
 					return err
 				}
@@ -68,7 +69,7 @@ func Partition(ctx context.Context, x []float64, n, p, leaf int, seed uint64, wo
 		}
 		return nil
 	}
-	g.Go(func() error { return split(0, n) })
+	g.Go(fault.Guard(func() error { return split(0, n) }))
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

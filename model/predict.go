@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -86,7 +87,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, rows int, w []float64,
 	}
 	for lo := 0; lo < rows; lo += chunk {
 		hi := min(rows, lo+chunk)
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -98,7 +99,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, rows int, w []float64,
 				}
 			}
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }

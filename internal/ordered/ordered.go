@@ -12,6 +12,7 @@ package ordered
 
 import (
 	"context"
+	"github.com/ssnmf/ssnmf/internal/fault"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -83,7 +84,7 @@ func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 		return nil
 	})
 	for range workers {
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			for d := range tickets {
 				if err := work(gctx, d.t, d.buf); err != nil {
 					return err
@@ -95,9 +96,9 @@ func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 				}
 			}
 			return nil
-		})
+		}))
 	}
-	g.Go(func() error {
+	g.Go(fault.Guard(func() error {
 		pending := make(map[int]B, nbuf)
 		for next := 0; next < n; {
 			select {
@@ -120,6 +121,6 @@ func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 			}
 		}
 		return nil
-	})
+	}))
 	return g.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 	"os"
 	"strconv"
@@ -265,11 +266,11 @@ func (tf *File) checkValues(workers int) error {
 	eg.SetLimit(workers)
 	for t := range total {
 		eg.Go(func() error {
-			errs[t] = tf.checkTile(t)
+			errs[t] = fault.Guard(func() error { return tf.checkTile(t) })()
 			return nil
 		})
 	}
-	eg.Wait()
+	eg.Wait() // the tasks' errors, faults included, are in errs
 	return firstError(errs)
 }
 
