@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ var (
 
 // predictCmd is the predict command: the memberships of new rows in the
 // clusters of a saved model (package model).
-func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	c, err := parsePredict(args, stdout)
 	if err != nil || checkOnly(ctx) {
 		return err
@@ -64,6 +65,7 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("-model %s: no model there (%v); save one with ssnmf solve -model %s", c.model, err, c.model)
 	}
 	defer m.Close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the file
 	if err := c.marks.checkApplies(c.given, scope{affinity: m.Meta().Affinity, knn: c.knn.KNNMethod}); err != nil {
 		return err
 	}
@@ -83,12 +85,14 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError{err}
 	}
 	defer tab.Close()
+	defer fault.Catch(&err)()
 	x, cols, err := modelColumns(c.input, tab, m.Features(), dir)
 	if err != nil {
 		return err
 	}
 	if cols != nil {
 		defer cols.Close()
+		defer fault.Catch(&err)()
 	}
 	read := time.Since(begin)
 	opt := model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers}
@@ -97,10 +101,14 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer wm.Close()
+	defer fault.Catch(&err)()
 	w := wm.Data()
 	took := time.Since(begin) - read
 	recall, sampled, err := m.Recall(ctx, x, tab.N, c.sample, c.seed, opt)
 	if err != nil {
+		return err
+	}
+	if err := m.Unchanged(); err != nil {
 		return err
 	}
 	if err := writeMemberships(out, c.out, w, tab.N, m.K()); err != nil {

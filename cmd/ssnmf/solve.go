@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 
 // solveFS is solve with its outputs and checkpoints written through fsys
 // (vfs.OS{} if nil).
-func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) error {
+func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) (err error) {
 	c, err := parseSolve(args, stdout)
 	if err != nil {
 		return err
@@ -117,6 +118,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer prob.close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	n, tab := prob.N(), prob.tab
 	prog.n, prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.method)
@@ -170,6 +172,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer ws.close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
 	if err := run.scale(setupCtx); err != nil {
 		if stoppedIn(setupCtx, ctx) {
