@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// smallDisk returns a directory on a tmpfs of the given size (as mount's
+// size= option), mounted for the test: directly as root, or else by
+// running the test again as root of a user and mount namespace (unshare
+// -rm), when it reports ok false and the caller returns (that run's
+// result is this test's). Without either it skips, saying why; with
+// SSNMF_REQUIRE_TMPFS set (as .ci/run sets it) it fails instead.
+func smallDisk(t *testing.T, size string) (dir string, ok bool) {
+	t.Helper()
+	cannot := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("SSNMF_REQUIRE_TMPFS") != "" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if os.Geteuid() != 0 {
+		if os.Getenv("SSNMF_TEST_UNSHARED") != "" {
+			cannot("no tmpfs: not root in the namespace of unshare -rm")
+		}
+		unshare, err := exec.LookPath("unshare")
+		if err != nil {
+			cannot("no tmpfs: the test mounts one, as root or through unshare -rm, and neither is at hand (%v)", err)
+		}
+		cmd := exec.Command(unshare, "-rm", os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "SSNMF_TEST_UNSHARED=1")
+		out, err := cmd.CombinedOutput()
+		if bytes.Contains(out, []byte("unshare failed")) {
+			cannot("no tmpfs: not root, and unshare -rm failed: %s", bytes.TrimSpace(out))
+		}
+		t.Logf("run again under unshare -rm:\n%s", out)
+		if err != nil {
+			t.Fatalf("the run under unshare -rm failed: %v", err)
+		}
+		return "", false
+	}
+	dir = t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		cannot("no tmpfs: mount: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir, true
+}
+
+// leftovers returns the names in dir, and below it, other than keep.
+func leftovers(t *testing.T, dir string, keep ...string) []string {
+	t.Helper()
+	var left []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		for _, k := range keep {
+			if rel == k {
+				return nil
+			}
+		}
+		left = append(left, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
+}
+
+// TestDiskFull runs solve and predict with their work directories on a
+// tmpfs too small for them. The mapped files are reserved before they are
+// mapped, so a full disk is an error naming the file and the bytes it
+// needed (it was a SIGBUS crash, which left graph.csr.tmp behind), and
+// nothing is left: no temporary work directory, no temporary file in a
+// -workdir, no temporary output.
+func TestDiskFull(t *testing.T) {
+	disk, ok := smallDisk(t, "1m")
+	if !ok {
+		return
+	}
+	data := t.TempDir()
+	x, y := filepath.Join(data, "x.csv"), filepath.Join(data, "y.csv")
+	for _, g := range [][]string{
+		{"gen", "-n", "3000", "-p", "8", "-k", "3", "-seed", "3", "-o", x},
+		{"gen", "-n", "12000", "-p", "8", "-k", "3", "-seed", "4", "-o", y},
+		{"solve", "-q", "-k", "3", "-max-iter", "5", "-model", filepath.Join(data, "m"), "-out", filepath.Join(data, "x.w.csv"), x},
+	} {
+		if code, _, stderr := ssnmf(t, g...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", g, code, stderr)
+		}
+	}
+	out := filepath.Join(data, "out.csv")
+	for _, c := range []struct {
+		name    string
+		tmpdir  bool // the work directory is a temporary one in TMPDIR=disk
+		args    []string
+		want    string
+		keepDir []string // what may stay on the disk
+	}{
+		{"solve -workdir", false, []string{"solve", "-q", "-k", "3", "-workdir", filepath.Join(disk, "wd"), "-out", out, x},
+			"wd/graph.csr.tmp: reserving the ", []string{"wd", "wd/lock", "wd/features.mat"}},
+		{"solve TMPDIR", true, []string{"solve", "-q", "-k", "3", "-out", out, x}, "graph.csr.tmp: reserving the ", nil},
+		{"solve -affinity gaussian", true, []string{"solve", "-q", "-k", "3", "-affinity", "gaussian", "-out", out, y}, "W.mat: reserving the 292096 bytes (285.2 KiB) the file needs", nil},
+		{"predict TMPDIR", true, []string{"predict", "-model", filepath.Join(data, "m"), "-out", out, y}, "W.mat: reserving the 292096 bytes (285.2 KiB) the file needs", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.tmpdir {
+				t.Setenv("TMPDIR", disk)
+			}
+			code, _, stderr := ssnmf(t, c.args...)
+			t.Logf("the error line: %s", strings.TrimSpace(stderr))
+			if code != exitFailure || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "no space left on device") || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q, want exit %d and one line with %q and ENOSPC", code, stderr, exitFailure, c.want)
+			}
+			if left := leftovers(t, disk, c.keepDir...); len(left) > 0 {
+				t.Errorf("left on the disk: %v", left)
+			}
+			if left := leftovers(t, data, "x.csv", "y.csv", "m", "m/model.ssnmf", "x.w.csv"); len(left) > 0 {
+				t.Errorf("left beside the output: %v", left)
+			}
+			os.RemoveAll(filepath.Join(disk, "wd"))
+		})
+	}
+}
+
+// cutAt is a progress writer that cuts a file to 0 bytes when the run
+// prints the line that holds mark: a file cut short under a running solve,
+// at a set point of the run.
+type cutAt struct {
+	mu   sync.Mutex
+	mark string
+	path string
+	done bool
+	buf  bytes.Buffer
+	err  error
+}
+
+func (c *cutAt) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.done && bytes.Contains(p, []byte(c.mark)) {
+		c.done, c.err = true, os.Truncate(c.path, 0)
+	}
+	return c.buf.Write(p)
+}
+
+// TestCutShortUnderSolve cuts each mapped file of the work directory to 0
+// bytes under a running solve, once its set-up is done: the fault is an
+// error naming the file (it was a SIGBUS crash), and no temporary output
+// is left beside -out.
+func TestCutShortUnderSolve(t *testing.T) {
+	data := t.TempDir()
+	x := filepath.Join(data, "x.csv")
+	if code, _, stderr := ssnmf(t, "gen", "-n", "3000", "-p", "8", "-k", "3", "-seed", "3", "-o", x); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, file := range []string{"W.mat", "PW.mat", "graph.csr", "features.mat"} {
+		t.Run(file, func(t *testing.T) {
+			wd, out := filepath.Join(t.TempDir(), "wd"), filepath.Join(data, "out.csv")
+			stderr := &cutAt{mark: "workdir=", path: filepath.Join(wd, file)}
+			code := run(t.Context(), []string{"solve", "-k", "3", "-max-iter", "20", "-workdir", wd, "-out", out, x}, io.Discard, stderr)
+			last := lastLine(stderr.buf.String())
+			if stderr.err != nil || !stderr.done {
+				t.Fatalf("cutting %s: %v (done %v)", file, stderr.err, stderr.done)
+			}
+			t.Logf("the error line: %s", last)
+			if code != exitFailure || !strings.Contains(last, filepath.Join(wd, file)+": a read") || !strings.Contains(last, "mapped file faulted") {
+				t.Fatalf("exit %d, last line %q, want exit %d and the fault of %s", code, last, exitFailure, file)
+			}
+			if left := leftovers(t, data, "x.csv"); len(left) > 0 {
+				t.Errorf("left beside the output: %v", left)
+			}
+		})
+	}
+}
+
+// lastLine returns the last line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
