@@ -48,6 +48,10 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 // path exists and is not a regular file, or is a link whose target has no
 // path (a /proc link to a deleted file), it is opened for writing
 // (fsys.OpenWrite; a named pipe waits for its reader) and written directly.
+//
+// The temporary file is locked while it is open, and the empty temporary
+// files of path that killed writers left beside it are removed first
+// (removeStale).
 func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 	fi, err := fsys.Stat(path)
 	switch {
@@ -70,10 +74,12 @@ func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("writing %s: %s is not a directory", path, dir)
 	}
-	f, err := fsys.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
+	removeStale(fsys, dir, filepath.Base(target))
+	f, err := fsys.CreateTemp(dir, tempPattern(filepath.Base(target)))
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
+	lockTemp(f)
 	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 

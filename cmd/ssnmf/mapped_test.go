@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // smallDisk returns a directory on a tmpfs of the given size (as mount's
@@ -189,4 +190,35 @@ func TestCutShortUnderSolve(t *testing.T) {
 func lastLine(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// TestKilledRunTemps leaves what a solve killed by SIGKILL leaves (an
+// empty temporary -out beside the output, an unfinished graph and a
+// checkpoint's temporary file in the work directory) and runs again in the
+// same work directory: the run removes them (they stayed for good).
+func TestKilledRunTemps(t *testing.T) {
+	dir := t.TempDir()
+	wd, out := filepath.Join(dir, "wd"), filepath.Join(dir, "out.csv")
+	if err := os.Mkdir(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, f := range []struct{ path, text string }{
+		{filepath.Join(dir, ".out.csv.tmp1234567"), ""},
+		{filepath.Join(wd, "graph.csr.tmp"), "SSNMFCSR"},
+		{filepath.Join(wd, ".checkpoint.ssnmf.tmp42"), "SSNMFCKP"},
+	} {
+		if err := os.WriteFile(f.path, []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f.path, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-max-iter", "3", "-workdir", wd, "-out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if left := leftovers(t, dir, "out.csv", "wd", "wd/lock", "wd/features.mat", "wd/graph.csr", "wd/W.mat", "wd/PW.mat", "wd/PS.mat", "wd/W.input.mat", "wd/best.mat"); len(left) > 0 {
+		t.Errorf("left: %v", left)
+	}
 }
