@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/tile"
 )

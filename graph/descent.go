@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 	"math/bits"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/tile"
 )
 

@@ -3,11 +3,12 @@ package graph
 import (
 	"context"
 	"fmt"
-	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 	"math/rand/v2"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 )
 
 // partitionSample is the number of rows of a range whose principal

@@ -3,10 +3,10 @@ package model
 import (
 	"context"
 	"fmt"
-	"github.com/ssnmf/ssnmf/internal/fault"
 	"math"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/negexp"
 	"github.com/ssnmf/ssnmf/tile"
 	"golang.org/x/sync/errgroup"

@@ -10,10 +10,10 @@ import (
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
-// staleAge is how long a temporary output must have been left unchanged
-// before removeStale may take it for a killed writer's: longer than the
-// moment between its creation and its writer's lock (lockTemp).
-const staleAge = 10 * time.Second
+// StaleAge is how long a temporary file must have been left unchanged
+// before it may be taken for a killed process's (when no process holds
+// its lock): longer than the moment between its creation and its lock.
+const StaleAge = 10 * time.Second
 
 // tempPattern is the pattern of CreateTemp for the temporary file of an
 // atomic write of the file base: ".base.tmp" and a random number.
@@ -41,7 +41,7 @@ func lockTemp(f vfs.File) {
 // (SIGKILL, a crash, the machine's end), which nothing else removes: the
 // files named as tempPattern names them that are provably stale, that is
 // empty (an output's bytes are written when it is complete), unchanged for
-// staleAge, and locked by no process (a live writer holds the lock of its
+// StaleAge, and locked by no process (a live writer holds the lock of its
 // temporary file from its creation, lockTemp; the kernel releases it when
 // the process dies). Anything else is left, as is every file on a file
 // system that cannot lock. It has nothing to report: the write goes on
@@ -57,7 +57,7 @@ func removeStale(fsys vfs.FS, dir, base string) {
 		}
 		path := filepath.Join(dir, e.Name())
 		fi, err := e.Info()
-		if err != nil || fi.Size() != 0 || time.Since(fi.ModTime()) < staleAge {
+		if err != nil || fi.Size() != 0 || time.Since(fi.ModTime()) < StaleAge {
 			continue
 		}
 		f, err := os.Open(path)

@@ -14,7 +14,7 @@ import (
 // TestRemoveStale leaves temporary files beside an output as killed
 // writers, live writers and other programs would, and checks that
 // CreateAtomic removes exactly the killed writers' (empty, unlocked, older
-// than staleAge, named as its own), and that its own temporary file is
+// than StaleAge, named as its own), and that its own temporary file is
 // locked while it is open.
 func TestRemoveStale(t *testing.T) {
 	dir := t.TempDir()

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/ssnmf/ssnmf/store"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
 

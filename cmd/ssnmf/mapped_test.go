@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
 // smallDisk returns a directory on a tmpfs of the given size (as mount's
@@ -220,5 +223,60 @@ func TestKilledRunTemps(t *testing.T) {
 	}
 	if left := leftovers(t, dir, "out.csv", "wd", "wd/lock", "wd/features.mat", "wd/graph.csr", "wd/W.mat", "wd/PW.mat", "wd/PS.mat", "wd/W.input.mat", "wd/best.mat"); len(left) > 0 {
 		t.Errorf("left: %v", left)
+	}
+}
+
+// TestKilledPredictDirs leaves in TMPDIR the temporary directories of
+// predicts killed outright, of one still running, and others, and runs a
+// predict: it removes the killed ones' only (they stayed for good).
+func TestKilledPredictDirs(t *testing.T) {
+	data, tmp := t.TempDir(), t.TempDir()
+	x := filepath.Join(data, "x.csv")
+	for _, g := range [][]string{
+		{"gen", "-n", "300", "-p", "4", "-k", "3", "-seed", "3", "-o", x},
+		{"solve", "-q", "-k", "3", "-max-iter", "5", "-model", filepath.Join(data, "m"), "-out", filepath.Join(data, "x.w.csv"), x},
+	} {
+		if code, _, stderr := ssnmf(t, g...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", g, code, stderr)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	put := func(dir string, files ...string) {
+		if err := os.MkdirAll(filepath.Join(tmp, dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			path := filepath.Join(tmp, dir, f)
+			if err := os.WriteFile(path, []byte("1234 host 2026-01-01T00:00:00Z\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("ssnmf-predict-1", "lock", "features.mat", "W.mat")             // killed: removed
+	put("ssnmf-predict-2", "lock")                                      // killed at its start: removed
+	put("ssnmf-predict-3", "lock", "W.mat")                             // running: kept
+	put("ssnmf-predict-4", "features.mat", "W.mat")                     // no lock file (an earlier version's): kept
+	put("ssnmf-predict-5", "lock", "W.mat", "notes.txt")                // not predict's files only: kept
+	put("ssnmf-6", "lock", "W.mat")                                     // a solve's work directory: kept
+	live, err := workdir.Acquire(filepath.Join(tmp, "ssnmf-predict-3")) // its lock file is old, but held
+	if err != nil {
+		t.Skipf("cannot lock here: %v", err)
+	}
+	defer live.Close()
+	os.Chtimes(filepath.Join(tmp, "ssnmf-predict-3", "lock"), old, old)
+	t.Setenv("TMPDIR", tmp)
+	if code, _, stderr := ssnmf(t, "predict", "-model", filepath.Join(data, "m"), "-out", filepath.Join(data, "p.csv"), x); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var left []string
+	es, _ := os.ReadDir(tmp)
+	for _, e := range es {
+		left = append(left, e.Name())
+	}
+	if want := []string{"ssnmf-6", "ssnmf-predict-3", "ssnmf-predict-4", "ssnmf-predict-5"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
 	}
 }

@@ -12,9 +12,10 @@ package ordered
 
 import (
 	"context"
-	"github.com/ssnmf/ssnmf/internal/fault"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 )
 
 // Run calls work(ctx, t, buf) for every task t in [0, n) on up to workers
