@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -138,9 +139,9 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
-// cutAt is a progress writer that cuts a file to 0 bytes when the run
-// prints the line that holds mark: a file cut short under a running solve,
-// at a set point of the run.
+// cutAt is a progress writer that cuts a file (path, or the one file its
+// glob pattern matches) to 0 bytes when the run prints the line that holds
+// mark: a file cut short under a running command, at a set point of it.
 type cutAt struct {
 	mu   sync.Mutex
 	mark string
@@ -154,7 +155,16 @@ func (c *cutAt) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.done && bytes.Contains(p, []byte(c.mark)) {
-		c.done, c.err = true, os.Truncate(c.path, 0)
+		c.done = true
+		paths, err := filepath.Glob(c.path)
+		switch {
+		case err != nil:
+			c.err = err
+		case len(paths) != 1:
+			c.err = fmt.Errorf("%s matches %d files, want 1", c.path, len(paths))
+		default:
+			c.err = os.Truncate(paths[0], 0)
+		}
 	}
 	return c.buf.Write(p)
 }
@@ -278,5 +288,34 @@ func TestKilledPredictDirs(t *testing.T) {
 	}
 	if want := []string{"ssnmf-6", "ssnmf-predict-3", "ssnmf-predict-4", "ssnmf-predict-5"}; !slices.Equal(left, want) {
 		t.Errorf("left %v, want %v", left, want)
+	}
+}
+
+// TestCutShortUnderGraph cuts the graph to 0 bytes under ssnmf graph,
+// once it is built and before its edges are written: the fault is an
+// error naming the file (it was a SIGBUS crash), and no temporary output
+// nor work directory is left.
+func TestCutShortUnderGraph(t *testing.T) {
+	data, tmp := t.TempDir(), t.TempDir()
+	x := filepath.Join(data, "x.csv")
+	if code, _, stderr := ssnmf(t, "gen", "-n", "3000", "-p", "8", "-k", "3", "-seed", "3", "-o", x); code != 0 {
+		t.Fatal(stderr)
+	}
+	t.Setenv("TMPDIR", tmp)
+	stderr := &cutAt{mark: "built in", path: filepath.Join(tmp, "*", "graph.csr")}
+	code := run(t.Context(), []string{"graph", "-o", filepath.Join(data, "e.csv"), x}, io.Discard, stderr)
+	last := lastLine(stderr.buf.String())
+	t.Logf("the error line: %s", last)
+	if stderr.err != nil || !stderr.done {
+		t.Fatalf("cutting the graph: %v (done %v)", stderr.err, stderr.done)
+	}
+	if code != exitFailure || !strings.Contains(last, "/graph.csr: a read of the mapped file faulted") {
+		t.Fatalf("exit %d, last line %q, want exit %d and the fault of graph.csr", code, last, exitFailure)
+	}
+	if left := leftovers(t, data, "x.csv"); len(left) > 0 {
+		t.Errorf("left beside the output: %v", left)
+	}
+	if left := leftovers(t, tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
 	}
 }
