@@ -391,7 +391,8 @@ func (s *rowSet) add(v int32) bool {
 	}
 }
 
-// parallel runs f(t) for t in [0, tasks) on workers goroutines.
+// parallel runs f(t) for t in [0, tasks) on workers goroutines. Its error
+// is the context's, or a fault of a mapped file (fault.Guard).
 func parallel(ctx context.Context, workers, tasks int, f func(t int)) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, workers))

@@ -22,7 +22,10 @@ import (
 // goroutines, and commit(t, buf) for each task in increasing order of t on a
 // single goroutine, after work for that task has returned. Buffers come from
 // newBuf and are reused: work must reset whatever it accumulates into.
-// The first error from work or commit cancels the rest and is returned.
+// The first error from work or commit cancels the rest and is returned; a
+// fault of a mapped file in work or commit on the goroutines Run starts is
+// such an error (fault.Guard), and on the caller's goroutine (one worker)
+// is the caller's to catch.
 func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 	work func(ctx context.Context, t int, buf B) error,
 	commit func(t int, buf B) error) error {
