@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -145,7 +146,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		after := opt.leafRounds()
 		descend = after > 0 && len(st.Rounds) >= after && a.descend(st.Rounds)
 		if !descend {
-			tiles = a.nextTiles(ctx)
+			tiles, err = a.nextTiles(ctx)
 		}
 	}
 	if err != nil {
@@ -189,7 +190,7 @@ func (a *approxSearch) seedLists(ctx context.Context) error {
 	g.SetLimit(a.workers)
 	const chunk = 64 // leaves a task
 	for first := 0; first < a.nb; first += chunk {
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -197,7 +198,7 @@ func (a *approxSearch) seedLists(ctx context.Context) error {
 				a.seedLeaf(I)
 			}
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }
@@ -310,11 +311,11 @@ type blockCount struct {
 // in two steps of the block graph, whose edge I→J counts the entries of
 // I's lists that are rows of J. They are the blocks of the neighbours of
 // I's rows' neighbours: neighbour descent, a block at a time.
-func (a *approxSearch) nextTiles(ctx context.Context) []tilePair {
+func (a *approxSearch) nextTiles(ctx context.Context) ([]tilePair, error) {
 	// The block graph, each block's edges by J.
 	out := make([][]blockCount, a.nb)
 	const chunk = 64
-	_ = ordered.Run(ctx, a.workers, (a.nb+chunk-1)/chunk,
+	err := ordered.Run(ctx, a.workers, (a.nb+chunk-1)/chunk,
 		func() []int32 { return make([]int32, a.nb) },
 		func(_ context.Context, t int, count []int32) error {
 			for I := t * chunk; I < min(a.nb, (t+1)*chunk); I++ {
@@ -323,8 +324,11 @@ func (a *approxSearch) nextTiles(ctx context.Context) []tilePair {
 			return nil
 		},
 		func(int, []int32) error { return nil })
+	if err != nil {
+		return nil, err
+	}
 	next := make([][]tilePair, (a.nb+chunk-1)/chunk)
-	_ = ordered.Run(ctx, a.workers, len(next),
+	err = ordered.Run(ctx, a.workers, len(next),
 		func() []int64 { return make([]int64, a.nb) },
 		func(_ context.Context, t int, score []int64) error {
 			next[t] = next[t][:0]
@@ -336,7 +340,10 @@ func (a *approxSearch) nextTiles(ctx context.Context) []tilePair {
 			return nil
 		},
 		func(int, []int64) error { return nil })
-	return a.take(slices.Concat(next...))
+	if err != nil {
+		return nil, err
+	}
+	return a.take(slices.Concat(next...)), nil
 }
 
 // blockEdges returns the edges of block I of the block graph, using count

@@ -80,7 +80,7 @@ func (e *entries) csr(workers int, merge func(i int, c int32, a, b float64) (flo
 	kept := make([]int64, n) // by row: its entries once merged, at its start
 	const chunk = 4096       // rows a task
 	errs := make([]error, (n+chunk-1)/chunk)
-	_ = parallel(context.Background(), workers, len(errs), func(t int) {
+	err = parallel(context.Background(), workers, len(errs), func(t int) {
 		var row []entry
 		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
 			if kept[i], errs[t] = e.mergeRow(i, &row, merge); errs[t] != nil {
@@ -88,6 +88,9 @@ func (e *entries) csr(workers int, merge func(i int, c int32, a, b float64) (flo
 			}
 		}
 	})
+	if err != nil { // a fault of a mapping (fault.Guard)
+		return nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

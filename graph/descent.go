@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -390,18 +391,19 @@ func (s *rowSet) add(v int32) bool {
 	}
 }
 
-// parallel runs f(t) for t in [0, tasks) on workers goroutines.
+// parallel runs f(t) for t in [0, tasks) on workers goroutines. Its error
+// is the context's, or a fault of a mapped file (fault.Guard).
 func parallel(ctx context.Context, workers, tasks int, f func(t int)) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, workers))
 	for t := range tasks {
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			f(t)
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }

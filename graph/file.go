@@ -198,9 +198,9 @@ func createFile(path string, n, capacity int, source uint64) (*fileBuilder, []in
 		return nil, nil, nil, nil, err
 	}
 	fb.f = f
-	if err := f.Truncate(int64(size)); err != nil {
+	if err := store.Reserve(f, int64(size)); err != nil {
 		fb.abort()
-		return nil, nil, nil, nil, fmt.Errorf("%s: %w", fb.tmp, err)
+		return nil, nil, nil, nil, err
 	}
 	if fb.mem, err = store.MapReadWrite(f, size); err != nil {
 		fb.abort()

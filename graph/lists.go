@@ -140,7 +140,9 @@ func (b *best) rowLess(j1, j2 int32) bool {
 // its distances become the edges' half weights.
 func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, workers int) (*CSR, error) {
 	n, m := len(b.cnt), b.m
-	b.halfWeights(w, workers)
+	if err := b.halfWeights(w, workers); err != nil {
+		return nil, err
+	}
 	// Every edge of C once from each end: row i gets (j, w/2) for its own
 	// neighbours j and for every row j that has i as a neighbour; the two
 	// halves of a mutual edge add up.
@@ -166,7 +168,7 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, wo
 		return nil, err
 	}
 	// The buckets hold disjoint rows: they fill their rows on the workers.
-	_ = parallel(context.Background(), workers, len(rev.bucket)-1, func(q int) {
+	err = parallel(context.Background(), workers, len(rev.bucket)-1, func(q int) {
 		lo, hi := int(rev.first[q]), int(rev.first[q+1])
 		in := rev.rows(q)
 		for i := lo; i < hi; i++ {
@@ -178,20 +180,24 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, wo
 			}
 		}
 	})
+	if err != nil { // a fault of a mapping (fault.Guard)
+		es.abort()
+		return nil, err
+	}
 	return es.csr(workers, func(_ int, _ int32, a, b float64) (float64, error) { return a + b, nil })
 }
 
 // halfWeights replaces every candidate's distance by half its edge's
 // weight: 1/2, or for SelfTuning exp(-d²/(σ_i σ_j))/2, on workers
-// goroutines.
-func (b *best) halfWeights(w Weights, workers int) {
+// goroutines. Its error is a fault of a mapping (fault.Guard).
+func (b *best) halfWeights(w Weights, workers int) error {
 	n, m := len(b.cnt), b.m
 	var sigma []float64
 	if w == SelfTuning {
 		sigma = b.sigmas()
 	}
 	const chunk = 1 << 14 // rows a task
-	_ = parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
+	return parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
 		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
 			for e := range int(b.cnt[i]) {
 				v := 1.0

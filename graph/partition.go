@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 )
 
 // partitionSample is the number of rows of a range whose principal
@@ -59,7 +61,7 @@ func Partition(ctx context.Context, x []float64, n, p, leaf int, seed uint64, wo
 			// The right half goes to another goroutine if one is free; the
 			// left half is split here.
 			rlo, rhi := cut, hi
-			if !g.TryGo(func() error { return split(rlo, rhi) }) {
+			if !g.TryGo(fault.Guard(func() error { return split(rlo, rhi) })) {
 				if err := split(rlo, rhi); err != nil {
 					return err
 				}
@@ -68,7 +70,7 @@ func Partition(ctx context.Context, x []float64, n, p, leaf int, seed uint64, wo
 		}
 		return nil
 	}
-	g.Go(func() error { return split(0, n) })
+	g.Go(fault.Guard(func() error { return split(0, n) }))
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

@@ -64,9 +64,9 @@ func newScratch(sp *scratchSpace, size int) (*scratch, error) {
 		return nil, err
 	}
 	os.Remove(f.Name())
-	if err := f.Truncate(int64(size)); err != nil {
+	if err := store.Reserve(f, int64(size)); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		return nil, err
 	}
 	mem, err := store.MapReadWrite(f, size)
 	if err != nil {

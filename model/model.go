@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/ssnmf/ssnmf/store"
 )
@@ -18,6 +19,8 @@ type Model struct {
 	a    Arrays
 	path string
 	data []byte // the mapping; nil for a model decoded from bytes
+	f    *os.File
+	st   os.FileInfo // f when it was opened, for Unchanged
 }
 
 // Open opens the model in the directory dir (written by Save, as ssnmf
@@ -36,7 +39,16 @@ func Open(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	defer f.Close()
+	m, err := openMapped(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// openMapped maps and decodes the model file f named path.
+func openMapped(f *os.File, path string) (m *Model, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -48,12 +60,38 @@ func Open(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
+	defer func() {
+		if err != nil {
+			store.UnmapReadOnly(data)
+		}
+	}()
+	defer store.CatchFault("model "+path, f, data, &err)() // cut short while decoded
 	meta, a, err := decode(data)
 	if err != nil {
-		store.UnmapReadOnly(data)
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
-	return &Model{meta: *meta, a: *a, path: path, data: data}, nil
+	return &Model{meta: *meta, a: *a, path: path, data: data, f: f, st: st}, nil
+}
+
+// Unchanged reports an error naming the file if the model's file was
+// written to since Open (its length or modification time differ): a copy
+// over the file while a predict read it, which may have mixed the two
+// models' bytes without a fault. A model replaced by renaming a new one
+// into place (as solve -model does) is not a change: the open file is
+// still the old one.
+func (m *Model) Unchanged() error {
+	if m.f == nil {
+		return nil
+	}
+	st, err := m.f.Stat()
+	if err != nil {
+		return fmt.Errorf("model %s: %w", m.path, err)
+	}
+	if st.Size() != m.st.Size() || !st.ModTime().Equal(m.st.ModTime()) {
+		return fmt.Errorf("model %s: the file was written to while in use (%d bytes modified %s, was %d bytes modified %s): its memberships may mix two models; keep it unchanged while a predict reads it, and run again",
+			m.path, st.Size(), st.ModTime().Format(time.RFC3339Nano), m.st.Size(), m.st.ModTime().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // fileKind names the kind of a file that is not a regular file.
@@ -76,6 +114,10 @@ func (m *Model) Close() error {
 	}
 	err := store.UnmapReadOnly(m.data)
 	m.data, m.a = nil, Arrays{}
+	if m.f != nil {
+		err = errors.Join(err, m.f.Close())
+		m.f = nil
+	}
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/negexp"
 	"github.com/ssnmf/ssnmf/tile"
 	"golang.org/x/sync/errgroup"
@@ -98,7 +99,7 @@ func (m *Model) eachRow(ctx context.Context, rows, workers int, do func(r int, s
 	}
 	for lo := 0; lo < rows; lo += chunk {
 		hi := min(rows, lo+chunk)
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -110,7 +111,7 @@ func (m *Model) eachRow(ctx context.Context, rows, workers int, do func(r int, s
 				}
 			}
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }

@@ -118,6 +118,8 @@ type Matrix struct {
 
 // CreateMatrix creates a zero-filled rows×cols matrix file at path, truncating
 // any existing file, and maps it read-write. Both dimensions must be at least 1.
+// The file's space is reserved first ([Reserve]): a full disk is an error
+// here, never a fault of the mapping.
 func CreateMatrix(path string, rows, cols int) (*Matrix, error) {
 	if err := checkHost(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -144,9 +146,9 @@ func CreateMatrix(path string, rows, cols int) (*Matrix, error) {
 		if _, err := f.WriteAt(hdr, 0); err != nil {
 			return nil, err
 		}
-		// Extending the file with Truncate zero-fills the data, sparsely
-		// where the file system allows.
-		if err := f.Truncate(int64(size)); err != nil {
+		// The data are zeros, allocated now (not a sparse file), so that a
+		// full disk is this error and not a fault of the mapping later.
+		if err := Reserve(f, int64(size)); err != nil {
 			return nil, err
 		}
 		return newMatrix(path, f, size, rows, cols)

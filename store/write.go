@@ -62,6 +62,10 @@ func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 // Such a wait ends when ctx is done: the open's, and a write's to a named
 // pipe or a terminal whose reader does not read, which then fails with
 // context.Cause(ctx).
+//
+// The temporary file is locked while it is open, and the empty temporary
+// files of path that killed writers left beside it are removed first
+// (removeStale).
 func CreateAtomicContext(ctx context.Context, fsys vfs.FS, path string) (*AtomicFile, error) {
 	fi, err := fsys.Stat(path)
 	switch {
@@ -84,10 +88,12 @@ func CreateAtomicContext(ctx context.Context, fsys vfs.FS, path string) (*Atomic
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("writing %s: %s is not a directory", path, dir)
 	}
-	f, err := fsys.CreateTemp(dir, "."+filepath.Base(target)+".tmp*")
+	removeStale(fsys, dir, filepath.Base(target))
+	f, err := fsys.CreateTemp(dir, tempPattern(filepath.Base(target)))
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
+	lockTemp(f)
 	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 

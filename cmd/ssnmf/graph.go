@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
@@ -76,7 +77,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	begin := time.Now()
-	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
+	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) (err error) {
 		g := prob.Graph()
 		if !kc.quiet {
 			total := time.Since(begin)
@@ -87,11 +88,11 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if prob.Order != nil {
 			// The rows were searched in the partition's order; the edges
 			// name them in the input's.
-			var err error
 			if g, err = g.Renumber(prob.Order, filepath.Join(prob.dir, "graph.input.csr"), 0); err != nil {
 				return err
 			}
 			defer g.Close()
+			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
 		if err := writeEdges(w, g, outFormat(*out)); err != nil {
 			return fmt.Errorf("-o %s: %w", *out, err)

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
@@ -15,11 +18,17 @@ import (
 // cannot lock, the run goes on without a lock, with a warning on warn (none
 // if warn is nil, for a temporary directory no other process knows of).
 // The lock returned may be nil; Close does nothing then.
+//
+// Once locked, the directory's temporaries that a killed run left (an
+// unfinished graph, a checkpoint's temporary file) are removed: the lock
+// proves that no live run writes them.
 func lockWorkdir(name, dir, advice string, warn io.Writer) (*workdir.Lock, error) {
 	l, err := workdir.Acquire(dir)
 	var busy *workdir.BusyError
 	switch {
 	case err == nil:
+		store.RemoveTemps(dir, checkpointFile)
+		os.Remove(filepath.Join(dir, graphFile+".tmp"))
 		return l, nil
 	case errors.As(err, &busy):
 		return nil, usagef("%s %v; %s", name, err, advice)

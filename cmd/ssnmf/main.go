@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 )
 
 // Exit codes.
@@ -130,6 +132,16 @@ var commands = []subcommand{
 		}},
 }
 
+// guarded runs the command on this goroutine under fault.Catch: a fault
+// of a mapped file (cut short under the run) is its error, naming the
+// file, and the command's deferred clean-ups (its temporary work
+// directory, its unfinished outputs) run as for any error. The workers it
+// starts guard themselves (fault.Guard).
+func (c subcommand) guarded(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) (err error) {
+	defer fault.Catch(&err)()
+	return c.run(ctx, args, stdout, stderr, stop)
+}
+
 // noStop makes the run function of a command that saves no checkpoint:
 // asked to stop, it is canceled at once (stopContext).
 func noStop(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer, func() bool) error {
@@ -221,7 +233,7 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 			err = usagef("unknown command %q (want %s)", name, joinWords(names, "or"))
 			break
 		}
-		err = commands[i].run(ctx, args[1:], stdout, stderr, stop)
+		err = commands[i].guarded(ctx, args[1:], stdout, stderr, stop)
 	}
 	switch {
 	case err == nil:

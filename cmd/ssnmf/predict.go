@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/store/vfs"
+	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
 // predictConfig is the parsed command line of predict.
@@ -49,7 +51,7 @@ var (
 
 // predictCmd is the predict command: the memberships of new rows in the
 // clusters of a saved model (package model).
-func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	c, err := parsePredict(args, stdout)
 	if err != nil || checkOnly(ctx) {
 		return err
@@ -66,6 +68,7 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("-model %s: no model there (%v); save one with ssnmf solve -model %s", c.model, err, c.model)
 	}
 	defer m.Close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the file
 	if err := c.marks.checkApplies(c.given, scope{affinity: m.Meta().Affinity, knn: c.knn.KNNMethod}); err != nil {
 		return err
 	}
@@ -74,11 +77,12 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer out.Abort()
-	dir, err := os.MkdirTemp("", "ssnmf-predict-")
+	dir, lock, err := makePredictDir()
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	defer lock.Close()
 	begin := time.Now()
 	topt, err := c.columns(m.Features())
 	if err != nil {
@@ -89,6 +93,7 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError{err}
 	}
 	defer tab.Close()
+	defer fault.Catch(&err)()
 	read := time.Since(begin)
 	opt := model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers}
 	opt, tuned, err := c.tune(ctx, m, tab, opt, stderr)
@@ -101,8 +106,12 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer wm.Close()
+	defer fault.Catch(&err)()
 	w := wm.Data()
 	took := time.Since(begin) - read
+	if err := m.Unchanged(); err != nil {
+		return err
+	}
 	if err := writeMemberships(out, c.out, w, tab.N, m.K()); err != nil {
 		return err
 	}
@@ -286,4 +295,68 @@ func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
 		return fmt.Errorf("-out %s: %w", path, err)
 	}
 	return nil
+}
+
+// predictTemp begins the names of predict's temporary directories.
+const predictTemp = "ssnmf-predict-"
+
+// predictFile reports whether name is a file predict writes in its
+// temporary directory.
+func predictFile(name string) bool {
+	switch name {
+	case workdir.LockFile, store.FeaturesFile, "features.model.mat", "W.mat":
+		return true
+	}
+	return false
+}
+
+// makePredictDir removes the temporary directories that killed predicts
+// left in $TMPDIR, then makes this run's there and locks it (package
+// workdir) for the run: the lock tells a later predict that the directory
+// is in use. The lock is nil where the file system cannot lock.
+func makePredictDir() (string, *workdir.Lock, error) {
+	removeStalePredictDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", predictTemp)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := workdir.Acquire(dir)
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// removeStalePredictDirs removes from parent the temporary directories of
+// predicts killed outright (SIGKILL), which nothing else removes: those
+// provably a dead predict's, that is named as predict names them, holding
+// only the files predict writes there, among them its lock file, unchanged
+// for store.StaleAge (it is written once the lock is taken), and whose
+// lock no process holds (the kernel releases a lock when its process
+// dies). Anything else is left, a directory of an earlier version without
+// a lock file too.
+func removeStalePredictDirs(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), predictTemp) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		fi, err := os.Stat(filepath.Join(dir, workdir.LockFile))
+		if err != nil || time.Since(fi.ModTime()) < store.StaleAge {
+			continue
+		}
+		files, err := os.ReadDir(dir)
+		if err != nil || slices.ContainsFunc(files, func(f os.DirEntry) bool { return !f.Type().IsRegular() || !predictFile(f.Name()) }) {
+			continue
+		}
+		if lock, err := workdir.Acquire(dir); err == nil {
+			os.RemoveAll(dir)
+			lock.Close()
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/diskio"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
@@ -193,7 +194,7 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 // what is made of it) to the file out, which appears, atomically, only if
 // write succeeds ("-" is stdout, written directly): the end of the tiles
 // and graph commands. An out that is one of the inputs is refused first.
-func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer, write func(w io.Writer, prob *problem) error) error {
+func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer, write func(w io.Writer, prob *problem) error) (err error) {
 	if err := checkFiles(kc.inputs(), []fileArg{{"-o", out}}); err != nil {
 		return err
 	}
@@ -218,6 +219,7 @@ func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer
 		return err
 	}
 	defer prob.close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	if err := write(f, prob); err != nil {
 		return err
 	}

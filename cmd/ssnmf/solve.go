@@ -15,6 +15,7 @@ import (
 	"github.com/ssnmf/ssnmf/cluster"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/internal/diskio"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
@@ -38,7 +39,7 @@ func solve(ctx context.Context, args []string, stdout, stderr io.Writer, stop fu
 
 // solveFS is solve with its outputs and checkpoints written through fsys
 // (vfs.OS{} if nil).
-func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) error {
+func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.Writer, stop func() bool) (err error) {
 	c, err := parseSolve(args, stdout)
 	if err != nil {
 		return err
@@ -138,6 +139,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer prob.close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	n, tab := prob.N(), prob.tab
 	prog.n, prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.method)
@@ -194,6 +196,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	defer ws.close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	if saved == nil && !temp {
 		had, err := ws.clear()
 		if err != nil {

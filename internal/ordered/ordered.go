@@ -14,13 +14,18 @@ import (
 	"context"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 )
 
 // Run calls work(ctx, t, buf) for every task t in [0, n) on up to workers
 // goroutines, and commit(t, buf) for each task in increasing order of t on a
 // single goroutine, after work for that task has returned. Buffers come from
 // newBuf and are reused: work must reset whatever it accumulates into.
-// The first error from work or commit cancels the rest and is returned.
+// The first error from work or commit cancels the rest and is returned; a
+// fault of a mapped file in work or commit on the goroutines Run starts is
+// such an error (fault.Guard), and on the caller's goroutine (one worker)
+// is the caller's to catch.
 func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 	work func(ctx context.Context, t int, buf B) error,
 	commit func(t int, buf B) error) error {
@@ -83,7 +88,7 @@ func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 		return nil
 	})
 	for range workers {
-		g.Go(func() error {
+		g.Go(fault.Guard(func() error {
 			for d := range tickets {
 				if err := work(gctx, d.t, d.buf); err != nil {
 					return err
@@ -95,9 +100,9 @@ func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 				}
 			}
 			return nil
-		})
+		}))
 	}
-	g.Go(func() error {
+	g.Go(fault.Guard(func() error {
 		pending := make(map[int]B, nbuf)
 		for next := 0; next < n; {
 			select {
@@ -120,6 +125,6 @@ func Run[B any](ctx context.Context, workers, n int, newBuf func() B,
 			}
 		}
 		return nil
-	})
+	}))
 	return g.Wait()
 }

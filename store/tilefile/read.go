@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -265,11 +266,11 @@ func (tf *File) checkValues(workers int) error {
 	eg.SetLimit(workers)
 	for t := range total {
 		eg.Go(func() error {
-			errs[t] = tf.checkTile(t)
+			errs[t] = fault.Guard(func() error { return tf.checkTile(t) })()
 			return nil
 		})
 	}
-	eg.Wait()
+	eg.Wait() // the tasks' errors, faults included, are in errs
 	return firstError(errs)
 }
 

@@ -138,3 +138,20 @@ func parseHolder(s string) (Holder, bool) {
 	}
 	return Holder{PID: pid, Host: fields[1], Since: since}, true
 }
+
+// TryLock takes the lock that Acquire takes of a work directory's lock
+// file, an exclusive flock without waiting, of any open file f, for as
+// long as f stays open (or the process lives). It reports whether it took
+// the lock: false with a nil error if another open file holds it, and an
+// error, wrapping errors.ErrUnsupported where the file system cannot
+// lock, if it could not tell.
+func TryLock(f *os.File) (bool, error) {
+	switch err := lock(f); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, errLocked):
+		return false, nil
+	default:
+		return false, err
+	}
+}

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ssnmf/ssnmf/store/vfs"
+	"github.com/ssnmf/ssnmf/store/workdir"
+)
+
+// StaleAge is how long a temporary file must have been left unchanged
+// before it may be taken for a killed process's (when no process holds
+// its lock): longer than the moment between its creation and its lock.
+const StaleAge = 10 * time.Second
+
+// tempPattern is the pattern of CreateTemp for the temporary file of an
+// atomic write of the file base: ".base.tmp" and a random number.
+func tempPattern(base string) string { return "." + base + ".tmp*" }
+
+// isTemp reports whether name is a temporary file of an atomic write of
+// the file base, as tempPattern names it.
+func isTemp(name, base string) bool {
+	digits, ok := strings.CutPrefix(name, "."+base+".tmp")
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
+// lockTemp locks the temporary file f of an atomic write for as long as it
+// is open, so that removeStale never takes it for a killed writer's. A
+// file that cannot be locked stays unlocked: removeStale then cannot
+// lock it either, and leaves it.
+func lockTemp(f vfs.File) {
+	if osf, ok := f.(*os.File); ok {
+		workdir.TryLock(osf)
+	}
+}
+
+// removeStale removes, from the directory dir, the temporary files that
+// atomic writes of the file base left when their process was killed
+// (SIGKILL, a crash, the machine's end), which nothing else removes: the
+// files named as tempPattern names them that are provably stale, that is
+// empty (an output's bytes are written when it is complete), unchanged for
+// StaleAge, and locked by no process (a live writer holds the lock of its
+// temporary file from its creation, lockTemp; the kernel releases it when
+// the process dies). Anything else is left, as is every file on a file
+// system that cannot lock. It has nothing to report: the write goes on
+// either way.
+func removeStale(fsys vfs.FS, dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTemp(e.Name(), base) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		fi, err := e.Info()
+		if err != nil || fi.Size() != 0 || time.Since(fi.ModTime()) < StaleAge {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if ok, _ := workdir.TryLock(f); ok {
+			fsys.Remove(path)
+		}
+		f.Close()
+	}
+}
+
+// RemoveTemps removes from dir the temporary files of atomic writes of
+// the files names, whatever their size or age. It is for a directory that
+// the caller holds locked (a work directory, package workdir), in which no
+// other process writes, so that each such file is a killed run's; it has
+// nothing to report.
+func RemoveTemps(dir string, names ...string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		for _, base := range names {
+			if e.Type().IsRegular() && isTemp(e.Name(), base) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
