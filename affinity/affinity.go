@@ -177,7 +177,6 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 			return nil, err
 		}
 	}
-	var src tile.Source
 	if spec.File != "" {
 		if err := input.RequireFile(spec.File, "a tile file is mapped, and an edge list is told from one by its first bytes"); err != nil {
 			return nil, err
@@ -190,7 +189,8 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s holds P for n = %d, but %s has %d rows", spec.File, f.N(), spec.Name, tab.N)
 		}
-		b.file, src, b.BlockSize = f, f, f.Block()
+		b.file, b.BlockSize = f, f.Block()
+		b.Engine = &tile.Engine{Source: f, BlockSize: b.BlockSize, Workers: spec.Workers, ISA: spec.Kernel}
 		b.Checksum = crc32.Checksum(fmt.Appendf(nil, "%d %d %v %v", f.N(), f.Block(), f.Float32(), f.Meta()), castagnoli)
 		// The bandwidth the file was written with, for a k-means start.
 		b.GammaRule = "tile file"
@@ -209,15 +209,15 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 		if err := b.bandwidth(tab, spec); err != nil {
 			return nil, err
 		}
-		g, err := tile.NewGaussianPrecision(tab.Features, tab.N, tab.P, b.Gamma, spec.Precision)
+		b.BlockSize = min(b.BlockSize, tab.N)
+		e, err := GaussianEngine(tab.Features, tab.N, tab.P, b.Gamma, spec.Precision, b.BlockSize, spec.Workers, spec.Kernel)
 		if err != nil {
 			return nil, err
 		}
-		src = g
-		b.BlockSize = min(b.BlockSize, tab.N)
+		b.Engine = e
 		b.Checksum = crc32.Checksum(store.AsBytes(tab.Features), castagnoli)
 	}
-	b.Engine = &tile.Engine{Source: src, BlockSize: b.BlockSize, Workers: spec.Workers, Progress: spec.Progress, ISA: spec.Kernel}
+	b.Engine.Progress = spec.Progress
 	b.Affinity = fw.Tiled(b.Engine)
 	if spec.Engine != nil && b.file == nil {
 		// The passes run elsewhere; the local engine only names the kernel.
@@ -227,6 +227,21 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 		}
 	}
 	return b, nil
+}
+
+// GaussianEngine returns the tile engine of the Gaussian kernel of the n
+// feature rows x (n×p, row-major) with bandwidth gamma and values of
+// precision prec, in tiles of block rows, its passes run by workers
+// goroutines with the kernel family isa. It is the one place where the
+// kernel's tiles are set up: a local run (Build) and a task of a Slurm run
+// (package cluster) both generate P through it, so that their passes have
+// the same bits.
+func GaussianEngine(x []float64, n, p int, gamma float64, prec tile.Precision, block, workers int, isa tile.ISA) (*tile.Engine, error) {
+	g, err := tile.NewGaussianPrecision(x, n, p, gamma, prec)
+	if err != nil {
+		return nil, err
+	}
+	return &tile.Engine{Source: g, BlockSize: block, Workers: workers, ISA: isa}, nil
 }
 
 // edgeHint is the hint of an edge list's column that is not numeric.

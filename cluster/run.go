@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/vfs"
@@ -95,18 +96,15 @@ func (s *Spec) knnOptions(workers int) graph.KNNOptions {
 	return graph.KNNOptions{Neighbors: s.Neighbors, Weights: w, BlockSize: s.BlockSize, Workers: workers, Kernel: isa}
 }
 
-// engine returns the tile engine of the Gaussian kernel of x.
+// engine returns the tile engine of the Gaussian kernel of x, set up as a
+// local run sets it up (affinity.GaussianEngine).
 func (s *Spec) engine(x []float64, workers int) (*tile.Engine, error) {
 	prec, err := tile.ParsePrecision(s.Precision)
 	if err != nil {
 		return nil, err
 	}
-	src, err := tile.NewGaussianPrecision(x, s.N, s.P, s.Gamma, prec)
-	if err != nil {
-		return nil, err
-	}
 	isa, _ := s.kernel()
-	return &tile.Engine{Source: src, BlockSize: s.BlockSize, Workers: workers, ISA: isa}, nil
+	return affinity.GaussianEngine(x, s.N, s.P, s.Gamma, prec, s.BlockSize, workers, isa)
 }
 
 // Dir is a run directory on storage that the coordinator and every task

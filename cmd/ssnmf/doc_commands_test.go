@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -524,12 +525,37 @@ func slug(heading string) string {
 	return b.String()
 }
 
-// TestDocLinks checks that every relative link of the README and of the
-// Markdown files under docs names a file of the repository, and an
-// anchor, if it has one, that a heading of that file makes.
+// studyMarkdown returns the Markdown files of the studies (studies/README.md
+// and every study's files), relative to the repository root. Their links
+// are checked with the documentation's; their commands and flags are not,
+// since they record runs of earlier builds.
+func studyMarkdown(t *testing.T, root string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(filepath.Join(root, "studies"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		files = append(files, rel)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no Markdown files under studies")
+	}
+	return files
+}
+
+// TestDocLinks checks that every relative link of the README, of the
+// Markdown files under docs and of those under studies names a file of
+// the repository, and an anchor, if it has one, that a heading of that
+// file makes.
 func TestDocLinks(t *testing.T) {
 	root := "../.."
-	files := docMarkdown(t, root)
+	files := append(docMarkdown(t, root), studyMarkdown(t, root)...)
 	anchors := func(path string) []string {
 		b, err := os.ReadFile(path)
 		if err != nil {

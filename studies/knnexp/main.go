@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	go run ./scripts/knnexp [-leaf 512] [-probes 32] [-recall 0.99] [-rounds 10]
+//	go run ./studies/knnexp [-leaf 512] [-probes 32] [-recall 0.99] [-rounds 10]
 //	    [-leaf-rounds 2] [-descent-forward 29] [-descent-reverse 15]
 //	    [-scratch-memory BYTES] [-workers 2] [-cpuprofile FILE] INPUT
 package main

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """scale-probes.py: one-start probes of scale rules that the starts study
-(scripts/quality -lso) does not run, and of the graph itself, each set
+(studies/quality -lso) does not run, and of the graph itself, each set
 solved by ssnmf with -seed 0, -starts 1, -workers 1; one JSON line per set
 on stdout (docs/quality.md, "Rules that were probed" and "Probed: the
 losses are the graph's").

@@ -10,7 +10,7 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./scripts/paper [-data ../shared/data] [-o paper-out] [-sets blood,yeast,satimage,pendigits] [-scalings standardized,raw]
+//	go run ./studies/paper [-data ../shared/data] [-o paper-out] [-sets blood,yeast,satimage,pendigits] [-scalings standardized,raw]
 //
 // The data are loaded as "ssnmf solve" loads them (store.ReadCSV and
 // affinity.Build), every method comes from the table of package methods,
@@ -36,8 +36,8 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/score"
-	"github.com/ssnmf/ssnmf/scripts/internal/experiment"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/studies/internal/experiment"
 	"github.com/ssnmf/ssnmf/tile"
 )
 

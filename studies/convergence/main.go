@@ -11,7 +11,7 @@
 //
 // Usage, from the repository root:
 //
-//	GOEXPERIMENT=simd go run ./scripts/convergence [-data ../shared/data] [-o convergence-out]
+//	GOEXPERIMENT=simd go run ./studies/convergence [-data ../shared/data] [-o convergence-out]
 //	    [-sets blood,yeast,satimage,pendigits] [-seeds 0,1] [-gamma auto|median|G] [-precision float64]
 //	    [-fw-passes 1000] [-pgd-passes 600] [-rowcd-passes 150] [-time-limit 90s]
 //
@@ -27,7 +27,7 @@
 // rowcd sweeps (strip and two-pass schedules) on a seeded Gaussian mixture
 // of N points (p = 8, k = 10):
 //
-//	go run ./scripts/convergence -per-pass 20000
+//	go run ./studies/convergence -per-pass 20000
 package main
 
 import (
@@ -51,8 +51,8 @@ import (
 	"github.com/ssnmf/ssnmf/figure"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
-	"github.com/ssnmf/ssnmf/scripts/internal/experiment"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/studies/internal/experiment"
 	"github.com/ssnmf/ssnmf/tile"
 )
 

@@ -6,18 +6,18 @@
 //
 // Usage:
 //
-//	go run ./scripts/quality [-ssnmf BIN] [-data ../shared/data,DIR] [-sets a,b]
+//	go run ./studies/quality [-ssnmf BIN] [-data ../shared/data,DIR] [-sets a,b]
 //	    [-candidates name,...] [-dense-max-n 60000] [-max-iter 300]
 //	    [-timeout 30m] [-raw results.jsonl] [-anchors sklearn.jsonl]
-//	go run ./scripts/quality -report results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	go run ./studies/quality -report results.jsonl[,more.jsonl] -anchors sklearn.jsonl
 //	    [-stop-candidate defaults]
-//	go run ./scripts/quality -lso results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	go run ./studies/quality -lso results.jsonl[,more.jsonl] -anchors sklearn.jsonl
 //	    [-repeats 100] [-lso-seed 1]
 //
 // Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
 // label column) is a data set; -sets picks some. k is the number of
-// classes. scripts/quality/public-data.sh writes the public sets that are
-// not in ../shared/data, and scripts/quality/anchors.py runs
+// classes. studies/quality/public-data.sh writes the public sets that are
+// not in ../shared/data, and studies/quality/anchors.py runs
 // scikit-learn's k-means, GaussianMixture and SpectralClustering on them
 // for -anchors.
 //
@@ -45,7 +45,7 @@
 //     instead of -rtol's (only when -candidates names it);
 //   - NAME/graph=DIR: the same for P the edge list DIR/SET.csv, another
 //     graph of each set made beforehand (for example by
-//     scripts/trifactor/normgraph.py); last, after any /mtol=X;
+//     studies/quality/normgraph.py); last, after any /mtol=X;
 //   - starts10-S for S = mass, sizes, sizes:1.5, sizes:2, sizes:3: -starts 10
 //     -scale S, with the defaults' stop rules; the summary lists every
 //     start's objective and ARI, from which -lso reads the rules of 1 to 10
@@ -146,7 +146,7 @@ func main() {
 	flag.IntVar(&o.maxIter, "max-iter", 300, "sweeps of each run")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "kill a run after this long")
 	flag.StringVar(&o.raw, "raw", "", "append every run's record to this JSON-lines file")
-	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of scripts/quality/anchors.py to add to the table")
+	flag.StringVar(&o.anchors, "anchors", "", "JSON lines of studies/quality/anchors.py to add to the table")
 	report := flag.String("report", "", "comma-separated record files (-raw) to report on instead of running")
 	flag.StringVar(&o.stopCandidate, "stop-candidate", "defaults", "-report: the candidate of the stop-rule table")
 	lso := flag.String("lso", "", "comma-separated record files of the starts study (candidates starts10-*, kmeans) to run the leave-sets-out study on, with -anchors")

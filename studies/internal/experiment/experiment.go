@@ -1,5 +1,5 @@
-// Package experiment is what the experiment scripts (scripts/paper,
-// scripts/convergence, scripts/quality) share about running on the shared
+// Package experiment is what the experiment scripts (studies/paper,
+// studies/convergence, studies/quality) share about running on the shared
 // data sets: how a list of them is given on the command line (name[:k],
 // [ParseSets]), where a data set's file is in the data directory ([Path])
 // and how it is read with its labels ([ReadLabeled]), the hard clusters of a
