@@ -109,6 +109,26 @@ func writeEdgesArrow(t *testing.T, path string, src, dst, w []float64) {
 	}
 }
 
+// writeRecordParquet writes rec as the Parquet file path.
+func writeRecordParquet(t *testing.T, path string, rec arrow.RecordBatch) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := parquetio.NewWriter(f, rec.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeStringSrcParquet writes a Parquet edge list whose src is a string
 // column.
 func writeStringSrcParquet(t *testing.T, path string) {
@@ -120,21 +140,7 @@ func writeStringSrcParquet(t *testing.T, path string) {
 	b.Field(1).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := parquetio.NewWriter(f, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeRecordParquet(t, path, rec)
 }
 
 // ring writes an edge list of a ring of n rows, each joined to the next

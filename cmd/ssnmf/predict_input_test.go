@@ -11,8 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
 // writeFeatureParquet writes a Parquet file of float64 columns (by
@@ -40,21 +38,7 @@ func writeFeatureParquet(t *testing.T, path string, names []string, cols [][]flo
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := parquetio.NewWriter(f, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeRecordParquet(t, path, rec)
 }
 
 // writeText writes text to dir/name and returns its path.
