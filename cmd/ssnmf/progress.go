@@ -27,6 +27,17 @@ type progress struct {
 	entries   float64   // entries of a pass over P: n², or the stored entries of a graph
 	lastLine  time.Time // when the last progress line was printed
 	passStart time.Time // when the current tile pass began
+	// before, if not nil, is called once, before the first line: the
+	// run's memory budget line comes first.
+	before func()
+}
+
+// announce calls p.before once.
+func (p *progress) announce() {
+	if p.before != nil {
+		p.before()
+		p.before = nil
+	}
 }
 
 // entriesPerSecond is the rate of a pass over the given number of entries
@@ -45,6 +56,7 @@ func (p *progress) iteration(it fw.Iteration) {
 	if p.quiet {
 		return
 	}
+	p.announce()
 	switch {
 	case it.Final:
 		fmt.Fprintf(p.out, "iter %6d  f %.10g  gap %.4g  stop  %.1fs\n", it.Iter, it.Objective, it.Gap, it.Elapsed.Seconds())
@@ -101,6 +113,7 @@ func (p *progress) line(what, count string, frac float64) {
 		return
 	}
 	p.lastLine = now
+	p.announce()
 	secs := now.Sub(p.passStart).Seconds()
 	rate := "" // unknown while P is being built (the kNN pass)
 	if p.entries > 0 {

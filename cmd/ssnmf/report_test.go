@@ -97,3 +97,17 @@ func TestMeterCountsPasses(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressBefore checks that the hook before the first progress line
+// (the memory budget's) is called once, before that line.
+func TestProgressBefore(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{out: &buf, before: func() { buf.WriteString("budget\n") }}
+	p.iteration(fw.Iteration{Iter: 0})
+	p.iteration(fw.Iteration{Iter: 3, Final: true})
+	if got := buf.String(); !strings.HasPrefix(got, "budget\niter ") || strings.Count(got, "budget") != 1 || strings.Count(got, "\n") != 3 {
+		t.Errorf("progress printed %q; want the hook's line once, first, then two iteration lines", got)
+	}
+	quiet := &progress{out: &buf, quiet: true, before: func() { t.Error("the hook of a quiet run was called") }}
+	quiet.iteration(fw.Iteration{Iter: 0})
+}

@@ -117,7 +117,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		defer lock.Close()
 	}
 
-	prog := &progress{out: stderr, quiet: c.quiet}
+	prog := &progress{out: stderr, quiet: c.quiet, before: c.showBudget}
 	c.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if c.engine == engineSlurm && !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
