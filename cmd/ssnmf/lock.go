@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
@@ -27,7 +28,7 @@ func lockWorkdir(name, dir, advice string, warn io.Writer) (*workdir.Lock, error
 	var busy *workdir.BusyError
 	switch {
 	case err == nil:
-		store.RemoveTemps(dir, checkpointFile)
+		store.RemoveTemps(dir, solver.CheckpointFile)
 		os.Remove(filepath.Join(dir, graphFile+".tmp"))
 		return l, nil
 	case errors.As(err, &busy):

@@ -17,6 +17,7 @@ import (
 	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/vfs"
@@ -125,7 +126,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	setup := time.Now()
 	c.disk = diskio.Start()
 	// The set-up saves no checkpoint: a signal ends it at once.
-	setupCtx, endSetup := stopContext(ctx, stop)
+	setupCtx, endSetup := solver.StopContext(ctx, stop)
 	defer endSetup()
 	prob, err := c.problem(setupCtx, dir, c.k, prog.pass)
 	if err != nil && stoppedIn(setupCtx, ctx) {
@@ -151,7 +152,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	}
 	k := c.k
 	if c.starts == 0 {
-		c.starts = startsFor(info, prob)
+		c.starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
 	}
 	if err := c.checkClusters(n, slices.Contains(given, "k")); err != nil {
 		return err
@@ -175,7 +176,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	if err := c.checkSpectral(prob.Graph() != nil); err != nil {
 		return err
 	}
-	kernel, m := prob.Kernel(), &meter{Affinity: prob.Affinity}
+	kernel, m := prob.Kernel(), &solver.Meter{Affinity: prob.Affinity}
 
 	// Open the outputs before the work, so that an unwritable path fails
 	// now; they are renamed into place only once all are written.
@@ -191,14 +192,14 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	rep := &report{progress: prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
 		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, meter: m, warn: stderr, setup: time.Since(setup).Seconds()}}
 
-	ws, err := newWorkspace(dir, n, k)
+	ws, err := solver.NewWorkspace(dir, n, k)
 	if err != nil {
 		return err
 	}
-	defer ws.close()
+	defer ws.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	if saved == nil && !temp {
-		had, err := ws.clear()
+		had, err := ws.Clear()
 		if err != nil {
 			return fmt.Errorf("-workdir %s: %w", dir, err)
 		}
@@ -206,8 +207,8 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			fmt.Fprintf(stderr, "ssnmf: -workdir %s: removed the checkpoint of an earlier run: a new run starts clean (ssnmf solve -resume %s goes on from a checkpoint instead)\n", dir, dir)
 		}
 	}
-	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
-	if err := run.scale(setupCtx); err != nil {
+	sr := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
+	if err := sr.scale(setupCtx); err != nil {
 		if stoppedIn(setupCtx, ctx) {
 			keep = c.engine == engineSlurm
 			return stoppedInSetup(c, dir)
@@ -228,7 +229,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, knn, dir)
 	}
 	endSetup()
-	res, err := run.solve(ctx)
+	res, err := sr.solve(ctx)
 	c.disk.End("solve")
 	if err != nil {
 		switch {
@@ -236,29 +237,29 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			return fmt.Errorf("interrupted: %w", ctx.Err())
 		case errors.As(err, new(*cluster.StepError)):
 			keep = true
-			return stepFailed(err, dir, run.checkpointed)
+			return stepFailed(err, dir, sr.checkpointed)
 		}
 		return err
 	}
 	if res.Status == fw.Stopped {
 		keep = true
-		if run.checkpointed {
+		if sr.checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
 		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s saves a checkpoint to resume from)", res.Iterations, checkpointers())
 	}
-	if res.Status == fw.TimeLimit && run.checkpointed {
+	if res.Status == fw.TimeLimit && sr.checkpointed {
 		keep = true
 		fmt.Fprintf(stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
 			c.maxTime, res.Iterations, dir)
 	}
-	w, err := ws.inputOrder(prob.Order)
+	w, err := ws.InputOrder(prob.Order)
 	if err != nil {
 		return err
 	}
 	rep.sum.finish(res, time.Since(begin).Seconds(), w)
 	if c.model != "" {
-		if err := c.saveModel(ctx, prob, ws.w, stderr); err != nil {
+		if err := c.saveModel(ctx, prob, ws.W, stderr); err != nil {
 			return err
 		}
 		c.disk.End("model")
@@ -270,13 +271,13 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return err
 	}
 	if res.Status != fw.TimeLimit {
-		if err := ws.removeBest(run.savedBest); err != nil {
+		if err := ws.RemoveBest(sr.savedBest); err != nil {
 			return err
 		}
 		// Finished means finished: a later -resume says so and
 		// rewrites nothing.
-		if !temp && (run.checkpointed || saved != nil) {
-			if err := run.markFinished(res); err != nil {
+		if !temp && (sr.checkpointed || saved != nil) {
+			if err := sr.markFinished(res); err != nil {
 				return err
 			}
 		}
