@@ -303,6 +303,61 @@ func (kc *kernelConfig) check(features, precision string) error {
 // parseSolve parses the command line of solve. The flags that a resumed run
 // may change are marked mutable where they are defined.
 func parseSolve(args []string, stdout io.Writer) (*config, error) {
+	c, fs, fl := solveFlagSet()
+	pos, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.kernelConfig.check(*fl.features, *fl.precision); err != nil {
+		return nil, err
+	}
+	if c.step, err = fw.ParseStepRule(*fl.step); err != nil {
+		return nil, usagef("-step: %v", err)
+	}
+	if err := c.checkGraph(*fl.weights); err != nil {
+		return nil, err
+	}
+	// The flags hold the values as resolved, for a checkpoint to record.
+	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
+	switch c.init {
+	case initAuto, initKmeans, initSpectral:
+	default:
+		if c.start, err = fw.ParseStart(c.init); err != nil {
+			return nil, usagef("-init: %v (or kmeans, spectral, auto)", err)
+		}
+	}
+	if err := c.checkValues(pos); err != nil {
+		return nil, err
+	}
+	if len(pos) == 1 {
+		c.input = pos[0]
+	}
+	set := map[string]bool{} // -k 0 is an error; no -k means "the number of classes"
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	kSet := set["k"]
+	if err := c.checkEngine(); err != nil {
+		return nil, err
+	}
+	if err := c.checkMethod(set); err != nil {
+		return nil, err
+	}
+	if err := c.checkModel(); err != nil {
+		return nil, err
+	}
+	c.moments = c.model != "" && c.standardize
+	if kSet && c.k < 1 {
+		return nil, usagef("-k must be >= 1, have %d", c.k)
+	}
+	return c, nil
+}
+
+// solveFlags are the flags of solve whose values parseSolve checks and
+// resolves before they become the config's.
+type solveFlags struct{ features, precision, weights, step *string }
+
+// solveFlagSet defines the flags of solve on a new flag set, over a new
+// config: the flags that a resumed run may change are marked mutable.
+func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	c := &config{}
 	m := &c.marks
 	fs := newFlagSet("ssnmf solve", "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
@@ -349,85 +404,50 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	engineFlags(fs, &c.kernelConfig, m, m.mutable)
 	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings (a run that has finished is reported, and nothing is rewritten); only "+
 		m.mutableList()+" may change")
-	pos, err := parseFlags(fs, args, stdout)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.kernelConfig.check(*features, *precision); err != nil {
-		return nil, err
-	}
-	if c.step, err = fw.ParseStepRule(*step); err != nil {
-		return nil, usagef("-step: %v", err)
-	}
-	if err := c.checkGraph(*weights); err != nil {
-		return nil, err
-	}
-	// The flags hold the values as resolved, for a checkpoint to record.
-	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
-	switch c.init {
-	case initAuto, initKmeans, initSpectral:
-	default:
-		if c.start, err = fw.ParseStart(c.init); err != nil {
-			return nil, usagef("-init: %v (or kmeans, spectral, auto)", err)
-		}
-	}
+	return c, fs, solveFlags{features, precision, weights, step}
+}
+
+// checkValues checks the ranges of solve's values and that at most one
+// INPUT (pos) is given.
+func (c *config) checkValues(pos []string) error {
 	info, _ := methods.Lookup(c.method)
 	switch {
 	case len(pos) > 1:
-		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+		return usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case info.Name == "":
-		return nil, usagef("-method %q: want %s", c.method, methods.List())
+		return usagef("-method %q: want %s", c.method, methods.List())
 	case c.moves < 1:
-		return nil, usagef("-moves must be >= 1, have %d", c.moves)
+		return usagef("-moves must be >= 1, have %d", c.moves)
 	case c.stripMemory < 0:
-		return nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
+		return usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
 	case c.sweepOrder != sweepAuto && c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
-		return nil, usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.sweepOrder)
+		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.sweepOrder)
 	case !(c.tol >= 0):
-		return nil, usagef("-tol must be >= 0, have %v", c.tol)
+		return usagef("-tol must be >= 0, have %v", c.tol)
 	case !(c.ftol >= 0):
-		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
+		return usagef("-ftol must be >= 0, have %v", c.ftol)
 	case !(c.rtol >= 0) || !(c.frtol >= 0):
-		return nil, usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
+		return usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
 	case !(c.mtol >= 0):
-		return nil, usagef("-mtol must be >= 0, have %v", c.mtol)
+		return usagef("-mtol must be >= 0, have %v", c.mtol)
 	case c.maxTime < 0:
-		return nil, usagef("-max-time must be >= 0, have %v", c.maxTime)
+		return usagef("-max-time must be >= 0, have %v", c.maxTime)
 	case c.maxIter < 0:
-		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
+		return usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:
-		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
+		return usagef("-refresh must be >= 0, have %d", c.refresh)
 	case c.starts < 0:
-		return nil, usagef("-starts must be >= 0, have %d", c.starts)
+		return usagef("-starts must be >= 0, have %d", c.starts)
 	case c.initStarts < 0:
-		return nil, usagef("-init-starts must be >= 0, have %d", c.initStarts)
+		return usagef("-init-starts must be >= 0, have %d", c.initStarts)
 	case c.checkpointEvery < 0:
-		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
+		return usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
 	case c.checkpointEvery > 0 && !info.Checkpoints:
-		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
+		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
 	case c.out != "" && outFormat(c.out) == "":
-		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
+		return usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
-	if len(pos) == 1 {
-		c.input = pos[0]
-	}
-	set := map[string]bool{} // -k 0 is an error; no -k means "the number of classes"
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	kSet := set["k"]
-	if err := c.checkEngine(); err != nil {
-		return nil, err
-	}
-	if err := c.checkMethod(set); err != nil {
-		return nil, err
-	}
-	if err := c.checkModel(); err != nil {
-		return nil, err
-	}
-	c.moments = c.model != "" && c.standardize
-	if kSet && c.k < 1 {
-		return nil, usagef("-k must be >= 1, have %d", c.k)
-	}
-	return c, nil
+	return nil
 }
 
 // methodUsage returns the usage of -method, from the table of methods.
