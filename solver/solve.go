@@ -17,7 +17,8 @@ import (
 	"github.com/ssnmf/ssnmf/tile"
 )
 
-// GraphFile is the name of a sparse P's CSR file in a work directory.
+// GraphFile is the name of a sparse P's CSR file in a work directory, where
+// a resumed run finds its kNN graph.
 const GraphFile = "graph.csr"
 
 // Result is the outcome of a solve: the memberships of the best start and
@@ -179,28 +180,30 @@ func (s *solve) kmeansStart(seed uint64) kmeans.Settings {
 // run solves from every start, keeps the least objective (ties to the
 // lower start) and saves the model if asked.
 func (s *solve) run(ctx context.Context) (*Result, error) {
-	starts := s.opt.Starts
-	if starts == 0 {
-		starts = StartsFor(s.info, s.built.Graph() != nil, s.tab.N)
+	st := &Starts{N: s.opt.Starts, Seed: s.opt.Seed, Start: s.start, Ended: s.ended,
+		KeepBest: func(i int, _ *fw.Result) error { s.res.Best = i; return s.ws.KeepBest() }}
+	switch {
+	case s.info.OwnStart:
+		st.N = 1 // the method's starts are its clustering's
+	case st.N == 0:
+		st.N = StartsFor(s.info, s.built.Graph() != nil, s.tab.N)
 	}
-	var best []float64
-	if s.info.OwnStart {
-		starts = 1 // the method's starts are its clustering's
+	res, err := st.Run(ctx)
+	switch {
+	case err != nil:
+		return nil, ctxErr(ctx, err)
+	case res.Status == fw.Stopped:
+		return nil, errors.New("the solve was stopped")
 	}
-	for i := range starts {
-		seed := kmeans.StartSeed(s.opt.Seed, i)
-		res, err := s.start(ctx, i, seed)
-		if err != nil {
-			return nil, ctxErr(ctx, err)
-		}
-		r := s.res
-		r.Starts = append(r.Starts, Start{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations, Status: res.Status})
-		if best == nil || res.Objective < r.Starts[r.Best].Objective {
-			best, r.Best = append(best[:0], s.ws.W...), i
-		}
+	if st.N > 1 {
+		copy(s.ws.W, s.ws.Best)
 	}
-	copy(s.ws.W, best)
 	return s.finish(ctx)
+}
+
+// ended records start i, seeded by seed, which ended in res.
+func (s *solve) ended(_ int, seed uint64, res *fw.Result) {
+	s.res.Starts = append(s.res.Starts, Start{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations, Status: res.Status})
 }
 
 // start solves start i, seeded by seed, from its initial point.

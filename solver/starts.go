@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 )
@@ -110,4 +111,58 @@ func InputOrderVisits(order []int32) []int32 {
 		visit[i] = int32(q)
 	}
 	return visit
+}
+
+// Starts solves one P from several seeded starts and keeps the least
+// objective, ties to the lower start: the loop of the command's run and of
+// Solve. Start s is seeded kmeans.StartSeed(Seed, s).
+type Starts struct {
+	N     int    // the starts
+	Seed  uint64 // the run's seed
+	First int    // the first start to solve: 0, or a resumed run's
+	// Best is the result of the best start that ended, nil if none (a
+	// resumed run's); Run keeps it.
+	Best *fw.Result
+	// Start solves start s, seeded by seed, from its initial point.
+	Start func(ctx context.Context, s int, seed uint64) (*fw.Result, error)
+	// Ended records start s, seeded by seed, which ended in res.
+	Ended func(s int, seed uint64, res *fw.Result)
+	// KeepBest makes the W of start s, which ended in res, the best so
+	// far (for example by Workspace.KeepBest), before Best is res.
+	KeepBest func(s int, res *fw.Result) error
+}
+
+// Run solves the starts First to N-1 and returns the result of the best.
+// With one start, its result is the answer and its W stays in place; with
+// more, the caller takes the best W from where KeepBest put it. A start
+// that fails or is stopped (fw.Stopped) ends the run with its result; one
+// that reaches its time limit runs no further start, and the best result's
+// status is then fw.TimeLimit.
+func (st *Starts) Run(ctx context.Context) (*fw.Result, error) {
+	var last *fw.Result
+	for s := st.First; s < st.N; s++ {
+		seed := kmeans.StartSeed(st.Seed, s)
+		res, err := st.Start(ctx, s, seed)
+		if err != nil || res.Status == fw.Stopped {
+			return res, err
+		}
+		st.Ended(s, seed, res)
+		if st.N == 1 {
+			return res, nil
+		}
+		if st.Best == nil || res.Objective < st.Best.Objective {
+			if err := st.KeepBest(s, res); err != nil {
+				return nil, err
+			}
+			st.Best = res
+		}
+		if last = res; res.Status == fw.TimeLimit {
+			break
+		}
+	}
+	best := *st.Best
+	if last != nil && last.Status == fw.TimeLimit {
+		best.Status = fw.TimeLimit
+	}
+	return &best, nil
 }

@@ -59,6 +59,19 @@ func (ws *Workspace) Close() {
 	}
 }
 
+// KeepBest copies W into Best, the best W of the starts so far, which it
+// makes (best.mat) on first use.
+func (ws *Workspace) KeepBest() error {
+	if ws.Best == nil {
+		var err error
+		if ws.Best, err = ws.Matrix("best.mat"); err != nil {
+			return err
+		}
+	}
+	copy(ws.Best, ws.W)
+	return nil
+}
+
 // InputOrder returns W in the input's order of the rows: W itself if
 // order is nil, else W's rows moved by order (see affinity.Built.Order)
 // into a matrix file of the work directory.

@@ -29,7 +29,7 @@ func lockWorkdir(name, dir, advice string, warn io.Writer) (*workdir.Lock, error
 	switch {
 	case err == nil:
 		store.RemoveTemps(dir, solver.CheckpointFile)
-		os.Remove(filepath.Join(dir, graphFile+".tmp"))
+		os.Remove(filepath.Join(dir, solver.GraphFile+".tmp"))
 		return l, nil
 	case errors.As(err, &busy):
 		return nil, usagef("%s %v; %s", name, err, advice)

@@ -105,8 +105,9 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for s := first; s < c.starts; s++ {
-		seed := kmeans.StartSeed(c.seed, s)
+	st := &solver.Starts{N: c.starts, Seed: c.seed, First: first, Best: r.best, KeepBest: r.keepBest,
+		Ended: func(_ int, seed uint64, res *fw.Result) { r.addStart(seed, res) }}
+	st.Start = func(ctx context.Context, s int, seed uint64) (*fw.Result, error) {
 		r.rep.trace.Start, r.start = s, s
 		if c.starts > 1 && !c.quiet {
 			fmt.Fprintf(r.rep.progress.out, "ssnmf: start %d of %d (seed %d)\n", s+1, c.starts, seed)
@@ -118,29 +119,15 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 		}
 		res, err := r.method(ctx, resume)
 		resume = nil
-		if err != nil || res.Status == fw.Stopped {
-			return res, err
-		}
-		r.addStart(seed, res)
-		if c.starts == 1 {
-			return res, nil
-		}
-		if r.best == nil || res.Objective < r.best.Objective {
-			if err := r.keepBest(s, res); err != nil {
-				return nil, err
-			}
-		}
-		if res.Status == fw.TimeLimit {
-			break
-		}
+		return res, err
+	}
+	res, err := st.Run(ctx)
+	if err != nil || res.Status == fw.Stopped || c.starts == 1 {
+		return res, err
 	}
 	copy(ws.W, ws.Best)
 	r.rep.sum.penalty = r.rep.sum.bestPenalty
-	best := *r.best
-	if last := r.rep.sum.starts[len(r.rep.sum.starts)-1]; last.status == fw.TimeLimit {
-		best.Status = fw.TimeLimit
-	}
-	return &best, nil
+	return res, nil
 }
 
 // keepBest makes the W of start s, which ended in res, the best so far:
@@ -149,13 +136,9 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 // previous best is removed once a checkpoint no longer needs it.
 func (r *solveRun) keepBest(s int, res *fw.Result) error {
 	ws := r.ws
-	if ws.Best == nil {
-		var err error
-		if ws.Best, err = ws.Matrix("best.mat"); err != nil {
-			return err
-		}
+	if err := ws.KeepBest(); err != nil {
+		return err
 	}
-	copy(ws.Best, ws.W)
 	r.best = res
 	r.rep.sum.bestStart = s
 	r.rep.sum.bestPenalty = r.rep.sum.penalty

@@ -294,6 +294,14 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		b.sum.EntriesPerSecond = entriesPerSecond(pr.Entries(), t.Elapsed/time.Duration(t.Passes))
 		b.sum.PassSeconds = (t.Elapsed / time.Duration(t.Passes)).Seconds()
 	}
+	b.score(w)
+
+}
+
+// score counts the clusters' sizes of W and, given the labels, scores W
+// against them: ARI, NMI, accuracy and the calibration.
+func (b *summaryBuilder) score(w []float64) {
+	c, pr := b.cfg, b.prob
 	pred := make([]int, pr.N())
 	b.sizes = make([]int, c.k)
 	for i := range pred {
