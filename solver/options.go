@@ -90,7 +90,8 @@ type Options struct {
 	// Mtol stops a start when the gap is at most Mtol·¼||WᵀW||²; 0 is
 	// DefaultMtol, a negative value turns the rule off.
 	Mtol float64
-	// Workdir is the directory of the memory-mapped matrices; "" makes a
+	// Workdir is the directory of the memory-mapped matrices and the
+	// kNN graph, which no other run may use at the same time; "" makes a
 	// temporary one, removed before Solve returns.
 	Workdir string
 	// Model, if not "", is the directory a model of the solve is saved
