@@ -59,6 +59,7 @@ type meteredSweep struct {
 	start time.Time
 }
 
+// Pull starts the sweep's clock at its first block.
 func (s *meteredSweep) Pull(ctx context.Context, r0, r1 int, pw []float64, d *fw.Pending) (fw.Block, error) {
 	if r0 == 0 {
 		s.start = time.Now()
@@ -66,6 +67,7 @@ func (s *meteredSweep) Pull(ctx context.Context, r0, r1 int, pw []float64, d *fw
 	return s.Sweep.Pull(ctx, r0, r1, pw, d)
 }
 
+// Push counts the sweep's passes and their time at its last block.
 func (s *meteredSweep) Push(ctx context.Context, r0, r1 int, pw []float64, d *fw.Pending) error {
 	err := s.Sweep.Push(ctx, r0, r1, pw, d)
 	if b := s.Blocks(); err == nil && r1 == b[len(b)-1] {
