@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/internal/diskio"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
@@ -235,7 +236,7 @@ func TestKNNAffinity(t *testing.T) {
 	run("first.csv", "-workdir", work, "-checkpoint-every", "5", "-max-iter", "8")
 	// The graph is kept in the work directory, and the resumed run opens
 	// it instead of searching again.
-	csr := filepath.Join(work, graphFile)
+	csr := filepath.Join(work, solver.GraphFile)
 	before, err := os.Stat(csr)
 	if err != nil {
 		t.Fatalf("no graph in the work directory: %v", err)

@@ -127,8 +127,28 @@ type benchFamily struct {
 }
 
 func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) error {
-	// The families, the portable one (the baseline) first, then the
-	// vector ones from the narrowest.
+	fams, err := benchFamilies(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := benchHeader(stdout, c, fams); err != nil {
+		return err
+	}
+	rows, err := benchRows(ctx, c, fams, stderr)
+	if err != nil {
+		return err
+	}
+	return benchTable(stdout, c, fams, rows)
+}
+
+// benchHasDense reports whether the family k has the dense passes' kernels
+// (the portable one has them all).
+func benchHasDense(k tile.ISA) bool { return k == tile.ISAGo || tile.DenseVectorKernel(k) }
+
+// benchFamilies returns the families this CPU runs, the portable one (the
+// baseline) first, then the vector ones from the narrowest, with their
+// FMA peaks.
+func benchFamilies(ctx context.Context, c benchConfig) ([]benchFamily, error) {
 	var fams []benchFamily
 	supported := tile.SupportedISAs()
 	for i := len(supported) - 1; i >= 0; i-- {
@@ -138,15 +158,20 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		}
 		var err error
 		if f.peak, f.kind, err = tile.FMAPeak(ctx, f.isa, c.prec, c.workers, c.probe); err != nil {
-			return err
+			return nil, err
 		}
 		fams = append(fams, f)
 	}
-	hasDense := func(k tile.ISA) bool { return k == tile.ISAGo || tile.DenseVectorKernel(k) }
+	return fams, nil
+}
+
+// benchHeader prints the run's settings, the CPU, the kernels and their
+// FMA peaks.
+func benchHeader(stdout io.Writer, c benchConfig, fams []benchFamily) error {
 	var names, denseNames []string
 	for _, f := range fams {
 		names = append(names, f.isa.String())
-		if hasDense(f.isa) {
+		if benchHasDense(f.isa) {
 			denseNames = append(denseNames, f.isa.String())
 		}
 	}
@@ -168,13 +193,17 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintln(stdout)
+	return nil
+}
 
+// benchRows times every pass of every family for each p and k.
+func benchRows(ctx context.Context, c benchConfig, fams []benchFamily, stderr io.Writer) ([]benchRow, error) {
 	var rows []benchRow
 	for _, p := range c.ps {
 		x := benchFeatures(c.n, p)
 		g, err := tile.NewGaussianPrecision(x, c.n, p, 1/(2*float64(p)), c.prec)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// The flop model of the vector kernels per generated entry: p FMAs
 		// of the dot product, about 12 vector operations for the exponent
@@ -193,7 +222,7 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 		for _, r := range passes {
 			r.rate = map[tile.ISA]float64{}
 			for _, f := range fams {
-				has := hasDense(f.isa)
+				has := benchHasDense(f.isa)
 				if r.pass == "kNN" {
 					has = knnKernel(x, p, f.isa)
 				}
@@ -207,14 +236,19 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 				fmt.Fprintf(stderr, "bench: p=%d %s k=%d %s\n", r.p, r.pass, r.k, f.isa)
 				e := &tile.Engine{Source: g, BlockSize: c.block, Workers: c.workers, ISA: f.isa}
 				if r.rate[f.isa], err = timePass(ctx, e, x, r, c.n, f.reps); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			rows = append(rows, r)
 		}
 	}
+	return rows, nil
+}
 
-	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+// benchTable prints the rates, speed-ups and fractions of peak of rows,
+// the reasons for the kernels missing, and the kNN build against P·S.
+func benchTable(stdout io.Writer, c benchConfig, fams []benchFamily, rows []benchRow) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "p\tk\tpass\tkernel\tentries/s\tspeed-up\t% of FMA peak\t")
 	missing := map[tile.ISA]bool{}
 	for _, r := range rows {
@@ -248,7 +282,7 @@ func runBench(ctx context.Context, c benchConfig, stdout, stderr io.Writer) erro
 			continue
 		}
 		var why []string
-		if !hasDense(f.isa) {
+		if !benchHasDense(f.isa) {
 			why = append(why, "its dense passes (gen, P·S, P·W) are not written yet")
 		}
 		if !knnKernel(benchFeatures(2, 1), 1, f.isa) {

@@ -18,35 +18,11 @@ import (
 	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/tile"
-)
-
-// defaultStripMemory bounds the strip of a rowcd sweep, 512 MiB: full
-// strips of 256 rows up to n = 262,144, fewer rows up to n = 2,097,152, and
-// two passes a sweep beyond.
-const defaultStripMemory = 512 << 20
-
-// The relative stop rules' defaults, -rtol, -mtol and -frtol:
-// docs/quality.md gives the measurements behind them.
-const (
-	defaultRtol  = 0
-	defaultMtol  = 1e-3
-	defaultFrtol = 0
-)
-
-// The k-means start: one k-means++ start on all rows, unless sampleStarts
-// starts on a sample of initSampleRows rows (or as many as fit in
-// initSampleBytes) cost no more, that is above sampleStarts times the
-// sample's rows; then the best of those is refined by Lloyd passes over
-// all rows (kmeans.Settings.Sample), so that the start of a large data
-// set does not rest on the luck of one start.
-const (
-	initSampleRows  = 1 << 16
-	initSampleBytes = 128 << 20
-	sampleStarts    = 10
 )
 
 // defaultRule is the bandwidth rule of -gamma auto.
@@ -142,7 +118,7 @@ type config struct {
 	maxTime         time.Duration // 0: no limit
 	maxIter         int
 	refresh         int
-	starts          int    // seeded starts of the solve; 0 until solve resolves it by startsFor
+	starts          int    // seeded starts of the solve; 0 until solve resolves it by solver.StartsFor
 	initStarts      int    // k-means++ starts of -init kmeans
 	moves           int    // rowcd: pairwise moves per row visit
 	stripMemory     int64  // rowcd: bytes for a strip of P; 0 no bound
@@ -289,15 +265,7 @@ const (
 // rows in the input's order, so that it does not depend on the order the
 // approximate kNN search moves them into.
 func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settings {
-	s := kmeans.Settings{Starts: c.initStarts, Seed: seed, Workers: c.workers, Order: order}
-	if sample := max(50*c.k, min(initSampleRows, initSampleBytes/(8*max(p, 1)))); n > sampleStarts*sample {
-		s.Sample = sample
-		if s.Starts == 0 {
-			s.Starts = sampleStarts
-		}
-	}
-	s.Starts = max(s.Starts, 1)
-	return s
+	return solver.KMeansStart(n, p, c.k, c.initStarts, c.workers, seed, order)
 }
 
 // knnOptions returns the options of the kNN graph of the flags.
@@ -335,67 +303,22 @@ func (kc *kernelConfig) check(features, precision string) error {
 // parseSolve parses the command line of solve. The flags that a resumed run
 // may change are marked mutable where they are defined.
 func parseSolve(args []string, stdout io.Writer) (*config, error) {
-	c := &config{}
-	m := &c.marks
-	fs := newFlagSet("ssnmf solve", "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
-		"       ssnmf solve -resume DIR [flags]\n\n"+
-		"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
-		"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
-		"descent unless -method says otherwise), where P is the kNN graph of the rows\n"+
-		"(self-tuning weights, scaled to the mass of k clusters), or with -affinity gaussian\n"+
-		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file or an edge list.")
-	c.flags = fs
-	features, precision := kernelFlags(fs, &c.kernelConfig, m)
-	kernelFlagVar(fs, &c.kernel, m)
-	fs.IntVar(&c.k, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
-	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
-	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
-	c.scale = scaleFlag{sizes: true, auto: true, times: defaultScaleTimes}
-	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
-	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
-	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
-	fs.IntVar(&c.moves, m.needs("moves", needRowCD), 3, "rowcd: pairwise moves per row visit")
-	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needDenseRowCD), defaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
-	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
-	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint, which a new run there replaces (default: a temporary directory, removed after a successful run)")
-	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
-	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
-	fs.Float64Var(&c.tol, "tol", 1e-6, "stop when the Frank-Wolfe gap is <= this")
-	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
-	fs.Float64Var(&c.rtol, "rtol", defaultRtol, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
-	fs.Float64Var(&c.mtol, "mtol", defaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
-	fs.Float64Var(&c.frtol, "frtol", defaultFrtol, "stop when the objective changes by at most this times its value over an iteration (0: off)")
-	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
-	fs.IntVar(&c.maxIter, m.mutable("max-iter"), 1000, "stop after this many iterations")
-	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), 100, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", defaultStartsMax, startsFullRows, kmeansStarts))
-	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts (not both)")
-	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", sampleStarts*initSampleRows, sampleStarts, initSampleRows))
-	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
-	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
-	fs.StringVar(&c.model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
-	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
-	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
-	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
-	// Last: its usage lists the flags marked mutable, in the order defined.
-	engineFlags(fs, &c.kernelConfig, m, m.mutable)
-	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings (a run that has finished is reported, and nothing is rewritten); only "+
-		m.mutableList()+" may change")
+	c, fs, fl := solveFlagSet()
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.kernelConfig.check(*features, *precision); err != nil {
+	if err := c.kernelConfig.check(*fl.features, *fl.precision); err != nil {
 		return nil, err
 	}
-	if c.step, err = fw.ParseStepRule(*step); err != nil {
+	if c.step, err = fw.ParseStepRule(*fl.step); err != nil {
 		return nil, usagef("-step: %v", err)
 	}
-	if err := c.checkGraph(*weights); err != nil {
+	if err := c.checkGraph(*fl.weights); err != nil {
 		return nil, err
 	}
 	// The flags hold the values as resolved, for a checkpoint to record.
-	*features, *precision, *step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
+	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
 	switch c.init {
 	case initAuto, initKmeans, initSpectral:
 	default:
@@ -403,42 +326,8 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 			return nil, usagef("-init: %v (or kmeans, spectral, auto)", err)
 		}
 	}
-	info, _ := methods.Lookup(c.method)
-	switch {
-	case len(pos) > 1:
-		return nil, usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case info.Name == "":
-		return nil, usagef("-method %q: want %s", c.method, methods.List())
-	case c.moves < 1:
-		return nil, usagef("-moves must be >= 1, have %d", c.moves)
-	case c.stripMemory < 0:
-		return nil, usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
-	case c.sweepOrder != sweepAuto && c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
-		return nil, usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.sweepOrder)
-	case !(c.tol >= 0):
-		return nil, usagef("-tol must be >= 0, have %v", c.tol)
-	case !(c.ftol >= 0):
-		return nil, usagef("-ftol must be >= 0, have %v", c.ftol)
-	case !(c.rtol >= 0) || !(c.frtol >= 0):
-		return nil, usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
-	case !(c.mtol >= 0):
-		return nil, usagef("-mtol must be >= 0, have %v", c.mtol)
-	case c.maxTime < 0:
-		return nil, usagef("-max-time must be >= 0, have %v", c.maxTime)
-	case c.maxIter < 0:
-		return nil, usagef("-max-iter must be >= 0, have %d", c.maxIter)
-	case c.refresh < 0:
-		return nil, usagef("-refresh must be >= 0, have %d", c.refresh)
-	case c.starts < 0:
-		return nil, usagef("-starts must be >= 0, have %d", c.starts)
-	case c.initStarts < 0:
-		return nil, usagef("-init-starts must be >= 0, have %d", c.initStarts)
-	case c.checkpointEvery < 0:
-		return nil, usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
-	case c.checkpointEvery > 0 && !info.Checkpoints:
-		return nil, usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
-	case c.out != "" && outFormat(c.out) == "":
-		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
+	if err := c.checkValues(pos); err != nil {
+		return nil, err
 	}
 	if len(pos) == 1 {
 		c.input = pos[0]
@@ -460,6 +349,105 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, usagef("-k must be >= 1, have %d", c.k)
 	}
 	return c, nil
+}
+
+// solveFlags are the flags of solve whose values parseSolve checks and
+// resolves before they become the config's.
+type solveFlags struct{ features, precision, weights, step *string }
+
+// solveFlagSet defines the flags of solve on a new flag set, over a new
+// config: the flags that a resumed run may change are marked mutable.
+func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
+	c := &config{}
+	m := &c.marks
+	fs := newFlagSet("ssnmf solve", "Usage: ssnmf solve [flags] [INPUT.csv | INPUT.csv.gz | INPUT.parquet | INPUT.arrow]\n"+
+		"       ssnmf solve -resume DIR [flags]\n\n"+
+		"Clusters the rows of INPUT (the built-in yeast data set if none) into k soft clusters\n"+
+		"on min 1/4 ||P - W Wᵀ||² over row-stochastic W >= 0 (by row-wise coordinate\n"+
+		"descent unless -method says otherwise), where P is the kNN graph of the rows\n"+
+		"(self-tuning weights, scaled to the mass of k clusters), or with -affinity gaussian\n"+
+		"P_ij = exp(-gamma ||x_i - x_j||²), or P is read from a tile file or an edge list.")
+	c.flags = fs
+	features, precision := kernelFlags(fs, &c.kernelConfig, m)
+	kernelFlagVar(fs, &c.kernel, m)
+	fs.IntVar(&c.k, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
+	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
+	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
+	c.scale = scaleFlag{sizes: true, auto: true, times: solver.DefaultScaleTimes}
+	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
+	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
+	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
+	fs.IntVar(&c.moves, m.needs("moves", needRowCD), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
+	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needDenseRowCD), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
+	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the memory-mapped W, P·W and P·S files and the checkpoint, which a new run there replaces (default: a temporary directory, removed after a successful run)")
+	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
+	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
+	fs.Float64Var(&c.tol, "tol", solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
+	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.Float64Var(&c.rtol, "rtol", 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.mtol, "mtol", solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
+	fs.Float64Var(&c.frtol, "frtol", 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
+	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
+	fs.IntVar(&c.maxIter, m.mutable("max-iter"), solver.DefaultMaxIter, "stop after this many iterations")
+	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
+	fs.IntVar(&c.starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
+	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts (not both)")
+	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
+	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
+	fs.StringVar(&c.model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
+	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
+	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
+	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
+	// Last: its usage lists the flags marked mutable, in the order defined.
+	engineFlags(fs, &c.kernelConfig, m, m.mutable)
+	fs.StringVar(&c.resume, "resume", "", "continue the fw or rowcd run whose checkpoint is in `DIR`, with its settings (a run that has finished is reported, and nothing is rewritten); only "+
+		m.mutableList()+" may change")
+	return c, fs, solveFlags{features, precision, weights, step}
+}
+
+// checkValues checks the ranges of solve's values and that at most one
+// INPUT (pos) is given.
+func (c *config) checkValues(pos []string) error {
+	info, _ := methods.Lookup(c.method)
+	switch {
+	case len(pos) > 1:
+		return usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
+	case info.Name == "":
+		return usagef("-method %q: want %s", c.method, methods.List())
+	case c.moves < 1:
+		return usagef("-moves must be >= 1, have %d", c.moves)
+	case c.stripMemory < 0:
+		return usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
+	case c.sweepOrder != sweepAuto && c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
+		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.sweepOrder)
+	case !(c.tol >= 0):
+		return usagef("-tol must be >= 0, have %v", c.tol)
+	case !(c.ftol >= 0):
+		return usagef("-ftol must be >= 0, have %v", c.ftol)
+	case !(c.rtol >= 0) || !(c.frtol >= 0):
+		return usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
+	case !(c.mtol >= 0):
+		return usagef("-mtol must be >= 0, have %v", c.mtol)
+	case c.maxTime < 0:
+		return usagef("-max-time must be >= 0, have %v", c.maxTime)
+	case c.maxIter < 0:
+		return usagef("-max-iter must be >= 0, have %d", c.maxIter)
+	case c.refresh < 0:
+		return usagef("-refresh must be >= 0, have %d", c.refresh)
+	case c.starts < 0:
+		return usagef("-starts must be >= 0, have %d", c.starts)
+	case c.initStarts < 0:
+		return usagef("-init-starts must be >= 0, have %d", c.initStarts)
+	case c.checkpointEvery < 0:
+		return usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
+	case c.checkpointEvery > 0 && !info.Checkpoints:
+		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
+	case c.out != "" && outFormat(c.out) == "":
+		return usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
+	}
+	return nil
 }
 
 // methodUsage returns the usage of -method, from the table of methods.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/store/vfs/errorfs"
@@ -87,7 +88,7 @@ func TestSolveFaults(t *testing.T) {
 		}
 		// A checkpoint left behind loads, and the run resumed from it ends
 		// as the run without faults.
-		ck := filepath.Join(work, checkpointFile)
+		ck := filepath.Join(work, solver.CheckpointFile)
 		if err == nil || !fileExists(ck) {
 			return
 		}

@@ -97,12 +97,6 @@ type scaleFlag struct {
 	times float64
 }
 
-// defaultScaleTimes is the multiple of -scale's default, auto:2: twice the
-// sizes rule's factor (twice the mass rule's without the features), which
-// the leave-sets-out study of docs/quality.md chose; -scale auto is the
-// earlier default.
-const defaultScaleTimes = 2
-
 // Names of -scale's rules.
 const (
 	scaleMass  = "mass"

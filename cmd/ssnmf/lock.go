@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
@@ -27,8 +28,8 @@ func lockWorkdir(name, dir, advice string, warn io.Writer) (*workdir.Lock, error
 	var busy *workdir.BusyError
 	switch {
 	case err == nil:
-		store.RemoveTemps(dir, checkpointFile)
-		os.Remove(filepath.Join(dir, graphFile+".tmp"))
+		store.RemoveTemps(dir, solver.CheckpointFile)
+		os.Remove(filepath.Join(dir, solver.GraphFile+".tmp"))
 		return l, nil
 	case errors.As(err, &busy):
 		return nil, usagef("%s %v; %s", name, err, advice)

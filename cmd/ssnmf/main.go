@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/ssnmf/ssnmf/internal/fault"
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // Exit codes.
@@ -143,10 +144,10 @@ func (c subcommand) guarded(ctx context.Context, args []string, stdout, stderr i
 }
 
 // noStop makes the run function of a command that saves no checkpoint:
-// asked to stop, it is canceled at once (stopContext).
+// asked to stop, it is canceled at once (solver.StopContext).
 func noStop(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer, func() bool) error {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer, stop func() bool) error {
-		ctx, cancel := stopContext(ctx, stop)
+		ctx, cancel := solver.StopContext(ctx, stop)
 		defer cancel()
 		err := run(ctx, args, stdout, stderr)
 		if err != nil && stop != nil && stop() {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/model"
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // checkModel refuses a -model directory that holds other files (the flag
@@ -52,22 +52,8 @@ func (c *config) checkModelPaths() error {
 // saveModel writes the model of the solve, W (n×k) in P's order, to the
 // directory of -model, atomically (package model).
 func (c *config) saveModel(ctx context.Context, prob *problem, w []float64, stderr io.Writer) error {
-	tab := prob.tab
-	t := model.Training{X: tab.Features, N: tab.N, P: tab.P, W: w, K: c.k, Names: tab.Names,
-		Mean: prob.mean, Std: prob.std, Seed: c.seed, Workers: c.workers,
-		Input: c.inputName(), Method: c.method}
-	if g := prob.Graph(); g != nil {
-		t.Graph, t.Neighbors, t.Weights, t.Scale = g, c.neighbors, c.weights, prob.Scale
-		t.Search = prob.DescribeSearch()
-		if prob.KNN.Method == graph.Approximate {
-			t.Leaf = prob.KNN.Leaf
-			if t.Leaf == 0 {
-				t.Leaf = graph.DefaultLeaf
-			}
-		}
-	} else {
-		t.Gamma = prob.Gamma
-	}
+	t := solver.Training(prob.tab, prob.Built, w, c.k, c.neighbors, c.weights)
+	t.Mean, t.Std, t.Seed, t.Workers, t.Input, t.Method = prob.mean, prob.std, c.seed, c.workers, c.inputName(), c.method
 	meta, arrays, err := model.Build(ctx, t)
 	if err != nil {
 		return fmt.Errorf("-model %s: %w", c.model, err)

@@ -119,25 +119,32 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return err
 	}
 	if !c.quiet {
-		meta := m.Meta()
-		search := "every training row"
-		if meta.Affinity == model.KNN {
-			search = fmt.Sprintf("%d neighbours, %s search", meta.Neighbors, m.Search(opt))
-			if m.Search(opt) == graph.Approximate {
-				search += fmt.Sprintf(" (%d probes)", opt.Probes)
-			}
-			if tuned.Rows > 0 {
-				search += fmt.Sprintf(", sampled recall@%d %.4f on %d rows", meta.Neighbors, tuned.Recall, tuned.Rows)
-			}
-		}
-		choosing := ""
-		if tuned.Rows > 0 {
-			choosing = fmt.Sprintf(", of which %.2fs choosing the probes", tuning.Seconds())
-		}
-		fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs%s (%.3g rows/s; reading %.2fs)\n",
-			tab.N, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), choosing, float64(tab.N)/max(took.Seconds(), 1e-9), read.Seconds())
+		c.reportPredict(stderr, m, tab.N, opt, tuned, took, tuning, read)
 	}
 	return nil
+}
+
+// reportPredict prints the line of a prediction of rows rows: the model,
+// the search with opt (and the probes tuned, if any), and the times: took
+// to predict, of which tuning to choose the probes, and read to read.
+func (c *predictConfig) reportPredict(stderr io.Writer, m *model.Model, rows int, opt model.Options, tuned model.Tuned, took, tuning, read time.Duration) {
+	meta := m.Meta()
+	search := "every training row"
+	if meta.Affinity == model.KNN {
+		search = fmt.Sprintf("%d neighbours, %s search", meta.Neighbors, m.Search(opt))
+		if m.Search(opt) == graph.Approximate {
+			search += fmt.Sprintf(" (%d probes)", opt.Probes)
+		}
+		if tuned.Rows > 0 {
+			search += fmt.Sprintf(", sampled recall@%d %.4f on %d rows", meta.Neighbors, tuned.Recall, tuned.Rows)
+		}
+	}
+	choosing := ""
+	if tuned.Rows > 0 {
+		choosing = fmt.Sprintf(", of which %.2fs choosing the probes", tuning.Seconds())
+	}
+	fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs%s (%.3g rows/s; reading %.2fs)\n",
+		rows, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), choosing, float64(rows)/max(took.Seconds(), 1e-9), read.Seconds())
 }
 
 // parsePredict parses the command line of predict.

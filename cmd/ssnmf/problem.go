@@ -16,17 +16,15 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/internal/fault"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
-// graphFile is the name of a sparse P's CSR file in the work directory,
-// and clusterDir that of the run directory of -engine slurm's tasks.
-const (
-	graphFile  = "graph.csr"
-	clusterDir = "cluster"
-)
+// clusterDir is the name of the run directory of -engine slurm's tasks in
+// the work directory (a sparse P's CSR file there is solver.GraphFile).
+const clusterDir = "cluster"
 
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
@@ -83,32 +81,12 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}
 		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
 	}
-	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
-		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress, Kernel: kc.isa,
-		Name: kc.inputName()}
-	// A sparse P is kept in the work directory's CSR file, where a resumed
-	// run finds its kNN graph.
-	if kc.fromFile() {
-		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, graphFile), kc.rows
-		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
-			return nil, err
+	spec, err := kc.spec(pr, rule, k, progress)
+	if err != nil {
+		if pr.tab != nil {
+			pr.tab.Close()
 		}
-	} else if kc.affinity == affinityKNN {
-		spec.Graph = kc.knnOptions()
-		spec.Graph.Round = kc.knnRound
-		spec.GraphFile = filepath.Join(dir, graphFile)
-	}
-	if kc.engine == engineSlurm {
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, err
-		}
-		bin, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
-		}
-		pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
-			Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
-		spec.Engine = pr.coord
+		return nil, err
 	}
 	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
 	kc.disk.End("affinity")
@@ -136,6 +114,42 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			len(st.Rounds), st.Recall, kc.knnRecall))
 	}
 	return pr, nil
+}
+
+// spec is the affinity.Spec of the flags for the problem pr, whose rows
+// are in its work directory: the bandwidth rule, k for the mass rules, the
+// sparse P's files, and -engine slurm's coordinator, which it sets in pr.
+func (kc *kernelConfig) spec(pr *problem, rule affinity.Rule, k int, progress func(pass string, done, total int)) (affinity.Spec, error) {
+	dir := pr.dir
+	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
+		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress, Kernel: kc.isa,
+		Name: kc.inputName()}
+	// A sparse P is kept in the work directory's CSR file, where a resumed
+	// run finds its kNN graph.
+	if kc.fromFile() {
+		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, solver.GraphFile), kc.rows
+		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
+			return spec, err
+		}
+	} else if kc.affinity == affinityKNN {
+		spec.Graph = kc.knnOptions()
+		spec.Graph.Round = kc.knnRound
+		spec.GraphFile = filepath.Join(dir, solver.GraphFile)
+	}
+	if kc.engine == engineSlurm {
+		dir, err := filepath.Abs(pr.dir)
+		if err != nil {
+			return spec, err
+		}
+		bin, err := os.Executable()
+		if err != nil {
+			return spec, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
+		}
+		pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
+			Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
+		spec.Engine = pr.coord
+	}
+	return spec, nil
 }
 
 // knnRound is the kNN search's hook at the end of each round of the

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -110,7 +111,7 @@ var outputFlags = []string{"out", "summary", "trace"}
 // the checkpoint's, so that never some of them are rewritten and others
 // left from an earlier state.
 func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
-	name := filepath.Join(c.resume, checkpointFile)
+	name := filepath.Join(c.resume, solver.CheckpointFile)
 	raw, err := checkpoint.ReadSettings(name)
 	if err != nil {
 		return nil, nil, usagef("-resume: %v", err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
 
@@ -43,7 +44,7 @@ func resumeArgs(work string) []string {
 
 // checkpointIter returns the iteration of the checkpoint in work, or -1.
 func checkpointIter(t *testing.T, work string) int {
-	ck, err := checkpoint.Load(filepath.Join(work, checkpointFile), func(n, k int) ([]float64, []float64, error) {
+	ck, err := checkpoint.Load(filepath.Join(work, solver.CheckpointFile), func(n, k int) ([]float64, []float64, error) {
 		return make([]float64, n*k), make([]float64, n*k), nil
 	})
 	if os.IsNotExist(err) {
@@ -456,14 +457,14 @@ func TestFreshRunClearsCheckpoint(t *testing.T) {
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "3", "-starts", "2", "-workdir", work, "-checkpoint-every", "1", x); code != exitOK {
 		t.Fatalf("first run: exit %d: %s", code, stderr)
 	}
-	if !fileExists(filepath.Join(work, "best-0.mat")) || !fileExists(filepath.Join(work, checkpointFile)) {
+	if !fileExists(filepath.Join(work, "best-0.mat")) || !fileExists(filepath.Join(work, solver.CheckpointFile)) {
 		t.Fatal("the first run left no checkpoint naming best-0.mat")
 	}
 	code, _, stderr := ssnmf(t, "solve", "-k", "3", "-starts", "2", "-workdir", work, x)
 	if code != exitOK || !strings.Contains(stderr, "removed the checkpoint of an earlier run") {
 		t.Fatalf("second run: exit %d: %s", code, stderr)
 	}
-	for _, name := range []string{checkpointFile, "best-0.mat", "best-1.mat"} {
+	for _, name := range []string{solver.CheckpointFile, "best-0.mat", "best-1.mat"} {
 		if fileExists(filepath.Join(work, name)) {
 			t.Errorf("the new run left the earlier run's %s", name)
 		}
@@ -520,7 +521,7 @@ func TestResumeModelPath(t *testing.T) {
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-workdir", "W", "-max-time", "1ns", "-model", "m", "-out", "o.csv", "x.csv"); code != exitOK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
-	raw, err := checkpoint.ReadSettings(filepath.Join(a, "W", checkpointFile))
+	raw, err := checkpoint.ReadSettings(filepath.Join(a, "W", solver.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -15,103 +14,10 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/spectral"
-	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
-
-// checkpointFile is the name of the checkpoint in a work directory.
-const checkpointFile = "checkpoint.ssnmf"
-
-// workspace holds the memory-mapped n×k matrices of a run.
-type workspace struct {
-	dir       string
-	n, k      int
-	w, pw, ps []float64
-	best      []float64 // the best W of several starts; made on first use
-	mats      []*store.Matrix
-}
-
-func newWorkspace(dir string, n, k int) (*workspace, error) {
-	ws := &workspace{dir: dir, n: n, k: k}
-	for _, m := range []struct {
-		name string
-		dst  *[]float64
-	}{{"W.mat", &ws.w}, {"PW.mat", &ws.pw}, {"PS.mat", &ws.ps}} {
-		var err error
-		if *m.dst, err = ws.matrix(m.name); err != nil {
-			ws.close()
-			return nil, err
-		}
-	}
-	return ws, nil
-}
-
-func (ws *workspace) matrix(name string) ([]float64, error) {
-	m, err := store.CreateMatrix(filepath.Join(ws.dir, name), ws.n, ws.k)
-	if err != nil {
-		return nil, err
-	}
-	ws.mats = append(ws.mats, m)
-	return m.Data(), nil
-}
-
-func (ws *workspace) close() {
-	for _, m := range ws.mats {
-		m.Close()
-	}
-}
-
-// inputOrder returns W in the input's order of the rows: W itself if
-// order is nil, else W's rows moved by order (see affinity.Built.Order)
-// into a matrix file of the work directory.
-func (ws *workspace) inputOrder(order []int32) ([]float64, error) {
-	if order == nil {
-		return ws.w, nil
-	}
-	w, err := ws.matrix("W.input.mat")
-	if err != nil {
-		return nil, err
-	}
-	return w, store.PermuteRows(w, ws.w, ws.k, order, ws.dir)
-}
-
-func (ws *workspace) checkpointPath() string { return filepath.Join(ws.dir, checkpointFile) }
-
-// bestPath is the file of the best W of the starts up to start s, which
-// a checkpoint of a later start names.
-func (ws *workspace) bestPath(s int) string {
-	return filepath.Join(ws.dir, fmt.Sprintf("best-%d.mat", s))
-}
-
-// removeBest removes the files of the best W of the starts but that of
-// start keep (none if -1), which the last checkpoint names: a finished run
-// can still be resumed from it.
-func (ws *workspace) removeBest(keep int) error {
-	files, err := filepath.Glob(filepath.Join(ws.dir, "best-*.mat"))
-	for _, f := range files {
-		if keep >= 0 && f == ws.bestPath(keep) {
-			continue
-		}
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	return err
-}
-
-// clear removes the checkpoint and the files of best Ws that an earlier
-// run left in the work directory, so that a new run starts clean and a
-// later -resume never mixes the two; it reports whether a checkpoint was
-// there.
-func (ws *workspace) clear() (bool, error) {
-	err := os.Remove(ws.checkpointPath())
-	had := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	return had, ws.removeBest(-1)
-}
 
 // markFinished marks the checkpoint of the work directory finished
 // (savedRun.Finished: how the last start stopped, res if no start was
@@ -122,12 +28,12 @@ func (ws *workspace) clear() (bool, error) {
 // workspace's W and P·W, whose run is over, and saved with its settings
 // amended.
 func (r *solveRun) markFinished(res *fw.Result) error {
-	ws, path := r.ws, r.ws.checkpointPath()
+	ws, path := r.ws, r.ws.CheckpointPath()
 	ck, err := checkpoint.Load(path, func(n, k int) ([]float64, []float64, error) {
-		if n != ws.n || k != ws.k {
-			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.n, ws.k)
+		if n != ws.N || k != ws.K {
+			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.N, ws.K)
 		}
-		return ws.w, ws.pw, nil
+		return ws.W, ws.PW, nil
 	})
 	if err != nil {
 		return fmt.Errorf("marking the run finished: %w", err)
@@ -148,7 +54,7 @@ func (r *solveRun) markFinished(res *fw.Result) error {
 	if err != nil {
 		return err
 	}
-	ck.State.W, ck.State.PW = ws.w, ws.pw
+	ck.State.W, ck.State.PW = ws.W, ws.PW
 	if err := checkpoint.SaveFS(r.cfg.fs(), path, &ck.State, settings, ck.Trace); err != nil {
 		return fmt.Errorf("the outputs are written, but marking the run finished failed (a -resume may run its end again): %w", err)
 	}
@@ -160,15 +66,15 @@ type solveRun struct {
 	cfg          *config
 	info         methods.Method // the method of -method
 	prob         *problem
-	meter        *meter // P, metered
-	ws           *workspace
+	meter        *solver.Meter // P, metered
+	ws           *solver.Workspace
 	rep          *report
 	stop         func() bool
 	saved        *savedRun // the checkpoint's settings when resuming
 	checkpointed bool      // a checkpoint of the current state was saved
 	start        int       // the start being solved
 	best         *fw.Result
-	bestFile     int             // the start whose W is in the file ws.bestPath(bestFile); -1 none
+	bestFile     int             // the start whose W is in the file ws.BestPath(bestFile); -1 none
 	stale        []string        // files of earlier best Ws, removed at the next checkpoint
 	savedBest    int             // the start whose best W the last checkpoint names; -1 none
 	sizesKM      *kmeans.Result  // -scale sizes: the k-means start of the run's seed, which start 0 reuses
@@ -186,7 +92,7 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 		// One run: a method that makes its own W from a clustering keeps
 		// the best of the clustering's starts, and replaces the feasible
 		// W it is given.
-		if err := fw.Initialize(ws.w, c.k, fw.StartCorners, c.seed); err != nil {
+		if err := fw.Initialize(ws.W, c.k, fw.StartCorners, c.seed); err != nil {
 			return nil, err
 		}
 		res, err := r.method(ctx, nil)
@@ -199,8 +105,9 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for s := first; s < c.starts; s++ {
-		seed := kmeans.StartSeed(c.seed, s)
+	st := &solver.Starts{N: c.starts, Seed: c.seed, First: first, Best: r.best, KeepBest: r.keepBest,
+		Ended: func(_ int, seed uint64, res *fw.Result) { r.addStart(seed, res) }}
+	st.Start = func(ctx context.Context, s int, seed uint64) (*fw.Result, error) {
 		r.rep.trace.Start, r.start = s, s
 		if c.starts > 1 && !c.quiet {
 			fmt.Fprintf(r.rep.progress.out, "ssnmf: start %d of %d (seed %d)\n", s+1, c.starts, seed)
@@ -212,85 +119,39 @@ func (r *solveRun) solve(ctx context.Context) (*fw.Result, error) {
 		}
 		res, err := r.method(ctx, resume)
 		resume = nil
-		if err != nil || res.Status == fw.Stopped {
-			return res, err
-		}
-		r.addStart(seed, res)
-		if c.starts == 1 {
-			return res, nil
-		}
-		if r.best == nil || res.Objective < r.best.Objective {
-			if err := r.keepBest(s, res); err != nil {
-				return nil, err
-			}
-		}
-		if res.Status == fw.TimeLimit {
-			break
-		}
+		return res, err
 	}
-	copy(ws.w, ws.best)
+	res, err := st.Run(ctx)
+	if err != nil || res.Status == fw.Stopped || c.starts == 1 {
+		return res, err
+	}
+	copy(ws.W, ws.Best)
 	r.rep.sum.penalty = r.rep.sum.bestPenalty
-	best := *r.best
-	if last := r.rep.sum.starts[len(r.rep.sum.starts)-1]; last.status == fw.TimeLimit {
-		best.Status = fw.TimeLimit
-	}
-	return &best, nil
+	return res, nil
 }
 
 // keepBest makes the W of start s, which ended in res, the best so far:
-// copied to ws.best and, for a method that saves checkpoints, to the file
+// copied to ws.Best and, for a method that saves checkpoints, to the file
 // best-S.mat, synced before any checkpoint names it. The file of the
 // previous best is removed once a checkpoint no longer needs it.
 func (r *solveRun) keepBest(s int, res *fw.Result) error {
 	ws := r.ws
-	if ws.best == nil {
-		var err error
-		if ws.best, err = ws.matrix("best.mat"); err != nil {
-			return err
-		}
+	if err := ws.KeepBest(); err != nil {
+		return err
 	}
-	copy(ws.best, ws.w)
 	r.best = res
 	r.rep.sum.bestStart = s
 	r.rep.sum.bestPenalty = r.rep.sum.penalty
 	if !r.info.Checkpoints {
 		return nil
 	}
-	if err := writeMatrix(ws.bestPath(s), ws.w, ws.n, ws.k); err != nil {
+	if err := solver.WriteMatrix(ws.BestPath(s), ws.W, ws.N, ws.K); err != nil {
 		return err
 	}
 	if r.bestFile >= 0 {
-		r.stale = append(r.stale, ws.bestPath(r.bestFile))
+		r.stale = append(r.stale, ws.BestPath(r.bestFile))
 	}
 	r.bestFile = s
-	return nil
-}
-
-// writeMatrix writes the n×k matrix w to a matrix file at path, synced.
-func writeMatrix(path string, w []float64, n, k int) error {
-	m, err := store.CreateMatrix(path, n, k)
-	if err != nil {
-		return err
-	}
-	copy(m.Data(), w)
-	if err := m.Sync(); err != nil {
-		m.Close()
-		return err
-	}
-	return m.Close()
-}
-
-// readMatrix reads the n×k matrix file at path into w.
-func readMatrix(path string, w []float64, n, k int) error {
-	m, err := store.OpenMatrix(path)
-	if err != nil {
-		return err
-	}
-	defer m.Close()
-	if m.Rows() != n || m.Cols() != k {
-		return fmt.Errorf("%s: holds %d×%d, want %d×%d", path, m.Rows(), m.Cols(), n, k)
-	}
-	copy(w, m.Data())
 	return nil
 }
 
@@ -305,11 +166,11 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 		if err != nil {
 			return err
 		}
-		_, err = st.Memberships(ctx, ws.w, c.k, c.kmeansStart(ws.n, st.K, seed, r.prob.Order))
+		_, err = st.Memberships(ctx, ws.W, c.k, c.kmeansStart(ws.N, st.K, seed, r.prob.Order))
 		return err
 	}
 	if c.init != initKmeans {
-		return fw.Initialize(ws.w, c.k, c.start, seed)
+		return fw.Initialize(ws.W, c.k, c.start, seed)
 	}
 	tab, km := r.prob.tab, r.sizesKM
 	if km == nil || seed != c.seed {
@@ -318,7 +179,7 @@ func (r *solveRun) initialize(ctx context.Context, seed uint64) error {
 			return fmt.Errorf("-init kmeans: %w", err)
 		}
 	}
-	return km.Soft(ws.w, tab.Features, r.prob.Gamma)
+	return km.Soft(ws.W, tab.Features, r.prob.Gamma)
 }
 
 // checkScale checks that -scale sizes, if given, has what it needs: the
@@ -365,42 +226,6 @@ func (r *solveRun) scaleToSizes(ctx context.Context) error {
 	return r.prob.ScaleToSizes(km.Sizes, fmt.Sprintf("the k-means start of seed %d", c.seed))
 }
 
-// startsFor is -starts when not given: for a sparse P, defaultStarts of
-// its rows; for a method that makes its own W (kmeans, spectral),
-// kmeansStarts; else (the dense
-// kernel and tile files, whose passes cost n² each and which the study did
-// not cover) 1.
-func startsFor(info methods.Method, prob *problem) int {
-	switch {
-	case info.OwnStart:
-		return kmeansStarts
-	case prob.Graph() != nil:
-		return defaultStarts(prob.N())
-	}
-	return 1
-}
-
-// defaultStarts is the starts of a sparse P of n rows: defaultStartsMax
-// up to startsFullRows rows, then fewer in proportion to n, so that the
-// starts together cost about as much as defaultStartsMax starts of
-// startsFullRows rows; at least 1. docs/quality.md gives the study.
-func defaultStarts(n int) int {
-	if n <= startsFullRows {
-		return defaultStartsMax
-	}
-	return max(1, defaultStartsMax*startsFullRows/n)
-}
-
-// defaultStartsMax and startsFullRows define defaultStarts.
-const (
-	defaultStartsMax = 2
-	startsFullRows   = 20000
-)
-
-// kmeansStarts is the number of k-means starts of -method kmeans when
-// -starts does not say.
-const kmeansStarts = 10
-
 // resume loads the checkpoint of a resumed run: W and P·W into the
 // workspace, the trace, the starts that had ended and the best W among
 // them. It returns the start to go on with and its state; 0 and nil for a
@@ -410,11 +235,11 @@ func (r *solveRun) resume() (int, *fw.State, error) {
 	if saved == nil {
 		return 0, nil, nil
 	}
-	ck, err := checkpoint.Load(ws.checkpointPath(), func(n, k int) ([]float64, []float64, error) {
-		if n != ws.n || k != ws.k {
-			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.n, ws.k)
+	ck, err := checkpoint.Load(ws.CheckpointPath(), func(n, k int) ([]float64, []float64, error) {
+		if n != ws.N || k != ws.K {
+			return nil, nil, fmt.Errorf("holds W for n = %d, k = %d, not %d, %d", n, k, ws.N, ws.K)
 		}
-		return ws.w, ws.pw, nil
+		return ws.W, ws.PW, nil
 	})
 	if err != nil {
 		return 0, nil, usagef("-resume: %v", err)
@@ -435,10 +260,10 @@ func (r *solveRun) resume() (int, *fw.State, error) {
 		if b < 0 || b >= len(saved.Ended) {
 			return 0, nil, usagef("-resume: the checkpoint's best start %d has not ended", b)
 		}
-		if ws.best, err = ws.matrix("best.mat"); err != nil {
+		if ws.Best, err = ws.Matrix("best.mat"); err != nil {
 			return 0, nil, err
 		}
-		if err := readMatrix(ws.bestPath(b), ws.best, ws.n, ws.k); err != nil {
+		if err := solver.ReadMatrix(ws.BestPath(b), ws.Best, ws.N, ws.K); err != nil {
 			return 0, nil, usagef("-resume: the best W of the starts that ended: %v", err)
 		}
 		e := saved.Ended[b]
@@ -462,7 +287,7 @@ func parseStatus(name string) fw.Status {
 // addStart records the outcome of a start, seeded by seed, for the summary.
 func (r *solveRun) addStart(seed uint64, res *fw.Result) {
 	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations,
-		ARI: r.rep.sum.startARI(r.ws.w), Stop: res.Status.String(), status: res.Status})
+		ARI: r.rep.sum.startARI(r.ws.W), Stop: res.Status.String(), status: res.Status})
 }
 
 // method runs the chosen method once from the W in the workspace, or, for
@@ -470,7 +295,7 @@ func (r *solveRun) addStart(seed uint64, res *fw.Result) {
 func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, error) {
 	c, ws := r.cfg, r.ws
 	set := methods.Settings(c.tol, c.ftol, c.maxIter, c.refresh)
-	set.Workers, set.Recorder, set.PW = c.workers, r.rep.record, ws.pw
+	set.Workers, set.Recorder, set.PW = c.workers, r.rep.record, ws.PW
 	set.RelGapTol, set.ModelGapTol, set.RelFuncTol = c.rtol, c.mtol, c.frtol
 	if c.maxTime > 0 {
 		// The limit is the whole run's: what the starts before this one
@@ -478,13 +303,13 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 		set.MaxTime = max(time.Nanosecond, c.maxTime-time.Since(r.begin))
 	}
 	p := methods.Params{Step: c.step, Moves: c.moves, BlockSize: c.block, StripMemory: c.stripMemory,
-		Progress: r.rep.progress.sweep, Scratch: ws.ps}
+		Progress: r.rep.progress.sweep, Scratch: ws.PS}
 	if c.sweepOrder == sweepInput || c.sweepOrder == sweepAuto && r.prob.N() <= graph.ApproxMinRows {
-		p.Visit = inputOrderVisits(r.prob.Order)
+		p.Visit = solver.InputOrderVisits(r.prob.Order)
 	}
 	starts := c.starts
 	if starts == 1 {
-		starts = kmeansStarts
+		starts = solver.KMeansStarts
 	}
 	p.KMeans = kmeans.Settings{Starts: starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter, Order: r.prob.Order}
 	if tab := r.prob.tab; tab != nil {
@@ -500,9 +325,9 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	m := r.info.New(p)
 	prob := fw.Problem{P: r.meter, K: c.k}
 	if !r.info.Checkpoints {
-		ctx, cancel := stopContext(ctx, r.stop) // the baselines take no checkpoints: they end at once
+		ctx, cancel := solver.StopContext(ctx, r.stop) // the baselines take no checkpoints: they end at once
 		defer cancel()
-		res, err := r.stopped(fw.Minimize(ctx, prob, ws.w, &set, m))
+		res, err := r.stopped(fw.Minimize(ctx, prob, ws.W, &set, m))
 		if err == nil && res.Status != fw.Stopped {
 			r.rep.sum.report(m, res)
 		}
@@ -511,7 +336,7 @@ func (r *solveRun) method(ctx context.Context, resume *fw.State) (*fw.Result, er
 	if err := r.checkpoints(&set, resume); err != nil {
 		return nil, err
 	}
-	return fw.Minimize(ctx, prob, ws.w, &set, m)
+	return fw.Minimize(ctx, prob, ws.W, &set, m)
 }
 
 // spectralStart returns the spectral start of the run's graph (-init
@@ -523,7 +348,7 @@ func (r *solveRun) spectralStart(parent context.Context) (*spectral.Start, error
 	if r.spectral != nil {
 		return r.spectral, nil
 	}
-	ctx, cancel := stopContext(parent, r.stop)
+	ctx, cancel := solver.StopContext(parent, r.stop)
 	defer cancel()
 	c, out := r.cfg, r.rep.progress.out
 	begin, last := time.Now(), time.Now()
@@ -574,7 +399,7 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	}
 	set.Checkpoint = func(st *fw.State) error {
 		start := time.Now()
-		if err := checkpoint.SaveFS(c.fs(), ws.checkpointPath(), st, settings, r.rep.trace.Bytes()); err != nil {
+		if err := checkpoint.SaveFS(c.fs(), ws.CheckpointPath(), st, settings, r.rep.trace.Bytes()); err != nil {
 			return err
 		}
 		r.checkpointed = true
@@ -597,33 +422,6 @@ func (r *solveRun) checkpoints(set *fw.Settings, resume *fw.State) error {
 	return nil
 }
 
-// stopContext returns a context canceled when stop (polled ten times a
-// second; nil never does) asks to stop: the work that takes no checkpoint,
-// the set-up of a solve, the baselines and the commands other than solve,
-// ends at once on the first signal instead of running to its end.
-func stopContext(ctx context.Context, stop func() bool) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	if stop == nil {
-		return ctx, cancel
-	}
-	go func() {
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if stop() {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
-	return ctx, cancel
-}
-
 // stopped turns the cancellation of a baseline by stop into status Stopped.
 func (r *solveRun) stopped(res *fw.Result, err error) (*fw.Result, error) {
 	if err != nil && r.stop != nil && r.stop() {
@@ -634,73 +432,4 @@ func (r *solveRun) stopped(res *fw.Result, err error) (*fw.Result, error) {
 		return res, nil
 	}
 	return res, err
-}
-
-// meter is the affinity of a run with its passes counted and timed, for
-// the summary's entries per second: the passes of Mul and MulOneHot, and
-// those of every complete sweep.
-type meter struct {
-	fw.Affinity
-	passes  int
-	elapsed time.Duration
-}
-
-func (m *meter) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float64) (float64, error) {
-	defer m.count(time.Now(), 1)
-	return m.Affinity.Mul(ctx, dst, w, k, rowSums)
-}
-
-func (m *meter) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) error {
-	defer m.count(time.Now(), 1)
-	return m.Affinity.MulOneHot(ctx, dst, s, k)
-}
-
-func (m *meter) Sweep(k int, opt fw.SweepOptions) (fw.Sweep, error) {
-	sw, err := m.Affinity.Sweep(k, opt)
-	if err != nil {
-		return nil, err
-	}
-	return &meteredSweep{Sweep: sw, m: m}, nil
-}
-
-func (m *meter) count(start time.Time, passes int) {
-	m.passes += passes
-	m.elapsed += time.Since(start)
-}
-
-// meteredSweep times a sweep from the pull of its first block to the push
-// of its last.
-type meteredSweep struct {
-	fw.Sweep
-	m     *meter
-	start time.Time
-}
-
-func (s *meteredSweep) Pull(ctx context.Context, r0, r1 int, pw []float64, d *fw.Pending) (fw.Block, error) {
-	if r0 == 0 {
-		s.start = time.Now()
-	}
-	return s.Sweep.Pull(ctx, r0, r1, pw, d)
-}
-
-func (s *meteredSweep) Push(ctx context.Context, r0, r1 int, pw []float64, d *fw.Pending) error {
-	err := s.Sweep.Push(ctx, r0, r1, pw, d)
-	if b := s.Blocks(); err == nil && r1 == b[len(b)-1] {
-		s.m.count(s.start, s.Passes())
-	}
-	return err
-}
-
-// inputOrderVisits returns the order of the visits of rowcd on rows moved
-// into the given order (see affinity.Built.Order): the input's order,
-// Visit[t] the position of the input's row t; nil if order is.
-func inputOrderVisits(order []int32) []int32 {
-	if order == nil {
-		return nil
-	}
-	visit := make([]int32, len(order))
-	for q, i := range order {
-		visit[i] = int32(q)
-	}
-	return visit
 }

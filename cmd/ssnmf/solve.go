@@ -17,6 +17,7 @@ import (
 	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/vfs"
@@ -56,8 +57,7 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 		return c.marks.checkApplies(given, c.scope())
 	}
 	c.fsys = fsys
-	begin := time.Now()
-	var saved *savedRun
+	sv := &solving{c: c, given: given, begin: time.Now(), stdout: stdout, stderr: stderr, stop: stop}
 	if c.resume != "" {
 		// Locked before the checkpoint is read: a run still writing it
 		// refuses the resume.
@@ -66,103 +66,182 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 			return err
 		}
 		defer lock.Close()
-		if c, saved, err = resumeConfig(c, stdout); err != nil {
+		if sv.c, sv.saved, err = resumeConfig(c, stdout); err != nil {
 			return err
 		}
 	}
-	if err := c.marks.checkApplies(given, c.scope()); err != nil {
+	if done, err := sv.check(); done || err != nil {
 		return err
 	}
-	if s := c.scope(); s.affinity == affinityGaussian || s.affinity == kindTiles {
-		if err := c.checkSpectral(false); err != nil {
-			return err
-		}
-	}
-	if err := c.resolveKernels(saved, stderr); err != nil {
+	if sv.dir, sv.temp, err = sv.c.openWorkdir(); err != nil {
 		return err
 	}
-	c.neighborsGiven = slices.Contains(given, "neighbors")
-	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
-		return err
-	}
-	if err := c.checkModelPaths(); err != nil {
-		return err
-	}
-	c.checkInput = func(uint32, int) error { return nil }
-	if saved != nil {
-		if done, err := c.finished(saved, given, stderr); done || err != nil {
-			return err
-		}
-		c.checkInput = saved.checkInput
-	}
-	dir, temp, err := c.openWorkdir()
-	if err != nil {
-		return err
-	}
-	keep := false // keep a temporary work directory: the run can be resumed from it
-	defer func() {
-		if temp && !keep {
-			os.RemoveAll(dir)
+	defer func() { // keep a temporary work directory the run can be resumed from
+		if sv.temp && !sv.keep {
+			os.RemoveAll(sv.dir)
 		}
 	}()
-	if c.resume == "" {
+	if sv.c.resume == "" {
 		var warn io.Writer
-		if !temp {
+		if !sv.temp {
 			warn = stderr
 		}
-		lock, err := lockWorkdir("-workdir", dir, "wait for it to end, or use another -workdir", warn)
+		lock, err := lockWorkdir("-workdir", sv.dir, "wait for it to end, or use another -workdir", warn)
 		if err != nil {
 			return err
 		}
 		defer lock.Close()
 	}
+	return sv.run(ctx)
+}
 
-	prog := &progress{out: stderr, quiet: c.quiet, before: c.showBudget}
+// solving is one solve command as it runs: its settings, its work
+// directory and what it has made so far.
+type solving struct {
+	c      *config
+	given  []string  // the flags given
+	saved  *savedRun // the checkpoint's settings when resuming
+	begin  time.Time // the start of the command, for -max-time
+	dir    string    // the work directory
+	temp   bool      // dir is a temporary one made here
+	keep   bool      // keep a temporary dir: the run can be resumed from it
+	stdout io.Writer
+	stderr io.Writer
+	stop   func() bool
+	prog   *progress
+}
+
+// check checks the flags against the run (the resumed one's, if any),
+// the kernels, the files and the model's paths; done reports a resumed
+// run that had finished, which check has reported.
+func (sv *solving) check() (done bool, err error) {
+	c, saved := sv.c, sv.saved
+	if err := c.marks.checkApplies(sv.given, c.scope()); err != nil {
+		return false, err
+	}
+	if s := c.scope(); s.affinity == affinityGaussian || s.affinity == kindTiles {
+		if err := c.checkSpectral(false); err != nil {
+			return false, err
+		}
+	}
+	if err := c.resolveKernels(saved, sv.stderr); err != nil {
+		return false, err
+	}
+	c.neighborsGiven = slices.Contains(sv.given, "neighbors")
+	if err := checkFiles(c.inputs(), c.outputs()); err != nil {
+		return false, err
+	}
+	if err := c.checkModelPaths(); err != nil {
+		return false, err
+	}
+	c.checkInput = func(uint32, int) error { return nil }
+	if saved != nil {
+		if done, err := c.finished(saved, sv.given, sv.stderr); done || err != nil {
+			return true, err
+		}
+		c.checkInput = saved.checkInput
+	}
+	return false, nil
+}
+
+// run sets up P, solves and writes the outputs.
+func (sv *solving) run(ctx context.Context) (err error) {
+	c, stderr := sv.c, sv.stderr
+	sv.prog = &progress{out: stderr, quiet: c.quiet, before: c.showBudget}
 	c.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if c.engine == engineSlurm && !c.quiet {
-		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(dir, clusterDir))
+		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(sv.dir, clusterDir))
 	}
 	setup := time.Now()
 	c.disk = diskio.Start()
 	// The set-up saves no checkpoint: a signal ends it at once.
-	setupCtx, endSetup := stopContext(ctx, stop)
+	setupCtx, endSetup := solver.StopContext(ctx, sv.stop)
 	defer endSetup()
-	prob, err := c.problem(setupCtx, dir, c.k, prog.pass)
-	if err != nil && stoppedIn(setupCtx, ctx) {
-		keep = c.engine == engineSlurm
-		return stoppedInSetup(c, dir)
-	}
-	if errors.As(err, new(*cluster.StepError)) {
-		keep = true
-		return stepFailed(err, dir, false)
-	} else if err != nil {
-		return err
+	prob, err := c.problem(setupCtx, sv.dir, c.k, sv.prog.pass)
+	if err != nil {
+		return sv.setupFailed(ctx, setupCtx, err)
 	}
 	defer prob.close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
-	n, tab := prob.N(), prob.tab
-	prog.n, prog.entries = n, prob.Entries()
+	info, err := sv.resolve(prob)
+	if err != nil {
+		return err
+	}
+	m := &solver.Meter{Affinity: prob.Affinity}
+	// Open the outputs before the work, so that an unwritable path fails
+	// now; they are renamed into place only once all are written.
+	outs, err := c.createOutputs(ctx, sv.stdout)
+	if err != nil {
+		return err
+	}
+	defer outs.abort()
+	rep := sv.report(outs, prob, m, time.Since(setup))
+	ws, err := sv.workspace(prob.N())
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
+	sr := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: sv.stop, saved: sv.saved, begin: sv.begin, bestFile: -1, savedBest: -1}
+	if err := sr.scale(setupCtx); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		return sv.setupFailed(ctx, setupCtx, err)
+	}
+	c.disk.End("scale")
+	c.showBudget()
+	sv.announce(prob)
+	endSetup()
+	res, err := sr.solve(ctx)
+	c.disk.End("solve")
+	if err := sv.solved(ctx, sr, res, err); err != nil {
+		return err
+	}
+	return sv.finish(ctx, sr, res, outs)
+}
+
+// setupFailed is the error of a set-up (P or its scale) that failed with
+// err, or was stopped by a signal (setupCtx canceled while ctx was not):
+// under -engine slurm, or when a step failed for good, the work directory
+// is kept for a run again to reuse.
+func (sv *solving) setupFailed(ctx, setupCtx context.Context, err error) error {
+	switch {
+	case stoppedIn(setupCtx, ctx):
+		sv.keep = sv.c.engine == engineSlurm
+		return stoppedInSetup(sv.c, sv.dir)
+	case errors.As(err, new(*cluster.StepError)):
+		sv.keep = true
+		return stepFailed(err, sv.dir, false)
+	}
+	return err
+}
+
+// resolve resolves what the flags leave to the problem, k, the starts and
+// the initial point, and checks them against it.
+func (sv *solving) resolve(prob *problem) (methods.Method, error) {
+	c, tab, n := sv.c, prob.tab, prob.N()
+	sv.prog.n, sv.prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.method)
 	if c.k == 0 {
 		if tab == nil || tab.Labels == nil {
-			return usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
+			return info, usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
 		}
 		c.k = len(tab.Classes)
 	}
-	k := c.k
 	if c.starts == 0 {
-		c.starts = startsFor(info, prob)
+		c.starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
 	}
-	if err := c.checkClusters(n, slices.Contains(given, "k")); err != nil {
-		return err
+	if err := c.checkClusters(n, slices.Contains(sv.given, "k")); err != nil {
+		return info, err
 	}
-	if saved != nil {
-		if err := saved.matches(prob); err != nil {
-			return usageError{err}
+	if sv.saved != nil {
+		if err := sv.saved.matches(prob); err != nil {
+			return info, usageError{err}
 		}
 	}
 	if err := c.checkScale(prob); err != nil {
-		return err
+		return info, err
 	}
 	switch {
 	case c.init == initAuto && tab != nil:
@@ -170,119 +249,117 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 	case c.init == initAuto:
 		c.init = c.start.String()
 	case tab == nil && (c.init == initKmeans || info.Features):
-		return usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
+		return info, usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
-	if err := c.checkSpectral(prob.Graph() != nil); err != nil {
-		return err
-	}
-	kernel, m := prob.Kernel(), &meter{Affinity: prob.Affinity}
+	return info, c.checkSpectral(prob.Graph() != nil)
+}
 
-	// Open the outputs before the work, so that an unwritable path fails
-	// now; they are renamed into place only once all are written.
-	outs, err := c.createOutputs(ctx, stdout)
-	if err != nil {
-		return err
-	}
-	defer outs.abort()
-	var traceOut io.Writer // the trace is kept for checkpoints even without -trace
+// report makes the run's report: its progress, its trace (kept for
+// checkpoints even without -trace) and its summary.
+func (sv *solving) report(outs *outputs, prob *problem, m *solver.Meter, setup time.Duration) *report {
+	var traceOut io.Writer
 	if outs.trace != nil {
 		traceOut = outs.trace
 	}
-	rep := &report{progress: prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
-		sum: &summaryBuilder{cfg: c, prob: prob, kernel: kernel, meter: m, warn: stderr, setup: time.Since(setup).Seconds()}}
+	c := sv.c
+	return &report{progress: sv.prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
+		sum: &summaryBuilder{cfg: c, prob: prob, kernel: prob.Kernel(), meter: m, warn: sv.stderr, setup: setup.Seconds()}}
+}
 
-	ws, err := newWorkspace(dir, n, k)
+// workspace makes the run's workspace; a new run in a -workdir removes
+// what an earlier run left there.
+func (sv *solving) workspace(n int) (*solver.Workspace, error) {
+	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.k)
+	if err != nil || sv.saved != nil || sv.temp {
+		return ws, err
+	}
+	had, err := ws.Clear()
 	if err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("-workdir %s: %w", sv.dir, err)
+	}
+	if had && !sv.c.quiet {
+		fmt.Fprintf(sv.stderr, "ssnmf: -workdir %s: removed the checkpoint of an earlier run: a new run starts clean (ssnmf solve -resume %s goes on from a checkpoint instead)\n", sv.dir, sv.dir)
+	}
+	return ws, nil
+}
+
+// announce prints the run's line: the input, P and the settings.
+func (sv *solving) announce(prob *problem) {
+	c := sv.c
+	if c.quiet {
+		return
+	}
+	knn := ""
+	if s := prob.KNN.Kernel; s != "" {
+		knn = " knn-kernel=" + s
+	}
+	fmt.Fprintf(sv.stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s%s workdir=%s\n",
+		c.inputName(), prob.N(), c.k, prob.Describe(), c.block, c.workers, c.method, prob.Kernel(), knn, sv.dir)
+}
+
+// solved is the error of a solve that ended with err, or was stopped by
+// a signal; nil for a run whose outputs are to be written, which notes a
+// -max-time reached.
+func (sv *solving) solved(ctx context.Context, sr *solveRun, res *fw.Result, err error) error {
+	c, dir := sv.c, sv.dir
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	case errors.As(err, new(*cluster.StepError)):
+		sv.keep = true
+		return stepFailed(err, dir, sr.checkpointed)
+	case err != nil:
 		return err
-	}
-	defer ws.close()
-	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
-	if saved == nil && !temp {
-		had, err := ws.clear()
-		if err != nil {
-			return fmt.Errorf("-workdir %s: %w", dir, err)
-		}
-		if had && !c.quiet {
-			fmt.Fprintf(stderr, "ssnmf: -workdir %s: removed the checkpoint of an earlier run: a new run starts clean (ssnmf solve -resume %s goes on from a checkpoint instead)\n", dir, dir)
-		}
-	}
-	run := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: stop, saved: saved, begin: begin, bestFile: -1, savedBest: -1}
-	if err := run.scale(setupCtx); err != nil {
-		if stoppedIn(setupCtx, ctx) {
-			keep = c.engine == engineSlurm
-			return stoppedInSetup(c, dir)
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: %w", ctx.Err())
-		}
-		return err
-	}
-	c.disk.End("scale")
-	c.showBudget()
-	if !c.quiet {
-		knn := ""
-		if s := prob.KNN.Kernel; s != "" {
-			knn = " knn-kernel=" + s
-		}
-		fmt.Fprintf(stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s%s workdir=%s\n",
-			c.inputName(), n, k, prob.Describe(), c.block, c.workers, c.method, kernel, knn, dir)
-	}
-	endSetup()
-	res, err := run.solve(ctx)
-	c.disk.End("solve")
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return fmt.Errorf("interrupted: %w", ctx.Err())
-		case errors.As(err, new(*cluster.StepError)):
-			keep = true
-			return stepFailed(err, dir, run.checkpointed)
-		}
-		return err
-	}
-	if res.Status == fw.Stopped {
-		keep = true
-		if run.checkpointed {
+	case res.Status == fw.Stopped:
+		sv.keep = true
+		if sr.checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
 		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s saves a checkpoint to resume from)", res.Iterations, checkpointers())
-	}
-	if res.Status == fw.TimeLimit && run.checkpointed {
-		keep = true
-		fmt.Fprintf(stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
+	case res.Status == fw.TimeLimit && sr.checkpointed:
+		sv.keep = true
+		fmt.Fprintf(sv.stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
 			c.maxTime, res.Iterations, dir)
 	}
-	w, err := ws.inputOrder(prob.Order)
+	return nil
+}
+
+// finish writes the outputs of a solve that ended in res, the model, and
+// marks the checkpoint of a finished run so; then prints the result table.
+func (sv *solving) finish(ctx context.Context, sr *solveRun, res *fw.Result, outs *outputs) error {
+	c, ws, prob := sv.c, sr.ws, sr.prob
+	w, err := ws.InputOrder(prob.Order)
 	if err != nil {
 		return err
 	}
-	rep.sum.finish(res, time.Since(begin).Seconds(), w)
+	sr.rep.sum.finish(res, time.Since(sv.begin).Seconds(), w)
 	if c.model != "" {
-		if err := c.saveModel(ctx, prob, ws.w, stderr); err != nil {
+		if err := c.saveModel(ctx, prob, ws.W, sv.stderr); err != nil {
 			return err
 		}
 		c.disk.End("model")
 	}
-	if err := rep.sum.write(outs, w); err != nil {
+	if err := sr.rep.sum.write(outs, w); err != nil {
 		return err
 	}
 	if err := outs.commit(); err != nil {
 		return err
 	}
 	if res.Status != fw.TimeLimit {
-		if err := ws.removeBest(run.savedBest); err != nil {
+		if err := ws.RemoveBest(sr.savedBest); err != nil {
 			return err
 		}
 		// Finished means finished: a later -resume says so and
 		// rewrites nothing.
-		if !temp && (run.checkpointed || saved != nil) {
-			if err := run.markFinished(res); err != nil {
+		if !sv.temp && (sr.checkpointed || sv.saved != nil) {
+			if err := sr.markFinished(res); err != nil {
 				return err
 			}
 		}
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
-		rep.sum.table(stdout)
+		sr.rep.sum.table(sv.stdout)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
@@ -27,10 +28,10 @@ import (
 type summaryBuilder struct {
 	cfg    *config
 	prob   *problem
-	kernel string    // the tile kernel's name
-	setup  float64   // the seconds of loading the input and setting P up
-	meter  *meter    // counts and times every pass of the run
-	warn   io.Writer // warnings: a score that cannot be computed
+	kernel string        // the tile kernel's name
+	setup  float64       // the seconds of loading the input and setting P up
+	meter  *solver.Meter // counts and times every pass of the run
+	warn   io.Writer     // warnings: a score that cannot be computed
 
 	starts      []startResult
 	bestStart   int
@@ -289,10 +290,18 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		b.sum.RowSumViolation, b.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
 		b.sum.ProjectedObjective, b.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
 	}
-	if t := b.meter; t != nil && t.passes > 0 {
-		b.sum.EntriesPerSecond = entriesPerSecond(pr.Entries(), t.elapsed/time.Duration(t.passes))
-		b.sum.PassSeconds = (t.elapsed / time.Duration(t.passes)).Seconds()
+	if t := b.meter; t != nil && t.Passes > 0 {
+		b.sum.EntriesPerSecond = entriesPerSecond(pr.Entries(), t.Elapsed/time.Duration(t.Passes))
+		b.sum.PassSeconds = (t.Elapsed / time.Duration(t.Passes)).Seconds()
 	}
+	b.score(w)
+
+}
+
+// score counts the clusters' sizes of W and, given the labels, scores W
+// against them: ARI, NMI, accuracy and the calibration.
+func (b *summaryBuilder) score(w []float64) {
+	c, pr := b.cfg, b.prob
 	pred := make([]int, pr.N())
 	b.sizes = make([]int, c.k)
 	for i := range pred {

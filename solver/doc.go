@@ -1,0 +1,24 @@
+// Package solver is a whole ssnmf run as a Go call: from a table of rows
+// to the memberships W of simplicial symmetric NMF,
+//
+//	minimize 1/4 ||P - W Wᵀ||_F^2 over W >= 0 (n×k), every row summing to 1,
+//
+// with P built from the rows (package affinity: their kNN graph by
+// default, or their Gaussian kernel), scaled, and solved from several
+// seeded starts (package methods, fw), the least objective kept.
+//
+// Its one idea: the command "ssnmf solve" and a Go program make the same
+// run. Solve takes an Input (a [][]float64, an Arrow record or a file) and
+// Options whose zero value is the command's defaults, and gives the same
+// bits as the command on the same input; its Result holds W in the input's
+// order of the rows, the record of every start and the trace. The pieces
+// the command's run is made of live here too: the Workspace of
+// memory-mapped n×k matrices, the Meter of passes over P, the rules for
+// the number of starts (StartsFor) and for the k-means start
+// (KMeansStart), and the defaults of the stop rules.
+//
+// Solve holds W, P·W and the method's scratch in memory-mapped files of a
+// work directory (Options.Workdir, or a temporary one it removes), so its
+// memory grows like n·(k+p), not n²; the checkpoints, resume, the Slurm
+// engine, the summary file and the progress lines are the command's.
+package solver

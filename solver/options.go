@@ -1,0 +1,226 @@
+package solver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
+)
+
+// The defaults of the stop rules and of rowcd, as ssnmf solve's flags
+// have them (-tol, -mtol, -max-iter, -refresh, -moves, -strip-memory);
+// docs/quality.md gives the measurements behind the relative ones.
+const (
+	DefaultTol         = 1e-6
+	DefaultMtol        = 1e-3
+	DefaultMaxIter     = 1000
+	DefaultRefresh     = 100
+	DefaultMoves       = 3
+	DefaultStripMemory = 512 << 20
+)
+
+// DefaultScaleTimes is the multiple of the default scale of a sparse P:
+// twice the sizes rule's factor (twice the mass rule's without the
+// features), which the leave-sets-out study of docs/quality.md chose.
+const DefaultScaleTimes = 2
+
+// Input is the table to cluster: exactly one of Rows, Record and Path.
+type Input struct {
+	// Rows are the feature rows, each of the same length; they are
+	// copied, never changed.
+	Rows [][]float64
+	// Record is an Arrow record batch of numeric feature columns and an
+	// optional label column.
+	Record arrow.RecordBatch
+	// Path is a CSV (optionally gzipped), Parquet or Arrow file, its
+	// format told by its first bytes, then its extension.
+	Path string
+	// Features lists the feature columns of Record or Path; nil means
+	// every column but the label.
+	Features []string
+	// Label names the ground-truth column of Record or Path, never a
+	// feature; "" means "label" if there is one.
+	Label string
+	// Name names the input in errors; "rows", "record" or Path if "".
+	Name string
+}
+
+// Options are the settings of a solve, as ssnmf solve's flags of the same
+// names have them. The zero value is the command's defaults: k-means
+// starts on the self-tuning kNN graph of the standardized features, scaled
+// to twice the mass of the k-means start's clusters, solved by rowcd until
+// the gap is at most DefaultMtol of ¼||WᵀW||².
+type Options struct {
+	// K is the number of clusters, fewer than the rows; 0 takes the
+	// number of classes of the input's label column.
+	K int
+	// Method names the method (methods.List); "" is methods.Default.
+	// spectral and the -init spectral start are not available here yet.
+	Method string
+	// Gaussian makes P the Gaussian kernel of the features, with the
+	// neighbor rule's bandwidth, instead of their kNN graph.
+	Gaussian bool
+	// Neighbors is the kNN graph's neighbours of a row, the row itself
+	// included; 0 is graph.DefaultNeighbors.
+	Neighbors int
+	// Raw keeps the features as they are; by default each is z-scored.
+	Raw bool
+	// Starts is the number of seeded starts, the least objective kept;
+	// 0 is StartsFor's.
+	Starts int
+	// Seed seeds the starts and the bandwidth's sample.
+	Seed uint64
+	// Workers is the goroutines of the passes; 0 is GOMAXPROCS. Any
+	// number gives the same bits.
+	Workers int
+	// MaxIter is the most iterations of a start; 0 is DefaultMaxIter.
+	MaxIter int
+	// Tol stops a start when the gap is at most Tol; 0 is DefaultTol.
+	Tol float64
+	// Mtol stops a start when the gap is at most Mtol·¼||WᵀW||²; 0 is
+	// DefaultMtol, a negative value turns the rule off.
+	Mtol float64
+	// Workdir is the directory of the memory-mapped matrices and the
+	// kNN graph, which no other run may use at the same time; "" makes a
+	// temporary one, removed before Solve returns.
+	Workdir string
+	// Model, if not "", is the directory a model of the solve is saved
+	// in, for model.Open and Predict.
+	Model string
+}
+
+// withDefaults returns o with its zero fields set to their defaults, or an
+// error naming the field that is out of range.
+func (o Options) withDefaults() (Options, error) {
+	if o.Method == "" {
+		o.Method = methods.Default
+	}
+	if _, err := methods.Lookup(o.Method); err != nil {
+		return o, fmt.Errorf("Options.Method: %w", err)
+	}
+	switch {
+	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.MaxIter < 0:
+		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers and MaxIter must be >= 0, have %d, %d, %d, %d and %d",
+			o.K, o.Neighbors, o.Starts, o.Workers, o.MaxIter)
+	case o.Neighbors == 1:
+		return o, fmt.Errorf("Options.Neighbors must be >= 2, have 1: the neighbours of a row include the row itself")
+	case !(o.Tol >= 0):
+		return o, fmt.Errorf("Options.Tol must be >= 0, have %v", o.Tol)
+	}
+	o.Neighbors = cmp.Or(o.Neighbors, graph.DefaultNeighbors)
+	o.MaxIter = cmp.Or(o.MaxIter, DefaultMaxIter)
+	o.Tol = cmp.Or(o.Tol, DefaultTol)
+	switch {
+	case o.Mtol == 0:
+		o.Mtol = DefaultMtol
+	case o.Mtol < 0:
+		o.Mtol = 0
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o, nil
+}
+
+// table reads the input into a table, its features on the heap or mapped
+// into dir.
+func (in Input) table(dir string) (*store.Table, error) {
+	opt := store.TableOptions{Features: in.Features, Label: in.Label}
+	given := 0
+	for _, g := range []bool{in.Rows != nil, in.Record != nil, in.Path != ""} {
+		if g {
+			given++
+		}
+	}
+	switch {
+	case given != 1:
+		return nil, fmt.Errorf("Input: give exactly one of Rows, Record and Path, have %d", given)
+	case in.Rows != nil:
+		return rowsTable(in.Rows, in.name("rows"))
+	case in.Record != nil:
+		rr, err := array.NewRecordReader(in.Record.Schema(), []arrow.RecordBatch{in.Record})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.name("record"), err)
+		}
+		defer rr.Release()
+		return store.ReadRecords(rr, in.name("record"), opt)
+	}
+	return input.Open(in.Path, input.Auto, opt, dir)
+}
+
+// display is the input's name in errors.
+func (in Input) display() string {
+	switch {
+	case in.Path != "" && in.Name == "":
+		return in.Path
+	case in.Rows != nil:
+		return in.name("rows")
+	}
+	return in.name("record")
+}
+
+func (in Input) name(def string) string {
+	if in.Name != "" {
+		return in.Name
+	}
+	return def
+}
+
+// rowsTable copies rows into a table, refusing rows of unequal length and
+// values that are not finite, named by row and column.
+func rowsTable(rows [][]float64, name string) (*store.Table, error) {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return nil, fmt.Errorf("%s: no rows or no columns", name)
+	}
+	n, p := len(rows), len(rows[0])
+	t := &store.Table{Features: make([]float64, 0, n*p), N: n, P: p}
+	for i, r := range rows {
+		if len(r) != p {
+			return nil, fmt.Errorf("%s: row %d has %d values, row 0 has %d", name, i, len(r), p)
+		}
+		for j, v := range r {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: row %d, column %d: %v is not a finite number", name, i, j, v)
+			}
+		}
+		t.Features = append(t.Features, r...)
+	}
+	for j := range p {
+		t.Names = append(t.Names, fmt.Sprintf("x%d", j+1))
+	}
+	return t, nil
+}
+
+// workdir returns the work directory of o and a function that removes it
+// if it was made here.
+func (o Options) workdir() (string, func(), error) {
+	if o.Workdir != "" {
+		if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
+			return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+		}
+		return o.Workdir, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "ssnmf-")
+	if err != nil {
+		return "", nil, fmt.Errorf("work directory: %w", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// ctxErr is ctx's error, if any, else err.
+func ctxErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,124 @@
+package solver
+
+import (
+	"context"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// yeast is the command's built-in data set.
+const yeast = "../cmd/ssnmf/data/yeast.csv"
+
+// TestSolveMatchesCommand checks that the zero Options are the command's
+// defaults: on yeast, Solve gives the bits of "ssnmf solve" (its summary's
+// figures and two entries of its -out, as printed on amd64 by the binary
+// built from ea0ba7f). Elsewhere, where the compiler may fuse a multiply
+// and an add that amd64 rounds twice, they agree to 1e-9.
+func TestSolveMatchesCommand(t *testing.T) {
+	if _, err := os.Stat(yeast); err != nil {
+		t.Skipf("no %s: %v", yeast, err)
+	}
+	res, err := Solve(context.Background(), Input{Path: yeast}, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"objective", res.Objective, 2773572.832947953},
+		{"gap", res.Gap, 21.953220675175544},
+		{"iterations", float64(res.Iterations), 28},
+		{"scale", res.Scale, 48.41250186900798},
+		{"starts", float64(len(res.Starts)), 2},
+		{"start 1's objective", res.Starts[1].Objective, 2776580.0653217686},
+		{"W[1][0]", res.Row(1)[0], 0.10304470900956034},
+		{"W[1][9]", res.Row(1)[9], 0.8969552909904397},
+	} {
+		if c.got != c.want && (runtime.GOARCH == "amd64" || math.Abs(c.got-c.want) > 1e-9*math.Abs(c.want)) {
+			t.Errorf("%s = %v, want %v (the command's)", c.name, c.got, c.want)
+		}
+	}
+	if res.Status.String() != "model-gap" || res.Best != 0 || res.Passes < 30 {
+		t.Errorf("status %v, best start %d, passes %d: want model-gap, 0 and at least 30", res.Status, res.Best, res.Passes)
+	}
+	if n := len(res.Trace); n != 28+1+24+1 {
+		t.Errorf("%d trace records, want 54 (28 and 24 iterations and each start's final record)", n)
+	}
+}
+
+// TestSolveRefuses checks the one-line errors of bad input and options,
+// each naming what is wrong.
+func TestSolveRefuses(t *testing.T) {
+	good := [][]float64{{0, 0}, {0, 1}, {5, 5}, {5, 6}}
+	for _, tc := range []struct {
+		name string
+		in   Input
+		opt  Options
+		want string
+	}{
+		{"no input", Input{}, Options{K: 2}, "exactly one of Rows, Record and Path, have 0"},
+		{"two inputs", Input{Rows: good, Path: "x.csv"}, Options{K: 2}, "exactly one of Rows, Record and Path, have 2"},
+		{"ragged rows", Input{Rows: [][]float64{{0, 0}, {1}}}, Options{K: 1}, "rows: row 1 has 1 values, row 0 has 2"},
+		{"NaN", Input{Rows: [][]float64{{0, 0}, {1, math.NaN()}, {2, 2}}}, Options{K: 2}, "rows: row 1, column 1: NaN is not a finite number"},
+		{"no rows", Input{Rows: [][]float64{}}, Options{K: 2}, "rows: no rows or no columns"},
+		{"k >= n", Input{Rows: good}, Options{K: 4}, "Options.K = 4 is not below the 4 rows"},
+		{"no k, no labels", Input{Rows: good}, Options{}, "Options.K is required"},
+		{"method", Input{Rows: good}, Options{K: 2, Method: "nope"}, "Options.Method"},
+		{"spectral", Input{Rows: good}, Options{K: 2, Method: "spectral"}, "not available in package solver yet"},
+		{"neighbors", Input{Rows: good}, Options{K: 2, Neighbors: 1}, "Options.Neighbors must be >= 2"},
+		{"negative", Input{Rows: good}, Options{K: 2, Starts: -1}, "must be >= 0"},
+		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol must be >= 0"},
+		{"missing file", Input{Path: "/nonexistent/x.csv"}, Options{K: 2}, "/nonexistent/x.csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Solve(context.Background(), tc.in, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %v, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSolveLeavesRowsAndWorkdir checks that Solve changes none of the
+// caller's rows (the features are standardized in a copy) and removes its
+// temporary work directory, and that the same options give the same bits
+// for any workers.
+func TestSolveLeavesRowsAndWorkdir(t *testing.T) {
+	rows := [][]float64{{0, 0}, {0, 1}, {1, 0}, {9, 9}, {9, 10}, {10, 9}, {20, 0}, {20, 1}, {21, 0}}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var first []float64
+	for _, workers := range []int{1, 3} {
+		res, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 3, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res.W
+		} else if !equalBits(first, res.W) {
+			t.Errorf("workers %d: W differs from workers 1's", workers)
+		}
+	}
+	if rows[3][0] != 9 || rows[8][1] != 0 {
+		t.Errorf("the caller's rows changed: %v", rows)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left %d entries in the temporary directory, want none", len(left))
+	}
+}
+
+func equalBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
