@@ -202,6 +202,7 @@ type record struct {
 	Objective  float64  `json:"objective"`
 	Gamma      float64  `json:"gamma"`
 	Scale      float64  `json:"scale"`
+	PFrobSq    float64  `json:"p_frobenius_sq"`
 	Iterations int      `json:"iterations"`
 	Stop       string   `json:"stop_reason"`
 	// Every start of a run of several (-starts), in order, and the one
@@ -230,6 +231,8 @@ type record struct {
 type startRecord struct {
 	Objective float64  `json:"objective"`
 	ARI       *float64 `json:"ari"`
+	// Model is ¼||WᵀW||² of the start's W (0 in records of before it).
+	Model float64 `json:"model_term"`
 }
 
 // candidate is a named setting of ssnmf solve.
@@ -259,6 +262,16 @@ func candidates() []candidate {
 		cs = append(cs, startsCandidate(sc))
 	}
 	cs = append(cs, startsCandidate(startsDense))
+	// The spectral study (studies/spectral/README.md): the default's stop
+	// rules from 2 spectral starts, on the default's graph and scale, of
+	// which -spectral reads the rules that mix them with the defaults'
+	// k-means starts; and the spectral clustering itself.
+	cs = append(cs, candidate{name: "spectral-start", stops: true, args: func(dataset) []string {
+		return []string{"-init", "spectral", "-starts", "2"}
+	}})
+	cs = append(cs, candidate{name: "method-spectral", stops: true, args: func(dataset) []string {
+		return []string{"-method", "spectral"}
+	}})
 	cs = append(cs, candidate{name: "previous-default", stops: true, args: func(dataset) []string {
 		return []string{"-starts", "1", "-scale", "mass"}
 	}})
