@@ -132,6 +132,9 @@ type options struct {
 	lso     []string
 	repeats int
 	lsoSeed uint64
+	// spectral, if not empty, lists the records of the spectral study to
+	// report on (spectral.go), with -repeats, -lso-seed and -anchors.
+	spectral []string
 }
 
 func main() {
@@ -152,6 +155,7 @@ func main() {
 	lso := flag.String("lso", "", "comma-separated record files of the starts study (candidates starts10-*, kmeans) to run the leave-sets-out study on, with -anchors")
 	flag.IntVar(&o.repeats, "repeats", 100, "-lso: random halves of the sets")
 	flag.Uint64Var(&o.lsoSeed, "lso-seed", 1, "-lso: the seed of the halves")
+	spectral := flag.String("spectral", "", "comma-separated record files of the spectral study (candidates defaults, spectral-start, method-spectral) to report on, with -anchors")
 	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
 	o.extra = strings.Fields(*extra)
@@ -160,6 +164,9 @@ func main() {
 	}
 	if *report != "" {
 		o.report = strings.Split(*report, ",")
+	}
+	if *spectral != "" {
+		o.spectral = strings.Split(*spectral, ",")
 	}
 	o.data = strings.Split(*data, ",")
 	if *sets != "" {
@@ -396,9 +403,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.report != nil {
 		return reportRecords(o, out)
 	}
-	if o.lso != nil {
+	if o.lso != nil || o.spectral != nil {
 		if o.repeats < 1 {
 			return errors.New("-repeats must be >= 1")
+		}
+		if o.spectral != nil {
+			return spectralReport(o, out)
 		}
 		return lsoReport(o, out)
 	}
