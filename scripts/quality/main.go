@@ -13,6 +13,8 @@
 //	    [-stop-candidate defaults]
 //	go run ./scripts/quality -lso results.jsonl[,more.jsonl] -anchors sklearn.jsonl
 //	    [-repeats 100] [-lso-seed 1]
+//	go run ./scripts/quality -spectral results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	    [-repeats 100] [-lso-seed 1]
 //
 // Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
 // label column) is a data set; -sets picks some. k is the number of
@@ -52,7 +54,10 @@
 //     starts; starts10-gaussian: the same on the dense Gaussian kernel
 //     (-affinity gaussian, not run above -dense-max-n rows);
 //     starts10-kmeans-start: -starts 10 -max-iter 0, every start's k-means
-//     start; previous-default: -starts 1 -scale mass.
+//     start; previous-default: -starts 1 -scale mass;
+//   - spectral-start: -init spectral -starts 2 with the defaults' stop
+//     rules, on the defaults' graph and scale; method-spectral: -method
+//     spectral, the spectral clustering itself (studies/spectral).
 //
 // -args adds arguments to every run (for example "-workers 1", to run two
 // studies side by side on two cores).
@@ -82,6 +87,14 @@
 // rule's mean ARI in sample and held out, and the rule of the best
 // in-sample mean picked; then the rule of the best held-out mean set by set
 // against its own k-means start, the previous default and the anchors.
+//
+// With -spectral, it runs nothing either: it reads the records of the
+// candidates defaults, spectral-start and method-spectral and runs the
+// same leave-sets-out study on the rules that mix the defaults' k-means
+// starts with spectral starts (spectral.go): least objective on the
+// defaults' scale, or least misfit 1 - cos²(P, WWᵀ), each start at its own
+// best scale; then the sets where SpectralClustering reaches 0.95, every
+// rule set by set, and every start's objective.
 package main
 
 import (
