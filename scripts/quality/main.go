@@ -231,6 +231,8 @@ type record struct {
 	BestStart int           `json:"best_start"`
 	KNN       string        `json:"knn"`
 	KNNRecall *float64      `json:"knn_recall"`
+	// Spectral is the spectral embedding's report, where the run made one.
+	Spectral *spectralRecord `json:"spectral,omitempty"`
 	// From the trace: the first sweep from which the objective stays
 	// within 0.01% of its final value, and the last sweep that moved a
 	// point to another cluster (0 if none did).
@@ -253,6 +255,15 @@ type startRecord struct {
 	ARI       *float64 `json:"ari"`
 	// Model is ¼||WᵀW||² of the start's W (0 in records of before it).
 	Model float64 `json:"model_term"`
+}
+
+// spectralRecord is the summary's report of a spectral embedding: the
+// K+1 leading eigenvalues of D^-½PD^-½, descending, and its products with P
+// and seconds.
+type spectralRecord struct {
+	Eigenvalues []float64 `json:"eigenvalues"`
+	Passes      int       `json:"passes"`
+	Seconds     float64   `json:"seconds"`
 }
 
 // candidate is a named setting of ssnmf solve.

@@ -42,6 +42,19 @@ type spectralSet struct {
 	def      float64         // the default's ARI
 	// cpu is the CPU seconds of the runs by candidate.
 	cpu map[string]float64
+	// gap is the spectral embedding's relative eigengap (1 - λ_{k+1}) /
+	// (1 - λ_k) (+Inf if λ_k is 1: k components), NaN if not recorded.
+	gap float64
+}
+
+// eigengap returns (1 - λ_{k+1}) / (1 - λ_k) of the K+1 leading
+// eigenvalues of D^-½PD^-½, descending: large when the graph has k nearly
+// separate parts; NaN without them.
+func eigengap(eig []float64, k int) float64 {
+	if len(eig) < k+1 || k < 1 {
+		return math.NaN()
+	}
+	return (1 - eig[k]) / (1 - eig[k-1])
 }
 
 // newSpectralStarts returns the starts of the record r of a run on P of
@@ -114,7 +127,21 @@ func spectralRules() []spectralRule {
 			return leastBy(first(s.spectral, r), byObjective)
 		}
 	}
-	return []spectralRule{
+	// gated keeps the spectral start where the eigengap is at least t
+	// (the graph has k nearly separate parts, which the embedding sees),
+	// else the default's k-means starts' least objective.
+	gated := func(t float64) func(spectralSet) (spectralStart, bool) {
+		return func(s spectralSet) (spectralStart, bool) {
+			switch {
+			case math.IsNaN(s.gap) || len(s.spectral) == 0:
+				return spectralStart{}, false
+			case s.gap >= t:
+				return s.spectral[0], true
+			}
+			return leastBy(first(s.kmeans, 2), byObjective)
+		}
+	}
+	rules := []spectralRule{
 		{name: "the default (its k-means starts, least f)", pick: only("kmeans", 2)},
 		{name: "1 k-means start", pick: only("kmeans", 1)},
 		{name: "1 spectral start", pick: only("spectral", 1)},
@@ -125,7 +152,14 @@ func spectralRules() []spectralRule {
 		{name: "1 k-means + 1 spectral start, least f", pick: mixed(1, 1, byObjective)},
 		{name: "-method spectral", ari: func(s spectralSet) float64 { return s.method }},
 	}
+	for _, t := range spectralGaps {
+		rules = append(rules, spectralRule{name: fmt.Sprintf("the spectral start if the eigengap >= %g, else the default", t), pick: gated(t)})
+	}
+	return rules
 }
+
+// spectralGaps are the eigengap thresholds of the gated rules.
+var spectralGaps = []float64{1.5, 2, 3, 5, 10, 20}
 
 // ariOf returns the ARI of rule r on s, NaN if it cannot be read off.
 func (r spectralRule) ariOf(s spectralSet) float64 {
@@ -151,7 +185,7 @@ func readSpectralSets(paths []string) ([]spectralSet, error) {
 			}
 			s := bySet[r.Set]
 			if s == nil {
-				s = &spectralSet{name: r.Set, n: r.N, k: r.K, method: math.NaN(), def: math.NaN(), cpu: map[string]float64{}}
+				s = &spectralSet{name: r.Set, n: r.N, k: r.K, method: math.NaN(), def: math.NaN(), cpu: map[string]float64{}, gap: math.NaN()}
 				bySet[r.Set] = s
 				names = append(names, r.Set)
 			}
@@ -161,6 +195,9 @@ func readSpectralSets(paths []string) ([]spectralSet, error) {
 				s.kmeans, s.def, s.scale = newSpectralStarts("kmeans", r), r.ARI, r.Scale
 			case "spectral-start":
 				s.spectral, s.specScal = newSpectralStarts("spectral", r), r.Scale
+				if r.Spectral != nil {
+					s.gap = eigengap(r.Spectral.Eigenvalues, r.K)
+				}
 			case "method-spectral":
 				s.method = r.ARI
 			}
@@ -370,15 +407,15 @@ func spectralTable(out io.Writer, sets []spectralSet, rules []spectralRule, anch
 // default's P and scale, relative to the least (0 for the least), its
 // misfit 1 - cos²(P, WWᵀ) and its ARI.
 func spectralObjectives(out io.Writer, sets []spectralSet) {
-	fmt.Fprintln(out, "Every start set by set, on the default's graph and scale: its objective f, f/f_min - 1 against the least f of the set's starts, its misfit 1 - cos²(P, WWᵀ) (the least relative objective over P's scales), and its ARI. k-means r is the default's start r, spectral r the spectral start r.")
+	fmt.Fprintln(out, "Every start set by set, on the default's graph and scale, with the set's eigengap (1 - λ_{k+1})/(1 - λ_k): its objective f, f/f_min - 1 against the least f of the set's starts, its misfit 1 - cos²(P, WWᵀ) (the least relative objective over P's scales), and its ARI. k-means r is the default's start r, spectral r the spectral start r.")
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| data | scale | start | f | f/f_min - 1 | misfit | ARI |")
-	fmt.Fprintln(out, "| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(out, "| data | scale | eigengap | start | f | f/f_min - 1 | misfit | ARI |")
+	fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
 	for _, s := range sets {
 		starts := append(slices.Clone(s.kmeans), s.spectral...)
 		least, _ := leastBy(starts, byObjective)
 		for _, st := range starts {
-			fmt.Fprintf(out, "| %s | %.6g | %s %d | %.10g | %.3g | %.6g | %s |\n", s.name, s.scale, st.kind, st.index, st.objective,
+			fmt.Fprintf(out, "| %s | %.6g | %.4g | %s %d | %.10g | %.3g | %.6g | %s |\n", s.name, s.scale, s.gap, st.kind, st.index, st.objective,
 				st.objective/least.objective-1, st.misfit, fmtARI(st.ari))
 		}
 	}

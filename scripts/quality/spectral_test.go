@@ -59,9 +59,16 @@ func TestSpectralRules(t *testing.T) {
 		kmeans:   []spectralStart{{kind: "kmeans", objective: 5, misfit: 0.1, ari: 0.1}, {kind: "kmeans", objective: 4, misfit: 0.5, ari: 0.2}},
 		spectral: []spectralStart{{kind: "spectral", objective: 4.5, misfit: 0.3, ari: 0.9}, {kind: "spectral", objective: 3, misfit: 0.3, ari: 0.8}},
 		method:   0.7,
+		gap:      4,
 	}
 	want := map[string]float64{
-		"the default (its k-means starts, least f)": 0.2,
+		"the spectral start if the eigengap >= 1.5, else the default": 0.9,
+		"the spectral start if the eigengap >= 2, else the default":   0.9,
+		"the spectral start if the eigengap >= 3, else the default":   0.9,
+		"the spectral start if the eigengap >= 5, else the default":   0.2,
+		"the spectral start if the eigengap >= 10, else the default":  0.2,
+		"the spectral start if the eigengap >= 20, else the default":  0.2,
+		"the default (its k-means starts, least f)":                   0.2,
 		"1 k-means start":            0.1,
 		"1 spectral start":           0.9,
 		"2 spectral starts, least f": 0.8,
@@ -82,6 +89,32 @@ func TestSpectralRules(t *testing.T) {
 	}
 	if got := rules[4].ariOf(spectralSet{kmeans: s.kmeans}); !math.IsNaN(got) {
 		t.Errorf("a mixed rule on a set without spectral starts: ARI %v, want NaN", got)
+	}
+	noGap := s
+	noGap.gap = math.NaN()
+	if got := rules[len(rules)-1].ariOf(noGap); !math.IsNaN(got) {
+		t.Errorf("a gated rule on a set without eigenvalues: ARI %v, want NaN", got)
+	}
+}
+
+// TestEigengap checks the relative eigengap (1 - λ_{k+1}) / (1 - λ_k).
+func TestEigengap(t *testing.T) {
+	for _, tc := range []struct {
+		eig  []float64
+		k    int
+		want float64
+	}{
+		{[]float64{1, 0.99, 0.9}, 2, 10},
+		{[]float64{1, 0.99, 0.9, 0.5}, 2, 10},
+		{[]float64{1, 1, 0.8}, 2, math.Inf(1)},
+		{[]float64{1, 0.5}, 1, math.Inf(1)},
+		{[]float64{1, 0.99}, 2, math.NaN()},
+		{nil, 1, math.NaN()},
+	} {
+		got := eigengap(tc.eig, tc.k)
+		if !(math.Abs(got-tc.want) < 1e-9 || got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("eigengap(%v, %d) = %v, want %v", tc.eig, tc.k, got, tc.want)
+		}
 	}
 }
 
@@ -118,7 +151,8 @@ func TestSpectralReport(t *testing.T) {
 		add(&b, record{Set: set, N: 100 + i, K: 2, Candidate: "defaults", ARI: km, Scale: 1, PFrobSq: 100,
 			Starts: []startRecord{{Objective: 10, ARI: f(km), Model: 20}, {Objective: 11, ARI: f(0), Model: 20}}})
 		add(&b, record{Set: set, N: 100 + i, K: 2, Candidate: "spectral-start", ARI: sp, Scale: scale, PFrobSq: 100,
-			Starts: []startRecord{{Objective: spObj, ARI: f(sp), Model: 20}, {Objective: spObj, ARI: f(sp), Model: 20}}})
+			Spectral: &spectralRecord{Eigenvalues: []float64{1, 0.99, map[bool]float64{true: 0.5, false: 0.98}[good]}},
+			Starts:   []startRecord{{Objective: spObj, ARI: f(sp), Model: 20}, {Objective: spObj, ARI: f(sp), Model: 20}}})
 		add(&b, record{Set: set, N: 100 + i, K: 2, Candidate: "method-spectral", ARI: sp})
 		for _, m := range []string{"kmeans", "gmm", "spectral"} {
 			add(&a, anchor{Set: set, Method: m, ARI: map[bool]float64{true: 0.96, false: 0.4}[good && m == "spectral"]})
@@ -141,7 +175,10 @@ func TestSpectralReport(t *testing.T) {
 		"The 3 sets where scikit-learn's SpectralClustering has ARI >= 0.95 (s0, s2, s4)",
 		"| the default's k-means starts + 1 spectral, least f | 3 of 3 | 1.0000 |",
 		"| the default (its k-means starts, least f) | 0 of 3 | 0.3000 |",
-		"| s1 | 1 | spectral 0 | 12 | 0.2 | ",
+		"| s1 | 1 | 2 | spectral 0 | 12 | 0.2 | ",
+		"| the spectral start if the eigengap >= 5, else the default | 0.7500 | ",
+		"| the spectral start if the eigengap >= 1.5, else the default | 0.6000 | ",
+		"| the spectral start if the eigengap >= 3, else the default | 0.7500 | ",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
