@@ -49,12 +49,17 @@ type spectralSet struct {
 
 // eigengap returns (1 - λ_{k+1}) / (1 - λ_k) of the K+1 leading
 // eigenvalues of D^-½PD^-½, descending: large when the graph has k nearly
-// separate parts; NaN without them.
+// separate parts; NaN without them. An eigenvalue that rounding puts
+// above 1 counts as 1: +Inf for k components, 1 for more.
 func eigengap(eig []float64, k int) float64 {
 	if len(eig) < k+1 || k < 1 {
 		return math.NaN()
 	}
-	return (1 - eig[k]) / (1 - eig[k-1])
+	below, next := max(1-eig[k-1], 0), max(1-eig[k], 0)
+	if below == 0 && next == 0 {
+		return 1
+	}
+	return next / below
 }
 
 // newSpectralStarts returns the starts of the record r of a run on P of

@@ -108,6 +108,8 @@ func TestEigengap(t *testing.T) {
 		{[]float64{1, 0.99, 0.9, 0.5}, 2, 10},
 		{[]float64{1, 1, 0.8}, 2, math.Inf(1)},
 		{[]float64{1, 0.5}, 1, math.Inf(1)},
+		{[]float64{1, 1 + 1e-12, 0.8}, 2, math.Inf(1)},
+		{[]float64{1, 1, 1 + 1e-12}, 2, 1},
 		{[]float64{1, 0.99}, 2, math.NaN()},
 		{nil, 1, math.NaN()},
 	} {
