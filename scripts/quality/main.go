@@ -94,7 +94,8 @@
 // starts with spectral starts (spectral.go): least objective on the
 // defaults' scale, or least misfit 1 - cos²(P, WWᵀ), each start at its own
 // best scale; then the sets where SpectralClustering reaches 0.95, every
-// rule set by set, and every start's objective.
+// rule set by set, and every start's objective; -sets keeps only those
+// sets.
 package main
 
 import (

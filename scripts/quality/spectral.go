@@ -179,13 +179,14 @@ func (r spectralRule) ariOf(s spectralSet) float64 {
 }
 
 // readSpectralSets reads the records of the spectral study: the sets with
-// the runs of defaults and spectral-start, in the order first seen.
-func readSpectralSets(paths []string) ([]spectralSet, error) {
+// the runs of defaults and spectral-start, in the order first seen; only
+// those of only, if not nil.
+func readSpectralSets(paths, only []string) ([]spectralSet, error) {
 	bySet := map[string]*spectralSet{}
 	var names []string
 	for _, path := range paths {
 		err := readLines(path, func(r record) {
-			if r.Error != "" {
+			if r.Error != "" || only != nil && !slices.Contains(only, r.Set) {
 				return
 			}
 			s := bySet[r.Set]
@@ -229,7 +230,7 @@ func spectralReport(o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sets, err := readSpectralSets(o.spectral)
+	sets, err := readSpectralSets(o.spectral, o.sets)
 	if err != nil {
 		return err
 	}

@@ -186,6 +186,10 @@ func TestSpectralReport(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
 	}
+	out.Reset()
+	if err := spectralReport(options{spectral: []string{path}, sets: []string{"s0", "s1", "s2", "s3", "s6"}, repeats: 2}, &out); err != nil || !strings.Contains(out.String(), "4 sets: s0, s1, s2, s3\n") {
+		t.Errorf("-sets s0,s1,s2,s3,s6: err %v, want the 4 sets s0 to s3:\n%s", err, out.String())
+	}
 	if err := spectralReport(options{spectral: []string{anchors}, repeats: 2}, &out); err == nil || !strings.Contains(err.Error(), "0 sets") {
 		t.Errorf("records without the runs: err %v, want one that says 0 sets", err)
 	}
