@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // shape draws the point t in [0, 1) of class c of k classes, before noise.
@@ -73,15 +74,33 @@ func main() {
 	out := flag.String("o", ".", "directory of the CSV files")
 	only := flag.String("shape", "", "write only this shape: rings, moons, spirals, nested or elongated")
 	flag.Parse()
-	for _, s := range shapes {
-		if *only != "" && s.name != *only {
-			continue
-		}
+	chosen, err := pick(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spectral:", err)
+		os.Exit(2)
+	}
+	for _, s := range chosen {
 		if err := write(filepath.Join(*out, s.name+".csv"), s, *n, *seed); err != nil {
 			fmt.Fprintln(os.Stderr, "spectral:", err)
 			os.Exit(1)
 		}
 	}
+}
+
+// pick returns the shapes named only, or all if only is empty; an error
+// that lists the shapes if there is none of that name.
+func pick(only string) ([]shape, error) {
+	if only == "" {
+		return shapes, nil
+	}
+	var names []string
+	for _, s := range shapes {
+		if s.name == only {
+			return []shape{s}, nil
+		}
+		names = append(names, s.name)
+	}
+	return nil, fmt.Errorf("-shape %s: no such shape; want one of %s", only, strings.Join(names, ", "))
 }
 
 // write writes n points of the shape s drawn with seed to path.
