@@ -186,6 +186,16 @@ func TestStarts(t *testing.T) {
 	if s.BestStart != best || s.Objective != s.Starts[best].Objective {
 		t.Fatalf("best start %d objective %v; the starts were %+v", s.BestStart, s.Objective, s.Starts)
 	}
+	// Every start carries its model term ¼||WᵀW||², the best start's the
+	// run's (studies/spectral compares starts at their own scale by it).
+	for i, st := range s.Starts {
+		if !(st.ModelTerm > 0) {
+			t.Errorf("start %d: model term %v, want > 0", i, st.ModelTerm)
+		}
+	}
+	if s.Starts[best].ModelTerm != s.ModelTerm {
+		t.Errorf("best start's model term %v, the run's %v", s.Starts[best].ModelTerm, s.ModelTerm)
+	}
 	// The memberships written are those of the best start: rerun it alone.
 	alone := filepath.Join(dir, "alone.csv")
 	seed := strconv.FormatUint(s.Starts[best].Seed, 10)

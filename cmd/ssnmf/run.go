@@ -286,7 +286,7 @@ func parseStatus(name string) fw.Status {
 
 // addStart records the outcome of a start, seeded by seed, for the summary.
 func (r *solveRun) addStart(seed uint64, res *fw.Result) {
-	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, Iterations: res.Iterations,
+	r.rep.sum.starts = append(r.rep.sum.starts, startResult{Seed: seed, Objective: res.Objective, Gap: res.Gap, ModelTerm: res.Model, Iterations: res.Iterations,
 		ARI: r.rep.sum.startARI(r.ws.W), Stop: res.Status.String(), status: res.Status})
 }
 

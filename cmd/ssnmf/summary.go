@@ -47,9 +47,13 @@ type summaryBuilder struct {
 
 // startResult is the outcome of one start of a run with -starts.
 type startResult struct {
-	Seed       uint64  `json:"seed"`
-	Objective  float64 `json:"objective"`
-	Gap        float64 `json:"gap"`
+	Seed      uint64  `json:"seed"`
+	Objective float64 `json:"objective"`
+	Gap       float64 `json:"gap"`
+	// ModelTerm is ¼||WᵀW||² of the start's W: with the objective and
+	// ||P||², it gives ⟨P, WWᵀ⟩, so a study can compare starts at each
+	// one's own best scale of P (studies/spectral/README.md).
+	ModelTerm  float64 `json:"model_term"`
 	Iterations int     `json:"iterations"`
 	// ARI of the start's clusters against the labels, if any: the study
 	// reads how well the objective ranks the starts from it.

@@ -13,6 +13,8 @@
 //	    [-stop-candidate defaults]
 //	go run ./studies/quality -lso results.jsonl[,more.jsonl] -anchors sklearn.jsonl
 //	    [-repeats 100] [-lso-seed 1]
+//	go run ./studies/quality -spectral results.jsonl[,more.jsonl] -anchors sklearn.jsonl
+//	    [-repeats 100] [-lso-seed 1]
 //
 // Every CSV file in the -data directories (NAME.csv or NAME.csv.gz, with a
 // label column) is a data set; -sets picks some. k is the number of
@@ -52,7 +54,10 @@
 //     starts; starts10-gaussian: the same on the dense Gaussian kernel
 //     (-affinity gaussian, not run above -dense-max-n rows);
 //     starts10-kmeans-start: -starts 10 -max-iter 0, every start's k-means
-//     start; previous-default: -starts 1 -scale mass.
+//     start; previous-default: -starts 1 -scale mass;
+//   - spectral-start: -init spectral -starts 2 with the defaults' stop
+//     rules, on the defaults' graph and scale; method-spectral: -method
+//     spectral, the spectral clustering itself (studies/spectral).
 //
 // -args adds arguments to every run (for example "-workers 1", to run two
 // studies side by side on two cores).
@@ -82,6 +87,15 @@
 // rule's mean ARI in sample and held out, and the rule of the best
 // in-sample mean picked; then the rule of the best held-out mean set by set
 // against its own k-means start, the previous default and the anchors.
+//
+// With -spectral, it runs nothing either: it reads the records of the
+// candidates defaults, spectral-start and method-spectral and runs the
+// same leave-sets-out study on the rules that mix the defaults' k-means
+// starts with spectral starts (spectral.go): least objective on the
+// defaults' scale, or least misfit 1 - cos²(P, WWᵀ), each start at its own
+// best scale; then the sets where SpectralClustering reaches 0.95, every
+// rule set by set, and every start's objective; -sets keeps only those
+// sets.
 package main
 
 import (
@@ -132,6 +146,9 @@ type options struct {
 	lso     []string
 	repeats int
 	lsoSeed uint64
+	// spectral, if not empty, lists the records of the spectral study to
+	// report on (spectral.go), with -repeats, -lso-seed and -anchors.
+	spectral []string
 }
 
 func main() {
@@ -152,6 +169,7 @@ func main() {
 	lso := flag.String("lso", "", "comma-separated record files of the starts study (candidates starts10-*, kmeans) to run the leave-sets-out study on, with -anchors")
 	flag.IntVar(&o.repeats, "repeats", 100, "-lso: random halves of the sets")
 	flag.Uint64Var(&o.lsoSeed, "lso-seed", 1, "-lso: the seed of the halves")
+	spectral := flag.String("spectral", "", "comma-separated record files of the spectral study (candidates defaults, spectral-start, method-spectral) to report on, with -anchors")
 	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
 	o.extra = strings.Fields(*extra)
@@ -160,6 +178,9 @@ func main() {
 	}
 	if *report != "" {
 		o.report = strings.Split(*report, ",")
+	}
+	if *spectral != "" {
+		o.spectral = strings.Split(*spectral, ",")
 	}
 	o.data = strings.Split(*data, ",")
 	if *sets != "" {
@@ -202,6 +223,7 @@ type record struct {
 	Objective  float64  `json:"objective"`
 	Gamma      float64  `json:"gamma"`
 	Scale      float64  `json:"scale"`
+	PFrobSq    float64  `json:"p_frobenius_sq"`
 	Iterations int      `json:"iterations"`
 	Stop       string   `json:"stop_reason"`
 	// Every start of a run of several (-starts), in order, and the one
@@ -210,6 +232,8 @@ type record struct {
 	BestStart int           `json:"best_start"`
 	KNN       string        `json:"knn"`
 	KNNRecall *float64      `json:"knn_recall"`
+	// Spectral is the spectral embedding's report, where the run made one.
+	Spectral *spectralRecord `json:"spectral,omitempty"`
 	// From the trace: the first sweep from which the objective stays
 	// within 0.01% of its final value, and the last sweep that moved a
 	// point to another cluster (0 if none did).
@@ -230,6 +254,17 @@ type record struct {
 type startRecord struct {
 	Objective float64  `json:"objective"`
 	ARI       *float64 `json:"ari"`
+	// Model is ¼||WᵀW||² of the start's W (0 in records of before it).
+	Model float64 `json:"model_term"`
+}
+
+// spectralRecord is the summary's report of a spectral embedding: the
+// K+1 leading eigenvalues of D^-½PD^-½, descending, and its products with P
+// and seconds.
+type spectralRecord struct {
+	Eigenvalues []float64 `json:"eigenvalues"`
+	Passes      int       `json:"passes"`
+	Seconds     float64   `json:"seconds"`
 }
 
 // candidate is a named setting of ssnmf solve.
@@ -259,6 +294,16 @@ func candidates() []candidate {
 		cs = append(cs, startsCandidate(sc))
 	}
 	cs = append(cs, startsCandidate(startsDense))
+	// The spectral study (studies/spectral/README.md): the default's stop
+	// rules from 2 spectral starts, on the default's graph and scale, of
+	// which -spectral reads the rules that mix them with the defaults'
+	// k-means starts; and the spectral clustering itself.
+	cs = append(cs, candidate{name: "spectral-start", stops: true, args: func(dataset) []string {
+		return []string{"-init", "spectral", "-starts", "2"}
+	}})
+	cs = append(cs, candidate{name: "method-spectral", stops: true, args: func(dataset) []string {
+		return []string{"-method", "spectral"}
+	}})
 	cs = append(cs, candidate{name: "previous-default", stops: true, args: func(dataset) []string {
 		return []string{"-starts", "1", "-scale", "mass"}
 	}})
@@ -383,9 +428,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.report != nil {
 		return reportRecords(o, out)
 	}
-	if o.lso != nil {
+	if o.lso != nil || o.spectral != nil {
 		if o.repeats < 1 {
 			return errors.New("-repeats must be >= 1")
+		}
+		if o.spectral != nil {
+			return spectralReport(o, out)
 		}
 		return lsoReport(o, out)
 	}
