@@ -46,7 +46,11 @@ func (e *Error) Error() string {
 // panics, and faults outside a file mapping (a nil dereference, a use
 // after unmap), go on. Where the kernel's table cannot be read (outside
 // Linux) a fault cannot be named and goes on as before.
-func Catch(err *error) func() {
+func Catch(err *error) func() { return catch(err, fromMaps) }
+
+// catch is Catch with the fault named by name, which returns nil for a
+// panic that is not a fault it can name: that panic goes on.
+func catch(err *error, name func(r any) *Error) func() {
 	old := debug.SetPanicOnFault(true)
 	return func() {
 		debug.SetPanicOnFault(old)
@@ -54,7 +58,7 @@ func Catch(err *error) func() {
 		if r == nil {
 			return
 		}
-		if e := fromMaps(r); e != nil {
+		if e := name(r); e != nil {
 			*err = e
 			return
 		}
@@ -86,23 +90,15 @@ func Guard(f func() error) func() error {
 // dereference that happens to coincide with a truncated file. f may be
 // nil when data is not a mapping (it cannot fault then).
 func CatchFile(name string, f *os.File, data []byte, err *error) func() {
-	old := debug.SetPanicOnFault(true)
-	return func() {
-		debug.SetPanicOnFault(old)
-		r := recover()
-		if r == nil {
-			return
-		}
+	return catch(err, func(r any) *Error {
 		if fa, ok := r.(interface{ Addr() uintptr }); ok && inMapping(data, fa.Addr()) {
-			*err = &Error{File: name, Addr: fa.Addr(), Op: "read"}
-			return
+			return &Error{File: name, Addr: fa.Addr(), Op: "read"}
 		}
 		if addressLost(r) && shrunk(f, data) {
-			*err = &Error{File: name, Op: "read"}
-			return
+			return &Error{File: name, Op: "read"}
 		}
-		panic(r)
-	}
+		return nil
+	})
 }
 
 // inMapping reports whether addr lies in data.
