@@ -145,9 +145,9 @@ func (s Settings) check() error {
 	case len(s.Ks) == 0 || slices.Min(s.Ks) < 1:
 		return fmt.Errorf("kernelbench: Ks = %v, want numbers of clusters of at least 1", s.Ks)
 	case s.Reps < 1 || s.FallbackReps < 0:
-		return fmt.Errorf("kernelbench: Reps = %d, FallbackReps = %d, want at least 1 and 0", s.Reps, s.FallbackReps)
+		return fmt.Errorf("kernelbench: Reps = %d and FallbackReps = %d, want at least 1 and at least 0", s.Reps, s.FallbackReps)
 	case s.Workers < 1 || s.BlockSize < 1:
-		return fmt.Errorf("kernelbench: Workers = %d, BlockSize = %d, want at least 1", s.Workers, s.BlockSize)
+		return fmt.Errorf("kernelbench: Workers = %d and BlockSize = %d, want at least 1 each", s.Workers, s.BlockSize)
 	case s.Probe <= 0:
 		return fmt.Errorf("kernelbench: Probe = %v, want a positive duration", s.Probe)
 	}
