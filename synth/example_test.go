@@ -5,6 +5,7 @@ import (
 	"log"
 	"os"
 
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/synth"
 )
 
@@ -12,7 +13,7 @@ import (
 // dimensions as CSV, as ssnmf gen -n 3 -p 2 -k 2 -seed 1 -o FILE.csv does.
 func Example() {
 	s := synth.Settings{N: 3, P: 2, K: 2, Sep: 2, Seed: 1}
-	if err := synth.Write(context.Background(), os.Stdout, synth.CSV, s); err != nil {
+	if err := synth.Write(context.Background(), os.Stdout, input.CSV, s); err != nil {
 		log.Fatal(err)
 	}
 	// Output:

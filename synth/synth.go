@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
@@ -23,13 +24,9 @@ import (
 // it holds one batch in memory.
 const BatchRows = 1 << 16
 
-// The formats Write writes, as Format names them.
-const (
-	Parquet = "parquet"
-	Arrow   = "arrow"  // an Arrow IPC file
-	CSV     = "csv"    // CSV with a header line
-	CSVGzip = "csv.gz" // CSV, gzip-compressed
-)
+// CSVGzip is the format of gzip-compressed CSV, beside those of package
+// input (input.Parquet, input.Arrow, input.CSV) that Write also writes.
+const CSVGzip = "csv.gz"
 
 // Settings are the shape and seed of a mixture.
 type Settings struct {
@@ -96,8 +93,9 @@ func Schema(p int) *arrow.Schema {
 }
 
 // Format returns the format of an output by its name's extension:
-// Parquet (.parquet), Arrow (.arrow), CSV (.csv), CSVGzip (.csv.gz), any
-// case, or "" if none; CSV for an output written in place
+// input.Parquet (.parquet), input.Arrow (.arrow), input.CSV (.csv) or
+// CSVGzip (.csv.gz), in any case, or "" if none; input.CSV for an output
+// written in place
 // (store.WrittenInPlace: /dev/null, a terminal, a named pipe) whose name
 // has none of them.
 func Format(path string) string {
@@ -107,23 +105,24 @@ func Format(path string) string {
 	}
 	switch filepath.Ext(lower) {
 	case ".parquet":
-		return Parquet
+		return input.Parquet
 	case ".arrow":
-		return Arrow
+		return input.Arrow
 	case ".csv":
-		return CSV
+		return input.CSV
 	}
 	if store.WrittenInPlace(path) {
-		return CSV
+		return input.CSV
 	}
 	return ""
 }
 
-// Write generates the mixture of s and writes it to w in format (one of
-// Parquet, Arrow, CSV and CSVGzip) with the columns of Schema(s.P), in
-// batches of BatchRows rows: Parquet row groups and Arrow record batches
-// of that size. It checks ctx before each batch; an error names the rows
-// of the batch at fault, or the rows written before ctx ended.
+// Write generates the mixture of s and writes it to w in format, as
+// Format names it (input.Arrow: an Arrow IPC file), with the columns of
+// Schema(s.P), in batches of BatchRows rows: Parquet row groups and Arrow
+// record batches of that size. It checks ctx before each batch; an error
+// names the rows of the batch at fault, or the rows written before ctx
+// ended.
 func Write(ctx context.Context, w io.Writer, format string, s Settings) error {
 	if err := s.check(); err != nil {
 		return err
@@ -178,14 +177,14 @@ type recordWriter interface {
 // newWriter returns the writer of record batches of schema to w in format.
 func newWriter(w io.Writer, format string, schema *arrow.Schema) (recordWriter, error) {
 	switch format {
-	case CSV:
+	case input.CSV:
 		return store.NewCSVWriter(w, schema), nil
 	case CSVGzip:
 		zw := gzip.NewWriter(w)
 		return gzipWriter{store.NewCSVWriter(zw, schema), zw}, nil
-	case Arrow:
+	case input.Arrow:
 		return ipc.NewFileWriter(w, ipc.WithSchema(schema))
-	case Parquet:
+	case input.Parquet:
 		return parquetio.NewWriter(w, schema)
 	}
 	return nil, fmt.Errorf("unknown output format %q", format)

@@ -29,7 +29,7 @@ func TestWriteFormats(t *testing.T) {
 	s := Settings{N: BatchRows + 100, P: 3, K: 4, Seed: 7, Sep: 5}
 	dir := t.TempDir()
 	var first *store.Table
-	for _, format := range []string{Parquet, Arrow, CSV, CSVGzip} {
+	for _, format := range []string{input.Parquet, input.Arrow, input.CSV, CSVGzip} {
 		path := filepath.Join(dir, "g."+format)
 		if f := Format(path); f != format {
 			t.Fatalf("Format(%s) = %q, want %q", path, f, format)
@@ -55,7 +55,7 @@ func TestWriteFormats(t *testing.T) {
 			continue
 		}
 		if a, b := tableView(tab), tableView(first); !reflect.DeepEqual(a, b) {
-			t.Errorf("%s differs from %s", format, Parquet)
+			t.Errorf("%s differs from %s", format, input.Parquet)
 		}
 	}
 	checkMixture(t, first, s.K)
@@ -132,11 +132,11 @@ func TestWriteErrors(t *testing.T) {
 		s      Settings
 		want   string
 	}{
-		{"no rows", context.Background(), CSV, Settings{P: 2, K: 2}, "n=0 p=2 k=2 sep=0: want n, p, k >= 1"},
-		{"no features", context.Background(), CSV, Settings{N: 1, K: 2}, "want n, p, k >= 1"},
-		{"NaN sep", context.Background(), CSV, Settings{N: 1, P: 1, K: 1, Sep: math.NaN()}, "sep=NaN"},
+		{"no rows", context.Background(), input.CSV, Settings{P: 2, K: 2}, "n=0 p=2 k=2 sep=0: want n, p, k >= 1"},
+		{"no features", context.Background(), input.CSV, Settings{N: 1, K: 2}, "want n, p, k >= 1"},
+		{"NaN sep", context.Background(), input.CSV, Settings{N: 1, P: 1, K: 1, Sep: math.NaN()}, "sep=NaN"},
 		{"format", context.Background(), "txt", ok, `unknown output format "txt"`},
-		{"cancelled", cancelled, Parquet, ok, "interrupted after 0 rows: context canceled"},
+		{"cancelled", cancelled, input.Parquet, ok, "interrupted after 0 rows: context canceled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Write(tc.ctx, &bytes.Buffer{}, tc.format, tc.s)
@@ -153,8 +153,8 @@ func TestWriteErrors(t *testing.T) {
 // TestFormat checks the formats of names.
 func TestFormat(t *testing.T) {
 	for path, want := range map[string]string{
-		"a.parquet": Parquet, "A.PARQUET": Parquet, "b.arrow": Arrow, "c.csv": CSV, "d.CSV.GZ": CSVGzip,
-		"e.txt": "", "f.gz": "", "g": "", os.DevNull: CSV,
+		"a.parquet": input.Parquet, "A.PARQUET": input.Parquet, "b.arrow": input.Arrow, "c.csv": input.CSV, "d.CSV.GZ": CSVGzip,
+		"e.txt": "", "f.gz": "", "g": "", os.DevNull: input.CSV,
 	} {
 		if got := Format(path); got != want {
 			t.Errorf("Format(%q) = %q, want %q", path, got, want)
@@ -167,7 +167,7 @@ func TestFormat(t *testing.T) {
 func BenchmarkWrite(b *testing.B) {
 	s := Settings{N: 200000, P: 16, K: 10, Sep: 2}
 	for b.Loop() {
-		if err := Write(context.Background(), io.Discard, Parquet, s); err != nil {
+		if err := Write(context.Background(), io.Discard, input.Parquet, s); err != nil {
 			b.Fatal(err)
 		}
 	}
