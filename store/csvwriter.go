@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,7 +26,8 @@ type CSVWriter struct {
 }
 
 // NewCSVWriter returns a CSVWriter of record batches of schema to w, whose
-// columns must be float64, int32 or int64, without nulls.
+// columns must be float64, int32 or int64, without nulls, and named
+// without a comma, a quote or a line break (names are written unquoted).
 func NewCSVWriter(w io.Writer, schema *arrow.Schema) *CSVWriter {
 	return &CSVWriter{bw: bufio.NewWriterSize(w, 1<<16), schema: schema}
 }
@@ -54,6 +56,9 @@ func (c *CSVWriter) Write(rec arrow.RecordBatch) error {
 	}
 	cols := make([]csvColumn, rec.NumCols())
 	for j, col := range rec.Columns() {
+		if name := c.schema.Field(j).Name; strings.ContainsAny(name, ",\"\r\n") {
+			return fmt.Errorf("csv: column name %s needs quoting", Quote(name))
+		}
 		if col.NullN() > 0 {
 			return fmt.Errorf("csv: column %q has nulls", c.schema.Field(j).Name)
 		}

@@ -29,6 +29,7 @@ func TestCSVWriter(t *testing.T) {
 		{name: "two batches", batches: [][]arrowtest.Column{{f64("a", "1"), f64("b", "2")}, {f64("a", "3"), f64("b", "4")}},
 			want: "a,b\n1,2\n3,4\n"},
 		{name: "no batch", want: "a\n"},
+		{name: "comma", batches: [][]arrowtest.Column{{f64("a,b", "1")}}, want: `column name "a,b" needs quoting`},
 		{name: "null", batches: [][]arrowtest.Column{{f64("a", "1", arrowtest.Null)}}, want: `column "a" has nulls`},
 		{name: "string", batches: [][]arrowtest.Column{{{Name: "a", Type: arrow.BinaryTypes.String, Vals: []string{"x"}}}},
 			want: `column "a" of type utf8, want float64, int32 or int64`},
