@@ -26,6 +26,11 @@
 // training rows' neighbour lists (Options). For the Gaussian kernel p_x is
 // the kernel row against every training row.
 //
+// A table of new rows, as store/input reads it into a work directory
+// (WorkDir), is tuned (TuneTable) and predicted in batches (PredictTable)
+// into a matrix file there, its errors naming the table's rows and
+// columns; "ssnmf predict" runs these.
+//
 // # File format
 //
 // A model is a directory holding one file, model.ssnmf, written by Save

@@ -87,5 +87,7 @@
 // ([WriteThrough]), is written directly instead. [WriteMembershipCSV] and [WriteMembershipArrow] write a membership
 // matrix W with the columns of [MembershipSchema] (id, w1..wk, cluster, confidence), so
 // that it reads back bit-exactly; [MembershipBatches] cuts it into the
-// record batches every writer, Parquet's included, uses.
+// record batches every writer, Parquet's included, uses. [CSVWriter]
+// writes any record batches of numeric columns as CSV, with the Write and
+// Close of Arrow's IPC file writer and of the Parquet writer.
 package store

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +88,61 @@ func RemoveTemps(dir string, names ...string) {
 			if e.Type().IsRegular() && isTemp(e.Name(), base) {
 				os.Remove(filepath.Join(dir, e.Name()))
 			}
+		}
+	}
+}
+
+// LockedTempDir makes a new directory in os.TempDir() whose name is prefix
+// and a random suffix (os.MkdirTemp), and locks it (package workdir) until
+// the caller closes the lock, which tells a later LockedTempDir of the
+// same prefix that the directory is in use; the lock is nil where the file
+// system cannot lock. Before, it removes the directories of prefix that
+// processes killed outright (SIGKILL) left there (removeStaleDirs).
+func LockedTempDir(prefix string, files ...string) (string, *workdir.Lock, error) {
+	removeStaleDirs(os.TempDir(), prefix, files)
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := workdir.Acquire(dir)
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// removeStaleDirs removes from parent the directories of LockedTempDir of
+// prefix whose processes were killed outright, which nothing else removes:
+// those provably a dead process's, that is named with prefix, holding only
+// regular files named files or workdir.LockFile, among them the lock file,
+// unchanged for StaleAge (it is written once the lock is taken), and whose
+// lock no process holds (the kernel releases a lock when its process
+// dies). Anything else is left, a directory without a lock file too.
+func removeStaleDirs(parent, prefix string, files []string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	foreign := func(f os.DirEntry) bool {
+		return !f.Type().IsRegular() || f.Name() != workdir.LockFile && !slices.Contains(files, f.Name())
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		fi, err := os.Stat(filepath.Join(dir, workdir.LockFile))
+		if err != nil || time.Since(fi.ModTime()) < StaleAge {
+			continue
+		}
+		inside, err := os.ReadDir(dir)
+		if err != nil || slices.ContainsFunc(inside, foreign) {
+			continue
+		}
+		if lock, err := workdir.Acquire(dir); err == nil {
+			os.RemoveAll(dir)
+			lock.Close()
 		}
 	}
 }

@@ -70,3 +70,65 @@ func TestRemoveStale(t *testing.T) {
 		t.Errorf("left %s, want %s", strings.Join(names, " "), strings.Join(want, " "))
 	}
 }
+
+// TestLockedTempDir leaves directories in $TMPDIR as killed, live and
+// other processes would, and checks that LockedTempDir removes exactly
+// the killed ones of its prefix, and makes its own directory, locked.
+func TestLockedTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	old := time.Now().Add(-time.Hour)
+	cases := []struct {
+		dir   string
+		files []string
+		kept  bool
+	}{
+		{"run-1", []string{"lock", "a.mat", "b.mat"}, false},    // killed
+		{"run-2", []string{"lock"}, false},                      // killed at its start
+		{"run-3", []string{"lock", "a.mat"}, true},              // running: its lock is held below
+		{"run-4", []string{"a.mat", "b.mat"}, true},             // no lock file
+		{"run-5", []string{"lock", "a.mat", "notes.txt"}, true}, // not only its files
+		{"other-6", []string{"lock", "a.mat"}, true},            // another prefix
+	}
+	var want []string
+	for _, tc := range cases {
+		if tc.kept {
+			want = append(want, tc.dir)
+		}
+		for _, f := range tc.files {
+			path := filepath.Join(tmp, tc.dir, f)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte("1234 host 2026-01-01T00:00:00Z\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	live, err := workdir.Acquire(filepath.Join(tmp, "run-3"))
+	if err != nil {
+		t.Skipf("cannot lock here: %v", err)
+	}
+	defer live.Close()
+	filepath.WalkDir(tmp, func(path string, _ os.DirEntry, _ error) error { return os.Chtimes(path, old, old) })
+
+	dir, lock, err := LockedTempDir("run-", "a.mat", "b.mat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := workdir.Acquire(dir); err == nil {
+		t.Errorf("%s is not locked", dir)
+	}
+	var left []string
+	es, _ := os.ReadDir(tmp)
+	for _, e := range es {
+		if filepath.Join(tmp, e.Name()) != dir {
+			left = append(left, e.Name())
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/ssnmf/ssnmf/synth"
 )
 
 // The documents whose commands TestDocCommands checks, relative to the
@@ -286,7 +288,7 @@ func runDocCommands(t *testing.T, root string, lines []docLine) int {
 			}
 		}
 		for _, in := range docInputs(args) {
-			if _, err := os.Stat(in); err == nil || genFormat(in) == "" || args[0] == "dump" || args[0] == "plot" {
+			if _, err := os.Stat(in); err == nil || synth.Format(in) == "" || args[0] == "dump" || args[0] == "plot" {
 				continue
 			}
 			gen := []string{"gen", "-q", "-n", strconv.Itoa(docMaxRows), "-p", "8", "-k", "10", "-seed", "1", "-o", in}

@@ -4,17 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
-	"reflect"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/store"
-	"github.com/ssnmf/ssnmf/store/input"
 )
 
 // runGen runs gen with args and fails the test on error.
@@ -29,63 +24,6 @@ func runGen(t *testing.T, args ...string) {
 // tableView is a Table without where its features are kept.
 func tableView(t *store.Table) store.Table {
 	return store.Table{Features: t.Features, N: t.N, P: t.P, Names: t.Names, Labels: t.Labels, Classes: t.Classes, LabelName: t.LabelName}
-}
-
-// TestGenFormats writes the same mixture in every format, across a batch
-// boundary, and reads each back through openInput: the tables agree bit
-// for bit, and the data are a mixture of unit-variance Gaussians.
-func TestGenFormats(t *testing.T) {
-	const n, p, k = genBatchRows + 100, 3, 4
-	dir := t.TempDir()
-	var first *store.Table
-	for _, name := range []string{"g.parquet", "g.arrow", "g.csv", "g.csv.gz"} {
-		path := filepath.Join(dir, name)
-		runGen(t, "-n", strconv.Itoa(n), "-p", strconv.Itoa(p), "-k", strconv.Itoa(k), "-seed", "7", "-sep", "5", "-o", path)
-		tab, err := input.Open(path, "", store.TableOptions{}, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tab.Close()
-		if tab.N != n || tab.P != p || !slices.Equal(tab.Names, []string{"x1", "x2", "x3"}) || tab.LabelName != "label" ||
-			!slices.Equal(tab.Classes, []string{"0", "1", "2", "3"}) {
-			t.Fatalf("%s: %d×%d %q label %q classes %q", name, tab.N, tab.P, tab.Names, tab.LabelName, tab.Classes)
-		}
-		if first == nil {
-			first = tab
-			continue
-		}
-		if a, b := tableView(tab), tableView(first); !reflect.DeepEqual(a, b) {
-			t.Errorf("%s differs from %s", name, "g.parquet")
-		}
-	}
-
-	// Each class is uniform over k components and has unit variance in
-	// every coordinate around its mean; n/k ≈ 16,000 rows per class keep
-	// the sample variance within ±0.05 of 1 and the share within ±0.02
-	// of 1/4 with overwhelming probability.
-	count := make([]float64, k)
-	sum := make([]float64, k*p)
-	sq := make([]float64, k*p)
-	for i := range n {
-		c := first.Labels[i]
-		count[c]++
-		for j := range p {
-			v := first.Features[i*p+j]
-			sum[c*p+j] += v
-			sq[c*p+j] += v * v
-		}
-	}
-	for c := range k {
-		if share := count[c] / n; math.Abs(share-0.25) > 0.02 {
-			t.Errorf("class %d has share %.4f, want 0.25", c, share)
-		}
-		for j := range p {
-			mean := sum[c*p+j] / count[c]
-			if v := sq[c*p+j]/count[c] - mean*mean; math.Abs(v-1) > 0.05 {
-				t.Errorf("class %d, x%d: variance %.4f, want 1", c, j+1, v)
-			}
-		}
-	}
 }
 
 // TestGenDeterministic checks that a seed gives the same file and another

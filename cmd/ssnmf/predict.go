@@ -19,7 +19,6 @@ import (
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/store/vfs"
-	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
 // predictConfig is the parsed command line of predict.
@@ -59,13 +58,9 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if err := checkFiles([]fileArg{{"INPUT", c.input}, {"-model", filepath.Join(c.model, model.FileName)}}, []fileArg{{"-out", c.out}}); err != nil {
 		return err
 	}
-	m, err := model.Open(c.model)
+	m, err := openModel(c.model)
 	if err != nil {
-		var ve *model.VersionError
-		if errors.As(err, &ve) || !errors.Is(err, os.ErrNotExist) {
-			return usageError{err}
-		}
-		return usagef("-model %s: no model there (%v); save one with ssnmf solve -model %s", c.model, err, c.model)
+		return err
 	}
 	defer m.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the file
@@ -77,12 +72,18 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return err
 	}
 	defer out.Abort()
-	dir, lock, err := makePredictDir()
+	dir, lock, err := model.WorkDir()
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	defer lock.Close()
+	return c.predict(ctx, m, dir, out, stderr)
+}
+
+// predict reads INPUT into dir, predicts its rows, writes their
+// memberships to out and commits it, and reports the run.
+func (c *predictConfig) predict(ctx context.Context, m *model.Model, dir string, out *store.AtomicFile, stderr io.Writer) (err error) {
 	begin := time.Now()
 	topt, err := c.columns(m.Features())
 	if err != nil {
@@ -95,15 +96,23 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	defer tab.Close()
 	defer fault.Catch(&err)()
 	read := time.Since(begin)
-	opt := model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers}
-	opt, tuned, err := c.tune(ctx, m, tab, opt, stderr)
+	opt, tuned, err := m.TuneTable(ctx, tab, c.sample, c.seed, c.recall, model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers},
+		func(t model.Tuned) {
+			c.progressf(stderr, "predict search: %d probes, sampled recall@%d %.4f on %d rows (-knn-recall %v)", t.Probes, m.Meta().Neighbors, t.Recall, t.Rows, c.recall)
+		})
 	if err != nil {
-		return err
+		return c.rowError(err)
 	}
 	tuning := time.Since(begin) - read
-	wm, err := c.predictRows(ctx, m, tab, dir, opt, stderr)
+	last := time.Now()
+	wm, err := m.PredictTable(ctx, tab, dir, opt, c.batch, func(done int) {
+		if time.Since(last) > time.Second {
+			c.progressf(stderr, "predicted %d of %d rows", done, tab.N)
+			last = time.Now()
+		}
+	})
 	if err != nil {
-		return err
+		return c.rowError(err)
 	}
 	defer wm.Close()
 	defer fault.Catch(&err)()
@@ -122,6 +131,19 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		c.reportPredict(stderr, m, tab.N, opt, tuned, took, tuning, read)
 	}
 	return nil
+}
+
+// openModel opens the model of -model DIR; an error is the user's.
+func openModel(dir string) (*model.Model, error) {
+	m, err := model.Open(dir)
+	if err != nil {
+		var ve *model.VersionError
+		if errors.As(err, &ve) || !errors.Is(err, os.ErrNotExist) {
+			return nil, usageError{err}
+		}
+		return nil, usagef("-model %s: no model there (%v); save one with ssnmf solve -model %s", dir, err, dir)
+	}
+	return m, nil
 }
 
 // reportPredict prints the line of a prediction of rows rows: the model,
@@ -235,57 +257,21 @@ func (c *predictConfig) columns(want []string) (store.TableOptions, error) {
 	return opt, nil
 }
 
-// tune chooses the effort of the approximate search: model.Tune on
-// -knn-sample rows of INPUT, to -knn-recall, a progress line a step.
-func (c *predictConfig) tune(ctx context.Context, m *model.Model, tab *store.Table, opt model.Options, stderr io.Writer) (model.Options, model.Tuned, error) {
-	step := func(t model.Tuned) {
-		if !c.quiet {
-			fmt.Fprintf(stderr, "ssnmf: predict search: %d probes, sampled recall@%d %.4f on %d rows (-knn-recall %v)\n", t.Probes, m.Meta().Neighbors, t.Recall, t.Rows, c.recall)
-		}
+// progressf prints a progress line on stderr, unless -q.
+func (c *predictConfig) progressf(stderr io.Writer, format string, args ...any) {
+	if !c.quiet {
+		fmt.Fprintf(stderr, "ssnmf: "+format+"\n", args...)
 	}
-	opt, t, err := m.Tune(ctx, tab.Features, tab.N, c.sample, c.seed, c.recall, opt, step)
-	return opt, t, c.rowError(err, tab)
 }
 
-// rowError names INPUT, the row and INPUT's column in a model.RowError.
-func (c *predictConfig) rowError(err error, tab *store.Table) error {
+// rowError says a model.RowError as a usage error naming INPUT and the
+// row.
+func (c *predictConfig) rowError(err error) error {
 	var re *model.RowError
 	if !errors.As(err, &re) {
 		return err
 	}
-	var ve *model.ValueError
-	if errors.As(re.Err, &ve) && ve.Feature < len(tab.Names) {
-		ve.Name = tab.Names[ve.Feature]
-	}
 	return usagef("%s: row %d (0-based, the id of -out): %v", c.input, re.Row, re.Err)
-}
-
-// predictRows predicts the rows of x (rows×p) in batches into a matrix
-// file in dir, and returns it.
-func (c *predictConfig) predictRows(ctx context.Context, m *model.Model, tab *store.Table, dir string, opt model.Options, stderr io.Writer) (*store.Matrix, error) {
-	k, p, x, rows := m.K(), len(m.Features()), tab.Features, tab.N
-	mat, err := store.CreateMatrix(filepath.Join(dir, "W.mat"), rows, k)
-	if err != nil {
-		return nil, err
-	}
-	w := mat.Data()
-	last := time.Now()
-	for lo := 0; lo < rows; lo += c.batch {
-		hi := min(rows, lo+c.batch)
-		if err := m.Predict(ctx, x[lo*p:hi*p], hi-lo, w[lo*k:hi*k], opt); err != nil {
-			mat.Close()
-			var re *model.RowError
-			if errors.As(err, &re) {
-				re.Row += lo
-			}
-			return nil, c.rowError(err, tab)
-		}
-		if !c.quiet && time.Since(last) > time.Second {
-			fmt.Fprintf(stderr, "ssnmf: predicted %d of %d rows\n", hi, rows)
-			last = time.Now()
-		}
-	}
-	return mat, nil
 }
 
 // writeMemberships writes W (n×k) to out in the format of path's
@@ -302,68 +288,4 @@ func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
 		return fmt.Errorf("-out %s: %w", path, err)
 	}
 	return nil
-}
-
-// predictTemp begins the names of predict's temporary directories.
-const predictTemp = "ssnmf-predict-"
-
-// predictFile reports whether name is a file predict writes in its
-// temporary directory.
-func predictFile(name string) bool {
-	switch name {
-	case workdir.LockFile, store.FeaturesFile, "features.model.mat", "W.mat":
-		return true
-	}
-	return false
-}
-
-// makePredictDir removes the temporary directories that killed predicts
-// left in $TMPDIR, then makes this run's there and locks it (package
-// workdir) for the run: the lock tells a later predict that the directory
-// is in use. The lock is nil where the file system cannot lock.
-func makePredictDir() (string, *workdir.Lock, error) {
-	removeStalePredictDirs(os.TempDir())
-	dir, err := os.MkdirTemp("", predictTemp)
-	if err != nil {
-		return "", nil, err
-	}
-	lock, err := workdir.Acquire(dir)
-	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	return dir, lock, nil
-}
-
-// removeStalePredictDirs removes from parent the temporary directories of
-// predicts killed outright (SIGKILL), which nothing else removes: those
-// provably a dead predict's, that is named as predict names them, holding
-// only the files predict writes there, among them its lock file, unchanged
-// for store.StaleAge (it is written once the lock is taken), and whose
-// lock no process holds (the kernel releases a lock when its process
-// dies). Anything else is left, a directory of an earlier version without
-// a lock file too.
-func removeStalePredictDirs(parent string) {
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), predictTemp) {
-			continue
-		}
-		dir := filepath.Join(parent, e.Name())
-		fi, err := os.Stat(filepath.Join(dir, workdir.LockFile))
-		if err != nil || time.Since(fi.ModTime()) < store.StaleAge {
-			continue
-		}
-		files, err := os.ReadDir(dir)
-		if err != nil || slices.ContainsFunc(files, func(f os.DirEntry) bool { return !f.Type().IsRegular() || !predictFile(f.Name()) }) {
-			continue
-		}
-		if lock, err := workdir.Acquire(dir); err == nil {
-			os.RemoveAll(dir)
-			lock.Close()
-		}
-	}
 }

@@ -1,0 +1,84 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store"
+)
+
+// TestPredictTable predicts a table in batches of every size: the
+// memberships are those of one Predict, progress counts the batches, and
+// a bad value is a RowError of the table's row whose ValueError names the
+// table's column.
+func TestPredictTable(t *testing.T) {
+	n, p := 300, 3
+	m, _, _ := identityModel(t, blobs(n, p, 2, 4), n, p, graph.KNNOptions{Neighbors: 8, Weights: graph.SelfTuning, Method: graph.Exact}, 0)
+	rows := 50
+	y := blobs(rows, p, 2, 5)
+	want := make([]float64, rows*m.K())
+	if err := m.Predict(context.Background(), y, rows, want, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(y)
+	bad[37*p+2] = math.Inf(-1)
+	names := []string{"u", "v", "w"}
+	for _, tc := range []struct {
+		name    string
+		x       []float64
+		batch   int
+		done    []int  // the progress calls; nil: not checked
+		badRow  int    // the row of the error, -1 for none
+		badName string // the column it names
+	}{
+		{"one batch", y, 0, []int{50}, -1, ""},
+		{"batches of 20", y, 20, []int{20, 40, 50}, -1, ""},
+		{"batches of 1", y, 1, nil, -1, ""},
+		{"a bad row", bad, 16, []int{16, 32}, 37, "w"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var done []int
+			tab := &store.Table{Features: tc.x, N: rows, P: p, Names: names}
+			mat, err := m.PredictTable(context.Background(), tab, t.TempDir(), Options{Workers: 2}, tc.batch, func(d int) { done = append(done, d) })
+			if tc.badRow >= 0 {
+				var re *RowError
+				var ve *ValueError
+				if !errors.As(err, &re) || re.Row != tc.badRow || !errors.As(err, &ve) || ve.Name != tc.badName {
+					t.Fatalf("error %v, want row %d, column %q", err, tc.badRow, tc.badName)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else {
+				defer mat.Close()
+				if !slices.Equal(mat.Data(), want) {
+					t.Error("the memberships differ from Predict's")
+				}
+			}
+			if tc.done != nil && !slices.Equal(done, tc.done) {
+				t.Errorf("progress %v, want %v", done, tc.done)
+			}
+		})
+	}
+	if _, err := m.PredictTable(context.Background(), &store.Table{Features: y[:rows*2], N: rows, P: 2}, t.TempDir(), Options{}, 0, nil); err == nil {
+		t.Error("a table of 2 features: no error")
+	}
+}
+
+// TestTuneTable checks that a bad sampled value names the table's column.
+func TestTuneTable(t *testing.T) {
+	n, p := 300, 3
+	m, _, _ := identityModel(t, blobs(n, p, 2, 4), n, p, graph.KNNOptions{Neighbors: 8, Weights: graph.SelfTuning, Method: graph.Approximate}, 50)
+	y := blobs(20, p, 2, 5)
+	y[3*p+1] = math.NaN()
+	tab := &store.Table{Features: y, N: 20, P: p, Names: []string{"u", "v", "w"}}
+	_, _, err := m.TuneTable(context.Background(), tab, 20, 1, 0.9, Options{Search: graph.Approximate}, nil)
+	var re *RowError
+	var ve *ValueError
+	if !errors.As(err, &re) || re.Row != 3 || !errors.As(err, &ve) || ve.Name != "v" {
+		t.Fatalf("error %v, want row 3, column \"v\"", err)
+	}
+}
