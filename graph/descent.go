@@ -60,9 +60,10 @@ type descent struct {
 	sc      *scratch
 	reverse int
 	fw      int // forward candidates a row: its nearest in its list
-	// touched keeps the loads of backward's batches (one a task) from
-	// being dropped as unused.
-	touched []int32
+	// rangeRows and chunk are backward's range of rows and bound on the
+	// entries bucketed at a time: backwardRange and backwardChunk, but in
+	// tests.
+	rangeRows, chunk int
 }
 
 // newDescent returns the state of neighbour descent on a's lists, with
@@ -77,7 +78,7 @@ func newDescent(a *approxSearch, sp *scratchSpace, forward, reverse int) (*desce
 		return nil, err
 	}
 	off := 0
-	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, touched: make([]int32, max(1, a.workers))}
+	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, rangeRows: backwardRange, chunk: backwardChunk}
 	d.cand = carve[int32](sc, &off, a.n*width)
 	d.prev = carve[int32](sc, &off, a.n*fw)
 	d.rank = carve[uint8](sc, &off, a.n*reverse)
@@ -156,39 +157,39 @@ func prevLen(prev []int32) int {
 
 // backward adds to every row's candidates its reverse neighbours of the
 // lowest (rank in their list, row), at most reverse, each flagged as the
-// forward entry it mirrors. The rows are cut into one range a task; each
-// task scans every list for the entries of its range, so that the result
-// does not depend on the workers.
+// forward entry it mirrors. The entries go to rows scattered over all, so
+// they are taken a chunk of lists at a time (d.chunk entries at most),
+// bucketed by ranges of d.rangeRows rows, and each range's
+// entries added on the workers with the range's candidates in cache. A
+// row keeps the lowest keys of all it is offered, whatever their order:
+// the result does not depend on the chunks nor on the workers.
 func (d *descent) backward(ctx context.Context) error {
-	a, fw, w := d.a, d.fw, d.width
+	a, fw, w, rr := d.a, d.fw, d.width, d.rangeRows
 	if d.reverse == 0 {
 		return nil
 	}
-	tasks := a.workers
-	return parallel(ctx, a.workers, tasks, func(t int) {
-		lo, hi := int32(int64(t)*int64(a.n)/int64(tasks)), int32(int64(t+1)*int64(a.n)/int64(tasks))
-		// The rows an entry goes to are scattered: a batch of entries is
-		// gathered first and their rows' candidates loaded in one loop of
-		// independent loads, which the processor overlaps, before the
-		// insertions, which then find them in cache. Only this task
-		// writes the rows of [lo, hi).
-		type entry struct {
-			u, flag int32
-			e       uint8
-		}
-		var batch [64]entry
-		k, touch := 0, int32(0)
-		flush := func() {
-			for _, b := range batch[:k] {
-				c, rk := d.cand[int(b.u)*w+fw:int(b.u+1)*w], d.rank[int(b.u)*d.reverse:int(b.u+1)*d.reverse]
-				touch ^= c[0] ^ c[len(c)/2] ^ c[len(c)-1] ^ int32(rk[0]) ^ int32(rk[len(rk)-1])
+	ranges := (a.n + rr - 1) / rr
+	start := make([]int, ranges+1) // by range, its first entry in buf
+	var buf []uint64
+	for lo := 0; lo < a.n; {
+		// The lists of rows [lo, hi), at most d.chunk entries.
+		hi, entries := lo, 0
+		clear(start)
+		for ; hi < a.n && (hi == lo || entries+fw <= d.chunk); hi++ {
+			for _, v := range d.cand[hi*w : hi*w+fw] {
+				if v == none {
+					break
+				}
+				start[int(max(v, ^v))/rr+1]++
+				entries++
 			}
-			for _, b := range batch[:k] {
-				d.addReverse(int(b.u), b.flag, b.e)
-			}
-			k = 0
 		}
-		for i := range a.n {
+		for q := range ranges {
+			start[q+1] += start[q]
+		}
+		buf = slices.Grow(buf[:0], entries)[:entries]
+		at := slices.Clone(start[:ranges])
+		for i := lo; i < hi; i++ {
 			for e, v := range d.cand[i*w : i*w+fw] {
 				if v == none {
 					break
@@ -197,19 +198,32 @@ func (d *descent) backward(ctx context.Context) error {
 				if v < 0 {
 					u, flag = ^v, ^int32(i)
 				}
-				if u < lo || u >= hi {
-					continue
-				}
-				batch[k] = entry{u, flag, uint8(min(e, 255))}
-				if k++; k == len(batch) {
-					flush()
-				}
+				q := int(u) / rr
+				buf[at[q]] = uint64(int(u)-q*rr)<<40 | uint64(min(e, 255))<<32 | uint64(uint32(flag))
+				at[q]++
 			}
 		}
-		flush()
-		d.touched[t] = touch
-	})
+		err := parallel(ctx, a.workers, ranges, func(q int) {
+			for _, x := range buf[start[q]:start[q+1]] {
+				d.addReverse(q*rr+int(x>>40), int32(uint32(x)), uint8(x>>32))
+			}
+		})
+		if err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
 }
+
+// backwardRange is the rows of a range of backward's buckets, whose
+// candidates (width + reverse bytes a row) stay in cache while its
+// entries are added; at most 1<<24, for backward's packing.
+const backwardRange = 1 << 14
+
+// backwardChunk bounds the entries backward buckets at a time, 8 bytes
+// each.
+const backwardChunk = 1 << 22
 
 // addReverse offers candidate v (^r if new) of rank e to row u's reverse
 // candidates, which keep the lowest (rank, row).
