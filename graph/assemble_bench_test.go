@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -50,4 +51,42 @@ func BenchmarkAssemble(b *testing.B) {
 		g.Close()
 	}
 	b.ReportMetric(float64(n)*m*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// BenchmarkDescentBackward times descent's backward pass on 10⁶ rows with
+// 29 forward candidates each, most near the row (as a partition's leaves
+// hold them) and some anywhere, and reports forward entries a second.
+func BenchmarkDescentBackward(b *testing.B) {
+	const n, fw, reverse = 1_000_000, 29, 15
+	a := &approxSearch{n: n, m: fw + 1, workers: 2}
+	d := &descent{a: a, fw: fw, reverse: reverse, width: fw + reverse, rangeRows: backwardRange, chunk: backwardChunk}
+	d.cand, d.rank = make([]int32, n*d.width), make([]uint8, n*reverse)
+	rng := rand.New(rand.NewPCG(7, 7))
+	fill := func() {
+		for i := range n {
+			c := d.cand[i*d.width : (i+1)*d.width]
+			for e := range fw {
+				j := rng.IntN(n)
+				if e < 20 {
+					j = min(max(i+rng.IntN(1024)-512, 0), n-1)
+				}
+				c[e] = int32(j)
+				if e%3 == 0 {
+					c[e] = ^c[e]
+				}
+			}
+			for e := fw; e < d.width; e++ {
+				c[e] = none
+			}
+		}
+	}
+	for b.Loop() {
+		b.StopTimer()
+		fill()
+		b.StartTimer()
+		if err := d.backward(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*fw*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }
