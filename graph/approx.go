@@ -431,14 +431,8 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 
 // offer offers (dist, v) to row u's list under u's lock (of locks, row u's
 // being u mod joinLocks), marks the row changed if the list took it, and
-// returns the list's bound; a candidate beyond the bound is refused
-// without the lock.
+// returns the list's bound.
 func (a *approxSearch) offer(u int32, dist float64, v int32, locks *[joinLocks]sync.Mutex) float64 {
-	// A candidate beyond the bound would be refused: no lock for it. (At
-	// the bound, a tie, the list decides.)
-	if b := loadBound(a.bound, int(u)); dist > b {
-		return b
-	}
 	l := &locks[u%joinLocks]
 	l.Lock()
 	b := loadBound(a.bound, int(u))

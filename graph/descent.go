@@ -272,43 +272,113 @@ const none = math.MinInt32
 // neighbours, so a row is offered the candidates of its candidates, as
 // in NN-descent; but the rows of a join are loaded once, and their
 // distances computed among them, where offering a row the candidates of
-// its candidates one at a time would load each of them. The lists are
-// written under a lock a row (striped); the best m of a set of offers do
+// its candidates one at a time would load each of them.
+//
+// The join is external: the offers of a chunk of rows' joins (joinTasks
+// tasks of DescentBlock rows) are gathered, bucketed by ranges of the
+// rows they go to, and each range's offered to its lists on the workers,
+// with the lists in cache and no lock. The best m of a set of offers do
 // not depend on their order, nor whether a list changed in the round, so
 // the lists after the round do not depend on the workers. It returns the
 // number of rows whose list changed.
 func (d *descent) join(ctx context.Context) (int, error) {
-	a, w := d.a, d.width
+	a := d.a
 	clear(a.changed)
 	joiners := make(chan *joiner, a.workers)
 	for range a.workers {
-		joiners <- &joiner{seen: newRowSet(w + 1)}
+		joiners <- &joiner{seen: newRowSet(d.width + 1)}
 	}
-	var locks [joinLocks]sync.Mutex
 	tasks := (a.n + descentChunk - 1) / descentChunk
 	pass := fmt.Sprintf("kNN round %d: %s", a.round, DescentPass)
 	var mu sync.Mutex // orders the progress calls
 	done := 0
-	err := parallel(ctx, a.workers, tasks, func(t int) {
-		jn := <-joiners
-		defer func() { joiners <- jn }()
-		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
-			d.joinRow(i, jn, &locks)
+	offers := make([][]joinOffer, joinTasks)
+	var ob offerBuckets
+	for t0 := 0; t0 < tasks; t0 += joinTasks {
+		t1 := min(tasks, t0+joinTasks)
+		err := parallel(ctx, a.workers, t1-t0, func(k int) {
+			jn := <-joiners
+			defer func() { joiners <- jn }()
+			out := offers[k][:0]
+			t := t0 + k
+			for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
+				out = d.joinRow(i, jn, out)
+			}
+			offers[k] = out
+			if a.progress != nil {
+				mu.Lock()
+				done++
+				a.progress(pass, done, tasks)
+				mu.Unlock()
+			}
+		})
+		if err == nil {
+			err = ob.offer(ctx, a, offers[:t1-t0], d.rangeRows)
 		}
-		if a.progress != nil {
-			mu.Lock()
-			done++
-			a.progress(pass, done, tasks)
-			mu.Unlock()
+		if err != nil {
+			return 0, err
 		}
-	})
+	}
 	changed := 0
 	for _, c := range a.changed {
 		if c {
 			changed++
 		}
 	}
-	return changed, err
+	return changed, nil
+}
+
+// joinTasks is the tasks of DescentBlock rows whose joins' offers join
+// gathers before it offers them.
+const joinTasks = 4
+
+// joinOffer is an offer of a local join: row v at squared distance dist
+// to row u's list.
+type joinOffer struct {
+	u, v int32
+	dist float64
+}
+
+// offerBuckets buckets offers by ranges of the rows they go to.
+type offerBuckets struct {
+	start []int
+	buf   []joinOffer
+}
+
+// offer buckets the offers of every slice of offers by ranges of
+// rangeRows rows, and offers each range's to its rows' lists on the
+// workers, marking the rows whose list took one changed.
+func (ob *offerBuckets) offer(ctx context.Context, a *approxSearch, offers [][]joinOffer, rangeRows int) error {
+	ranges := (a.n + rangeRows - 1) / rangeRows
+	ob.start = slices.Grow(ob.start[:0], ranges+1)[:ranges+1]
+	clear(ob.start)
+	total := 0
+	for _, os := range offers {
+		for _, o := range os {
+			ob.start[int(o.u)/rangeRows+1]++
+		}
+		total += len(os)
+	}
+	for q := range ranges {
+		ob.start[q+1] += ob.start[q]
+	}
+	ob.buf = slices.Grow(ob.buf[:0], total)[:total]
+	at := slices.Clone(ob.start[:ranges])
+	for _, os := range offers {
+		for _, o := range os {
+			q := int(o.u) / rangeRows
+			ob.buf[at[q]] = o
+			at[q]++
+		}
+	}
+	return parallel(ctx, a.workers, ranges, func(q int) {
+		for _, o := range ob.buf[ob.start[q]:ob.start[q+1]] {
+			if a.lists.offer(int(o.u), o.dist, o.v) {
+				a.changed[o.u] = true
+				storeBound(a.bound, int(o.u), a.lists.bound(int(o.u)))
+			}
+		}
+	})
 }
 
 // joinLocks is the number of locks that guard the lists in a local join,
@@ -327,8 +397,10 @@ type joiner struct {
 	dist  []float64 // their distances to it
 }
 
-// joinRow runs the local join of row i.
-func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
+// joinRow runs the local join of row i, and returns out with its offers
+// appended: those not beyond the bound of their row's list as the join
+// began.
+func (d *descent) joinRow(i int, jn *joiner, out []joinOffer) []joinOffer {
 	a, w, p := d.a, d.width, d.a.p
 	jn.seen.reset()
 	jn.seen.add(int32(i))
@@ -346,7 +418,7 @@ func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 	}
 	jn.rows, jn.fresh = rows, fresh
 	if !slices.Contains(fresh, true) {
-		return
+		return out
 	}
 	xs := slices.Grow(jn.x[:0], len(rows)*p)[:len(rows)*p]
 	bound := slices.Grow(jn.bound[:0], len(rows))[:len(rows)]
@@ -370,13 +442,14 @@ func (d *descent) joinRow(i int, jn *joiner, locks *[joinLocks]sync.Mutex) {
 		for e, q2 := range with {
 			dist := dists[e]
 			if dist <= bound[q1] {
-				bound[q1] = a.offer(rows[q1], dist, rows[q2], locks)
+				out = append(out, joinOffer{rows[q1], rows[q2], dist})
 			}
 			if dist <= bound[q2] {
-				bound[q2] = a.offer(rows[q2], dist, rows[q1], locks)
+				out = append(out, joinOffer{rows[q2], rows[q1], dist})
 			}
 		}
 	}
+	return out
 }
 
 // rowSet is a set of rows, emptied in O(1): an open-addressed table whose
