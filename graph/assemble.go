@@ -111,6 +111,17 @@ func (e *entries) csr(workers int, merge func(i int, c int32, a, b float64) (flo
 	return NewCSR(e.rowPtr, e.col[:out:out], e.val[:out:out])
 }
 
+// sorted returns the matrix of entries put in order, every row's columns
+// increasing and each once, checked by NewCSR; a file is finished and
+// mapped read-only.
+func (e *entries) sorted() (*CSR, error) {
+	n := len(e.rowPtr) - 1
+	if e.file != nil {
+		return e.file.finish(int(e.rowPtr[n]))
+	}
+	return NewCSR(e.rowPtr, e.col, e.val)
+}
+
 // mergeRow sorts row i's entries by column, in buf's memory, and writes
 // them back from the row's start, a repeated column merged, and returns
 // how many it wrote.

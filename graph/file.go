@@ -226,9 +226,11 @@ func (fb *fileBuilder) abort() {
 func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
 	// The values stay where they are; the columns move down to follow the
 	// nnz values kept (copy handles the overlap).
-	_, _, col := arrays(fb.mem, fb.n, fb.cap)
-	_, _, dst := arrays(fb.mem, fb.n, nnz)
-	copy(dst, col[:nnz])
+	if nnz != fb.cap {
+		_, _, col := arrays(fb.mem, fb.n, fb.cap)
+		_, _, dst := arrays(fb.mem, fb.n, nnz)
+		copy(dst, col[:nnz])
+	}
 	size, _ := fileSize(uint64(fb.n), uint64(nnz))
 	h := fileHeader{version: fileVersion, n: uint64(fb.n), nnz: uint64(nnz), source: fb.source,
 		body: crc32.Checksum(fb.mem[fileHeaderSize:size], castagnoli)}

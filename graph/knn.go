@@ -139,6 +139,9 @@ type KNNOptions struct {
 	Round func(round int, r KNNRound)
 	// Stats, if not nil, is set to what the search did.
 	Stats *KNNStats
+	// backwardRange and backwardChunk, if not 0, replace descent's (the
+	// tests' small ones).
+	backwardRange, backwardChunk int
 }
 
 // KNNMethod is a kNN search.

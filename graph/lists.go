@@ -133,19 +133,20 @@ func (b *best) rowLess(j1, j2 int32) bool {
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
 // or in the CSR file path, tagged source, on workers goroutines (the same
 // bits for any number). The reverse halves of the edges go through scratch
-// memory from sp (see newScratch), bucketed by ranges of rows, so that
-// every row of the CSR is written once, with its own and its reverse
-// entries: the file is filled in ranges of rows, and a graph larger than
-// memory is assembled without writing its pages at random. It consumes b:
-// its distances become the edges' half weights.
+// memory from sp (see newScratch), bucketed by ranges of rows. Every row
+// of P merges two lists sorted by column, its own (sorted here) and its
+// reverse ones (added in the order of their rows), the two halves of a
+// mutual edge added up: a first pass counts each row's entries, a second
+// writes them where they belong, so the file is made at its length and
+// each of its pages is written once, in ranges of rows. It consumes b: its
+// distances become the edges' half weights, its lists are sorted by row.
 func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, workers int) (*CSR, error) {
 	n, m := len(b.cnt), b.m
 	if err := b.halfWeights(w, workers); err != nil {
 		return nil, err
 	}
 	// Every edge of C once from each end: row i gets (j, w/2) for its own
-	// neighbours j and for every row j that has i as a neighbour; the two
-	// halves of a mutual edge add up.
+	// neighbours j and for every row j that has i as a neighbour.
 	count := make([]int64, n)
 	for i := range n {
 		count[i] += int64(b.cnt[i])
@@ -163,28 +164,76 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, wo
 			rev.add(b.j[i*m+e], int32(i), b.d[i*m+e])
 		}
 	}
+	if err := b.sortByRow(workers); err != nil {
+		return nil, err
+	}
+	// count becomes the entries of each row once its lists are merged.
+	err = rev.eachRow(workers, func(i int, in []revEntry) { count[i] = b.mergeRow(i, in, nil, nil) })
+	if err != nil {
+		return nil, err
+	}
 	es, err := newEntries(count, path, source)
 	if err != nil {
 		return nil, err
 	}
-	// The buckets hold disjoint rows: they fill their rows on the workers.
-	err = parallel(context.Background(), workers, len(rev.bucket)-1, func(q int) {
-		lo, hi := int(rev.first[q]), int(rev.first[q+1])
-		in := rev.rows(q)
-		for i := lo; i < hi; i++ {
-			for e := range int(b.cnt[i]) {
-				es.put(i, b.j[i*m+e], b.d[i*m+e])
-			}
-			for _, r := range in[i-lo] {
-				es.put(i, r.col, r.v)
-			}
-		}
+	err = rev.eachRow(workers, func(i int, in []revEntry) {
+		lo := es.rowPtr[i]
+		b.mergeRow(i, in, es.col[lo:es.rowPtr[i+1]], es.val[lo:])
 	})
 	if err != nil { // a fault of a mapping (fault.Guard)
 		es.abort()
 		return nil, err
 	}
-	return es.csr(workers, func(_ int, _ int32, a, b float64) (float64, error) { return a + b, nil })
+	return es.sorted()
+}
+
+// sortByRow sorts every list by its rows (columns of P), on workers
+// goroutines. Its error is a fault of a mapping (fault.Guard).
+func (b *best) sortByRow(workers int) error {
+	n, m := len(b.cnt), b.m
+	const chunk = 1 << 14 // rows a task
+	return parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
+		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
+			js, ds := b.j[i*m:i*m+int(b.cnt[i])], b.d[i*m:]
+			for e := 1; e < len(js); e++ { // insertion: m is small
+				j, d, q := js[e], ds[e], e
+				for ; q > 0 && js[q-1] > j; q-- {
+					js[q], ds[q] = js[q-1], ds[q-1]
+				}
+				js[q], ds[q] = j, d
+			}
+		}
+	})
+}
+
+// mergeRow merges row i's own list, sorted by row, and its reverse
+// entries in, sorted by column, into row i of P: a column in both gets the
+// sum of its halves. It writes the entries to col and val unless col is
+// nil, and returns how many there are.
+func (b *best) mergeRow(i int, in []revEntry, col []int32, val []float64) int64 {
+	js := b.j[i*b.m : i*b.m+int(b.cnt[i])]
+	ds := b.d[i*b.m:]
+	var e, r, out int
+	for e < len(js) || r < len(in) {
+		var c int32
+		var v float64
+		switch {
+		case r == len(in) || e < len(js) && js[e] < in[r].col:
+			c, v = js[e], ds[e]
+			e++
+		case e == len(js) || in[r].col < js[e]:
+			c, v = in[r].col, in[r].v
+			r++
+		default: // a mutual edge
+			c, v = js[e], ds[e]+in[r].v
+			e, r = e+1, r+1
+		}
+		if col != nil {
+			col[out], val[out] = c, v
+		}
+		out++
+	}
+	return int64(out)
 }
 
 // halfWeights replaces every candidate's distance by half its edge's
@@ -270,6 +319,18 @@ func (r *reverse) add(row, col int32, v float64) {
 	q := r.of[row]
 	r.all[r.next[q]] = revEntry{row: row, col: col, v: v}
 	r.next[q]++
+}
+
+// eachRow calls f with every row and its reverse entries, in the order
+// they were added, on workers goroutines, a bucket of rows a task. Its
+// error is a fault of a mapping (fault.Guard).
+func (r *reverse) eachRow(workers int, f func(i int, in []revEntry)) error {
+	return parallel(context.Background(), workers, len(r.first)-1, func(q int) {
+		lo := int(r.first[q])
+		for k, in := range r.rows(q) {
+			f(lo+k, in)
+		}
+	})
 }
 
 // rows returns the entries of bucket q by row, from its first row on, in

@@ -17,7 +17,6 @@ import (
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
-	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
@@ -272,20 +271,4 @@ func (c *predictConfig) rowError(err error) error {
 		return err
 	}
 	return usagef("%s: row %d (0-based, the id of -out): %v", c.input, re.Row, re.Err)
-}
-
-// writeMemberships writes W (n×k) to out in the format of path's
-// extension, as solve's -out.
-func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
-	write := store.WriteMembershipCSV
-	switch outFormat(path) {
-	case input.Arrow:
-		write = store.WriteMembershipArrow
-	case input.Parquet:
-		write = parquetio.WriteMembership
-	}
-	if err := write(out, w, n, k); err != nil {
-		return fmt.Errorf("-out %s: %w", path, err)
-	}
-	return nil
 }

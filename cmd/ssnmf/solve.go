@@ -20,6 +20,7 @@ import (
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/trace"
 )
@@ -471,6 +472,22 @@ func (o *outputs) abort() {
 	for _, a := range o.files() {
 		a.Abort()
 	}
+}
+
+// writeMemberships writes W (n×k) to out in the format of path's
+// extension, as -out of solve and predict.
+func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
+	write := store.WriteMembershipCSV
+	switch outFormat(path) {
+	case input.Arrow:
+		write = store.WriteMembershipArrow
+	case input.Parquet:
+		write = parquetio.WriteMembership
+	}
+	if err := write(out, w, n, k); err != nil {
+		return fmt.Errorf("-out %s: %w", path, err)
+	}
+	return nil
 }
 
 // outFormat returns the format of a membership file or an edge list by

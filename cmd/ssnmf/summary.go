@@ -19,8 +19,6 @@ import (
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
-	"github.com/ssnmf/ssnmf/store/input"
-	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
 // summaryBuilder gathers the outcome of a run, start by start, and makes of
@@ -347,15 +345,8 @@ func (b *summaryBuilder) score(w []float64) {
 func (b *summaryBuilder) write(o *outputs, w []float64) error {
 	c := b.cfg
 	if o.out != nil {
-		write := store.WriteMembershipCSV
-		switch outFormat(c.out) {
-		case input.Arrow:
-			write = store.WriteMembershipArrow
-		case input.Parquet:
-			write = parquetio.WriteMembership
-		}
-		if err := write(o.out, w, b.prob.N(), c.k); err != nil {
-			return fmt.Errorf("-out %s: %w", c.out, err)
+		if err := writeMemberships(o.out, c.out, w, b.prob.N(), c.k); err != nil {
+			return err
 		}
 	}
 	b.sum.IO = newIOReport(c.disk)
