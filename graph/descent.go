@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -274,10 +273,10 @@ const none = math.MinInt32
 // distances computed among them, where offering a row the candidates of
 // its candidates one at a time would load each of them.
 //
-// The join is external: the offers of a chunk of rows' joins (joinTasks
-// tasks of DescentBlock rows) are gathered, bucketed by ranges of the
-// rows they go to, and each range's offered to its lists on the workers,
-// with the lists in cache and no lock. The best m of a set of offers do
+// The join is external: the offers of a chunk of joinRows rows' joins
+// (on every worker) are gathered, bucketed by ranges of the rows they go
+// to, and each range's offered to its lists on the workers, with the
+// lists in cache and no lock. The best m of a set of offers do
 // not depend on their order, nor whether a list changed in the round, so
 // the lists after the round do not depend on the workers. It returns the
 // number of rows whose list changed.
@@ -288,35 +287,37 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	for range a.workers {
 		joiners <- &joiner{seen: newRowSet(d.width + 1)}
 	}
-	tasks := (a.n + descentChunk - 1) / descentChunk
+	blocks := (a.n + DescentBlock - 1) / DescentBlock
 	pass := fmt.Sprintf("kNN round %d: %s", a.round, DescentPass)
-	var mu sync.Mutex // orders the progress calls
-	done := 0
-	offers := make([][]joinOffer, joinTasks)
+	// A chunk's rows are cut into tasks for every worker, twice over.
+	step := max(joinMinTask, joinRows/(2*a.workers))
+	var offers [][]joinOffer
 	var ob offerBuckets
-	for t0 := 0; t0 < tasks; t0 += joinTasks {
-		t1 := min(tasks, t0+joinTasks)
-		err := parallel(ctx, a.workers, t1-t0, func(k int) {
+	for lo := 0; lo < a.n; lo += joinRows {
+		hi := min(a.n, lo+joinRows)
+		tasks := (hi - lo + step - 1) / step
+		for len(offers) < tasks {
+			offers = append(offers, nil)
+		}
+		err := parallel(ctx, a.workers, tasks, func(k int) {
 			jn := <-joiners
 			defer func() { joiners <- jn }()
 			out := offers[k][:0]
-			t := t0 + k
-			for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
+			for i := lo + k*step; i < min(hi, lo+(k+1)*step); i++ {
 				out = d.joinRow(i, jn, out)
 			}
 			offers[k] = out
-			if a.progress != nil {
-				mu.Lock()
-				done++
-				a.progress(pass, done, tasks)
-				mu.Unlock()
-			}
 		})
 		if err == nil {
-			err = ob.offer(ctx, a, offers[:t1-t0], d.rangeRows)
+			err = ob.offer(ctx, a, offers[:tasks], d.rangeRows)
 		}
 		if err != nil {
 			return 0, err
+		}
+		if a.progress != nil {
+			for b := lo / DescentBlock; b < (hi+DescentBlock-1)/DescentBlock; b++ {
+				a.progress(pass, b+1, blocks)
+			}
 		}
 	}
 	changed := 0
@@ -328,9 +329,13 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	return changed, nil
 }
 
-// joinTasks is the tasks of DescentBlock rows whose joins' offers join
-// gathers before it offers them.
-const joinTasks = 4
+// joinRows is the rows whose joins' offers join gathers before it offers
+// them (a multiple of DescentBlock); joinMinTask the fewest rows of a
+// task of joins.
+const (
+	joinRows    = 4 * DescentBlock
+	joinMinTask = 256
+)
 
 // joinOffer is an offer of a local join: row v at squared distance dist
 // to row u's list.
