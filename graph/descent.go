@@ -58,9 +58,9 @@ type descent struct {
 	sc      *scratch
 	reverse int
 	fw      int // forward candidates a row: its nearest in its list
-	// rangeRows and chunk are backward's range of rows and bound on the
-	// entries bucketed at a time: backwardRange and backwardChunk, but in
-	// tests.
+	// rangeRows is the range of rows by which backward and join bucket
+	// what goes to the rows, chunk backward's bound on the entries it
+	// buckets at a time: backwardRange and backwardChunk, but in tests.
 	rangeRows, chunk int
 }
 
