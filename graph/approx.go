@@ -121,6 +121,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 					break
 				}
 				desc.rangeRows, desc.chunk = cmp.Or(opt.backwardRange, desc.rangeRows), cmp.Or(opt.backwardChunk, desc.chunk)
+				desc.full = opt.fullForward
 			}
 			changed, err = desc.round(ctx)
 			r.Descent = true

@@ -414,11 +414,13 @@ func TestApproxDescent(t *testing.T) {
 				memory  int64
 				// backward's ranges and chunks: one of each, or many
 				ranges, chunk int
-			}{{2, "", tile.ISAAuto, 0, 0, 0}, {1, t.TempDir(), tile.ISAAuto, 0, 0, 0}, {5, "", tile.ISAGo, 0, 0, 0},
-				{2, t.TempDir(), tile.ISAAuto, 1 << 20, 0, 0}, {3, "", tile.ISAAuto, 0, 97, 1000}, {1, "", tile.ISAAuto, 0, 50, 2000}} {
+				full          bool // forward without its shortcut
+			}{{2, "", tile.ISAAuto, 0, 0, 0, false}, {1, t.TempDir(), tile.ISAAuto, 0, 0, 0, false}, {5, "", tile.ISAGo, 0, 0, 0, false},
+				{2, t.TempDir(), tile.ISAAuto, 1 << 20, 0, 0, false}, {3, "", tile.ISAAuto, 0, 97, 1000, false}, {1, "", tile.ISAAuto, 0, 50, 2000, false},
+				{2, "", tile.ISAAuto, 0, 0, 0, true}} {
 				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Kernel: w.kernel, Probes: 3, LeafRounds: 1,
 					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, ScratchMemory: w.memory, Sample: 300,
-					backwardRange: w.ranges, backwardChunk: w.chunk}
+					backwardRange: w.ranges, backwardChunk: w.chunk, fullForward: w.full}
 				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt, opt.scratchSpace())
 				if err != nil {
 					t.Fatal(err)
@@ -451,7 +453,7 @@ func TestApproxDescent(t *testing.T) {
 					continue
 				}
 				if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) || !slices.Equal(want.cnt, lists.cnt) {
-					t.Errorf("workers=%d dir=%q kernel %v ranges %d chunk %d: different lists", w.workers, w.dir, w.kernel, w.ranges, w.chunk)
+					t.Errorf("workers=%d dir=%q kernel %v ranges %d chunk %d full %v: different lists", w.workers, w.dir, w.kernel, w.ranges, w.chunk, w.full)
 				}
 			}
 		})

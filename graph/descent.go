@@ -57,7 +57,9 @@ type descent struct {
 	rank    []uint8 // by row, reverse: a reverse candidate's rank in its own list
 	sc      *scratch
 	reverse int
-	fw      int // forward candidates a row: its nearest in its list
+	fw      int  // forward candidates a row: its nearest in its list
+	last    int  // the round whose forward pass ran last; -1 none
+	full    bool // forward takes no shortcut (the tests' reference)
 	// rangeRows is the range of rows by which backward and join bucket
 	// what goes to the rows, chunk backward's bound on the entries it
 	// buckets at a time: backwardRange and backwardChunk, but in tests.
@@ -76,7 +78,7 @@ func newDescent(a *approxSearch, sp *scratchSpace, forward, reverse int) (*desce
 		return nil, err
 	}
 	off := 0
-	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, rangeRows: backwardRange, chunk: backwardChunk}
+	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, last: -1, rangeRows: backwardRange, chunk: backwardChunk}
 	d.cand = carve[int32](sc, &off, a.n*width)
 	d.prev = carve[int32](sc, &off, a.n*fw)
 	d.rank = carve[uint8](sc, &off, a.n*reverse)
@@ -114,10 +116,19 @@ const descentChunk = DescentBlock
 // in the last round, and records them for the next.
 func (d *descent) forward(ctx context.Context) error {
 	a, fw, w := d.a, d.fw, d.width
+	// A list that did not change in the last round, when that round was
+	// this descent's, holds the candidates it recorded: all of them old,
+	// and the record as it is.
+	same := d.last == a.round-1 && !d.full
+	d.last = a.round
 	return parallel(ctx, a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
 		sorted := make([]int32, 0, fw)
 		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
 			c, prev := d.cand[i*w:(i+1)*w], d.prev[i*fw:(i+1)*fw]
+			if same && !a.changed[i] {
+				d.unchanged(i, c)
+				continue
+			}
 			sorted = sorted[:0]
 			q, last := 0, prev[:prevLen(prev)]
 			for e := range int(a.lists.cnt[i]) {
@@ -143,6 +154,22 @@ func (d *descent) forward(ctx context.Context) error {
 			}
 		}
 	})
+}
+
+// unchanged fills the forward candidates c of row i, whose list did not
+// change since the last round recorded them, as forward would: the nearest
+// rows of its list, itself left out, all old.
+func (d *descent) unchanged(i int, c []int32) {
+	a, q := d.a, 0
+	for e := range int(a.lists.cnt[i]) {
+		if v := a.lists.j[i*a.m+e]; int(v) != i && q < d.fw {
+			c[q] = v
+			q++
+		}
+	}
+	for ; q < d.width; q++ {
+		c[q] = none
+	}
 }
 
 // prevLen returns the length of a row's recorded list, ended by -1.

@@ -142,6 +142,9 @@ type KNNOptions struct {
 	// backwardRange and backwardChunk, if not 0, replace descent's (the
 	// tests' small ones).
 	backwardRange, backwardChunk int
+	// fullForward makes descent's forward pass take every row its slow
+	// way, the tests' reference for its shortcut.
+	fullForward bool
 }
 
 // KNNMethod is a kNN search.
