@@ -13,7 +13,7 @@
 // bits as the command on the same input; its Result holds W in the input's
 // order of the rows, the record of every start and the trace. The pieces
 // the command's run is made of live here too: the Workspace of
-// memory-mapped n×k matrices, the Meter of passes over P, the rules for
+// n×k matrices (in anonymous memory, or memory-mapped files), the Meter of passes over P, the rules for
 // the number of starts (StartsFor) and for the k-means start
 // (KMeansStart), and the defaults of the stop rules.
 //
