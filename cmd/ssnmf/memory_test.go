@@ -57,8 +57,8 @@ func TestMemoryBudgetMem(t *testing.T) {
 // TestWorkspaceSameBits runs one solve (two starts, the approximate
 // search, whose order of the rows W is put back from) with its workspace
 // in memory and in files (by -mem: 4 MB grants its 594 kB, 1 MB does
-// not): W, the objective and the trace are the same bits, and the budget
-// progress and the summary say where the workspace was.
+// not): W, the objective and the trace are the same bits, and stderr and
+// the summary say where the workspace was.
 func TestWorkspaceSameBits(t *testing.T) {
 	if limit := cgroupMemoryLimit(); limit > 0 && limit < 4e6 {
 		t.Skipf("the test's process is in a memory cgroup of %d bytes, below the budget tried", limit)
