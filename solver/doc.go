@@ -12,10 +12,10 @@
 // Options whose zero value is the command's defaults, and gives the same
 // bits as the command on the same input; its Result holds W in the input's
 // order of the rows, the record of every start and the trace. The pieces
-// the command's run is made of live here too: the Workspace of
-// memory-mapped n×k matrices, the Meter of passes over P, the rules for
-// the number of starts (StartsFor) and for the k-means start
-// (KMeansStart), and the defaults of the stop rules.
+// the command's run is made of live here too: the Workspace of n×k
+// matrices (in anonymous memory, or in memory-mapped files), the Meter of
+// passes over P, the rules for the number of starts (StartsFor) and for
+// the k-means start (KMeansStart), and the defaults of the stop rules.
 //
 // Solve holds W, P·W and the method's scratch in memory-mapped files of a
 // work directory (Options.Workdir, or a temporary one it removes), so its

@@ -144,7 +144,7 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 		return nil, err
 	}
 	s.meter = &Meter{Affinity: s.built.Affinity}
-	if s.ws, err = NewWorkspace(dir, tab.N, opt.K); err != nil {
+	if s.ws, err = NewWorkspace(dir, tab.N, opt.K, 0); err != nil {
 		s.built.Close()
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unsafe"
 
 	"github.com/ssnmf/ssnmf/store"
 )
@@ -13,21 +14,42 @@ import (
 // CheckpointFile is the name of the checkpoint in a work directory.
 const CheckpointFile = "checkpoint.ssnmf"
 
-// Workspace holds the memory-mapped n×k matrices of a run in its work
-// directory: W, P·W and the method's second matrix (P·S), and the best W
-// of several starts.
+// Workspace holds the n×k matrices of a run: W, P·W and the method's
+// second matrix (P·S), and the best W of several starts and W in the
+// input's order when they are made.
+//
+// They are held in anonymous memory when all five fit in the memory the
+// caller grants (the command grants the anonymous share of its memory
+// budget, which the kNN search's scratch has released by then), and as
+// memory-mapped matrix files of the work directory otherwise, so that a
+// run larger than memory stays possible. A solve rewrites these matrices
+// at every sweep: in files, the kernel writes each dirty page back to
+// the disk again and again, which anonymous memory never does. The
+// placement changes no bit of a run, and not its resumption either: a
+// checkpoint saves W and P·W in a file of its own, and the best W of a
+// checkpointed run in a file named by BestPath, in either placement.
 type Workspace struct {
 	Dir       string    // the work directory
 	N, K      int       // the rows and the clusters
 	W, PW, PS []float64 // W (W.mat), P·W (PW.mat) and P·S (PS.mat)
 	Best      []float64 // the best W of several starts (best.mat); nil until made by Matrix
-	mats      []*store.Matrix
+	// InMemory reports that the matrices are in anonymous memory, not in
+	// files of Dir.
+	InMemory bool
+	mats     []*store.Matrix
+	anon     [][]byte
 }
 
-// NewWorkspace creates the matrix files of W, P·W and P·S, each n×k, in
-// the directory dir and maps them.
-func NewWorkspace(dir string, n, k int) (*Workspace, error) {
-	ws := &Workspace{Dir: dir, N: n, K: k}
+// WorkspaceBytes returns the most bytes the matrices of a workspace of n
+// rows and k clusters take: five n×k matrices of float64 (W, P·W, P·S, the
+// best W and W in the input's order).
+func WorkspaceBytes(n, k int) int64 { return 5 * 8 * int64(n) * int64(k) }
+
+// NewWorkspace makes the matrices of W, P·W and P·S, each n×k: in
+// anonymous memory if WorkspaceBytes(n, k) is at most memory, else as
+// matrix files in the directory dir, mapped.
+func NewWorkspace(dir string, n, k int, memory int64) (*Workspace, error) {
+	ws := &Workspace{Dir: dir, N: n, K: k, InMemory: WorkspaceBytes(n, k) <= memory}
 	for _, m := range []struct {
 		name string
 		dst  *[]float64
@@ -41,9 +63,18 @@ func NewWorkspace(dir string, n, k int) (*Workspace, error) {
 	return ws, nil
 }
 
-// Matrix creates an n×k matrix file named name in the work directory and
-// returns its mapped data, which stays mapped until Close.
+// Matrix makes an n×k matrix of zeros, in anonymous memory or as the
+// matrix file named name in the work directory, and returns its data,
+// which stays valid until Close.
 func (ws *Workspace) Matrix(name string) ([]float64, error) {
+	if ws.InMemory {
+		b, err := store.MapAnonymous(8 * ws.N * ws.K)
+		if err != nil {
+			return nil, fmt.Errorf("%s in memory (%d×%d): %w", name, ws.N, ws.K, err)
+		}
+		ws.anon = append(ws.anon, b)
+		return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), ws.N*ws.K), nil
+	}
 	m, err := store.CreateMatrix(filepath.Join(ws.Dir, name), ws.N, ws.K)
 	if err != nil {
 		return nil, err
@@ -52,11 +83,16 @@ func (ws *Workspace) Matrix(name string) ([]float64, error) {
 	return m.Data(), nil
 }
 
-// Close unmaps every matrix of the workspace, leaving the files in place.
+// Close releases every matrix of the workspace, leaving the files of one
+// in the work directory in place.
 func (ws *Workspace) Close() {
 	for _, m := range ws.mats {
 		m.Close()
 	}
+	for _, b := range ws.anon {
+		store.UnmapAnonymous(b)
+	}
+	ws.mats, ws.anon = nil, nil
 }
 
 // KeepBest copies W into Best, the best W of the starts so far, which it

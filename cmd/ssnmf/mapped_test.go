@@ -71,6 +71,7 @@ func TestDiskFull(t *testing.T) {
 		}
 	}
 	out := filepath.Join(data, "out.csv")
+	t.Setenv("GOMEMLIMIT", "off") // -mem 1MB puts W in a file, and must not hold the test's heap
 	for _, c := range []struct {
 		name    string
 		tmpdir  bool // the work directory is a temporary one in TMPDIR=disk
@@ -81,7 +82,7 @@ func TestDiskFull(t *testing.T) {
 		{"solve -workdir", false, []string{"solve", "-q", "-k", "3", "-workdir", filepath.Join(disk, "wd"), "-out", out, x},
 			"wd/graph.csr.tmp: reserving the ", []string{"wd", "wd/lock", "wd/features.mat"}},
 		{"solve TMPDIR", true, []string{"solve", "-q", "-k", "3", "-out", out, x}, "graph.csr.tmp: reserving the ", nil},
-		{"solve -affinity gaussian", true, []string{"solve", "-q", "-k", "3", "-affinity", "gaussian", "-out", out, y}, "W.mat: reserving the 292096 bytes (285.2 KiB) the file needs", nil},
+		{"solve -affinity gaussian", true, []string{"solve", "-q", "-k", "3", "-affinity", "gaussian", "-mem", "1MB", "-out", out, y}, "W.mat: reserving the 292096 bytes (285.2 KiB) the file needs", nil},
 		{"predict TMPDIR", true, []string{"predict", "-model", filepath.Join(data, "m"), "-out", out, y}, "W.mat: reserving the 292096 bytes (285.2 KiB) the file needs", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,8 +138,9 @@ func (c *cutAt) Write(p []byte) (int, error) {
 // TestCutShortUnderSolve cuts each mapped file of the work directory to 0
 // bytes under a running solve, once its set-up is done: the fault is an
 // error naming the file (it was a SIGBUS crash), and no temporary output
-// is left beside -out.
+// is left beside -out. -mem 1MB puts W, P·W and P·S in files.
 func TestCutShortUnderSolve(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "off") // -mem must not hold the test's heap
 	data := t.TempDir()
 	x := filepath.Join(data, "x.csv")
 	if code, _, stderr := ssnmf(t, "gen", "-n", "3000", "-p", "8", "-k", "3", "-seed", "3", "-o", x); code != 0 {
@@ -148,7 +150,7 @@ func TestCutShortUnderSolve(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			wd, out := filepath.Join(t.TempDir(), "wd"), filepath.Join(data, "out.csv")
 			stderr := &cutAt{mark: "workdir=", path: filepath.Join(wd, file)}
-			code := run(t.Context(), []string{"solve", "-k", "3", "-max-iter", "20", "-workdir", wd, "-out", out, x}, io.Discard, stderr)
+			code := run(t.Context(), []string{"solve", "-k", "3", "-max-iter", "20", "-mem", "1MB", "-workdir", wd, "-out", out, x}, io.Discard, stderr)
 			last := lastLine(stderr.buf.String())
 			if stderr.err != nil || !stderr.done {
 				t.Fatalf("cutting %s: %v (done %v)", file, stderr.err, stderr.done)

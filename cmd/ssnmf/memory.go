@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ssnmf/ssnmf/internal/diskio"
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // heapShare is the share of a memory budget that the Go heap is held to,
@@ -36,6 +37,12 @@ type memoryBudget struct {
 	Mapped int64 `json:"mapped_bytes"`
 	// GOMEMLIMIT, when set, holds the heap instead of the budget's share.
 	GOMEMLIMIT bool `json:"gomemlimit,omitempty"`
+	// Workspace is where the solve's n×k matrices are (solver.Workspace):
+	// "memory" when they fit in the Scratch share, which the kNN search
+	// has released by then, else "files" (mapped, in the work directory);
+	// empty until they are made. WorkspaceBytes is the most they take.
+	Workspace      string `json:"workspace,omitempty"`
+	WorkspaceBytes int64  `json:"workspace_bytes,omitempty"`
 }
 
 // newMemoryBudget returns the budget of -mem (bytes, 0 if not given), or
@@ -78,8 +85,39 @@ func (b memoryBudget) apply() {
 	}
 }
 
-// String describes the budget for the run's memory line.
+// placeWorkspace records where the workspace ws is: in the budget, for
+// the summary and for the budget's line if it is not printed yet, or else
+// in a line of its own.
+func (kc *kernelConfig) placeWorkspace(ws *solver.Workspace) {
+	kc.budget.Workspace, kc.budget.WorkspaceBytes = "files", solver.WorkspaceBytes(ws.N, ws.K)
+	if ws.InMemory {
+		kc.budget.Workspace = "memory"
+	}
+	if kc.budgetShown && !kc.quiet && kc.log != nil {
+		kc.log(kc.budget.workspaceString())
+	}
+}
+
+// workspaceString describes where the workspace is.
+func (b memoryBudget) workspaceString() string {
+	where := "in files of the work directory"
+	if b.Workspace == "memory" {
+		where = "in memory"
+	}
+	return fmt.Sprintf("the solve's W, P·W, P·S (up to %s) %s", diskio.Size(b.WorkspaceBytes), where)
+}
+
+// String describes the budget for the run's memory line, and where the
+// workspace is once it is made.
 func (b memoryBudget) String() string {
+	if b.Workspace == "" {
+		return b.shares()
+	}
+	return b.shares() + "; " + b.workspaceString()
+}
+
+// shares describes the budget and its shares.
+func (b memoryBudget) shares() string {
 	heap := "unbounded"
 	if b.Heap > 0 {
 		heap = diskio.Size(b.Heap)

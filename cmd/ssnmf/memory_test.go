@@ -1,6 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,4 +52,55 @@ func TestMemoryBudgetMem(t *testing.T) {
 	testUsage(t, []string{"solve"}, []usageCase{
 		{name: "not a size", args: []string{"-mem", "lots"}, want: `invalid value "lots" for flag -mem`},
 	})
+}
+
+// TestWorkspaceSameBits runs one solve (two starts, the approximate
+// search, whose order of the rows W is put back from) with its workspace
+// in memory and in files (by -mem: 4 MB grants its 594 kB, 1 MB does
+// not): W, the objective and the trace are the same bits, and stderr and
+// the summary say where the workspace was.
+func TestWorkspaceSameBits(t *testing.T) {
+	if limit := cgroupMemoryLimit(); limit > 0 && limit < 4e6 {
+		t.Skipf("the test's process is in a memory cgroup of %d bytes, below the budget tried", limit)
+	}
+	t.Setenv("GOMEMLIMIT", "off") // -mem's heap limit would hold the whole test process
+	dir := t.TempDir()
+	var want []string
+	for _, tc := range []struct{ mem, where, line string }{
+		{"4MB", "memory", "in memory"},
+		{"1MB", "files", "in files of the work directory"},
+	} {
+		out, sum, tr := filepath.Join(dir, tc.where+".csv"), filepath.Join(dir, tc.where+".json"), filepath.Join(dir, tc.where+".trace.csv")
+		code, _, stderr := ssnmf(t, "solve", "-knn", "approx", "-mem", tc.mem, "-out", out, "-summary", sum, "-trace", tr)
+		if code != 0 {
+			t.Fatalf("-mem %s: exit %d: %s", tc.mem, code, stderr)
+		}
+		if !strings.Contains(stderr, "ssnmf: the solve's W, P·W, P·S (up to 594 kB) "+tc.line+"\n") {
+			t.Errorf("-mem %s: stderr %q does not say the workspace is %s (on a line after the budget's, printed during the search)", tc.mem, stderr, tc.line)
+		}
+		var s struct {
+			Memory    memoryBudget
+			Objective float64
+		}
+		b, err := os.ReadFile(sum)
+		if err == nil {
+			err = json.Unmarshal(b, &s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Memory.Workspace != tc.where || s.Memory.WorkspaceBytes != 593600 {
+			t.Errorf("-mem %s: the summary's workspace %q, %d bytes; want %q, 593600", tc.mem, s.Memory.Workspace, s.Memory.WorkspaceBytes, tc.where)
+		}
+		got := []string{strconv.FormatUint(math.Float64bits(s.Objective), 16), string(readFiles(t, out)[out])}
+		head, rows := readCSV(t, tr)
+		for _, r := range rows { // all but the seconds
+			got = append(got, strings.Join(slices.Delete(r, slices.Index(head, "seconds"), slices.Index(head, "seconds")+1), ","))
+		}
+		if want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Errorf("-mem %s: W, the objective or the trace differ from the run in memory", tc.mem)
+		}
+	}
 }

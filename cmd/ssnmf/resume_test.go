@@ -177,8 +177,10 @@ func interruptAndResume(t *testing.T, runArgs func(work string) []string, resume
 		t.Fatalf("uninterrupted run: exit %d: %s", code, stderr)
 	}
 	work, out := filepath.Join(dir, "work"), filepath.Join(dir, "out.csv")
-	// -checkpoint-every 0: only the signal makes a checkpoint.
-	cmd := command(append(runArgs(work), "-checkpoint-every", "0", "-out", out)...)
+	// -checkpoint-every 0: only the signal makes a checkpoint. -mem 400kB
+	// puts the workspace in files, whose PS.mat says it exists; the resumed
+	// run holds it in memory.
+	cmd := command(append(runArgs(work), "-checkpoint-every", "0", "-mem", "400kB", "-out", out)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

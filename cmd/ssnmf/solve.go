@@ -270,9 +270,13 @@ func (sv *solving) report(outs *outputs, prob *problem, m *solver.Meter, setup t
 // workspace makes the run's workspace; a new run in a -workdir removes
 // what an earlier run left there.
 func (sv *solving) workspace(n int) (*solver.Workspace, error) {
-	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.k)
-	if err != nil || sv.saved != nil || sv.temp {
-		return ws, err
+	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.k, sv.c.budget.Scratch)
+	if err != nil {
+		return nil, err
+	}
+	sv.c.placeWorkspace(ws)
+	if sv.saved != nil || sv.temp {
+		return ws, nil
 	}
 	had, err := ws.Clear()
 	if err != nil {

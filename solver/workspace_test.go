@@ -1,0 +1,64 @@
+package solver
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestWorkspacePlacement makes a workspace in each placement and checks
+// where its matrices are, that they start at zero, and that KeepBest and
+// InputOrder give the same values in either.
+func TestWorkspacePlacement(t *testing.T) {
+	const n, k = 5, 3
+	order := []int32{3, 0, 4, 1, 2}
+	var want []float64
+	for _, tc := range []struct {
+		name     string
+		memory   int64
+		inMemory bool
+	}{
+		{"no memory granted", 0, false},
+		{"one byte short", WorkspaceBytes(n, k) - 1, false},
+		{"just enough", WorkspaceBytes(n, k), true},
+		{"plenty", 1 << 30, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ws, err := NewWorkspace(dir, n, k, tc.memory)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if ws.InMemory != tc.inMemory {
+				t.Fatalf("InMemory = %v, want %v", ws.InMemory, tc.inMemory)
+			}
+			for _, m := range [][]float64{ws.W, ws.PW, ws.PS} {
+				if len(m) != n*k || slices.ContainsFunc(m, func(v float64) bool { return v != 0 }) {
+					t.Fatalf("a new matrix holds %v, want %d zeros", m, n*k)
+				}
+			}
+			for i := range ws.W {
+				ws.W[i] = float64(i)
+			}
+			if err := ws.KeepBest(); err != nil {
+				t.Fatal(err)
+			}
+			w, err := ws.InputOrder(order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(slices.Clone(ws.Best), w...)
+			if want == nil {
+				want = got
+			} else if !slices.Equal(got, want) {
+				t.Errorf("best and W in the input's order %v, want %v as in files", got, want)
+			}
+			_, err = os.Stat(filepath.Join(dir, "W.mat"))
+			if files := err == nil; files == tc.inMemory {
+				t.Errorf("W.mat in the work directory: %v, want %v", files, !tc.inMemory)
+			}
+		})
+	}
+}
