@@ -17,8 +17,11 @@
 // passes over P, the rules for the number of starts (StartsFor) and for
 // the k-means start (KMeansStart), and the defaults of the stop rules.
 //
-// Solve holds W, P·W and the method's scratch in memory-mapped files of a
-// work directory (Options.Workdir, or a temporary one it removes), so its
-// memory grows like n·(k+p), not n²; the checkpoints, resume, the Slurm
-// engine, the summary file and the progress lines are the command's.
+// Solve shares memory as the command does (Budget: Options.Memory, or the
+// memory cgroup's limit): the kNN search's scratch, then W, P·W and the
+// method's scratch, are in anonymous memory when the budget's scratch
+// share holds them, else in memory-mapped files of a work directory
+// (Options.Workdir, or a temporary one it removes), so its memory grows
+// like n·(k+p), not n²; the checkpoints, resume, the Slurm engine, the
+// summary file and the progress lines are the command's.
 package solver

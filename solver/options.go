@@ -97,6 +97,12 @@ type Options struct {
 	// Model, if not "", is the directory a model of the solve is saved
 	// in, for model.Open and Predict.
 	Model string
+	// Memory is the memory budget in bytes, as -mem (NewBudget): 0 takes
+	// the memory cgroup's limit, or none. Its scratch share holds the kNN
+	// search's scratch, then the Workspace, in anonymous memory; what does
+	// not fit goes to files of the work directory. Solve does not hold the
+	// Go heap to its share (Budget.Apply).
+	Memory int64
 }
 
 // withDefaults returns o with its zero fields set to their defaults, or an
@@ -109,9 +115,9 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("Options.Method: %w", err)
 	}
 	switch {
-	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.MaxIter < 0:
-		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers and MaxIter must be >= 0, have %d, %d, %d, %d and %d",
-			o.K, o.Neighbors, o.Starts, o.Workers, o.MaxIter)
+	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.MaxIter < 0, o.Memory < 0:
+		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers, MaxIter and Memory must be >= 0, have %d, %d, %d, %d, %d and %d",
+			o.K, o.Neighbors, o.Starts, o.Workers, o.MaxIter, o.Memory)
 	case o.Neighbors == 1:
 		return o, fmt.Errorf("Options.Neighbors must be >= 2, have 1: the neighbours of a row include the row itself")
 	case !(o.Tol >= 0):

@@ -128,14 +128,18 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if opt.Model != "" && !opt.Raw {
 		s.mean, s.std = tile.Moments(tab.Features, tab.N, tab.P)
 	}
+	budget, err := NewBudget(opt.Memory)
+	if err != nil {
+		return nil, fmt.Errorf("Options.Memory: %w", err)
+	}
 	spec := affinity.Spec{GammaRule: affinity.Neighbor, Clusters: opt.K, Standardize: !opt.Raw,
 		BlockSize: tile.DefaultBlockSize, Workers: opt.Workers, Seed: opt.Seed, Name: name}
 	if !opt.Gaussian {
 		spec.Graph = &graph.KNNOptions{Neighbors: opt.Neighbors, Weights: graph.SelfTuning,
-			Recall: graph.DefaultRecall, Probes: graph.DefaultProbes, Rounds: graph.DefaultRounds, LeafRounds: graph.DefaultLeafRounds}
+			Recall: graph.DefaultRecall, Probes: graph.DefaultProbes, Rounds: graph.DefaultRounds, LeafRounds: graph.DefaultLeafRounds,
+			ScratchMemory: budget.Scratch}
 		spec.GraphFile = filepath.Join(dir, GraphFile)
 	}
-	var err error
 	if s.built, err = affinity.Build(ctx, tab, spec); err != nil {
 		return nil, err
 	}
@@ -144,7 +148,7 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 		return nil, err
 	}
 	s.meter = &Meter{Affinity: s.built.Affinity}
-	if s.ws, err = NewWorkspace(dir, tab.N, opt.K, 0); err != nil {
+	if s.ws, err = NewWorkspace(dir, tab.N, opt.K, budget.Scratch); err != nil {
 		s.built.Close()
 		return nil, err
 	}

@@ -85,8 +85,8 @@ type kernelConfig struct {
 	// log prints a line of a coordinator's retries, or of the rounds of
 	// an approximate kNN search, on stderr.
 	log    func(msg string)
-	mem    byteSize     // -mem, 0 if not given
-	budget memoryBudget // of -mem or the memory cgroup, set by checkGraph
+	mem    byteSize      // -mem, 0 if not given
+	budget solver.Budget // of -mem or the memory cgroup, set by checkGraph
 	// budgetShown: the budget's line is printed (showBudget).
 	budgetShown bool
 	// disk splits the run's storage I/O into phases (input, kNN rounds,
@@ -190,7 +190,7 @@ func (kc *kernelConfig) checkGraph(weights string) error {
 	if kc.budget, err = newMemoryBudget(int64(kc.mem)); err != nil {
 		return err
 	}
-	kc.budget.apply()
+	kc.budget.Apply()
 	return nil
 }
 

@@ -42,7 +42,7 @@ func usagef(format string, args ...any) error {
 func main() {
 	// The memory cgroup's budget, until a command's -mem says otherwise.
 	if b, err := newMemoryBudget(0); err == nil {
-		b.apply()
+		b.Apply()
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var stopping atomic.Bool

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 func TestByteSize(t *testing.T) {
@@ -30,10 +32,19 @@ func TestByteSize(t *testing.T) {
 	}
 }
 
+// cgroupLimit returns the memory cgroup's limit of the test's process, 0
+// if none.
+func cgroupLimit() int64 {
+	if b, err := solver.NewBudget(0); err == nil && b.Source == "cgroup" {
+		return b.Bytes
+	}
+	return 0
+}
+
 // TestMemoryBudgetMem checks the shares of a -mem budget, and -mem on the
 // command line: in the summary, and refused when it is not a size.
 func TestMemoryBudgetMem(t *testing.T) {
-	if limit := cgroupMemoryLimit(); limit > 0 && limit < 1<<30 {
+	if limit := cgroupLimit(); limit > 0 && limit < 1<<30 {
 		t.Skipf("the test's process is in a memory cgroup of %d bytes, below the budget tried", limit)
 	}
 	b, err := newMemoryBudget(1 << 30)
@@ -60,7 +71,7 @@ func TestMemoryBudgetMem(t *testing.T) {
 // not): W, the objective and the trace are the same bits, and stderr and
 // the summary say where the workspace was.
 func TestWorkspaceSameBits(t *testing.T) {
-	if limit := cgroupMemoryLimit(); limit > 0 && limit < 4e6 {
+	if limit := cgroupLimit(); limit > 0 && limit < 4e6 {
 		t.Skipf("the test's process is in a memory cgroup of %d bytes, below the budget tried", limit)
 	}
 	t.Setenv("GOMEMLIMIT", "off") // -mem's heap limit would hold the whole test process
@@ -79,7 +90,7 @@ func TestWorkspaceSameBits(t *testing.T) {
 			t.Errorf("-mem %s: stderr %q does not say the workspace is %s (on a line after the budget's, printed during the search)", tc.mem, stderr, tc.line)
 		}
 		var s struct {
-			Memory    memoryBudget
+			Memory    solver.Budget
 			Objective float64
 		}
 		b, err := os.ReadFile(sum)

@@ -160,11 +160,11 @@ type summary struct {
 	// after it and are not in it.
 	IO *ioReport `json:"io,omitempty"`
 	// Memory is the run's memory budget and its shares.
-	Memory   memoryBudget `json:"memory"`
-	Classes  int          `json:"classes,omitempty"`
-	ARI      *float64     `json:"ari,omitempty"`
-	NMI      *float64     `json:"nmi,omitempty"`
-	Accuracy *float64     `json:"accuracy,omitempty"`
+	Memory   solver.Budget `json:"memory"`
+	Classes  int           `json:"classes,omitempty"`
+	ARI      *float64      `json:"ari,omitempty"`
+	NMI      *float64      `json:"nmi,omitempty"`
+	Accuracy *float64      `json:"accuracy,omitempty"`
 	// The memberships' calibration against the labels (score.Calibrate):
 	// the mean largest membership of the points clustered right and
 	// wrong, and the Brier score.

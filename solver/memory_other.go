@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package solver
 
 // cgroupMemoryLimit returns 0 outside Linux, which has no cgroups.
 func cgroupMemoryLimit() int64 { return 0 }
