@@ -149,16 +149,28 @@ func (ws *Workspace) RemoveBest(keep int) error {
 
 // Clear removes the checkpoint and the files of best Ws that an earlier
 // run left in the work directory, so that a new run starts clean and a
-// later resume never mixes the two; it reports whether a checkpoint was
-// there.
+// later resume never mixes the two, and, for a workspace in memory, the
+// matrix files of an earlier run in files; it reports whether a checkpoint
+// was there.
 func (ws *Workspace) Clear() (bool, error) {
 	err := os.Remove(ws.CheckpointPath())
 	had := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
+	if ws.InMemory {
+		for _, name := range matrixFiles {
+			if err := os.Remove(filepath.Join(ws.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return had, err
+			}
+		}
+	}
 	return had, ws.RemoveBest(-1)
 }
+
+// matrixFiles are the names of a workspace's matrix files when it is in
+// files.
+var matrixFiles = []string{"W.mat", "PW.mat", "PS.mat", "best.mat", "W.input.mat"}
 
 // WriteMatrix writes the n×k matrix w to a matrix file at path, synced.
 func WriteMatrix(path string, w []float64, n, k int) error {

@@ -62,3 +62,33 @@ func TestWorkspacePlacement(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceClear checks that a new run in memory clears the matrix
+// files an earlier run in files left in the work directory, with its
+// checkpoint.
+func TestWorkspaceClear(t *testing.T) {
+	dir := t.TempDir()
+	old, err := NewWorkspace(dir, 4, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.KeepBest(); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	if err := os.WriteFile(old.CheckpointPath(), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := NewWorkspace(dir, 4, 2, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if had, err := ws.Clear(); !had || err != nil {
+		t.Fatalf("Clear() = %v, %v; want true, nil", had, err)
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil || len(left) != 0 {
+		t.Errorf("the work directory holds %v (%v), want nothing", left, err)
+	}
+}
