@@ -194,26 +194,21 @@ func (d *descent) backward(ctx context.Context) error {
 		return nil
 	}
 	ranges := (a.n + rr - 1) / rr
-	start := make([]int, ranges+1) // by range, its first entry in buf
-	var buf []uint64
+	var bk buckets[uint64]
 	for lo := 0; lo < a.n; {
 		// The lists of rows [lo, hi), at most d.chunk entries.
 		hi, entries := lo, 0
-		clear(start)
+		bk.reset(ranges)
 		for ; hi < a.n && (hi == lo || entries+fw <= d.chunk); hi++ {
 			for _, v := range d.cand[hi*w : hi*w+fw] {
 				if v == none {
 					break
 				}
-				start[int(max(v, ^v))/rr+1]++
+				bk.count(int(max(v, ^v)) / rr)
 				entries++
 			}
 		}
-		for q := range ranges {
-			start[q+1] += start[q]
-		}
-		buf = slices.Grow(buf[:0], entries)[:entries]
-		at := slices.Clone(start[:ranges])
+		bk.layout()
 		for i := lo; i < hi; i++ {
 			for e, v := range d.cand[i*w : i*w+fw] {
 				if v == none {
@@ -224,12 +219,11 @@ func (d *descent) backward(ctx context.Context) error {
 					u, flag = ^v, ^int32(i)
 				}
 				q := int(u) / rr
-				buf[at[q]] = uint64(int(u)-q*rr)<<40 | uint64(min(e, 255))<<32 | uint64(uint32(flag))
-				at[q]++
+				bk.put(q, uint64(int(u)-q*rr)<<40|uint64(min(e, 255))<<32|uint64(uint32(flag)))
 			}
 		}
 		err := parallel(ctx, a.workers, ranges, func(q int) {
-			for _, x := range buf[start[q]:start[q+1]] {
+			for _, x := range bk.of(q) {
 				d.addReverse(q*rr+int(x>>40), int32(uint32(x)), uint8(x>>32))
 			}
 		})
@@ -240,6 +234,42 @@ func (d *descent) backward(ctx context.Context) error {
 	}
 	return nil
 }
+
+// buckets groups items by range, a counting sort: count every item's
+// range, layout, then put the items, the same ones; of(q) holds range
+// q's in the order they were put.
+type buckets[T any] struct {
+	start, at []int
+	buf       []T
+}
+
+// reset empties the buckets for items of ranges ranges.
+func (b *buckets[T]) reset(ranges int) {
+	b.start = slices.Grow(b.start[:0], ranges+1)[:ranges+1]
+	clear(b.start)
+}
+
+// count counts an item of range q.
+func (b *buckets[T]) count(q int) { b.start[q+1]++ }
+
+// layout makes room for the items counted.
+func (b *buckets[T]) layout() {
+	ranges := len(b.start) - 1
+	for q := range ranges {
+		b.start[q+1] += b.start[q]
+	}
+	b.buf = slices.Grow(b.buf[:0], b.start[ranges])[:b.start[ranges]]
+	b.at = append(b.at[:0], b.start[:ranges]...)
+}
+
+// put places v, an item of range q.
+func (b *buckets[T]) put(q int, v T) {
+	b.buf[b.at[q]] = v
+	b.at[q]++
+}
+
+// of returns the items of range q.
+func (b *buckets[T]) of(q int) []T { return b.buf[b.start[q]:b.start[q+1]] }
 
 // backwardRange is the rows of a range of backward's buckets, whose
 // candidates (4·width + reverse bytes a row, 390 kB at the defaults) stay
@@ -319,7 +349,7 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	// A chunk's rows are cut into tasks for every worker, twice over.
 	step := max(joinMinTask, joinRows/(2*a.workers))
 	var offers [][]joinOffer
-	var ob offerBuckets
+	var bk buckets[joinOffer]
 	for lo := 0; lo < a.n; lo += joinRows {
 		hi := min(a.n, lo+joinRows)
 		tasks := (hi - lo + step - 1) / step
@@ -336,7 +366,7 @@ func (d *descent) join(ctx context.Context) (int, error) {
 			offers[k] = out
 		})
 		if err == nil {
-			err = ob.offer(ctx, a, offers[:tasks], d.rangeRows)
+			err = offerBucketed(ctx, a, &bk, offers[:tasks], d.rangeRows)
 		}
 		if err != nil {
 			return 0, err
@@ -371,40 +401,24 @@ type joinOffer struct {
 	dist float64
 }
 
-// offerBuckets buckets offers by ranges of the rows they go to.
-type offerBuckets struct {
-	start []int
-	buf   []joinOffer
-}
-
-// offer buckets the offers of every slice of offers by ranges of
-// rangeRows rows, and offers each range's to its rows' lists on the
-// workers, marking the rows whose list took one changed.
-func (ob *offerBuckets) offer(ctx context.Context, a *approxSearch, offers [][]joinOffer, rangeRows int) error {
-	ranges := (a.n + rangeRows - 1) / rangeRows
-	ob.start = slices.Grow(ob.start[:0], ranges+1)[:ranges+1]
-	clear(ob.start)
-	total := 0
+// offerBucketed offers every slice of offers, bucketed (bk) by ranges of
+// rangeRows rows, to the rows' lists, a range's on a worker, and marks
+// the rows whose list took one changed.
+func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer], offers [][]joinOffer, rangeRows int) error {
+	bk.reset((a.n + rangeRows - 1) / rangeRows)
 	for _, os := range offers {
 		for _, o := range os {
-			ob.start[int(o.u)/rangeRows+1]++
+			bk.count(int(o.u) / rangeRows)
 		}
-		total += len(os)
 	}
-	for q := range ranges {
-		ob.start[q+1] += ob.start[q]
-	}
-	ob.buf = slices.Grow(ob.buf[:0], total)[:total]
-	at := slices.Clone(ob.start[:ranges])
+	bk.layout()
 	for _, os := range offers {
 		for _, o := range os {
-			q := int(o.u) / rangeRows
-			ob.buf[at[q]] = o
-			at[q]++
+			bk.put(int(o.u)/rangeRows, o)
 		}
 	}
-	return parallel(ctx, a.workers, ranges, func(q int) {
-		for _, o := range ob.buf[ob.start[q]:ob.start[q+1]] {
+	return parallel(ctx, a.workers, len(bk.start)-1, func(q int) {
+		for _, o := range bk.of(q) {
 			if a.lists.offer(int(o.u), o.dist, o.v) {
 				a.changed[o.u] = true
 				storeBound(a.bound, int(o.u), a.lists.bound(int(o.u)))
