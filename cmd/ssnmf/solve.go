@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ssnmf/ssnmf/cluster"
@@ -22,6 +21,7 @@ import (
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/store/vfs"
+	"github.com/ssnmf/ssnmf/synth"
 	"github.com/ssnmf/ssnmf/trace"
 )
 
@@ -495,22 +495,17 @@ func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
 }
 
 // outFormat returns the format of a membership file or an edge list by
-// its extension: "csv", "arrow", "parquet", or "" if unknown; "csv" for an
-// output written in place (/dev/null, a terminal, a named pipe) whose name
-// has none of them.
+// its extension, as synth.Format but without .csv.gz: "csv", "arrow",
+// "parquet", or "" if unknown; "csv" for an output written in place
+// (/dev/null, a terminal, a named pipe) whose name has none of them.
 func outFormat(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		return input.CSV
-	case ".arrow":
-		return input.Arrow
-	case ".parquet":
-		return input.Parquet
-	}
-	if store.WrittenInPlace(path) {
+	switch f := synth.Format(path); {
+	case f != synth.CSVGzip:
+		return f
+	case store.WrittenInPlace(path):
 		return input.CSV
 	}
-	return ""
+	return "" // no gzip for memberships and edges
 }
 
 func (kc *kernelConfig) inputName() string {
