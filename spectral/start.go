@@ -9,6 +9,12 @@ import (
 	"github.com/ssnmf/ssnmf/tile"
 )
 
+// StartSweeps is the sweeps of the approximate embedding of a spectral
+// start (Options.Sweeps): k-means of its rows needs the leading subspace
+// to the accuracy that separates the clusters, which the coarse graphs'
+// embedding and one sweep give (studies/spectral, "The multilevel start").
+const StartSweeps = 1
+
 // Rows returns the rows of the embedding normalised to unit length, the
 // points that Ng, Jordan and Weiss cluster by k-means (n×K, row-major); a
 // row that is 0 (a row of degree 0) stays 0.
