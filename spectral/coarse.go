@@ -190,6 +190,9 @@ func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRow
 	}
 	s.levels = cs.levels + 1
 	n, b, w := s.n, s.b, cs.b
+	if w == b {
+		s.least = cs.theta[0]
+	}
 	return ordered.Run(ctx, s.workers, chunks(n), func() struct{} { return struct{}{} },
 		func(_ context.Context, t int, _ struct{}) error {
 			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
@@ -218,9 +221,12 @@ func (s *solver) dense(ctx context.Context) error {
 			a[i*n+int(j)] += s.op.dinv[i] * g.Val[lo+int64(e)] * s.op.dinv[j]
 		}
 	}
-	_, vecs, err := eigenSym(a, n)
+	vals, vecs, err := eigenSym(a, n)
 	if err != nil {
 		return err
+	}
+	if n >= b {
+		s.least = vals[n-b]
 	}
 	for i := range n {
 		for j := range min(b, n) {
@@ -321,20 +327,34 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 	return pc, nil
 }
 
-// sweeps smooths the block by n products with the Chebyshev filter of the
-// block's least Ritz value, each followed by the Rayleigh-Ritz step of A
-// and the check of its residuals; it returns the sweeps taken. A sweep
-// whose filtered block loses rank is not taken (the block stays).
+// checked takes the Rayleigh-Ritz step of A and checks its residuals
+// unless the block has been checked.
+func (s *solver) checked(ctx context.Context) error {
+	if s.res != nil {
+		return nil
+	}
+	if err := s.restart(ctx); err != nil {
+		return err
+	}
+	return s.check(ctx)
+}
+
+// sweeps smooths the block by products with the Chebyshev filter of the
+// block's least Ritz value (s.least, or found by a Rayleigh-Ritz step),
+// each followed by the Rayleigh-Ritz step of A and the check of its
+// residuals; it returns the sweeps taken. A sweep whose filtered block
+// loses rank is not taken (the block stays).
 func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
 	n, b := s.n, s.b
-	if err := s.check(ctx); err != nil {
-		return 0, err
+	least := s.least
+	if least == 0 {
+		if err := s.checked(ctx); err != nil {
+			return 0, err
+		}
+		least = s.theta[0]
 	}
 	for it := range sweeps {
-		if s.progress != nil {
-			s.progress(it, s.op.passes, slices.Max(s.res[:s.nv]))
-		}
-		e := edgeFor(s.theta[0])
+		e := edgeFor(least)
 		if s.f.degree >= 2 && e > 0 {
 			s.f.on, s.f.edge = true, e
 		}
@@ -350,7 +370,7 @@ func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
 			return it, err
 		}
 		if w < b {
-			return it, nil
+			return it, s.checked(ctx)
 		}
 		if err := combine(ctx, s.workers, n, s.x, b, term{m: s.r, w: b, c: t}); err != nil {
 			return it, err
@@ -361,6 +381,10 @@ func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
 		}
 		if err := s.check(ctx); err != nil {
 			return it, err
+		}
+		least = s.theta[0]
+		if s.progress != nil {
+			s.progress(it+1, s.op.passes, slices.Max(s.res[:s.nv]))
 		}
 	}
 	return sweeps, nil

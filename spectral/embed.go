@@ -208,7 +208,7 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	var it int
 	if opt.Sweeps > 0 {
 		it, err = s.sweeps(ctx, opt.Sweeps)
-	} else {
+	} else if err = s.restart(ctx); err == nil {
 		it, err = s.iterate(ctx, cmpOr(opt.MaxIter, DefaultMaxIter))
 	}
 	if err != nil {
@@ -296,11 +296,17 @@ type solver struct {
 	// Of A (check): its Ritz values on the block's span, ascending, and the
 	// Rayleigh quotients and residual norms of the block's columns.
 	theta, rho, res []float64
-	progress        func(iterations, passes int, residual float64)
+	// least is the least Ritz value of A on the block as start made it,
+	// when its block is the coarse graph's, prolonged, whose Ritz values
+	// are the coarse graph's: the prolongation is an isometry that takes
+	// A to the coarse A. 0: unknown.
+	least    float64
+	progress func(iterations, passes int, residual float64)
 }
 
-// start sets the block to D^½·1 and seeded random columns, orthonormal,
-// and takes its Rayleigh-Ritz step.
+// start sets the block to D^½·1 and seeded random columns, the leading
+// ones replaced by the coarse graph's embedding, prolonged, if cellRows >
+// 0 (fromCoarse), and makes it orthonormal.
 func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) error {
 	n, b, deg := s.n, s.b, s.deg
 	for _, m := range []*[]float64{&s.x, &s.ax, &s.r, &s.s1, &s.s2} {
@@ -351,7 +357,7 @@ func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) er
 		return err
 	}
 	copy(s.x, s.s1)
-	return s.restart(ctx)
+	return nil
 }
 
 // restart sets B·X by a product with B and takes the Rayleigh-Ritz step
