@@ -389,3 +389,42 @@ func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
 	}
 	return sweeps, nil
 }
+
+// components returns the number of connected components of the graph's
+// rows with an edge, by union-find over its entries.
+func components(ctx context.Context, g *graph.CSR) (int, error) {
+	n := g.N()
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for i := range n {
+		if i%(1<<16) == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		for _, j := range g.Col[g.RowPtr[i]:g.RowPtr[i+1]] {
+			a, b := find(int32(i)), find(j)
+			if a < b {
+				parent[b] = a
+			} else if b < a {
+				parent[a] = b
+			}
+		}
+	}
+	c := 0
+	for i := range n {
+		if g.RowPtr[i+1] > g.RowPtr[i] && parent[i] == int32(i) {
+			c++
+		}
+	}
+	return c, nil
+}

@@ -112,6 +112,9 @@ type Embedding struct {
 	Levels     int  // coarse graphs below P whose embeddings, prolonged, made the start
 	Converged  bool // every residual is at most the tolerance
 	Isolated   int  // rows of degree 0: their rows of A, and of the embedding, are 0
+	// Components are the connected components of the rows with an edge:
+	// the multiplicity of the eigenvalue 1, which Eigengap counts.
+	Components int
 }
 
 // operator is A = D^-½ P D^-½ as products of P.
@@ -214,8 +217,12 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	if err != nil {
 		return nil, err
 	}
+	comps, err := components(ctx, g)
+	if err != nil {
+		return nil, err
+	}
 	n, nv := s.n, s.nv
-	e := &Embedding{N: n, K: opt.K, Block: s.b, Iterations: it, Passes: s.op.passes, Levels: s.levels, Isolated: isolated,
+	e := &Embedding{N: n, K: opt.K, Block: s.b, Iterations: it, Passes: s.op.passes, Levels: s.levels, Isolated: isolated, Components: comps,
 		Values: slices.Clone(s.rho[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
 	e.Vectors = make([]float64, n*opt.K)
 	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{m: s.x, w: s.b, cols: first(opt.K)})

@@ -203,6 +203,17 @@ func testEmbedDense(t *testing.T, g *graph.CSR, opt Options, ones, isolated int)
 	if e.Isolated != isolated {
 		t.Errorf("isolated rows %d, want %d", e.Isolated, isolated)
 	}
+	// The components: the eigenvalues within 10⁻⁹ of 1 of the dense
+	// solver (each case's components are far apart or joined).
+	dense1 := 0
+	for _, v := range want {
+		if 1-v < 1e-9 {
+			dense1++
+		}
+	}
+	if e.Components != dense1 {
+		t.Errorf("%d components, the dense solver has %d eigenvalues 1", e.Components, dense1)
+	}
 	if wantLevels := opt.CellRows == 4 && g.N()-isolated > 4*30; wantLevels != (e.Levels >= 2) {
 		t.Errorf("%d coarse levels below the graph of %d rows", e.Levels, g.N())
 	}
