@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
@@ -65,7 +67,7 @@ type Options struct {
 	// number of classes of the input's label column.
 	K int
 	// Method names the method (methods.List); "" is methods.Default.
-	// spectral and the -init spectral start are not available here yet.
+	// spectral, like Init spectral, needs a sparse P (not Gaussian).
 	Method string
 	// Gaussian makes P the Gaussian kernel of the features, with the
 	// neighbor rule's bandwidth, instead of their kNN graph.
@@ -103,6 +105,91 @@ type Options struct {
 	// not fit goes to files of the work directory. Solve does not hold the
 	// Go heap to its share (Budget.Apply).
 	Memory int64
+	// Init is the initial point of a start: InitKMeans (the soft
+	// memberships of a seeded k-means of the features, the default ""),
+	// InitSpectral (of a seeded k-means of a sparse P's spectral
+	// embedding), or a fw.Start by name (random, corners).
+	Init string
+	// InitStarts is the k-means++ starts of each k-means initial point,
+	// the one of least inertia kept; 0 is KMeansStart's.
+	InitStarts int
+	// Step is fw's step rule; the zero value is fw.StepExact.
+	Step fw.StepRule
+	// Ftol stops a start when the objective changes by less than Ftol
+	// between iterations; Rtol when the gap is at most Rtol times the
+	// objective; Frtol when the objective changes by at most Frtol times
+	// its value. 0 turns each off.
+	Ftol, Rtol, Frtol float64
+	// MaxTime stops the run once it has run this long, counted from
+	// Run.Begin (Solve: its call), the best W so far the answer; 0 is no
+	// limit.
+	MaxTime time.Duration
+	// Refresh recomputes P·W by a full pass every Refresh iterations (fw,
+	// rowcd); 0 is DefaultRefresh, a negative value only when a stop is
+	// checked and at the end.
+	Refresh int
+	// Moves is rowcd's pairwise moves per row visit; 0 is DefaultMoves.
+	Moves int
+	// StripMemory is the bytes of a strip of a dense P for rowcd; 0 is
+	// DefaultStripMemory, a negative value no bound.
+	StripMemory int64
+	// SweepOrder is the order of rowcd's visits on rows the approximate
+	// kNN search moved: SweepPartition, SweepInput, or SweepAuto (the
+	// default "": the input's up to graph.ApproxMinRows rows).
+	SweepOrder string
+	// Scale is the rule of a sparse P's scale; the zero Scale is
+	// DefaultScaleTimes times the sizes rule's factor.
+	Scale Scale
+}
+
+// The initial points of Options.Init that are not a fw.Start.
+const (
+	InitKMeans   = "kmeans"
+	InitSpectral = "spectral"
+)
+
+// The orders of Options.SweepOrder.
+const (
+	SweepAuto      = "auto"
+	SweepPartition = "partition"
+	SweepInput     = "input"
+)
+
+// The rules of Scale.Rule: ScaleSizes makes P's mass Σ_j n_j², that of the
+// clusters of the k-means start of the run's seed; ScaleMass n²/k, that of
+// k balanced clusters (applied as P is built); ScaleAuto is ScaleSizes
+// for a sparse P whose features are at hand, else ScaleMass.
+const (
+	ScaleMass  = "mass"
+	ScaleSizes = "sizes"
+	ScaleAuto  = "auto"
+)
+
+// Scale is the scale of a sparse P, as ssnmf solve's -scale: a factor, or
+// a rule and a multiple of its factor. The zero Scale is ScaleAuto times
+// DefaultScaleTimes.
+type Scale struct {
+	// Factor, if > 0, is the factor itself, applied as P is built; the
+	// rules are then off.
+	Factor float64
+	// Rule is ScaleAuto, ScaleSizes or ScaleMass; "" is the default.
+	Rule string
+	// Times multiplies the rule's factor; 0 is 1, or DefaultScaleTimes
+	// with the default Rule.
+	Times float64
+}
+
+// rules returns whether s applies the sizes rule, whether only where it
+// can (auto), and the multiple of the rule's factor.
+func (s Scale) rules() (sizes, auto bool, times float64) {
+	times = cmp.Or(s.Times, 1)
+	switch {
+	case s.Factor > 0:
+		return false, false, 1
+	case s.Rule == "":
+		return true, true, cmp.Or(s.Times, DefaultScaleTimes)
+	}
+	return s.Rule != ScaleMass, s.Rule == ScaleAuto, times
 }
 
 // withDefaults returns o with its zero fields set to their defaults, or an
@@ -135,7 +222,46 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	return o.runDefaults()
+}
+
+// runDefaults sets the defaults of the fields of o that shape the solve
+// of P, or returns an error naming the field out of range.
+func (o Options) runDefaults() (Options, error) {
+	o.Init = cmp.Or(o.Init, InitKMeans)
+	if o.Init != InitKMeans && o.Init != InitSpectral {
+		if _, err := fw.ParseStart(o.Init); err != nil {
+			return o, fmt.Errorf("Options.Init: %w (or %s, %s)", err, InitKMeans, InitSpectral)
+		}
+	}
+	o.SweepOrder = cmp.Or(o.SweepOrder, SweepAuto)
+	switch {
+	case o.SweepOrder != SweepAuto && o.SweepOrder != SweepPartition && o.SweepOrder != SweepInput:
+		return o, fmt.Errorf("Options.SweepOrder must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
+	case o.Scale.Rule != "" && o.Scale.Rule != ScaleAuto && o.Scale.Rule != ScaleSizes && o.Scale.Rule != ScaleMass:
+		return o, fmt.Errorf("Options.Scale.Rule must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
+	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0:
+		return o, fmt.Errorf("Options: InitStarts, Moves and MaxTime must be >= 0, have %d, %d and %v", o.InitStarts, o.Moves, o.MaxTime)
+	case !(o.Ftol >= 0 && o.Rtol >= 0 && o.Frtol >= 0 && o.Scale.Factor >= 0 && o.Scale.Times >= 0):
+		return o, fmt.Errorf("Options: Ftol, Rtol, Frtol, Scale.Factor and Scale.Times must be >= 0, have %v, %v, %v, %v and %v",
+			o.Ftol, o.Rtol, o.Frtol, o.Scale.Factor, o.Scale.Times)
+	}
+	o.Moves = cmp.Or(o.Moves, DefaultMoves)
+	o.Refresh = offOr(o.Refresh, DefaultRefresh)
+	o.StripMemory = offOr(o.StripMemory, DefaultStripMemory)
 	return o, nil
+}
+
+// offOr resolves a setting whose zero is its default def and whose
+// negative values turn it off: v if positive, def if 0, else 0.
+func offOr[T int | int64](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // table reads the input into a table, its features on the heap or mapped

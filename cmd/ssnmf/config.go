@@ -373,7 +373,7 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	fs.IntVar(&c.k, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
-	c.scale = scaleFlag{sizes: true, auto: true, times: solver.DefaultScaleTimes}
+	c.scale = scaleFlag{solver.Scale{Rule: solver.ScaleAuto, Times: solver.DefaultScaleTimes}}
 	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
 	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
 	fs.StringVar(&c.method, "method", methods.Default, methodUsage())

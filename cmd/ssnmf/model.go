@@ -52,7 +52,7 @@ func (c *config) checkModelPaths() error {
 // saveModel writes the model of the solve, W (n×k) in P's order, to the
 // directory of -model, atomically (package model).
 func (c *config) saveModel(ctx context.Context, prob *problem, w []float64, stderr io.Writer) error {
-	t := solver.Training(prob.tab, prob.Built, w, c.k, c.neighbors, c.weights)
+	t := solver.Training(prob.Table, prob.Built, w, c.k, c.neighbors, c.weights)
 	t.Mean, t.Std, t.Seed, t.Workers, t.Input, t.Method = prob.mean, prob.std, c.seed, c.workers, c.inputName(), c.method
 	meta, arrays, err := model.Build(ctx, t)
 	if err != nil {

@@ -28,14 +28,13 @@ const clusterDir = "cluster"
 
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
-	tab *store.Table // the input; nil when P comes from a tile file and no INPUT is given
-	*affinity.Built
+	// Problem is the input (nil when P comes from a tile file and no
+	// INPUT is given) and P; its InputSum is taken when
+	// kernelConfig.checkInput asks for it.
+	solver.Problem
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
 	read  time.Duration        // the time to read the input
-	// inputSum is the CRC-32C of the features as read, before any are
-	// standardized, when kernelConfig.checkInput asks for it; else 0.
-	inputSum uint32
 	// mean and std are the standardization of the raw features, kept
 	// with kernelConfig.moments for a model; nil otherwise.
 	mean, std []float64
@@ -52,43 +51,43 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	pr := &problem{dir: dir}
 	begin := time.Now()
 	if kc.input != "" || !kc.fromFile() {
-		if pr.tab, err = kc.load(dir); err != nil {
+		if pr.Table, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
 		}
 	}
 	pr.read = time.Since(begin)
-	if kc.checkInput != nil && pr.tab != nil {
-		pr.inputSum = crc32.Checksum(store.AsBytes(pr.tab.Features), crc32.MakeTable(crc32.Castagnoli))
-		if err := kc.checkInput(pr.inputSum, pr.tab.N); err != nil {
-			pr.tab.Close()
+	if kc.checkInput != nil && pr.Table != nil {
+		pr.InputSum = crc32.Checksum(store.AsBytes(pr.Table.Features), crc32.MakeTable(crc32.Castagnoli))
+		if err := kc.checkInput(pr.InputSum, pr.Table.N); err != nil {
+			pr.Table.Close()
 			return nil, err
 		}
 	}
 	kc.disk.End("input")
-	if kc.moments && pr.tab != nil {
-		pr.mean, pr.std = tile.Moments(pr.tab.Features, pr.tab.N, pr.tab.P)
+	if kc.moments && pr.Table != nil {
+		pr.mean, pr.std = tile.Moments(pr.Table.Features, pr.Table.N, pr.Table.P)
 	}
 	rule := kc.gamma.rule
 	if kc.gamma.auto {
 		rule = defaultRule
 	}
-	if k == 0 && pr.tab != nil {
-		k = len(pr.tab.Classes)
+	if k == 0 && pr.Table != nil {
+		k = len(pr.Table.Classes)
 	}
 	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
-		if pr.tab != nil {
-			pr.tab.Close()
+		if pr.Table != nil {
+			pr.Table.Close()
 		}
 		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
 	}
 	spec, err := kc.spec(pr, rule, k, progress)
 	if err != nil {
-		if pr.tab != nil {
-			pr.tab.Close()
+		if pr.Table != nil {
+			pr.Table.Close()
 		}
 		return nil, err
 	}
-	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
+	pr.Built, err = affinity.Build(ctx, pr.Table, spec)
 	kc.disk.End("affinity")
 	var bw *affinity.BandwidthError
 	switch {
@@ -100,8 +99,8 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		err = usagef("-affinity: %v", err)
 	}
 	if err != nil {
-		if pr.tab != nil {
-			pr.tab.Close()
+		if pr.Table != nil {
+			pr.Table.Close()
 		}
 		return nil, err
 	}
@@ -121,7 +120,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 // sparse P's files, and -engine slurm's coordinator, which it sets in pr.
 func (kc *kernelConfig) spec(pr *problem, rule affinity.Rule, k int, progress func(pass string, done, total int)) (affinity.Spec, error) {
 	dir := pr.dir
-	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
+	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.Factor, Standardize: kc.standardize,
 		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress, Kernel: kc.isa,
 		Name: kc.inputName()}
 	// A sparse P is kept in the work directory's CSR file, where a resumed
@@ -191,8 +190,8 @@ func (kc *kernelConfig) gaussian() bool { return kc.affinity == "" || kc.affinit
 
 func (pr *problem) close() {
 	pr.Built.Close()
-	if pr.tab != nil {
-		pr.tab.Close()
+	if pr.Table != nil {
+		pr.Table.Close()
 	}
 }
 

@@ -16,58 +16,6 @@ import (
 	"github.com/ssnmf/ssnmf/tile"
 )
 
-// savedRun is the settings part of a checkpoint, as JSON: the command line
-// of the run, and a fingerprint of the problem it was solving.
-type savedRun struct {
-	Args     []string `json:"args"` // the command line, as -name=value, then the input
-	N        int      `json:"n"`
-	K        int      `json:"k"`
-	Gamma    float64  `json:"gamma"`
-	Checksum uint32   `json:"checksum"` // CRC-32C of the features as used, or of the tile file's metadata
-	// InputSum is a CRC-32C of the features as read from the input,
-	// before any are standardized (0 when P is read from a file without
-	// INPUT, and in checkpoints made before it was kept): a resume
-	// compares it as soon as it has read the input, before it builds P.
-	InputSum uint32 `json:"input_checksum,omitempty"`
-	// Kernel is the family of the vector kernels the run ran (tile.ISA's
-	// name): a resume that runs another says so.
-	Kernel string `json:"kernel,omitempty"`
-	// A run of several starts: the start the checkpoint's state is of, the
-	// starts before it, which all ended, and the best of them, whose W is
-	// in the file workspace.bestPath(Best).
-	Start int           `json:"start,omitempty"`
-	Ended []startResult `json:"ended,omitempty"`
-	Best  *int          `json:"best,omitempty"`
-	// Finished, once the run has ended (on any stop but -max-time or a
-	// signal), says how: a later -resume reports it and rewrites nothing.
-	Finished *finishedRun `json:"finished,omitempty"`
-}
-
-// finishedRun is how a checkpointed run ended: the stop of its last start
-// (the one the checkpoint's state is of), its iterations, the -max-iter it
-// ran with, and the outputs it wrote, by flag, as absolute paths.
-type finishedRun struct {
-	Stop       string            `json:"stop"`
-	Iterations int               `json:"iterations"`
-	MaxIter    int               `json:"max_iter"`
-	Outputs    map[string]string `json:"outputs,omitempty"`
-}
-
-// savedSettings returns the JSON of the run's savedRun.
-func (r *solveRun) savedSettings() ([]byte, error) {
-	c := r.cfg
-	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, InputSum: r.prob.inputSum,
-		Start: r.start, Ended: r.rep.sum.starts, Kernel: c.isa.String()}
-	if r.best != nil {
-		s.Best = &r.rep.sum.bestStart
-	}
-	var err error
-	if s.Args, err = c.canonicalArgs(); err != nil {
-		return nil, err
-	}
-	return json.Marshal(s)
-}
-
 // canonicalArgs returns the command line of c: every flag of solve but
 // -resume and -workdir, as -name=value, then the input if any. A resumed
 // run starts from it. The values are those of c's flags, which hold c's
@@ -110,13 +58,13 @@ var outputFlags = []string{"out", "summary", "trace"}
 // outputs given and none of the checkpoint's; if none is, it writes all of
 // the checkpoint's, so that never some of them are rewritten and others
 // left from an earlier state.
-func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
+func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 	name := filepath.Join(c.resume, solver.CheckpointFile)
 	raw, err := checkpoint.ReadSettings(name)
 	if err != nil {
 		return nil, nil, usagef("-resume: %v", err)
 	}
-	var s savedRun
+	var s solver.Saved
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, nil, usagef("-resume: checkpoint %s: settings: %v", name, err)
 	}
@@ -181,34 +129,38 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	return merged, &s, nil
 }
 
-// matches checks that the problem set up for a resumed run is the one the
-// checkpoint was made on: the input first (its rows, and the checksum of
-// P's features or file), so that an edited input is named as such, then
-// gamma.
-func (s *savedRun) matches(pr *problem) error {
+// checkResumed checks that the problem set up for a resumed run is the
+// one its checkpoint's settings s were made on: the input first (its
+// rows, and the checksum of P's features or file), so that an edited input
+// is named as such, then gamma.
+func checkResumed(s *solver.Saved, pr *problem) error {
 	switch {
 	case s.N != pr.N() || s.Checksum != pr.Checksum:
-		return s.inputChanged(pr.N(), fmt.Sprintf("checksum %08x, the checkpoint's %08x", pr.Checksum, s.Checksum))
+		return inputChanged(s, pr.N(), fmt.Sprintf("checksum %08x, the checkpoint's %08x", pr.Checksum, s.Checksum))
 	case math.Float64bits(s.Gamma) != math.Float64bits(pr.Gamma):
 		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
 	}
 	return nil
 }
 
-// checkInput checks, as soon as a resumed run has read its input, the
-// CRC-32C of its features as read and their rows n against the
-// checkpoint's (a checkpoint made before InputSum was kept has none to
-// compare: matches checks the input once P is built).
-func (s *savedRun) checkInput(sum uint32, n int) error {
-	if s.InputSum == 0 || s.InputSum == sum && s.N == n {
-		return nil
+// resumedInput returns the check, as soon as a resumed run has read its
+// input, of the CRC-32C of its features as read and their rows n against
+// those of the checkpoint's settings s (a checkpoint made before InputSum
+// was kept has none to compare: checkResumed checks the input once P is
+// built).
+func resumedInput(s *solver.Saved) func(sum uint32, n int) error {
+	return func(sum uint32, n int) error {
+		if s.InputSum == 0 || s.InputSum == sum && s.N == n {
+			return nil
+		}
+		return usageError{inputChanged(s, n, fmt.Sprintf("checksum of the features as read %08x, the checkpoint's %08x", sum, s.InputSum))}
 	}
-	return usageError{s.inputChanged(n, fmt.Sprintf("checksum of the features as read %08x, the checkpoint's %08x", sum, s.InputSum))}
 }
 
 // inputChanged is the error of a resumed run whose input of n rows is not
-// the checkpoint's; detail says how it differs when the rows agree.
-func (s *savedRun) inputChanged(n int, detail string) error {
+// the one of the checkpoint's settings s; detail says how it differs when
+// the rows agree.
+func inputChanged(s *solver.Saved, n int, detail string) error {
 	if n != s.N {
 		detail = fmt.Sprintf("it has %d rows, the checkpoint %d", n, s.N)
 	}
@@ -221,7 +173,7 @@ func (s *savedRun) inputChanged(n int, detail string) error {
 // write is refused: a finished run's outputs are not written again. A run
 // that ended on -max-iter goes on (false) when -max-iter is raised above
 // the one it ran with.
-func (c *config) finished(saved *savedRun, given []string, stderr io.Writer) (bool, error) {
+func (c *config) finished(saved *solver.Saved, given []string, stderr io.Writer) (bool, error) {
 	f := saved.Finished
 	if f == nil || f.Stop == fw.IterationLimit.String() && c.maxIter > f.MaxIter {
 		return false, nil
@@ -270,7 +222,7 @@ func (c *config) outputPaths() (map[string]string, error) {
 // for the run of checkpoint saved, and says on stderr when a resumed run
 // runs other kernels than its checkpoint's run did (its results then
 // differ in rounding; the summary names both families).
-func (c *config) resolveKernels(saved *savedRun, stderr io.Writer) error {
+func (c *config) resolveKernels(saved *solver.Saved, stderr io.Writer) error {
 	note, err := c.resolveKernel(saved != nil)
 	if err != nil {
 		return err

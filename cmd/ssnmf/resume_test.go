@@ -527,7 +527,7 @@ func TestResumeModelPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s savedRun
+	var s solver.Saved
 	if err := json.Unmarshal(raw, &s); err != nil || !slices.Contains(s.Args, "-model="+filepath.Join(a, "m")) {
 		t.Fatalf("the checkpoint's command line %q (%v) lacks -model=%s", s.Args, err, filepath.Join(a, "m"))
 	}

@@ -100,16 +100,17 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 // directory and what it has made so far.
 type solving struct {
 	c      *config
-	given  []string  // the flags given
-	saved  *savedRun // the checkpoint's settings when resuming
-	begin  time.Time // the start of the command, for -max-time
-	dir    string    // the work directory
-	temp   bool      // dir is a temporary one made here
-	keep   bool      // keep a temporary dir: the run can be resumed from it
+	given  []string      // the flags given
+	saved  *solver.Saved // the checkpoint's settings when resuming
+	begin  time.Time     // the start of the command, for -max-time
+	dir    string        // the work directory
+	temp   bool          // dir is a temporary one made here
+	keep   bool          // keep a temporary dir: the run can be resumed from it
 	stdout io.Writer
 	stderr io.Writer
 	stop   func() bool
 	prog   *progress
+	rep    *report // the run's progress, trace and summary
 }
 
 // check checks the flags against the run (the resumed one's, if any),
@@ -140,7 +141,7 @@ func (sv *solving) check() (done bool, err error) {
 		if done, err := c.finished(saved, sv.given, sv.stderr); done || err != nil {
 			return true, err
 		}
-		c.checkInput = saved.checkInput
+		c.checkInput = resumedInput(saved)
 	}
 	return false, nil
 }
@@ -177,14 +178,18 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	}
 	defer outs.abort()
 	rep := sv.report(outs, prob, m, time.Since(setup))
+	sv.rep = rep
 	ws, err := sv.workspace(prob.N())
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
-	sr := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: sv.stop, saved: sv.saved, begin: sv.begin, bestFile: -1, savedBest: -1}
-	if err := sr.scale(setupCtx); err != nil {
+	sr, err := sv.newRun(info, prob, m, ws, rep)
+	if err != nil {
+		return err
+	}
+	if err := sr.Scale(setupCtx); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
@@ -194,7 +199,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	c.showBudget()
 	sv.announce(prob)
 	endSetup()
-	res, err := sr.solve(ctx)
+	res, err := sr.Solve(ctx)
 	c.disk.End("solve")
 	if err := sv.solved(ctx, sr, res, err); err != nil {
 		return err
@@ -221,7 +226,7 @@ func (sv *solving) setupFailed(ctx, setupCtx context.Context, err error) error {
 // resolve resolves what the flags leave to the problem, k, the starts and
 // the initial point, and checks them against it.
 func (sv *solving) resolve(prob *problem) (methods.Method, error) {
-	c, tab, n := sv.c, prob.tab, prob.N()
+	c, tab, n := sv.c, prob.Table, prob.N()
 	sv.prog.n, sv.prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.method)
 	if c.k == 0 {
@@ -237,7 +242,7 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 		return info, err
 	}
 	if sv.saved != nil {
-		if err := sv.saved.matches(prob); err != nil {
+		if err := checkResumed(sv.saved, prob); err != nil {
 			return info, usageError{err}
 		}
 	}
@@ -263,7 +268,7 @@ func (sv *solving) report(outs *outputs, prob *problem, m *solver.Meter, setup t
 		traceOut = outs.trace
 	}
 	c := sv.c
-	return &report{progress: sv.prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
+	return &report{progress: sv.prog, trace: trace.NewWriter(traceOut),
 		sum: &summaryBuilder{cfg: c, prob: prob, kernel: prob.Kernel(), meter: m, warn: sv.stderr, setup: setup.Seconds()}}
 }
 
@@ -306,23 +311,26 @@ func (sv *solving) announce(prob *problem) {
 // solved is the error of a solve that ended with err, or was stopped by
 // a signal; nil for a run whose outputs are to be written, which notes a
 // -max-time reached.
-func (sv *solving) solved(ctx context.Context, sr *solveRun, res *fw.Result, err error) error {
+func (sv *solving) solved(ctx context.Context, sr *solver.Run, res *fw.Result, err error) error {
 	c, dir := sv.c, sv.dir
+	var ck *solver.CheckpointError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	case errors.As(err, new(*cluster.StepError)):
 		sv.keep = true
-		return stepFailed(err, dir, sr.checkpointed)
+		return stepFailed(err, dir, sr.Checkpointed)
+	case errors.As(err, &ck):
+		return usagef("-resume: %v", ck.Err)
 	case err != nil:
 		return err
 	case res.Status == fw.Stopped:
 		sv.keep = true
-		if sr.checkpointed {
+		if sr.Checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
 		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s saves a checkpoint to resume from)", res.Iterations, checkpointers())
-	case res.Status == fw.TimeLimit && sr.checkpointed:
+	case res.Status == fw.TimeLimit && sr.Checkpointed:
 		sv.keep = true
 		fmt.Fprintf(sv.stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
 			c.maxTime, res.Iterations, dir)
@@ -332,39 +340,40 @@ func (sv *solving) solved(ctx context.Context, sr *solveRun, res *fw.Result, err
 
 // finish writes the outputs of a solve that ended in res, the model, and
 // marks the checkpoint of a finished run so; then prints the result table.
-func (sv *solving) finish(ctx context.Context, sr *solveRun, res *fw.Result, outs *outputs) error {
-	c, ws, prob := sv.c, sr.ws, sr.prob
+func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, outs *outputs) error {
+	c, ws, prob := sv.c, sr.Workspace, sr.Problem
 	w, err := ws.InputOrder(prob.Order)
 	if err != nil {
 		return err
 	}
-	sr.rep.sum.finish(res, time.Since(sv.begin).Seconds(), w)
+	sum := sv.rep.sum
+	sum.finish(res, time.Since(sv.begin).Seconds(), w)
 	if c.model != "" {
-		if err := c.saveModel(ctx, prob, ws.W, sv.stderr); err != nil {
+		if err := c.saveModel(ctx, sum.prob, ws.W, sv.stderr); err != nil {
 			return err
 		}
 		c.disk.End("model")
 	}
-	if err := sr.rep.sum.write(outs, w); err != nil {
+	if err := sum.write(outs, w); err != nil {
 		return err
 	}
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	if res.Status != fw.TimeLimit {
-		if err := ws.RemoveBest(sr.savedBest); err != nil {
+	// Finished means finished: a later -resume says so and rewrites
+	// nothing.
+	var written map[string]string
+	mark := !sv.temp && (sr.Checkpointed || sv.saved != nil)
+	if mark && res.Status != fw.TimeLimit {
+		if written, err = c.outputPaths(); err != nil {
 			return err
 		}
-		// Finished means finished: a later -resume says so and
-		// rewrites nothing.
-		if !sv.temp && (sr.checkpointed || sv.saved != nil) {
-			if err := sr.markFinished(res); err != nil {
-				return err
-			}
-		}
+	}
+	if err := sr.Finish(res, mark, written); err != nil {
+		return err
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
-		sr.rep.sum.table(sv.stdout)
+		sum.table(sv.stdout)
 	}
 	return nil
 }

@@ -14,10 +14,8 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/diskio"
-	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/solver"
-	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 )
 
@@ -31,57 +29,9 @@ type summaryBuilder struct {
 	meter  *solver.Meter // counts and times every pass of the run
 	warn   io.Writer     // warnings: a score that cannot be computed
 
-	starts      []startResult
-	bestStart   int
-	resumedAt   int               // the iteration a resumed run went on from
-	penalty     *fw.PenaltyReport // the penalty method's report of the current start
-	bestPenalty *fw.PenaltyReport // of the best start
-	kmeans      *kmeans.Result    // -method kmeans's clustering
-	spectral    *spectralReport   // -init spectral, -method spectral: the graph's embedding
-
-	sum   summary // made by finish
-	sizes []int   // rows per cluster of the final W, by largest membership; made by finish
-}
-
-// startResult is the outcome of one start of a run with -starts.
-type startResult struct {
-	Seed      uint64  `json:"seed"`
-	Objective float64 `json:"objective"`
-	Gap       float64 `json:"gap"`
-	// ModelTerm is ¼||WᵀW||² of the start's W: with the objective and
-	// ||P||², it gives ⟨P, WWᵀ⟩, so a study can compare starts at each
-	// one's own best scale of P (studies/spectral/README.md).
-	ModelTerm  float64 `json:"model_term"`
-	Iterations int     `json:"iterations"`
-	// ARI of the start's clusters against the labels, if any: the study
-	// reads how well the objective ranks the starts from it.
-	ARI *float64 `json:"ari,omitempty"`
-	// Stop is the rule that ended the start (fw.Status's name); status
-	// the same, set when the start ended in this process.
-	Stop   string `json:"stop,omitempty"`
-	status fw.Status
-}
-
-// startARI returns the ARI of the clusters of w, in the order of P's rows,
-// against the labels; nil without labels or if it cannot be computed.
-func (b *summaryBuilder) startARI(w []float64) *float64 {
-	pr, k := b.prob, b.cfg.k
-	if pr.tab == nil || pr.tab.Labels == nil {
-		return nil
-	}
-	pred := make([]int, pr.N())
-	for q := range pred {
-		i := q
-		if pr.Order != nil {
-			i = int(pr.Order[q])
-		}
-		pred[i] = store.Argmax(w[q*k : (q+1)*k])
-	}
-	v, err := score.ARI(pr.tab.Labels, pred)
-	if err != nil {
-		return nil
-	}
-	return &v
+	run   *solver.Run // the solve: its starts, the best and what its methods report
+	sum   summary     // made by finish
+	sizes []int       // rows per cluster of the final W, by largest membership; made by finish
 }
 
 // summary is the JSON document of -summary.
@@ -138,16 +88,16 @@ type summary struct {
 	// -affinity knn: the search ("exact" or "approx"), and for approx
 	// its rounds and the recall@M measured on RecallRows sampled rows
 	// (absent when not measured, or when the graph was reused).
-	KNN            string        `json:"knn,omitempty"`
-	KNNRounds      int           `json:"knn_rounds,omitempty"`
-	KNNRecall      *float64      `json:"knn_recall,omitempty"`
-	KNNRecallRows  int           `json:"knn_recall_rows,omitempty"`
-	Scale          float64       `json:"scale,omitempty"` // a sparse P: the factor of its stored values
-	ScaleRule      string        `json:"scale_rule,omitempty"`
-	ResumedAt      int           `json:"resumed_at,omitempty"`
-	Starts         []startResult `json:"starts,omitempty"`
-	BestStart      int           `json:"best_start"`
-	KmeansInertias []float64     `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
+	KNN            string         `json:"knn,omitempty"`
+	KNNRounds      int            `json:"knn_rounds,omitempty"`
+	KNNRecall      *float64       `json:"knn_recall,omitempty"`
+	KNNRecallRows  int            `json:"knn_recall_rows,omitempty"`
+	Scale          float64        `json:"scale,omitempty"` // a sparse P: the factor of its stored values
+	ScaleRule      string         `json:"scale_rule,omitempty"`
+	ResumedAt      int            `json:"resumed_at,omitempty"`
+	Starts         []solver.Start `json:"starts,omitempty"`
+	BestStart      int            `json:"best_start"`
+	KmeansInertias []float64      `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
 	// The penalty method's final point is not feasible: how far it is, and
 	// the objective and gap of its projection onto the constraints.
 	RowSumViolation    *float64 `json:"row_sum_violation,omitempty"`
@@ -180,32 +130,7 @@ type summary struct {
 	StepSeconds float64 `json:"step_seconds,omitempty"`
 	// Spectral is the report of the graph's spectral embedding, where
 	// -init spectral or -method spectral computed it.
-	Spectral *spectralReport `json:"spectral,omitempty"`
-}
-
-// spectralReport is the summary's report of a spectral embedding
-// (spectral.Embedding): the K+1 leading eigenvalues of D^-½ P D^-½ and
-// the residual norms of their unit eigenvectors, the LOBPCG iterations,
-// the products with P (passes), the time, and the bandwidth of the soft
-// memberships.
-type spectralReport struct {
-	Eigenvalues  []float64 `json:"eigenvalues"`
-	Residuals    []float64 `json:"residuals"`
-	Tol          float64   `json:"tol"`
-	Converged    bool      `json:"converged"`
-	Block        int       `json:"block"`
-	Iterations   int       `json:"iterations"`
-	Passes       int       `json:"passes"`
-	Seconds      float64   `json:"seconds"`
-	IsolatedRows int       `json:"isolated_rows,omitempty"`
-	Beta         float64   `json:"beta"`
-}
-
-// newSpectralReport returns the report of the embedding e, computed in
-// elapsed, whose memberships take the bandwidth beta.
-func newSpectralReport(e *spectral.Embedding, beta float64, elapsed time.Duration) *spectralReport {
-	return &spectralReport{Eigenvalues: e.Values, Residuals: e.Residuals, Tol: spectral.DefaultTol, Converged: e.Converged,
-		Block: e.Block, Iterations: e.Iterations, Passes: e.Passes, Seconds: elapsed.Seconds(), IsolatedRows: e.Isolated, Beta: beta}
+	Spectral *solver.SpectralReport `json:"spectral,omitempty"`
 }
 
 // formatValues returns eigenvalues as "1 0.99984 0.99871".
@@ -215,20 +140,6 @@ func formatValues(vals []float64) string {
 		s[i] = strconv.FormatFloat(v, 'g', 6, 64)
 	}
 	return strings.Join(s, " ")
-}
-
-// report takes up what the method m adds to its result res: the penalty
-// method's report, and the k-means run (whose Lloyd iterations are the
-// run's iterations).
-func (b *summaryBuilder) report(m fw.Method, res *fw.Result) {
-	switch m := m.(type) {
-	case *fw.Penalty:
-		rep := m.Report()
-		b.penalty = &rep
-	case *fw.KMeans:
-		b.kmeans = m.Result()
-		res.Iterations = b.kmeans.Iterations
-	}
 }
 
 // finish fills the summary and the cluster sizes of the run's result res,
@@ -244,7 +155,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: c.standardize,
 		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
 		KernelFamily: c.isa.String(), KNNKernel: pr.KNN.Kernel, CheckpointKernelFamily: c.checkpointKernel,
-		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
+		Affinity: c.affinity, ResumedAt: b.run.ResumedAt, BestStart: b.run.Best,
 		Tol: c.tol, Ftol: c.ftol, Rtol: c.rtol, Mtol: c.mtol, Frtol: c.frtol, MaxTimeSeconds: c.maxTime.Seconds(), MaxIter: c.maxIter, Refresh: c.refresh,
 		Iterations: res.Iterations, Passes: res.Passes,
 		Objective: res.Objective, Gap: res.Gap, ModelTerm: res.Model,
@@ -253,7 +164,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
 	}
 	b.sum.PeakRSSBytes, b.sum.Memory = peakRSS(), c.budget
-	b.sum.Spectral = b.spectral
+	b.sum.Spectral = b.run.Spectral
 	b.sum.Engine = c.engine
 	if co := pr.coord; co != nil {
 		b.sum.Tasks, b.sum.Steps, b.sum.StepRetries, b.sum.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
@@ -275,20 +186,20 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	if pr.ScaleRule != "" {
 		b.sum.Scale, b.sum.ScaleRule = pr.Scale, pr.ScaleRule
 	}
-	if km := b.kmeans; km != nil {
+	if km := b.run.KMeans; km != nil {
 		b.sum.StopReason, b.sum.Converged = "kmeans-max-iter", false
 		if km.Converged {
 			b.sum.StopReason = "kmeans-converged"
 		}
 		b.sum.KmeansInertias = km.Inertias
 	}
-	if pr.tab != nil {
-		b.sum.P = pr.tab.P
+	if pr.Table != nil {
+		b.sum.P = pr.Table.P
 	}
-	if len(b.starts) > 1 {
-		b.sum.Starts = b.starts
+	if len(b.run.Starts) > 1 {
+		b.sum.Starts = b.run.Starts
 	}
-	if p := b.penalty; p != nil {
+	if p := b.run.Penalty; p != nil {
 		b.sum.RowSumViolation, b.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
 		b.sum.ProjectedObjective, b.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
 	}
@@ -310,23 +221,23 @@ func (b *summaryBuilder) score(w []float64) {
 		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
 		b.sizes[pred[i]]++
 	}
-	if pr.tab == nil || pr.tab.Labels == nil {
+	if pr.Table == nil || pr.Table.Labels == nil {
 		return
 	}
-	b.sum.Classes = len(pr.tab.Classes)
+	b.sum.Classes = len(pr.Table.Classes)
 	for _, m := range []struct {
 		name string
 		fn   func(truth, pred []int) (float64, error)
 		dst  **float64
 	}{{"ARI", score.ARI, &b.sum.ARI}, {"NMI", score.NMI, &b.sum.NMI}, {"accuracy", score.Accuracy, &b.sum.Accuracy}} {
-		v, err := m.fn(pr.tab.Labels, pred)
+		v, err := m.fn(pr.Table.Labels, pred)
 		if err != nil {
 			fmt.Fprintf(b.warn, "ssnmf: warning: %s not computed: %v\n", m.name, err)
 			continue
 		}
 		*m.dst = &v
 	}
-	cal, err := score.Calibrate(pr.tab.Labels, w, c.k)
+	cal, err := score.Calibrate(pr.Table.Labels, w, c.k)
 	if err != nil {
 		fmt.Fprintf(b.warn, "ssnmf: warning: calibration not computed: %v\n", err)
 		return

@@ -1,0 +1,97 @@
+package solver
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store/checkpoint"
+)
+
+// Saved is the settings part of a checkpoint, as JSON: the caller's
+// settings (Args: ssnmf solve's command line), a fingerprint of the
+// problem the run was solving, and where its starts stand.
+type Saved struct {
+	// Args are the caller's settings: the command line of the run, as
+	// -name=value, then the input.
+	Args     []string `json:"args"`
+	N        int      `json:"n"`
+	K        int      `json:"k"`
+	Gamma    float64  `json:"gamma"`
+	Checksum uint32   `json:"checksum"` // CRC-32C of the features as used, or of the tile file's metadata
+	// InputSum is a CRC-32C of the features as read from the input,
+	// before any are standardized (0 when P is read from a file without
+	// INPUT, and in checkpoints made before it was kept): a resume
+	// compares it as soon as it has read the input, before it builds P.
+	InputSum uint32 `json:"input_checksum,omitempty"`
+	// Kernel is the family of the vector kernels the run ran (tile.ISA's
+	// name): a resume that runs another says so.
+	Kernel string `json:"kernel,omitempty"`
+	// A run of several starts: the start the checkpoint's state is of, the
+	// starts before it, which all ended, and the best of them, whose W is
+	// in the file Workspace.BestPath(Best).
+	Start int     `json:"start,omitempty"`
+	Ended []Start `json:"ended,omitempty"`
+	Best  *int    `json:"best,omitempty"`
+	// Finished, once the run has ended (on any stop but the time limit or
+	// a signal), says how: a later resume reports it and rewrites nothing.
+	Finished *Finished `json:"finished,omitempty"`
+}
+
+// Finished is how a checkpointed run ended: the stop of its last start
+// (the one the checkpoint's state is of), its iterations, the MaxIter it
+// ran with, and the outputs it wrote, by the caller's name (ssnmf solve's
+// flags), as absolute paths.
+type Finished struct {
+	Stop       string            `json:"stop"`
+	Iterations int               `json:"iterations"`
+	MaxIter    int               `json:"max_iter"`
+	Outputs    map[string]string `json:"outputs,omitempty"`
+}
+
+// saved returns the run's checkpoint settings as they stand.
+func (r *Run) saved() *Saved {
+	pr := r.Problem
+	s := &Saved{Args: r.Args, N: pr.N(), K: r.Options.K, Gamma: pr.Gamma, Checksum: pr.Checksum, InputSum: pr.InputSum,
+		Start: r.start, Ended: r.Starts, Kernel: r.Kernel}
+	if r.best != nil {
+		s.Best = &r.Best
+	}
+	return s
+}
+
+func (s *Saved) marshal() ([]byte, error) { return json.Marshal(s) }
+
+// markFinished marks the checkpoint of the work directory finished
+// (Saved.Finished: how the last start stopped, res if no start was
+// recorded, and the outputs written), so that a later resume reports the
+// run complete instead of running its end again and rewriting its
+// outputs. The checkpoint keeps its state, from which a run that stopped
+// on MaxIter may go on with a higher one: it is read back into the
+// workspace's W and P·W, whose run is over, and saved with its settings
+// amended.
+func (r *Run) markFinished(res *fw.Result, outputs map[string]string) error {
+	ws, path := r.Workspace, r.Workspace.CheckpointPath()
+	ck, err := r.load()
+	if err != nil {
+		return fmt.Errorf("marking the run finished: %w", err)
+	}
+	var s Saved
+	if err := json.Unmarshal(ck.Settings, &s); err != nil {
+		return fmt.Errorf("marking the run finished: checkpoint %s: settings: %w", path, err)
+	}
+	f := &Finished{Stop: res.Status.String(), Iterations: res.Iterations, MaxIter: r.Options.MaxIter, Outputs: outputs}
+	if n := len(r.Starts); n > 0 {
+		f.Stop, f.Iterations = r.Starts[n-1].Stop, r.Starts[n-1].Iterations
+	}
+	s.Finished = f
+	settings, err := s.marshal()
+	if err != nil {
+		return err
+	}
+	ck.State.W, ck.State.PW = ws.W, ws.PW
+	if err := checkpoint.SaveFS(r.fs(), path, &ck.State, settings, ck.Trace); err != nil {
+		return fmt.Errorf("the outputs are written, but marking the run finished failed (a -resume may run its end again): %w", err)
+	}
+	return nil
+}
