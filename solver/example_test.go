@@ -67,8 +67,23 @@ func ExampleSolve_arrow() {
 		log.Fatal(err)
 	}
 	fmt.Println("k from the labels:", res.K, "clusters of rows 0, 20, 40:", res.Cluster(0), res.Cluster(20), res.Cluster(40))
+	fmt.Printf("against the labels: ARI %.2f, accuracy %.2f\n", *res.Summary.ARI, *res.Summary.Accuracy)
 	// Output:
 	// k from the labels: 3 clusters of rows 0, 20, 40: 0 2 1
+	// against the labels: ARI 1.00, accuracy 1.00
+}
+
+// Initial points of a spectral embedding, and the stop rules: the
+// Options hold every setting of ssnmf solve's run.
+func ExampleOptions_init() {
+	opt := solver.Options{K: 3, Init: solver.InitSpectral, Starts: 1, Mtol: -1, Tol: 1e-9, MaxIter: 200}
+	res, err := solver.Solve(context.Background(), solver.Input{Rows: blobs()}, opt)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("clusters of rows 0, 20, 40:", res.Cluster(0), res.Cluster(20), res.Cluster(40), "spectral eigenvalues:", len(res.Summary.Spectral.Eigenvalues))
+	// Output:
+	// clusters of rows 0, 20, 40: 0 2 1 spectral eigenvalues: 4
 }
 
 // Reading memberships: row i of W is the soft membership of row i in each

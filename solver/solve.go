@@ -45,6 +45,10 @@ type Result struct {
 	Affinity string
 	// Trace holds the record of every iteration of every start, in order.
 	Trace []Record
+	// Summary is the run's record, as ssnmf solve's -summary has it (but
+	// for the command's engine, memory and storage I/O): with labels,
+	// the scores of W against them.
+	Summary *Summary
 }
 
 // Record is the record of one iteration of a start.
@@ -193,6 +197,8 @@ func (s *solve) solve(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	r.W = append([]float64(nil), w...)
+	r.Summary, _ = run.Summary(res, r.W) // a score that cannot be computed is left out
+	r.Summary.Input, r.Summary.Seconds = s.name, time.Since(run.Begin).Seconds()
 	if err := s.saveModel(ctx); err != nil {
 		return nil, err
 	}

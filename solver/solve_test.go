@@ -45,6 +45,10 @@ func TestSolveMatchesCommand(t *testing.T) {
 	if res.Status.String() != "model-gap" || res.Best != 0 || res.Passes < 30 {
 		t.Errorf("status %v, best start %d, passes %d: want model-gap, 0 and at least 30", res.Status, res.Best, res.Passes)
 	}
+	if sum := res.Summary; sum == nil || sum.Objective != res.Objective || len(sum.Starts) != 2 || sum.StopReason != "model-gap" ||
+		sum.ARI == nil || math.Abs(*sum.ARI-0.1637) > 5e-5 || sum.Neighbors != 30 || sum.Weights != "self-tuning" {
+		t.Errorf("summary %+v: want the result's objective, 2 starts, model-gap, ARI 0.1637 (the command's) and a 30-neighbour self-tuning graph", sum)
+	}
 	if n := len(res.Trace); n != 28+1+24+1 {
 		t.Errorf("%d trace records, want 54 (28 and 24 iterations and each start's final record)", n)
 	}

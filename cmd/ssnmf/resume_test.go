@@ -282,7 +282,7 @@ func TestMaxTimeAndResume(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "continue with: ssnmf solve -resume "+work) {
 		t.Fatalf("run with -max-time: exit %d: %s", code, stderr)
 	}
-	var s summary
+	var s solver.Summary
 	if b, err := os.ReadFile(sum); err != nil || json.Unmarshal(b, &s) != nil || s.StopReason != "max-time" {
 		t.Fatalf("summary %+v (%v), want stop_reason max-time", s, err)
 	}

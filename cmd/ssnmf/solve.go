@@ -269,7 +269,7 @@ func (sv *solving) report(outs *outputs, prob *problem, m *solver.Meter, setup t
 	}
 	c := sv.c
 	return &report{progress: sv.prog, trace: trace.NewWriter(traceOut),
-		sum: &summaryBuilder{cfg: c, prob: prob, kernel: prob.Kernel(), meter: m, warn: sv.stderr, setup: setup.Seconds()}}
+		sum: &summaryBuilder{cfg: c, prob: prob, warn: sv.stderr, setup: setup.Seconds()}}
 }
 
 // workspace makes the run's workspace; a new run in a -workdir removes
