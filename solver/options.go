@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // The defaults of the stop rules and of rowcd, as ssnmf solve's flags
@@ -140,6 +143,35 @@ type Options struct {
 	// Scale is the rule of a sparse P's scale; the zero Scale is
 	// DefaultScaleTimes times the sizes rule's factor.
 	Scale Scale
+
+	// File, if not "", is P's file, a tile file (ssnmf tiles) or an edge
+	// list, instead of the features' kNN graph or Gaussian kernel; Rows
+	// is an edge list's rows without the features, 0 taking them from
+	// its ids.
+	File string
+	Rows int
+	// Gamma is the Gaussian kernel's bandwidth; 0 takes it from GammaRule
+	// (whose zero value is affinity.Neighbor), which also gives the
+	// bandwidth of the k-means start's memberships on any P.
+	Gamma     float64
+	GammaRule affinity.Rule
+	// Precision is the Gaussian kernel's values' (zero: float64), and
+	// BlockSize the edge of its tiles (0: tile.DefaultBlockSize).
+	Precision tile.Precision
+	BlockSize int
+	// Kernel is the family of the vector kernels; the zero value is the
+	// fastest this CPU runs.
+	Kernel tile.ISA
+	// Connectivity makes the kNN graph's weights 1 instead of self-tuning.
+	Connectivity bool
+	// KNN is the kNN graph's search (zero: graph.Auto). KNNRecall,
+	// KNNProbes and KNNRounds are the approximate search's recall target,
+	// effort and most rounds, 0 their graph.Default values; KNNDescent is
+	// its leaf rounds before neighbour descent, 0 graph.DefaultLeafRounds,
+	// a negative value no descent.
+	KNN                              graph.KNNMethod
+	KNNRecall                        float64
+	KNNProbes, KNNRounds, KNNDescent int
 }
 
 // The initial points of Options.Init that are not a fw.Start.
@@ -240,13 +272,21 @@ func (o Options) runDefaults() (Options, error) {
 		return o, fmt.Errorf("Options.SweepOrder must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
 	case o.Scale.Rule != "" && o.Scale.Rule != ScaleAuto && o.Scale.Rule != ScaleSizes && o.Scale.Rule != ScaleMass:
 		return o, fmt.Errorf("Options.Scale.Rule must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
-	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0:
-		return o, fmt.Errorf("Options: InitStarts, Moves and MaxTime must be >= 0, have %d, %d and %v", o.InitStarts, o.Moves, o.MaxTime)
+	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0, o.Rows < 0, o.BlockSize < 0, o.KNNProbes < 0, o.KNNRounds < 0:
+		return o, fmt.Errorf("Options: InitStarts, Moves, MaxTime, Rows, BlockSize, KNNProbes and KNNRounds must be >= 0, have %d, %d, %v, %d, %d, %d and %d",
+			o.InitStarts, o.Moves, o.MaxTime, o.Rows, o.BlockSize, o.KNNProbes, o.KNNRounds)
+	case !(o.Gamma >= 0 && o.KNNRecall >= 0 && o.KNNRecall <= 1):
+		return o, fmt.Errorf("Options: Gamma must be >= 0 and KNNRecall in [0, 1], have %v and %v", o.Gamma, o.KNNRecall)
 	case !(o.Ftol >= 0 && o.Rtol >= 0 && o.Frtol >= 0 && o.Scale.Factor >= 0 && o.Scale.Times >= 0):
 		return o, fmt.Errorf("Options: Ftol, Rtol, Frtol, Scale.Factor and Scale.Times must be >= 0, have %v, %v, %v, %v and %v",
 			o.Ftol, o.Rtol, o.Frtol, o.Scale.Factor, o.Scale.Times)
 	}
 	o.Moves = cmp.Or(o.Moves, DefaultMoves)
+	o.BlockSize = cmp.Or(o.BlockSize, tile.DefaultBlockSize)
+	o.KNNRecall = cmp.Or(o.KNNRecall, graph.DefaultRecall)
+	o.KNNProbes = cmp.Or(o.KNNProbes, graph.DefaultProbes)
+	o.KNNRounds = cmp.Or(o.KNNRounds, graph.DefaultRounds)
+	o.KNNDescent = cmp.Or(o.KNNDescent, graph.DefaultLeafRounds)
 	o.Refresh = offOr(o.Refresh, DefaultRefresh)
 	o.StripMemory = offOr(o.StripMemory, DefaultStripMemory)
 	return o, nil
@@ -355,4 +395,36 @@ func ctxErr(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	return err
+}
+
+// Spec returns the affinity.Spec of P of o, as resolved: the Gaussian
+// kernel, the kNN graph or the file of o, whose sparse P is kept in dir's
+// GraphFile (and an edge list's mapped files in dir's "edges"), named name
+// in errors, with scratch bytes of memory for the kNN search's scratch.
+// The caller adds its hooks (Progress, the kNN graph's Round) and its
+// Engine.
+func (o Options) Spec(dir, name string, scratch int64) (affinity.Spec, error) {
+	spec := affinity.Spec{Gamma: o.Gamma, GammaRule: o.GammaRule, Clusters: o.K, Scale: o.Scale.Factor, Standardize: !o.Raw,
+		Precision: o.Precision, BlockSize: o.BlockSize, Workers: o.Workers, Seed: o.Seed, Kernel: o.Kernel, Name: name}
+	switch {
+	case o.File != "":
+		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = o.File, filepath.Join(dir, "edges"), filepath.Join(dir, GraphFile), o.Rows
+		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
+			return spec, err
+		}
+	case !o.Gaussian:
+		spec.Graph = &graph.KNNOptions{Neighbors: o.Neighbors, Weights: o.Weights(), Method: o.KNN,
+			Recall: o.KNNRecall, Probes: o.KNNProbes, Rounds: o.KNNRounds, LeafRounds: o.KNNDescent,
+			ScratchMemory: scratch, Kernel: o.Kernel}
+		spec.GraphFile = filepath.Join(dir, GraphFile)
+	}
+	return spec, nil
+}
+
+// Weights returns the kNN graph's weights of o.
+func (o Options) Weights() graph.Weights {
+	if o.Connectivity {
+		return graph.Connectivity
+	}
+	return graph.SelfTuning
 }

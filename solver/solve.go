@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
@@ -121,8 +120,12 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if err != nil {
 		return nil, fmt.Errorf("Options.Memory: %w", err)
 	}
+	spec, err := opt.Spec(dir, name, budget.Scratch)
+	if err != nil {
+		return nil, err
+	}
 	pr := &Problem{Table: tab}
-	if pr.Built, err = affinity.Build(ctx, tab, opt.spec(dir, name, budget)); err != nil {
+	if pr.Built, err = affinity.Build(ctx, tab, spec); err != nil {
 		return nil, err
 	}
 	info, _ := methods.Lookup(opt.Method)
@@ -143,19 +146,6 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 		return nil, err
 	}
 	return s, nil
-}
-
-// spec returns the affinity.Spec of o, whose sparse P's file is in dir.
-func (o Options) spec(dir, name string, budget Budget) affinity.Spec {
-	spec := affinity.Spec{GammaRule: affinity.Neighbor, Clusters: o.K, Standardize: !o.Raw, Scale: o.Scale.Factor,
-		BlockSize: tile.DefaultBlockSize, Workers: o.Workers, Seed: o.Seed, Name: name}
-	if !o.Gaussian {
-		spec.Graph = &graph.KNNOptions{Neighbors: o.Neighbors, Weights: graph.SelfTuning,
-			Recall: graph.DefaultRecall, Probes: graph.DefaultProbes, Rounds: graph.DefaultRounds, LeafRounds: graph.DefaultLeafRounds,
-			ScratchMemory: budget.Scratch}
-		spec.GraphFile = filepath.Join(dir, GraphFile)
-	}
-	return spec
 }
 
 func (s *solve) close() {
@@ -211,7 +201,7 @@ func (s *solve) saveModel(ctx context.Context) error {
 	if o.Model == "" {
 		return nil
 	}
-	t := Training(pr.Table, pr.Built, s.run.Workspace.W, o.K, o.Neighbors, graph.SelfTuning)
+	t := Training(pr.Table, pr.Built, s.run.Workspace.W, o.K, o.Neighbors, o.Weights())
 	t.Mean, t.Std, t.Seed, t.Workers, t.Input, t.Method = s.mean, s.std, o.Seed, o.Workers, s.name, o.Method
 	meta, arrays, err := model.Build(ctx, t)
 	if err == nil {

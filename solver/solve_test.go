@@ -4,9 +4,14 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // yeast is the command's built-in data set.
@@ -129,4 +134,41 @@ func equalBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestSpec checks the affinity.Spec of resolved Options: the kNN graph
+// with the graph's defaults, the Gaussian kernel, or a file of P.
+func TestSpec(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		opt   Options
+		check func(s affinity.Spec) bool
+	}{
+		{"knn", Options{K: 3}, func(s affinity.Spec) bool {
+			g := s.Graph
+			return g != nil && g.Neighbors == graph.DefaultNeighbors && g.Weights == graph.SelfTuning && g.Recall == graph.DefaultRecall &&
+				g.LeafRounds == graph.DefaultLeafRounds && g.ScratchMemory == 7 && s.GraphFile == filepath.Join(dir, GraphFile) && s.Standardize
+		}},
+		{"connectivity, no descent", Options{K: 3, Connectivity: true, KNNDescent: -1}, func(s affinity.Spec) bool {
+			return s.Graph.Weights == graph.Connectivity && s.Graph.LeafRounds == -1
+		}},
+		{"gaussian", Options{K: 3, Gaussian: true, Gamma: 0.5, Raw: true}, func(s affinity.Spec) bool {
+			return s.Graph == nil && s.GraphFile == "" && s.Gamma == 0.5 && !s.Standardize && s.BlockSize == tile.DefaultBlockSize
+		}},
+		{"file", Options{K: 3, File: "edges.csv", Rows: 9}, func(s affinity.Spec) bool {
+			return s.Graph == nil && s.File == "edges.csv" && s.Rows == 9 && s.MapDir == filepath.Join(dir, "edges")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := tc.opt.withDefaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := o.Spec(dir, "x", 7)
+			if err != nil || !tc.check(s) {
+				t.Errorf("Spec = %+v, %v", s, err)
+			}
+		})
+	}
 }

@@ -268,11 +268,17 @@ func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settin
 	return solver.KMeansStart(n, p, c.k, c.initStarts, c.workers, seed, order)
 }
 
-// knnOptions returns the options of the kNN graph of the flags.
-func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
-	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
-		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: cmp.Or(kc.knnDescent, -1),
-		ScratchMemory: kc.budget.Scratch, Kernel: kc.isa}
+// options returns the solver's settings of P of the flags, as resolved
+// (config.options adds the run's).
+func (kc *kernelConfig) options() solver.Options {
+	o := solver.Options{Gaussian: kc.gaussian(), Neighbors: kc.neighbors, Raw: !kc.standardize, Seed: kc.seed, Workers: kc.workers,
+		Memory: int64(kc.mem), Rows: kc.rows, Gamma: kc.gamma.value, Precision: kc.precision, BlockSize: kc.block, Kernel: kc.isa,
+		Scale: kc.scale.Scale, Connectivity: kc.weights == graph.Connectivity, KNN: kc.knn.KNNMethod,
+		KNNRecall: kc.knnRecall, KNNProbes: kc.knnProbes, KNNRounds: kc.knnRounds, KNNDescent: cmp.Or(kc.knnDescent, -1)}
+	if kc.fromFile() {
+		o.File = kc.affinity
+	}
+	return o
 }
 
 // check validates the kernel flags after parsing.

@@ -116,24 +116,19 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 }
 
 // spec is the affinity.Spec of the flags for the problem pr, whose rows
-// are in its work directory: the bandwidth rule, k for the mass rules, the
-// sparse P's files, and -engine slurm's coordinator, which it sets in pr.
+// are in its work directory (solver.Options.Spec): the bandwidth rule, k
+// for the mass rules, the progress hooks, and -engine slurm's
+// coordinator, which it sets in pr.
 func (kc *kernelConfig) spec(pr *problem, rule affinity.Rule, k int, progress func(pass string, done, total int)) (affinity.Spec, error) {
-	dir := pr.dir
-	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.Factor, Standardize: kc.standardize,
-		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress, Kernel: kc.isa,
-		Name: kc.inputName()}
-	// A sparse P is kept in the work directory's CSR file, where a resumed
-	// run finds its kNN graph.
-	if kc.fromFile() {
-		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, solver.GraphFile), kc.rows
-		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
-			return spec, err
-		}
-	} else if kc.affinity == affinityKNN {
-		spec.Graph = kc.knnOptions()
+	o := kc.options()
+	o.GammaRule, o.K = rule, k
+	spec, err := o.Spec(pr.dir, kc.inputName(), kc.budget.Scratch)
+	if err != nil {
+		return spec, err
+	}
+	spec.Progress = progress
+	if spec.Graph != nil {
 		spec.Graph.Round = kc.knnRound
-		spec.GraphFile = filepath.Join(dir, solver.GraphFile)
 	}
 	if kc.engine == engineSlurm {
 		dir, err := filepath.Abs(pr.dir)

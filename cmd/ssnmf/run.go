@@ -22,11 +22,11 @@ func (c *config) checkScale(prob *problem) error {
 // and the initial point of the problem, and the stop rules that 0 turns
 // off as the run's Options have them.
 func (c *config) options() solver.Options {
-	return solver.Options{K: c.k, Method: c.method, Gaussian: c.gaussian(), Neighbors: c.neighbors, Raw: !c.standardize,
-		Starts: c.starts, Seed: c.seed, Workers: c.workers, MaxIter: c.maxIter, Tol: c.tol, Mtol: c.mtol,
-		Workdir: c.workdir, Model: c.model, Memory: int64(c.mem),
-		Init: c.init, InitStarts: c.initStarts, Step: c.step, Ftol: c.ftol, Rtol: c.rtol, Frtol: c.frtol,
-		MaxTime: c.maxTime, Refresh: c.refresh, Moves: c.moves, StripMemory: c.stripMemory, SweepOrder: c.sweepOrder, Scale: c.scale.Scale}
+	o := c.kernelConfig.options()
+	o.K, o.Method, o.Starts, o.MaxIter, o.Tol, o.Mtol, o.Workdir, o.Model = c.k, c.method, c.starts, c.maxIter, c.tol, c.mtol, c.workdir, c.model
+	o.Init, o.InitStarts, o.Step, o.Ftol, o.Rtol, o.Frtol = c.init, c.initStarts, c.step, c.ftol, c.rtol, c.frtol
+	o.MaxTime, o.Refresh, o.Moves, o.StripMemory, o.SweepOrder = c.maxTime, c.refresh, c.moves, c.stripMemory, c.sweepOrder
+	return o
 }
 
 // newRun returns the solve of prob with the method info in the workspace
