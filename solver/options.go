@@ -64,7 +64,8 @@ type Input struct {
 // names have them. The zero value is the command's defaults: k-means
 // starts on the self-tuning kNN graph of the standardized features, scaled
 // to twice the mass of the k-means start's clusters, solved by rowcd until
-// the gap is at most DefaultMtol of ¼||WᵀW||².
+// the gap is at most DefaultMtol of ¼||WᵀW||². A stop rule or bound whose
+// zero is its default is turned off by a negative value.
 type Options struct {
 	// K is the number of clusters, fewer than the rows; 0 takes the
 	// number of classes of the input's label column.
@@ -88,9 +89,11 @@ type Options struct {
 	// Workers is the goroutines of the passes; 0 is GOMAXPROCS. Any
 	// number gives the same bits.
 	Workers int
-	// MaxIter is the most iterations of a start; 0 is DefaultMaxIter.
+	// MaxIter is the most iterations of a start; 0 is DefaultMaxIter, a
+	// negative value no limit.
 	MaxIter int
-	// Tol stops a start when the gap is at most Tol; 0 is DefaultTol.
+	// Tol stops a start when the gap is at most Tol; 0 is DefaultTol, a
+	// negative value only at a gap of 0 (the smallest above it).
 	Tol float64
 	// Mtol stops a start when the gap is at most Mtol·¼||WᵀW||²; 0 is
 	// DefaultMtol, a negative value turns the rule off.
@@ -224,8 +227,10 @@ func (s Scale) rules() (sizes, auto bool, times float64) {
 	return s.Rule != ScaleMass, s.Rule == ScaleAuto, times
 }
 
-// withDefaults returns o with its zero fields set to their defaults, or an
-// error naming the field that is out of range.
+// withDefaults returns o with its zero fields set to their defaults (the
+// negative values that turn a rule off stay: the settings' users take
+// them as 0, off), or an error naming the field that is out of range.
+// Resolved Options resolve to themselves.
 func (o Options) withDefaults() (Options, error) {
 	if o.Method == "" {
 		o.Method = methods.Default
@@ -234,23 +239,18 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("Options.Method: %w", err)
 	}
 	switch {
-	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.MaxIter < 0, o.Memory < 0:
-		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers, MaxIter and Memory must be >= 0, have %d, %d, %d, %d, %d and %d",
-			o.K, o.Neighbors, o.Starts, o.Workers, o.MaxIter, o.Memory)
+	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.Memory < 0:
+		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers and Memory must be >= 0, have %d, %d, %d, %d and %d",
+			o.K, o.Neighbors, o.Starts, o.Workers, o.Memory)
 	case o.Neighbors == 1:
 		return o, fmt.Errorf("Options.Neighbors must be >= 2, have 1: the neighbours of a row include the row itself")
-	case !(o.Tol >= 0):
-		return o, fmt.Errorf("Options.Tol must be >= 0, have %v", o.Tol)
+	case math.IsNaN(o.Tol) || math.IsNaN(o.Mtol):
+		return o, fmt.Errorf("Options.Tol and Options.Mtol must be numbers (a negative one turns its rule off), have %v and %v", o.Tol, o.Mtol)
 	}
 	o.Neighbors = cmp.Or(o.Neighbors, graph.DefaultNeighbors)
 	o.MaxIter = cmp.Or(o.MaxIter, DefaultMaxIter)
 	o.Tol = cmp.Or(o.Tol, DefaultTol)
-	switch {
-	case o.Mtol == 0:
-		o.Mtol = DefaultMtol
-	case o.Mtol < 0:
-		o.Mtol = 0
-	}
+	o.Mtol = cmp.Or(o.Mtol, DefaultMtol)
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -282,26 +282,14 @@ func (o Options) runDefaults() (Options, error) {
 			o.Ftol, o.Rtol, o.Frtol, o.Scale.Factor, o.Scale.Times)
 	}
 	o.Moves = cmp.Or(o.Moves, DefaultMoves)
+	o.Refresh = cmp.Or(o.Refresh, DefaultRefresh)
+	o.StripMemory = cmp.Or(o.StripMemory, DefaultStripMemory)
 	o.BlockSize = cmp.Or(o.BlockSize, tile.DefaultBlockSize)
 	o.KNNRecall = cmp.Or(o.KNNRecall, graph.DefaultRecall)
 	o.KNNProbes = cmp.Or(o.KNNProbes, graph.DefaultProbes)
 	o.KNNRounds = cmp.Or(o.KNNRounds, graph.DefaultRounds)
 	o.KNNDescent = cmp.Or(o.KNNDescent, graph.DefaultLeafRounds)
-	o.Refresh = offOr(o.Refresh, DefaultRefresh)
-	o.StripMemory = offOr(o.StripMemory, DefaultStripMemory)
 	return o, nil
-}
-
-// offOr resolves a setting whose zero is its default def and whose
-// negative values turn it off: v if positive, def if 0, else 0.
-func offOr[T int | int64](v, def T) T {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
 }
 
 // table reads the input into a table, its features on the heap or mapped
@@ -397,13 +385,18 @@ func ctxErr(ctx context.Context, err error) error {
 	return err
 }
 
-// Spec returns the affinity.Spec of P of o, as resolved: the Gaussian
+// Spec returns the affinity.Spec of P of o, its zero fields their
+// defaults: the Gaussian
 // kernel, the kNN graph or the file of o, whose sparse P is kept in dir's
 // GraphFile (and an edge list's mapped files in dir's "edges"), named name
 // in errors, with scratch bytes of memory for the kNN search's scratch.
 // The caller adds its hooks (Progress, the kNN graph's Round) and its
 // Engine.
 func (o Options) Spec(dir, name string, scratch int64) (affinity.Spec, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return affinity.Spec{}, err
+	}
 	spec := affinity.Spec{Gamma: o.Gamma, GammaRule: o.GammaRule, Clusters: o.K, Scale: o.Scale.Factor, Standardize: !o.Raw,
 		Precision: o.Precision, BlockSize: o.BlockSize, Workers: o.Workers, Seed: o.Seed, Kernel: o.Kernel, Name: name}
 	switch {

@@ -76,10 +76,8 @@ func checkpointErrorf(format string, args ...any) error {
 // command ssnmf solve both run it; the caller builds the problem and the
 // workspace, sets the fields above the line and calls Scale, then Solve.
 type Run struct {
-	// Options are the run's settings as Solve resolves them: K, Starts
-	// and Init resolved, and a zero Tol, MaxIter, Mtol, Refresh or
-	// StripMemory the rule turned off (the smallest gap, no limit), not
-	// its default.
+	// Options are the run's settings, K resolved (at least 1); Scale and
+	// Solve resolve the rest in place, Starts 0 by StartsFor.
 	Options Options
 	// Problem is the input and P; Meter meters P's passes, and the
 	// methods see P through it.
@@ -128,6 +126,7 @@ type Run struct {
 	// saved.
 	Checkpointed bool
 
+	resolved    bool // Options are resolved
 	info        methods.Method
 	start       int // the start being solved
 	best        *fw.Result
@@ -188,12 +187,10 @@ func newSpectralReport(e *spectral.Embedding, beta float64, elapsed time.Duratio
 // least objective, ties to the lower start. A run stopped by MaxTime runs
 // no further start; its answer is the best W so far.
 func (r *Run) Solve(ctx context.Context) (*fw.Result, error) {
-	o, ws := r.Options, r.Workspace
-	r.info, _ = methods.Lookup(o.Method)
-	r.bestFile, r.savedBest = -1, -1
-	if r.Trace == nil {
-		r.Trace = trace.NewWriter(nil)
+	if err := r.resolve(); err != nil {
+		return nil, err
 	}
+	o, ws := r.Options, r.Workspace
 	if r.info.OwnStart {
 		// One run: a method that makes its own W from a clustering keeps
 		// the best of the clustering's starts, and replaces the feasible
@@ -234,6 +231,31 @@ func (r *Run) Solve(ctx context.Context) (*fw.Result, error) {
 	copy(ws.W, ws.Best)
 	r.Penalty = r.bestPenalty
 	return res, nil
+}
+
+// resolve resolves the run's Options, once: their defaults, and the
+// starts of StartsFor if 0.
+func (r *Run) resolve() error {
+	if r.resolved {
+		return nil
+	}
+	o, err := r.Options.withDefaults()
+	switch {
+	case err != nil:
+		return err
+	case o.K < 1:
+		return fmt.Errorf("Run: Options.K must be >= 1, have %d", o.K)
+	}
+	r.info, _ = methods.Lookup(o.Method)
+	if o.Starts == 0 {
+		o.Starts = StartsFor(r.info, r.Problem.Graph() != nil, r.Problem.N())
+	}
+	r.Options, r.resolved = o, true
+	r.bestFile, r.savedBest = -1, -1
+	if r.Trace == nil {
+		r.Trace = trace.NewWriter(nil)
+	}
+	return nil
 }
 
 // keepBest makes the W of start s, which ended in res, the best so far:
@@ -304,6 +326,9 @@ func (r *Run) kmeansStart(n, p int, seed uint64) kmeans.Settings {
 // sparse P, the other rules having been applied as P was built, and then
 // a rule's multiple (Options.Scale).
 func (r *Run) Scale(ctx context.Context) error {
+	if err := r.resolve(); err != nil {
+		return err
+	}
 	pr := r.Problem
 	sizes, auto, times := r.Options.Scale.rules()
 	if sizes && !(auto && (pr.Table == nil || pr.Graph() == nil)) {
@@ -377,9 +402,9 @@ func (r *Run) record(it fw.Iteration) error {
 // a method that saves checkpoints, from the checkpointed state resume.
 func (r *Run) method(ctx context.Context, resume *fw.State) (*fw.Result, error) {
 	o, ws := r.Options, r.Workspace
-	set := methods.Settings(o.Tol, o.Ftol, o.MaxIter, o.Refresh)
+	set := methods.Settings(max(o.Tol, 0), o.Ftol, max(o.MaxIter, 0), max(o.Refresh, 0))
 	set.Workers, set.Recorder, set.PW = o.Workers, r.record, ws.PW
-	set.RelGapTol, set.ModelGapTol, set.RelFuncTol = o.Rtol, o.Mtol, o.Frtol
+	set.RelGapTol, set.ModelGapTol, set.RelFuncTol = o.Rtol, max(o.Mtol, 0), o.Frtol
 	if o.MaxTime > 0 {
 		// The limit is the whole run's: what the starts before this one
 		// and the set-up took is spent.
@@ -411,7 +436,7 @@ func (r *Run) method(ctx context.Context, resume *fw.State) (*fw.Result, error) 
 // and the spectral start of spectral.
 func (r *Run) params(ctx context.Context) (methods.Params, error) {
 	o, pr := r.Options, r.Problem
-	p := methods.Params{Step: o.Step, Moves: o.Moves, BlockSize: pr.BlockSize, StripMemory: o.StripMemory, Scratch: r.Workspace.PS}
+	p := methods.Params{Step: o.Step, Moves: o.Moves, BlockSize: pr.BlockSize, StripMemory: max(o.StripMemory, 0), Scratch: r.Workspace.PS}
 	if r.Observer != nil {
 		p.Progress = r.Observer.Sweep
 	}
@@ -422,7 +447,7 @@ func (r *Run) params(ctx context.Context) (methods.Params, error) {
 	if starts <= 1 {
 		starts = KMeansStarts
 	}
-	p.KMeans = kmeans.Settings{Starts: starts, Seed: o.Seed, Workers: o.Workers, MaxIter: o.MaxIter, Order: pr.Order}
+	p.KMeans = kmeans.Settings{Starts: starts, Seed: o.Seed, Workers: o.Workers, MaxIter: max(o.MaxIter, 0), Order: pr.Order}
 	if tab := pr.Table; tab != nil {
 		p.Features, p.Dim = tab.Features, tab.P
 	}

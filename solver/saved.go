@@ -80,7 +80,7 @@ func (r *Run) markFinished(res *fw.Result, outputs map[string]string) error {
 	if err := json.Unmarshal(ck.Settings, &s); err != nil {
 		return fmt.Errorf("marking the run finished: checkpoint %s: settings: %w", path, err)
 	}
-	f := &Finished{Stop: res.Status.String(), Iterations: res.Iterations, MaxIter: r.Options.MaxIter, Outputs: outputs}
+	f := &Finished{Stop: res.Status.String(), Iterations: res.Iterations, MaxIter: max(r.Options.MaxIter, 0), Outputs: outputs}
 	if n := len(r.Starts); n > 0 {
 		f.Stop, f.Iterations = r.Starts[n-1].Stop, r.Starts[n-1].Iterations
 	}

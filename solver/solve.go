@@ -133,9 +133,6 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 		pr.Close()
 		return nil, fmt.Errorf("Options.Method %s with Init %s needs a sparse P, whose graph it embeds: not Gaussian", opt.Method, opt.Init)
 	}
-	if opt.Starts == 0 {
-		opt.Starts = StartsFor(info, pr.Graph() != nil, tab.N)
-	}
 	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}}
 	if err := s.run.Scale(ctx); err != nil {
 		pr.Close()

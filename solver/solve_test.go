@@ -84,7 +84,7 @@ func TestSolveRefuses(t *testing.T) {
 		{"scale rule", Input{Rows: good}, Options{K: 2, Scale: Scale{Rule: "nope"}}, "Options.Scale.Rule"},
 		{"neighbors", Input{Rows: good}, Options{K: 2, Neighbors: 1}, "Options.Neighbors must be >= 2"},
 		{"negative", Input{Rows: good}, Options{K: 2, Starts: -1}, "must be >= 0"},
-		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol must be >= 0"},
+		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol and Options.Mtol must be numbers"},
 		{"missing file", Input{Path: "/nonexistent/x.csv"}, Options{K: 2}, "/nonexistent/x.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,8 +136,9 @@ func equalBits(a, b []float64) bool {
 	return true
 }
 
-// TestSpec checks the affinity.Spec of resolved Options: the kNN graph
-// with the graph's defaults, the Gaussian kernel, or a file of P.
+// TestSpec checks the affinity.Spec of Options, their zero fields their
+// defaults: the kNN graph with the graph's defaults, the Gaussian kernel,
+// or a file of P.
 func TestSpec(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -161,11 +162,7 @@ func TestSpec(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := tc.opt.withDefaults()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := o.Spec(dir, "x", 7)
+			s, err := tc.opt.Spec(dir, "x", 7)
 			if err != nil || !tc.check(s) {
 				t.Errorf("Spec = %+v, %v", s, err)
 			}

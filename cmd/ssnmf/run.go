@@ -19,14 +19,24 @@ func (c *config) checkScale(prob *problem) error {
 }
 
 // options returns the solver's settings of c, as resolved: k, the starts
-// and the initial point of the problem, and the stop rules that 0 turns
-// off as the run's Options have them.
+// and the initial point of the problem; a stop rule or bound that its flag
+// turns off with 0 is negative there.
 func (c *config) options() solver.Options {
 	o := c.kernelConfig.options()
-	o.K, o.Method, o.Starts, o.MaxIter, o.Tol, o.Mtol, o.Workdir, o.Model = c.k, c.method, c.starts, c.maxIter, c.tol, c.mtol, c.workdir, c.model
+	o.K, o.Method, o.Starts, o.Workdir, o.Model = c.k, c.method, c.starts, c.workdir, c.model
+	o.MaxIter, o.Tol, o.Mtol, o.Refresh, o.StripMemory = offRule(c.maxIter), offRule(c.tol), offRule(c.mtol), offRule(c.refresh), offRule(c.stripMemory)
 	o.Init, o.InitStarts, o.Step, o.Ftol, o.Rtol, o.Frtol = c.init, c.initStarts, c.step, c.ftol, c.rtol, c.frtol
-	o.MaxTime, o.Refresh, o.Moves, o.StripMemory, o.SweepOrder = c.maxTime, c.refresh, c.moves, c.stripMemory, c.sweepOrder
+	o.MaxTime, o.Moves, o.SweepOrder = c.maxTime, c.moves, c.sweepOrder
 	return o
+}
+
+// offRule is the value of a flag whose 0 turns its rule off, as
+// solver.Options has it: 0 is negative there.
+func offRule[T int | int64 | float64](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // newRun returns the solve of prob with the method info in the workspace
