@@ -3,6 +3,7 @@ package solver
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
@@ -47,6 +48,21 @@ type Finished struct {
 	Iterations int               `json:"iterations"`
 	MaxIter    int               `json:"max_iter"`
 	Outputs    map[string]string `json:"outputs,omitempty"`
+}
+
+// ReadSaved returns the settings of the checkpoint in the work directory
+// dir, for Run.Saved to resume it.
+func ReadSaved(dir string) (*Saved, error) {
+	name := filepath.Join(dir, CheckpointFile)
+	raw, err := checkpoint.ReadSettings(name)
+	if err != nil {
+		return nil, err
+	}
+	var s Saved
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: settings: %w", name, err)
+	}
+	return &s, nil
 }
 
 // saved returns the run's checkpoint settings as they stand.

@@ -1,20 +1,16 @@
 package solver
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
-	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
-	"github.com/ssnmf/ssnmf/tile"
 )
 
 // GraphFile is the name of a sparse P's CSR file in a work directory, where
@@ -95,10 +91,9 @@ func Solve(ctx context.Context, in Input, opt Options) (_ *Result, err error) {
 // solve is one call of Solve: the run, its result and what a model of it
 // needs.
 type solve struct {
-	run       *Run
-	mean, std []float64 // the standardization, for a model
-	res       *Result
-	name      string // the input's, for errors and the model
+	run  *Run
+	res  *Result
+	name string // the input's, for errors and the model
 }
 
 // newSolve builds P of tab and scales it, and makes the workspace in dir.
@@ -113,9 +108,6 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 		return nil, fmt.Errorf("Options.K = %d is not below the %d rows: a clustering needs fewer clusters than rows", opt.K, tab.N)
 	}
 	s := &solve{name: name, res: &Result{N: tab.N, K: opt.K}}
-	if opt.Model != "" && !opt.Raw {
-		s.mean, s.std = tile.Moments(tab.Features, tab.N, tab.P)
-	}
 	budget, err := NewBudget(opt.Memory)
 	if err != nil {
 		return nil, fmt.Errorf("Options.Memory: %w", err)
@@ -124,8 +116,8 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if err != nil {
 		return nil, err
 	}
-	pr := &Problem{Table: tab}
-	if pr.Built, err = affinity.Build(ctx, tab, spec); err != nil {
+	pr, err := NewProblem(ctx, tab, spec, opt.Model != "" && !opt.Raw)
+	if err != nil {
 		return nil, err
 	}
 	info, _ := methods.Lookup(opt.Method)
@@ -154,6 +146,7 @@ func (s *solve) close() {
 // iteration, and is told nothing else.
 type recorder struct{ res *Result }
 
+// Iteration keeps the record of the iteration it of start s.
 func (r *recorder) Iteration(s int, it fw.Iteration) {
 	r.res.Trace = append(r.res.Trace, Record{Start: s, Iteration: it})
 }
@@ -194,13 +187,11 @@ func (s *solve) solve(ctx context.Context) (*Result, error) {
 
 // saveModel saves the model of the solve in Options.Model, if given.
 func (s *solve) saveModel(ctx context.Context) error {
-	o, pr := s.run.Options, s.run.Problem
+	o := s.run.Options
 	if o.Model == "" {
 		return nil
 	}
-	t := Training(pr.Table, pr.Built, s.run.Workspace.W, o.K, o.Neighbors, o.Weights())
-	t.Mean, t.Std, t.Seed, t.Workers, t.Input, t.Method = s.mean, s.std, o.Seed, o.Workers, s.name, o.Method
-	meta, arrays, err := model.Build(ctx, t)
+	meta, arrays, err := model.Build(ctx, s.run.Training(s.name))
 	if err == nil {
 		err = model.Save(o.Model, meta, arrays)
 	}
@@ -208,22 +199,4 @@ func (s *solve) saveModel(ctx context.Context) error {
 		return fmt.Errorf("Options.Model %s: %w", o.Model, err)
 	}
 	return nil
-}
-
-// Training returns what a model of the solve of tab on P needs (package
-// model): the features as P used them, W (n×k, in P's order of the rows)
-// and the affinity's settings; the caller sets the standardization, the
-// seed, the workers and the record's input and method.
-func Training(tab *store.Table, p *affinity.Built, w []float64, k, neighbors int, weights graph.Weights) model.Training {
-	t := model.Training{X: tab.Features, N: tab.N, P: tab.P, W: w, K: k, Names: tab.Names}
-	if g := p.Graph(); g != nil {
-		t.Graph, t.Neighbors, t.Weights, t.Scale = g, neighbors, weights, p.Scale
-		t.Search = p.DescribeSearch()
-		if p.KNN.Method == graph.Approximate {
-			t.Leaf = cmp.Or(p.KNN.Leaf, graph.DefaultLeaf)
-		}
-	} else {
-		t.Gamma = p.Gamma
-	}
-	return t
 }

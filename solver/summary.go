@@ -234,16 +234,6 @@ type IOReport struct {
 	Phases       []diskio.Phase `json:"phases"`
 }
 
-// NewIOReport returns the report of the phases m recorded, nil if it
-// recorded none.
-func NewIOReport(m *diskio.Meter) *IOReport {
-	if len(m.Phases()) == 0 {
-		return nil
-	}
-	t := m.Total()
-	return &IOReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
-}
-
 // String formats the report for the result table: the totals, then each
 // phase's bytes read and written, the kNN rounds taken together.
 func (r *IOReport) String() string {

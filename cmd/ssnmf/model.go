@@ -49,12 +49,10 @@ func (c *config) checkModelPaths() error {
 	return nil
 }
 
-// saveModel writes the model of the solve, W (n×k) in P's order, to the
-// directory of -model, atomically (package model).
-func (c *config) saveModel(ctx context.Context, prob *problem, w []float64, stderr io.Writer) error {
-	t := solver.Training(prob.Table, prob.Built, w, c.k, c.neighbors, c.weights)
-	t.Mean, t.Std, t.Seed, t.Workers, t.Input, t.Method = prob.mean, prob.std, c.seed, c.workers, c.inputName(), c.method
-	meta, arrays, err := model.Build(ctx, t)
+// saveModel writes the model of the solve r, W (n×k) in P's order, to
+// the directory of -model, atomically (package model).
+func (c *config) saveModel(ctx context.Context, r *solver.Run, stderr io.Writer) error {
+	meta, arrays, err := model.Build(ctx, r.Training(c.inputName()))
 	if err != nil {
 		return fmt.Errorf("-model %s: %w", c.model, err)
 	}

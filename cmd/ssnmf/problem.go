@@ -19,7 +19,6 @@ import (
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
-	"github.com/ssnmf/ssnmf/tile"
 )
 
 // clusterDir is the name of the run directory of -engine slurm's tasks in
@@ -35,9 +34,6 @@ type problem struct {
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
 	read  time.Duration        // the time to read the input
-	// mean and std are the standardization of the raw features, kept
-	// with kernelConfig.moments for a model; nil otherwise.
-	mean, std []float64
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
@@ -50,61 +46,70 @@ type problem struct {
 func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (_ *problem, err error) {
 	pr := &problem{dir: dir}
 	begin := time.Now()
+	var tab *store.Table
 	if kc.input != "" || !kc.fromFile() {
-		if pr.Table, err = kc.load(dir); err != nil {
+		if tab, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
 		}
+		defer func() {
+			if err != nil {
+				tab.Close()
+			}
+		}()
 	}
 	pr.read = time.Since(begin)
-	if kc.checkInput != nil && pr.Table != nil {
-		pr.InputSum = crc32.Checksum(store.AsBytes(pr.Table.Features), crc32.MakeTable(crc32.Castagnoli))
-		if err := kc.checkInput(pr.InputSum, pr.Table.N); err != nil {
-			pr.Table.Close()
+	var sum uint32
+	if kc.checkInput != nil && tab != nil {
+		sum = crc32.Checksum(store.AsBytes(tab.Features), crc32.MakeTable(crc32.Castagnoli))
+		if err := kc.checkInput(sum, tab.N); err != nil {
 			return nil, err
 		}
 	}
 	kc.disk.End("input")
-	if kc.moments && pr.Table != nil {
-		pr.mean, pr.std = tile.Moments(pr.Table.Features, pr.Table.N, pr.Table.P)
-	}
 	rule := kc.gamma.rule
 	if kc.gamma.auto {
 		rule = defaultRule
 	}
-	if k == 0 && pr.Table != nil {
-		k = len(pr.Table.Classes)
+	if k == 0 && tab != nil {
+		k = len(tab.Classes)
 	}
 	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
-		if pr.Table != nil {
-			pr.Table.Close()
-		}
 		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
 	}
 	spec, err := kc.spec(pr, rule, k, progress)
 	if err != nil {
-		if pr.Table != nil {
-			pr.Table.Close()
-		}
 		return nil, err
 	}
-	pr.Built, err = affinity.Build(ctx, pr.Table, spec)
+	p, err := solver.NewProblem(ctx, tab, spec, kc.moments)
 	kc.disk.End("affinity")
+	if err != nil {
+		return nil, kc.buildError(err)
+	}
+	pr.Problem, pr.InputSum = *p, sum
+	kc.block = pr.BlockSize
+	kc.logProblem(pr)
+	return pr, nil
+}
+
+// buildError is the error of a P that affinity.Build refused: a usage
+// error where the flags or the input are at fault.
+func (kc *kernelConfig) buildError(err error) error {
 	var bw *affinity.BandwidthError
 	switch {
 	case errors.As(err, &bw):
-		err = usagef("%v; standardize the features (-standardize) or give -gamma", err)
+		return usagef("%v; standardize the features (-standardize) or give -gamma", err)
 	case errors.As(err, new(*affinity.RangeError)):
-		err = usageError{err}
-	case err != nil && kc.fromFile():
-		err = usagef("-affinity: %v", err)
+		return usageError{err}
+	case kc.fromFile():
+		return usagef("-affinity: %v", err)
 	}
-	if err != nil {
-		if pr.Table != nil {
-			pr.Table.Close()
-		}
-		return nil, err
-	}
-	kc.block = pr.BlockSize
+	return err
+}
+
+// logProblem says where P differs from what the flags asked: neighbours
+// clamped to the rows, and an approximate kNN search that stopped below
+// its recall target.
+func (kc *kernelConfig) logProblem(pr *problem) {
 	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.neighbors > pr.N() && kc.log != nil {
 		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.neighbors, pr.N(), pr.N()))
 	}
@@ -112,7 +117,6 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		kc.log(fmt.Sprintf("warning: the kNN search stopped after %d rounds (-knn-rounds) at sampled recall %.4f, below -knn-recall %v; more -knn-rounds or -knn-probes reach more",
 			len(st.Rounds), st.Recall, kc.knnRecall))
 	}
-	return pr, nil
 }
 
 // spec is the affinity.Spec of the flags for the problem pr, whose rows

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/solver"
-	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -60,13 +58,9 @@ var outputFlags = []string{"out", "summary", "trace"}
 // left from an earlier state.
 func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 	name := filepath.Join(c.resume, solver.CheckpointFile)
-	raw, err := checkpoint.ReadSettings(name)
+	s, err := solver.ReadSaved(c.resume)
 	if err != nil {
 		return nil, nil, usagef("-resume: %v", err)
-	}
-	var s solver.Saved
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, nil, usagef("-resume: checkpoint %s: settings: %v", name, err)
 	}
 	saved, err := parseSolve(s.Args, stdout)
 	if err != nil {
@@ -126,7 +120,7 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 	if merged.k == 0 {
 		merged.k = s.K
 	}
-	return merged, &s, nil
+	return merged, s, nil
 }
 
 // checkResumed checks that the problem set up for a resumed run is the

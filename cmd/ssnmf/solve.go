@@ -349,7 +349,7 @@ func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, o
 	sum := sv.rep.sum
 	sum.finish(res, time.Since(sv.begin).Seconds(), w)
 	if c.model != "" {
-		if err := c.saveModel(ctx, sum.prob, ws.W, sv.stderr); err != nil {
+		if err := c.saveModel(ctx, sr, sv.stderr); err != nil {
 			return err
 		}
 		c.disk.End("model")

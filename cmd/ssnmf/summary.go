@@ -11,6 +11,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/solver"
 )
 
@@ -65,7 +66,7 @@ func (b *summaryBuilder) write(o *outputs, w []float64) error {
 			return err
 		}
 	}
-	b.sum.IO = solver.NewIOReport(c.disk)
+	b.sum.IO = newIOReport(c.disk)
 	if o.summary != nil {
 		enc := json.NewEncoder(o.summary)
 		enc.SetIndent("", "  ")
@@ -151,4 +152,14 @@ func (b *summaryBuilder) table(out io.Writer) {
 	}
 	row("cluster sizes", "%s", strings.Join(sizes, " "))
 	tw.Flush()
+}
+
+// newIOReport returns the report of the phases m recorded, nil if it
+// recorded none.
+func newIOReport(m *diskio.Meter) *solver.IOReport {
+	if len(m.Phases()) == 0 {
+		return nil
+	}
+	t := m.Total()
+	return &solver.IOReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
 }
