@@ -6,13 +6,16 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/solver"
+	"github.com/ssnmf/ssnmf/spectral"
 )
 
 // blobs returns 60 rows of two features in three groups of 20, around
@@ -127,4 +130,60 @@ func ExampleOptions_model() {
 	fmt.Printf("new rows' memberships: %.2f %.2f\n", w[:3], w[3:])
 	// Output:
 	// new rows' memberships: [1.00 0.00 0.00] [0.00 0.00 1.00]
+}
+
+// starts is an Observer that prints the line of each start.
+type starts struct{}
+
+func (starts) Iteration(int, fw.Iteration)                              {}
+func (starts) Sweep(int)                                                {}
+func (starts) Resumed(int, *fw.State)                                   {}
+func (starts) Checkpointed(int, time.Duration)                          {}
+func (starts) SpectralProgress(int, int, float64, time.Duration)        {}
+func (starts) SpectralDone(*spectral.Embedding, *solver.SpectralReport) {}
+func (starts) StartBegun(s, n int, seed uint64)                         { fmt.Printf("start %d of %d\n", s+1, n) }
+
+// The run of a P set up by hand: Solve's steps, with an Observer of the
+// run's progress; a Run with CheckpointEvery and Stop saves checkpoints in
+// the workspace's directory, and one with Saved (ReadSaved) resumes from
+// them, as ssnmf solve -resume does.
+func ExampleRun() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "ssnmf-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	opt := solver.Options{K: 3, Workers: 2}
+	tab, err := solver.Input{Rows: blobs()}.Table(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tab.Close()
+	spec, err := opt.Spec(dir, "blobs", 64<<20)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pr, err := solver.NewProblem(ctx, tab, spec, false)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pr.Close()
+	r := &solver.Run{Options: opt, Problem: pr, Meter: &solver.Meter{Affinity: pr.Affinity}, Observer: starts{}}
+	if err := r.Scale(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if r.Workspace, err = solver.NewWorkspace(dir, tab.N, opt.K, 64<<20); err != nil {
+		log.Fatal(err)
+	}
+	defer r.Workspace.Close()
+	res, err := r.Solve(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("stop:", res.Status, "best start:", r.Best, "passes over P:", r.Meter.Passes > 0)
+	// Output:
+	// start 1 of 2
+	// start 2 of 2
+	// stop: gap best start: 0 passes over P: true
 }

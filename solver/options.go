@@ -292,9 +292,9 @@ func (o Options) runDefaults() (Options, error) {
 	return o, nil
 }
 
-// table reads the input into a table, its features on the heap or mapped
-// into dir.
-func (in Input) table(dir string) (*store.Table, error) {
+// Table reads the input into a table, its features on the heap or mapped
+// into dir (a file's, if large); the table must be closed.
+func (in Input) Table(dir string) (*store.Table, error) {
 	opt := store.TableOptions{Features: in.Features, Label: in.Label}
 	given := 0
 	for _, g := range []bool{in.Rows != nil, in.Record != nil, in.Path != ""} {

@@ -15,7 +15,7 @@ import (
 func newTestRun(t *testing.T, dir string, opt Options, stop func() bool, saved *Saved) *Run {
 	t.Helper()
 	ctx := context.Background()
-	tab, err := Input{Path: yeast}.table(dir)
+	tab, err := Input{Path: yeast}.Table(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

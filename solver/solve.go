@@ -74,7 +74,7 @@ func Solve(ctx context.Context, in Input, opt Options) (_ *Result, err error) {
 		return nil, err
 	}
 	defer remove()
-	tab, err := in.table(dir)
+	tab, err := in.Table(dir)
 	if err != nil {
 		return nil, err
 	}
