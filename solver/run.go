@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,70 +9,17 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
-	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/store/vfs"
-	"github.com/ssnmf/ssnmf/tile"
 	"github.com/ssnmf/ssnmf/trace"
 )
-
-// Problem is what a run solves: its input table and the P built of it.
-type Problem struct {
-	// Table is the input; nil when P was read from a file without the
-	// features.
-	Table *store.Table
-	*affinity.Built
-	// InputSum is the CRC-32C of the features as read, before any were
-	// standardized, which a checkpoint keeps; 0 if not taken.
-	InputSum uint32
-	// Mean and Std are the standardization of the raw features, kept for
-	// a model (NewProblem's moments); nil otherwise.
-	Mean, Std []float64
-}
-
-// NewProblem builds P of tab for spec (affinity.Build, which standardizes
-// the features in place if spec says so); with moments, it first keeps
-// the features' means and deviations, for a model. tab may be nil when
-// spec.File is given.
-func NewProblem(ctx context.Context, tab *store.Table, spec affinity.Spec, moments bool) (*Problem, error) {
-	pr := &Problem{Table: tab}
-	if moments && tab != nil {
-		pr.Mean, pr.Std = tile.Moments(tab.Features, tab.N, tab.P)
-	}
-	var err error
-	if pr.Built, err = affinity.Build(ctx, tab, spec); err != nil {
-		return nil, err
-	}
-	return pr, nil
-}
-
-// Training returns what a model of the run needs (package model): the
-// features as P used them, the standardization, W (in P's order of the
-// rows), the affinity's settings, and the record's input (named input)
-// and method.
-func (r *Run) Training(input string) model.Training {
-	o, pr, tab := r.Options, r.Problem, r.Problem.Table
-	t := model.Training{X: tab.Features, N: tab.N, P: tab.P, W: r.Workspace.W, K: o.K, Names: tab.Names,
-		Mean: pr.Mean, Std: pr.Std, Seed: o.Seed, Workers: o.Workers, Input: input, Method: o.Method}
-	if g := pr.Graph(); g != nil {
-		t.Graph, t.Neighbors, t.Weights, t.Scale = g, o.Neighbors, o.Weights(), pr.Scale
-		t.Search = pr.DescribeSearch()
-		if pr.KNN.Method == graph.Approximate {
-			t.Leaf = cmp.Or(pr.KNN.Leaf, graph.DefaultLeaf)
-		}
-	} else {
-		t.Gamma = pr.Gamma
-	}
-	return t
-}
 
 // Observer is told what a run does as it goes, for its progress lines.
 // Its methods are called on the run's goroutine.
@@ -116,8 +62,10 @@ func checkpointErrorf(format string, args ...any) error {
 
 // Run is the solve of a P that is set up: the method from every start,
 // the best W kept, the checkpoints and the resume from one. Solve and the
-// command ssnmf solve both run it; the caller builds the problem and the
-// workspace, sets the fields above the line and calls Scale, then Solve.
+// command ssnmf solve both run it; the caller builds the problem
+// (NewProblem) and the workspace, sets the settings (the fields up to
+// Kernel) and calls Scale, then Solve; the fields after Kernel are the
+// run's outcome.
 type Run struct {
 	// Options are the run's settings, K resolved (at least 1); Scale and
 	// Solve resolve the rest in place, Starts 0 by StartsFor.
@@ -135,7 +83,7 @@ type Run struct {
 	// fw.Stopped), and the work that saves none ends at once.
 	Stop func() bool
 	// Begin is the start of the whole run, from which Options.MaxTime
-	// counts.
+	// counts; the zero time is the call of Scale.
 	Begin time.Time
 	// Trace keeps the record of every iteration, for the checkpoints (nil:
 	// Solve makes one that only keeps it); TraceName names it in errors.
@@ -295,6 +243,9 @@ func (r *Run) resolve() error {
 	}
 	r.Options, r.resolved = o, true
 	r.bestFile, r.savedBest = -1, -1
+	if r.Begin.IsZero() {
+		r.Begin = time.Now()
+	}
 	if r.Trace == nil {
 		r.Trace = trace.NewWriter(nil)
 	}
