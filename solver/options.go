@@ -3,6 +3,7 @@ package solver
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -361,20 +362,28 @@ func rowsTable(rows [][]float64, name string) (*store.Table, error) {
 	return t, nil
 }
 
-// workdir returns the work directory of o and a function that removes it
-// if it was made here.
+// workdir returns the work directory of o and a function that releases
+// it: Options.Workdir, locked for this run (where the file system can
+// lock), or a temporary one, removed.
 func (o Options) workdir() (string, func(), error) {
-	if o.Workdir != "" {
-		if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
-			return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+	if o.Workdir == "" {
+		dir, err := os.MkdirTemp("", "ssnmf-")
+		if err != nil {
+			return "", nil, fmt.Errorf("work directory: %w", err)
 		}
+		return dir, func() { os.RemoveAll(dir) }, nil
+	}
+	if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+	}
+	l, err := LockWorkdir(o.Workdir)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
 		return o.Workdir, func() {}, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("Options.Workdir %s: %w", o.Workdir, err)
 	}
-	dir, err := os.MkdirTemp("", "ssnmf-")
-	if err != nil {
-		return "", nil, fmt.Errorf("work directory: %w", err)
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	return o.Workdir, func() { l.Close() }, nil
 }
 
 // ctxErr is ctx's error, if any, else err.

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store/workdir"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -167,5 +169,30 @@ func TestSpec(t *testing.T) {
 				t.Errorf("Spec = %+v, %v", s, err)
 			}
 		})
+	}
+}
+
+// TestSolveLocksWorkdir checks that Solve keeps another run out of its
+// Workdir, and that the lock ends with the solve.
+func TestSolveLocksWorkdir(t *testing.T) {
+	dir := t.TempDir()
+	l, err := LockWorkdir(dir)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("no locks here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]float64{{0, 0}, {0, 1}, {5, 5}, {5, 6}, {9, 0}, {9, 1}}
+	var busy *workdir.BusyError
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); !errors.As(err, &busy) {
+		t.Errorf("Solve in a locked Workdir: err = %v, want a workdir.BusyError", err)
+	}
+	l.Close()
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); err != nil {
+		t.Errorf("Solve once the lock is released: %v", err)
+	}
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); err != nil {
+		t.Errorf("Solve after a Solve: %v", err)
 	}
 }
