@@ -20,8 +20,10 @@
 // summary and the files. The pieces the run is made of live here too: the
 // Workspace of n×k matrices (in anonymous memory, or in memory-mapped
 // files), the Meter of passes over P, the rules for the number of starts
-// (StartsFor) and for the k-means start (KMeansStart), the checkpoint's
-// settings (Saved), and the defaults of the stop rules.
+// (StartsFor) and for the k-means start (KMeansStart), P's spec of the
+// settings (Options.Spec) and its building (NewProblem), the lock of a
+// work directory (LockWorkdir), the checkpoint's settings (Saved), the
+// summary record (Summary), and the defaults of the stop rules.
 //
 // Solve shares memory as the command does (Budget: Options.Memory, or the
 // memory cgroup's limit): the kNN search's scratch, then W, P·W and the

@@ -231,13 +231,13 @@ func (r *Run) resolve() error {
 		return nil
 	}
 	o, err := r.Options.withDefaults()
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case o.K < 1:
-		return fmt.Errorf("Run: Options.K must be >= 1, have %d", o.K)
 	}
 	r.info, _ = methods.Lookup(o.Method)
+	if err := o.fits(r.info, r.Problem); err != nil {
+		return err
+	}
 	if o.Starts == 0 {
 		o.Starts = StartsFor(r.info, r.Problem.Graph() != nil, r.Problem.N())
 	}
@@ -248,6 +248,21 @@ func (r *Run) resolve() error {
 	}
 	if r.Trace == nil {
 		r.Trace = trace.NewWriter(nil)
+	}
+	return nil
+}
+
+// fits checks that the settings o, of the method info, fit the problem
+// pr: fewer clusters than rows, the features for a k-means start or a
+// method of the features, a graph for the spectral embedding.
+func (o Options) fits(info methods.Method, pr *Problem) error {
+	switch {
+	case o.K < 1 || o.K >= pr.N():
+		return fmt.Errorf("Options.K = %d is not below the %d rows, or not >= 1: a clustering needs fewer clusters than rows", o.K, pr.N())
+	case pr.Table == nil && (o.Init == InitKMeans || info.Features):
+		return fmt.Errorf("Options.Init %s and Options.Method %s: P has no features (a file's without the input)", o.Init, o.Method)
+	case (info.Graph || o.Init == InitSpectral) && pr.Graph() == nil:
+		return fmt.Errorf("Options.Method %s with Init %s needs a sparse P, whose graph it embeds: not Gaussian", o.Method, o.Init)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
-	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
@@ -104,9 +103,6 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 		}
 		opt.K = len(tab.Classes)
 	}
-	if opt.K >= tab.N {
-		return nil, fmt.Errorf("Options.K = %d is not below the %d rows: a clustering needs fewer clusters than rows", opt.K, tab.N)
-	}
 	s := &solve{name: name, res: &Result{N: tab.N, K: opt.K}}
 	budget, err := NewBudget(opt.Memory)
 	if err != nil {
@@ -119,11 +115,6 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	pr, err := NewProblem(ctx, tab, spec, opt.Model != "" && !opt.Raw)
 	if err != nil {
 		return nil, err
-	}
-	info, _ := methods.Lookup(opt.Method)
-	if (info.Graph || opt.Init == InitSpectral) && pr.Graph() == nil {
-		pr.Close()
-		return nil, fmt.Errorf("Options.Method %s with Init %s needs a sparse P, whose graph it embeds: not Gaussian", opt.Method, opt.Init)
 	}
 	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}}
 	if err := s.run.Scale(ctx); err != nil {
