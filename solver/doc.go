@@ -30,6 +30,8 @@
 // method's scratch, are in anonymous memory when the budget's scratch
 // share holds them, else in memory-mapped files of a work directory
 // (Options.Workdir, or a temporary one it removes), so its memory grows
-// like n·(k+p), not n²; Solve saves no checkpoints, and the Slurm engine,
-// the summary file and the progress lines are the command's.
+// like n·(k+p), not n². In its Workdir it saves checkpoints
+// (Options.CheckpointEvery) and resumes from one (Options.Resume) as the
+// command does; the Slurm engine, the summary file and the progress lines
+// are the command's.
 package solver

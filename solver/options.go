@@ -147,6 +147,13 @@ type Options struct {
 	// Scale is the rule of a sparse P's scale; the zero Scale is
 	// DefaultScaleTimes times the sizes rule's factor.
 	Scale Scale
+	// CheckpointEvery saves a checkpoint of fw and rowcd in the work
+	// directory every this many iterations, and at MaxTime (0: none but a
+	// Run's when stopped); Resume goes on from the checkpoint in Workdir,
+	// of a run of the same input and settings (but MaxIter and MaxTime,
+	// which may differ), to the bits of a run never stopped.
+	CheckpointEvery int
+	Resume          bool
 
 	// File, if not "", is P's file, a tile file (ssnmf tiles) or an edge
 	// list, instead of the features' kNN graph or Gaussian kernel; Rows
@@ -273,9 +280,11 @@ func (o Options) runDefaults() (Options, error) {
 		return o, fmt.Errorf("Options.SweepOrder must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
 	case o.Scale.Rule != "" && o.Scale.Rule != ScaleAuto && o.Scale.Rule != ScaleSizes && o.Scale.Rule != ScaleMass:
 		return o, fmt.Errorf("Options.Scale.Rule must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
-	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0, o.Rows < 0, o.BlockSize < 0, o.KNNProbes < 0, o.KNNRounds < 0:
-		return o, fmt.Errorf("Options: InitStarts, Moves, MaxTime, Rows, BlockSize, KNNProbes and KNNRounds must be >= 0, have %d, %d, %v, %d, %d, %d and %d",
-			o.InitStarts, o.Moves, o.MaxTime, o.Rows, o.BlockSize, o.KNNProbes, o.KNNRounds)
+	case o.Resume && o.Workdir == "":
+		return o, errors.New("Options.Resume goes on from the checkpoint in Workdir: give the Workdir")
+	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0, o.CheckpointEvery < 0, o.Rows < 0, o.BlockSize < 0, o.KNNProbes < 0, o.KNNRounds < 0:
+		return o, fmt.Errorf("Options: InitStarts, Moves, MaxTime, CheckpointEvery, Rows, BlockSize, KNNProbes and KNNRounds must be >= 0, have %d, %d, %v, %d, %d, %d, %d and %d",
+			o.InitStarts, o.Moves, o.MaxTime, o.CheckpointEvery, o.Rows, o.BlockSize, o.KNNProbes, o.KNNRounds)
 	case !(o.Gamma >= 0 && o.KNNRecall >= 0 && o.KNNRecall <= 1):
 		return o, fmt.Errorf("Options: Gamma must be >= 0 and KNNRecall in [0, 1], have %v and %v", o.Gamma, o.KNNRecall)
 	case !(o.Ftol >= 0 && o.Rtol >= 0 && o.Frtol >= 0 && o.Scale.Factor >= 0 && o.Scale.Times >= 0):

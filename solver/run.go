@@ -89,11 +89,9 @@ type Run struct {
 	// Solve makes one that only keeps it); TraceName names it in errors.
 	Trace     *trace.Writer
 	TraceName string
-	// CheckpointEvery saves a checkpoint every this many iterations (fw
-	// and rowcd; 0: only when stopped); FS is the file system the
-	// checkpoints are written through (vfs.OS{} if nil).
-	CheckpointEvery int
-	FS              vfs.FS
+	// FS is the file system the checkpoints are written through (vfs.OS{}
+	// if nil).
+	FS vfs.FS
 	// Saved, for a resumed run, is its checkpoint's settings; its state is
 	// loaded from the workspace's checkpoint. Args and Kernel are what a
 	// checkpoint keeps of the caller's settings and of the kernels that
@@ -529,7 +527,7 @@ func (r *Run) spectralStart(parent context.Context) (*spectral.Start, error) {
 // far.
 func (r *Run) checkpoints(set *fw.Settings, resume *fw.State) error {
 	ws := r.Workspace
-	set.Stop, set.Resume, set.CheckpointEvery = r.Stop, resume, r.CheckpointEvery
+	set.Stop, set.Resume, set.CheckpointEvery = r.Stop, resume, r.Options.CheckpointEvery
 	settings, err := r.saved().marshal()
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ func newTestRun(t *testing.T, dir string, opt Options, stop func() bool, saved *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pr.Close() })
-	r := &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Stop: stop, Saved: saved, CheckpointEvery: 7}
+	r := &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Stop: stop, Saved: saved}
 	if err := r.Scale(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func runIn(t *testing.T, dir string, opt Options, stop func() bool, saved *Saved
 // saves a checkpoint from which a Run with its settings (ReadSaved) ends
 // with the bits of a run never stopped: W, the objective and the starts.
 func TestRunResume(t *testing.T) {
-	opt := Options{K: 10, Workers: 2, Starts: 2}
+	opt := Options{K: 10, Workers: 2, Starts: 2, CheckpointEvery: 7}
 	_, ref, refW := runIn(t, t.TempDir(), opt, nil, nil)
 	for _, tc := range []struct {
 		name  string

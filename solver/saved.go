@@ -3,9 +3,12 @@ package solver
 import (
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
+	"math"
 	"path/filepath"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/checkpoint"
 )
 
@@ -110,4 +113,44 @@ func (r *Run) markFinished(res *fw.Result, outputs map[string]string) error {
 		return fmt.Errorf("the outputs are written, but marking the run finished failed (a -resume may run its end again): %w", err)
 	}
 	return nil
+}
+
+// CheckInput checks, as soon as a resumed run has read its input, the
+// CRC-32C of its features as read (InputSum) and their rows n against
+// the checkpoint's (one made before InputSum was kept has none to
+// compare: Check checks the input once P is built).
+func (s *Saved) CheckInput(sum uint32, n int) error {
+	if s.InputSum == 0 || s.InputSum == sum && s.N == n {
+		return nil
+	}
+	return s.inputChanged(n, fmt.Sprintf("checksum of the features as read %08x, the checkpoint's %08x", sum, s.InputSum))
+}
+
+// Check checks that the problem pr set up for a resumed run is the one the
+// checkpoint was made on: the input first (its rows, and the checksum of
+// P's features or file), so that an edited input is named as such, then
+// gamma.
+func (s *Saved) Check(pr *Problem) error {
+	switch {
+	case s.N != pr.N() || s.Checksum != pr.Checksum:
+		return s.inputChanged(pr.N(), fmt.Sprintf("checksum %08x, the checkpoint's %08x", pr.Checksum, s.Checksum))
+	case math.Float64bits(s.Gamma) != math.Float64bits(pr.Gamma):
+		return fmt.Errorf("gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
+	}
+	return nil
+}
+
+// inputChanged is the error of a resumed run whose input of n rows is not
+// the checkpoint's; detail says how it differs when the rows agree.
+func (s *Saved) inputChanged(n int, detail string) error {
+	if n != s.N {
+		detail = fmt.Sprintf("it has %d rows, the checkpoint %d", n, s.N)
+	}
+	return fmt.Errorf("the input changed since the checkpoint (%s); resume with the input the run began with, or start a new run", detail)
+}
+
+// InputSum returns the CRC-32C of the features of tab, which a checkpoint
+// keeps (Problem.InputSum) and a resumed run compares (Saved.CheckInput).
+func InputSum(tab *store.Table) uint32 {
+	return crc32.Checksum(store.AsBytes(tab.Features), crc32.MakeTable(crc32.Castagnoli))
 }

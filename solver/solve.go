@@ -95,8 +95,16 @@ type solve struct {
 	name string // the input's, for errors and the model
 }
 
-// newSolve builds P of tab and scales it, and makes the workspace in dir.
+// newSolve builds P of tab and scales it, and makes the workspace in dir;
+// with Options.Resume, from the checkpoint there.
 func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name string) (*solve, error) {
+	saved, err := opt.checkpoint(dir, tab)
+	if err != nil {
+		return nil, err
+	}
+	if saved != nil && opt.K == 0 {
+		opt.K = saved.K
+	}
 	if opt.K == 0 {
 		if tab.Labels == nil {
 			return nil, errors.New("Options.K is required: the input has no label column to take the number of classes from")
@@ -112,20 +120,61 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if err != nil {
 		return nil, err
 	}
+	sum := InputSum(tab) // of the features before Build standardizes them
 	pr, err := NewProblem(ctx, tab, spec, opt.Model != "" && !opt.Raw)
 	if err != nil {
 		return nil, err
 	}
-	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}}
-	if err := s.run.Scale(ctx); err != nil {
-		pr.Close()
-		return nil, err
-	}
-	if s.run.Workspace, err = NewWorkspace(dir, tab.N, opt.K, budget.Scratch); err != nil {
+	pr.InputSum = sum
+	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved}
+	if err := s.open(ctx, dir, budget.Scratch); err != nil {
 		pr.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkpoint returns the settings of the checkpoint in dir that
+// Options.Resume goes on from, checked against the input tab; nil without
+// Resume.
+func (o Options) checkpoint(dir string, tab *store.Table) (*Saved, error) {
+	if !o.Resume {
+		return nil, nil
+	}
+	saved, err := ReadSaved(dir)
+	if err == nil {
+		err = saved.CheckInput(InputSum(tab), tab.N)
+	}
+	if err != nil {
+		return nil, &CheckpointError{fmt.Errorf("Options.Resume: %w", err)}
+	}
+	return saved, nil
+}
+
+// open checks a resumed run's P against its checkpoint, scales P and
+// makes the workspace in dir, with scratch bytes of memory; a new run in
+// a Workdir clears what an earlier run left there.
+func (s *solve) open(ctx context.Context, dir string, scratch int64) error {
+	r := s.run
+	if r.Saved != nil {
+		if err := r.Saved.Check(r.Problem); err != nil {
+			return &CheckpointError{fmt.Errorf("Options.Resume: %w", err)}
+		}
+	}
+	if err := r.Scale(ctx); err != nil {
+		return err
+	}
+	var err error
+	if r.Workspace, err = NewWorkspace(dir, r.Problem.N(), r.Options.K, scratch); err != nil {
+		return err
+	}
+	if r.Saved == nil && r.Options.Workdir != "" {
+		if _, err := r.Workspace.Clear(); err != nil {
+			r.Workspace.Close()
+			return fmt.Errorf("Options.Workdir %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 func (s *solve) close() {

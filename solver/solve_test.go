@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store/workdir"
 	"github.com/ssnmf/ssnmf/tile"
@@ -84,6 +87,7 @@ func TestSolveRefuses(t *testing.T) {
 		{"init", Input{Rows: good}, Options{K: 2, Init: "nope"}, "Options.Init"},
 		{"sweep order", Input{Rows: good}, Options{K: 2, SweepOrder: "nope"}, "Options.SweepOrder"},
 		{"scale rule", Input{Rows: good}, Options{K: 2, Scale: Scale{Rule: "nope"}}, "Options.Scale.Rule"},
+		{"resume, no workdir", Input{Rows: good}, Options{K: 2, Resume: true}, "give the Workdir"},
 		{"neighbors", Input{Rows: good}, Options{K: 2, Neighbors: 1}, "Options.Neighbors must be >= 2"},
 		{"negative", Input{Rows: good}, Options{K: 2, Starts: -1}, "must be >= 0"},
 		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol and Options.Mtol must be numbers"},
@@ -194,5 +198,39 @@ func TestSolveLocksWorkdir(t *testing.T) {
 	}
 	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); err != nil {
 		t.Errorf("Solve after a Solve: %v", err)
+	}
+}
+
+// TestSolveResume checks that a Solve that stops on its MaxTime leaves a
+// checkpoint in its Workdir from which a Solve with Resume ends with the
+// bits of a Solve never stopped, and that Resume refuses another input.
+func TestSolveResume(t *testing.T) {
+	if _, err := os.Stat(yeast); err != nil {
+		t.Skipf("no %s: %v", yeast, err)
+	}
+	ctx, in := context.Background(), Input{Path: yeast}
+	ref, err := Solve(ctx, in, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first, err := Solve(ctx, in, Options{Workers: 2, Workdir: dir, CheckpointEvery: 5, MaxTime: time.Nanosecond})
+	if err != nil || first.Status != fw.TimeLimit {
+		t.Fatalf("a Solve of 1ns: status %v, %v; want the time limit", first.Status, err)
+	}
+	res, err := Solve(ctx, in, Options{Workers: 2, Workdir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(res.Objective) != math.Float64bits(ref.Objective) || len(res.Starts) != 2 || !slices.Equal(res.W, ref.W) {
+		t.Errorf("resumed: objective %v, %d starts; want %v, 2 and the W of a Solve never stopped", res.Objective, len(res.Starts), ref.Objective)
+	}
+	rows := [][]float64{{0, 0}, {0, 1}, {5, 5}, {5, 6}, {9, 0}, {9, 1}}
+	var ce *CheckpointError
+	if _, err := Solve(ctx, Input{Rows: rows}, Options{K: 2, Workdir: t.TempDir(), Resume: true}); !errors.As(err, &ce) {
+		t.Errorf("Resume without a checkpoint: err = %v, want a CheckpointError", err)
+	}
+	if _, err := Solve(ctx, Input{Rows: rows}, Options{Workers: 2, Workdir: dir, Resume: true}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "the input changed") {
+		t.Errorf("Resume on another input: err = %v, want a CheckpointError saying the input changed", err)
 	}
 }

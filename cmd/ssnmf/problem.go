@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -60,7 +59,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 	pr.read = time.Since(begin)
 	var sum uint32
 	if kc.checkInput != nil && tab != nil {
-		sum = crc32.Checksum(store.AsBytes(tab.Features), crc32.MakeTable(crc32.Castagnoli))
+		sum = solver.InputSum(tab)
 		if err := kc.checkInput(sum, tab.N); err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -121,44 +120,6 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 		merged.k = s.K
 	}
 	return merged, s, nil
-}
-
-// checkResumed checks that the problem set up for a resumed run is the
-// one its checkpoint's settings s were made on: the input first (its
-// rows, and the checksum of P's features or file), so that an edited input
-// is named as such, then gamma.
-func checkResumed(s *solver.Saved, pr *problem) error {
-	switch {
-	case s.N != pr.N() || s.Checksum != pr.Checksum:
-		return inputChanged(s, pr.N(), fmt.Sprintf("checksum %08x, the checkpoint's %08x", pr.Checksum, s.Checksum))
-	case math.Float64bits(s.Gamma) != math.Float64bits(pr.Gamma):
-		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
-	}
-	return nil
-}
-
-// resumedInput returns the check, as soon as a resumed run has read its
-// input, of the CRC-32C of its features as read and their rows n against
-// those of the checkpoint's settings s (a checkpoint made before InputSum
-// was kept has none to compare: checkResumed checks the input once P is
-// built).
-func resumedInput(s *solver.Saved) func(sum uint32, n int) error {
-	return func(sum uint32, n int) error {
-		if s.InputSum == 0 || s.InputSum == sum && s.N == n {
-			return nil
-		}
-		return usageError{inputChanged(s, n, fmt.Sprintf("checksum of the features as read %08x, the checkpoint's %08x", sum, s.InputSum))}
-	}
-}
-
-// inputChanged is the error of a resumed run whose input of n rows is not
-// the one of the checkpoint's settings s; detail says how it differs when
-// the rows agree.
-func inputChanged(s *solver.Saved, n int, detail string) error {
-	if n != s.N {
-		detail = fmt.Sprintf("it has %d rows, the checkpoint %d", n, s.N)
-	}
-	return fmt.Errorf("-resume: the input changed since the checkpoint (%s); resume with the input the run began with, or start a new run", detail)
 }
 
 // finished answers a -resume of a run that has finished (saved.Finished):

@@ -26,7 +26,7 @@ func (c *config) options() solver.Options {
 	o.K, o.Method, o.Starts, o.Workdir, o.Model = c.k, c.method, c.starts, c.workdir, c.model
 	o.MaxIter, o.Tol, o.Mtol, o.Refresh, o.StripMemory = offRule(c.maxIter), offRule(c.tol), offRule(c.mtol), offRule(c.refresh), offRule(c.stripMemory)
 	o.Init, o.InitStarts, o.Step, o.Ftol, o.Rtol, o.Frtol = c.init, c.initStarts, c.step, c.ftol, c.rtol, c.frtol
-	o.MaxTime, o.Moves, o.SweepOrder = c.maxTime, c.moves, c.sweepOrder
+	o.MaxTime, o.Moves, o.SweepOrder, o.CheckpointEvery = c.maxTime, c.moves, c.sweepOrder, c.checkpointEvery
 	return o
 }
 
@@ -46,7 +46,7 @@ func offRule[T int | int64 | float64](v T) T {
 func (sv *solving) newRun(info methods.Method, prob *problem, m *solver.Meter, ws *solver.Workspace, rep *report) (*solver.Run, error) {
 	c := sv.c
 	r := &solver.Run{Options: c.options(), Problem: &prob.Problem, Meter: m, Workspace: ws, Observer: rep, Stop: sv.stop, Begin: sv.begin,
-		Trace: rep.trace, TraceName: "-trace " + c.trace, CheckpointEvery: c.checkpointEvery, FS: c.fs(), Saved: sv.saved, Kernel: c.isa.String()}
+		Trace: rep.trace, TraceName: "-trace " + c.trace, FS: c.fs(), Saved: sv.saved, Kernel: c.isa.String()}
 	if info.Checkpoints {
 		var err error
 		if r.Args, err = c.canonicalArgs(); err != nil {

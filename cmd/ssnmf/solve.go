@@ -141,7 +141,12 @@ func (sv *solving) check() (done bool, err error) {
 		if done, err := c.finished(saved, sv.given, sv.stderr); done || err != nil {
 			return true, err
 		}
-		c.checkInput = resumedInput(saved)
+		c.checkInput = func(sum uint32, n int) error {
+			if err := saved.CheckInput(sum, n); err != nil {
+				return usagef("-resume: %v", err)
+			}
+			return nil
+		}
 	}
 	return false, nil
 }
@@ -242,8 +247,8 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 		return info, err
 	}
 	if sv.saved != nil {
-		if err := checkResumed(sv.saved, prob); err != nil {
-			return info, usageError{err}
+		if err := sv.saved.Check(&prob.Problem); err != nil {
+			return info, usagef("-resume: %v", err)
 		}
 	}
 	if err := c.checkScale(prob); err != nil {
