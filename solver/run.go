@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,7 +87,8 @@ type Run struct {
 	// counts; the zero time is the call of Scale.
 	Begin time.Time
 	// Trace keeps the record of every iteration, for the checkpoints (nil:
-	// Solve makes one that only keeps it); TraceName names it in errors.
+	// the run makes one that only keeps it); TraceName names it in errors
+	// ("the trace" if "").
 	Trace     *trace.Writer
 	TraceName string
 	// FS is the file system the checkpoints are written through (vfs.OS{}
@@ -397,7 +399,7 @@ func (r *Run) startARI(w []float64) *float64 {
 // observer.
 func (r *Run) record(it fw.Iteration) error {
 	if err := r.Trace.Record(it); err != nil {
-		return fmt.Errorf("%s: %w", r.TraceName, err)
+		return fmt.Errorf("%s: %w", cmp.Or(r.TraceName, "the trace"), err)
 	}
 	if r.Observer != nil {
 		r.Observer.Iteration(r.Trace.Start, it)
@@ -595,7 +597,7 @@ func (r *Run) resume() (int, *fw.State, error) {
 		return 0, nil, checkpointErrorf("the checkpoint is of start %d of %d, with %d ended", saved.Start, r.Options.Starts, len(saved.Ended))
 	}
 	if err := r.Trace.Restore(ck.Trace); err != nil {
-		return 0, nil, fmt.Errorf("%s: %w", r.TraceName, err)
+		return 0, nil, fmt.Errorf("%s: %w", cmp.Or(r.TraceName, "the trace"), err)
 	}
 	r.ResumedAt = ck.State.Iter
 	if r.Observer != nil {
