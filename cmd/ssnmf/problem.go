@@ -123,7 +123,7 @@ func (kc *kernelConfig) logProblem(pr *problem) {
 // for the mass rules, the progress hooks, and -engine slurm's
 // coordinator, which it sets in pr.
 func (kc *kernelConfig) spec(pr *problem, rule affinity.Rule, k int, progress func(pass string, done, total int)) (affinity.Spec, error) {
-	o := kc.options()
+	o := kc.options(solver.Options{})
 	o.GammaRule, o.K = rule, k
 	spec, err := o.Spec(pr.dir, kc.inputName(), kc.budget.Scratch)
 	if err != nil {

@@ -115,9 +115,9 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	merged.workdir, merged.resume = c.resume, c.resume
-	if merged.k == 0 {
-		merged.k = s.K
+	merged.run.Workdir, merged.resume = c.resume, c.resume
+	if merged.run.K == 0 {
+		merged.run.K = s.K
 	}
 	return merged, s, nil
 }
@@ -157,7 +157,7 @@ func (c *config) finished(saved *solver.Saved, given []string, stderr io.Writer)
 // for are left out.
 func (c *config) outputPaths() (map[string]string, error) {
 	outs := map[string]string{}
-	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "model": c.model} {
+	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "model": c.run.Model} {
 		if path == "" || path == stdoutPath {
 			if path != "" {
 				outs[name] = path

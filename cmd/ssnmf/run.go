@@ -22,11 +22,8 @@ func (c *config) checkScale(prob *problem) error {
 // and the initial point of the problem; a stop rule or bound that its flag
 // turns off with 0 is negative there.
 func (c *config) options() solver.Options {
-	o := c.kernelConfig.options()
-	o.K, o.Method, o.Starts, o.Workdir, o.Model = c.k, c.method, c.starts, c.workdir, c.model
+	o := c.kernelConfig.options(c.run)
 	o.MaxIter, o.Tol, o.Mtol, o.Refresh, o.StripMemory = offRule(c.maxIter), offRule(c.tol), offRule(c.mtol), offRule(c.refresh), offRule(c.stripMemory)
-	o.Init, o.InitStarts, o.Step, o.Ftol, o.Rtol, o.Frtol = c.init, c.initStarts, c.step, c.ftol, c.rtol, c.frtol
-	o.MaxTime, o.Moves, o.SweepOrder, o.CheckpointEvery = c.maxTime, c.moves, c.sweepOrder, c.checkpointEvery
 	return o
 }
 

@@ -164,7 +164,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	// The set-up saves no checkpoint: a signal ends it at once.
 	setupCtx, endSetup := solver.StopContext(ctx, sv.stop)
 	defer endSetup()
-	prob, err := c.problem(setupCtx, sv.dir, c.k, sv.prog.pass)
+	prob, err := c.problem(setupCtx, sv.dir, c.run.K, sv.prog.pass)
 	if err != nil {
 		return sv.setupFailed(ctx, setupCtx, err)
 	}
@@ -233,15 +233,15 @@ func (sv *solving) setupFailed(ctx, setupCtx context.Context, err error) error {
 func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 	c, tab, n := sv.c, prob.Table, prob.N()
 	sv.prog.n, sv.prog.entries = n, prob.Entries()
-	info, _ := methods.Lookup(c.method)
-	if c.k == 0 {
+	info, _ := methods.Lookup(c.run.Method)
+	if c.run.K == 0 {
 		if tab == nil || tab.Labels == nil {
 			return info, usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
 		}
-		c.k = len(tab.Classes)
+		c.run.K = len(tab.Classes)
 	}
-	if c.starts == 0 {
-		c.starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
+	if c.run.Starts == 0 {
+		c.run.Starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
 	}
 	if err := c.checkClusters(n, slices.Contains(sv.given, "k")); err != nil {
 		return info, err
@@ -255,11 +255,11 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 		return info, err
 	}
 	switch {
-	case c.init == initAuto && tab != nil:
-		c.init = initKmeans
-	case c.init == initAuto:
-		c.init = c.start.String()
-	case tab == nil && (c.init == initKmeans || info.Features):
+	case c.run.Init == initAuto && tab != nil:
+		c.run.Init = initKmeans
+	case c.run.Init == initAuto:
+		c.run.Init = c.start.String()
+	case tab == nil && (c.run.Init == initKmeans || info.Features):
 		return info, usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
 	return info, c.checkSpectral(prob.Graph() != nil)
@@ -280,7 +280,7 @@ func (sv *solving) report(outs *outputs, prob *problem, m *solver.Meter, setup t
 // workspace makes the run's workspace; a new run in a -workdir removes
 // what an earlier run left there.
 func (sv *solving) workspace(n int) (*solver.Workspace, error) {
-	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.k, sv.c.budget.Scratch)
+	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.run.K, sv.c.budget.Scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func (sv *solving) announce(prob *problem) {
 		knn = " knn-kernel=" + s
 	}
 	fmt.Fprintf(sv.stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s%s workdir=%s\n",
-		c.inputName(), prob.N(), c.k, prob.Describe(), c.block, c.workers, c.method, prob.Kernel(), knn, sv.dir)
+		c.inputName(), prob.N(), c.run.K, prob.Describe(), c.block, c.workers, c.run.Method, prob.Kernel(), knn, sv.dir)
 }
 
 // solved is the error of a solve that ended with err, or was stopped by
@@ -338,7 +338,7 @@ func (sv *solving) solved(ctx context.Context, sr *solver.Run, res *fw.Result, e
 	case res.Status == fw.TimeLimit && sr.Checkpointed:
 		sv.keep = true
 		fmt.Fprintf(sv.stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
-			c.maxTime, res.Iterations, dir)
+			c.run.MaxTime, res.Iterations, dir)
 	}
 	return nil
 }
@@ -353,7 +353,7 @@ func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, o
 	}
 	sum := sv.rep.sum
 	sum.finish(res, time.Since(sv.begin).Seconds(), w)
-	if c.model != "" {
+	if c.run.Model != "" {
 		if err := c.saveModel(ctx, sr, sv.stderr); err != nil {
 			return err
 		}
@@ -390,7 +390,7 @@ func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, o
 // multiply-adds, cost far more than its pass over P. given says whether -k was given, or is the
 // number of classes of the label column.
 func (c *config) checkClusters(n int, given bool) error {
-	k := c.k
+	k := c.run.K
 	of := fmt.Sprintf("-k %d", k)
 	if !given {
 		of = fmt.Sprintf("k = %d, the number of classes of the label column,", k)
@@ -400,7 +400,7 @@ func (c *config) checkClusters(n int, given bool) error {
 	}
 	if 2*k > n {
 		cost := ""
-		if !ownStart(c.method) {
+		if !ownStart(c.run.Method) {
 			cost = fmt.Sprintf(", and an iteration costs about n·k² = %.2g multiply-adds (the run may be long)", float64(n)*float64(k)*float64(k))
 		}
 		c.log(fmt.Sprintf("%s is more than half the %d rows: at least %d clusters hold a single row%s", of, n, 2*k-n, cost))
@@ -412,14 +412,14 @@ func (c *config) checkClusters(n int, given bool) error {
 // whose P is not a graph (sparse reports whether it is): the spectral
 // embedding is the graph's.
 func (c *config) checkSpectral(sparse bool) error {
-	info, _ := methods.Lookup(c.method)
+	info, _ := methods.Lookup(c.run.Method)
 	what := "-init spectral"
 	switch {
 	case sparse:
 		return nil
 	case info.Graph:
 		what = "-method " + info.Name
-	case c.init != initSpectral:
+	case c.run.Init != initSpectral:
 		return nil
 	}
 	return usagef("%s needs a sparse P, whose graph it embeds (-affinity knn or an edge list); the affinity is %s: use -affinity knn", what, c.scope().affinity)
@@ -462,7 +462,7 @@ func (kc *kernelConfig) inputs() []fileArg {
 // outputs are the files a run writes, as checkFiles takes them; the
 // directory of -model is one.
 func (c *config) outputs() []fileArg {
-	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.model}}
+	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.run.Model}}
 }
 
 func (o *outputs) files() []*store.AtomicFile {
@@ -535,11 +535,11 @@ func (kc *kernelConfig) inputName() string {
 // openWorkdir returns the work directory and whether it is a temporary
 // one made here.
 func (c *config) openWorkdir() (string, bool, error) {
-	if c.workdir != "" {
-		if err := os.MkdirAll(c.workdir, 0o755); err != nil {
+	if c.run.Workdir != "" {
+		if err := os.MkdirAll(c.run.Workdir, 0o755); err != nil {
 			return "", false, fmt.Errorf("-workdir: %w", err)
 		}
-		return c.workdir, false, nil
+		return c.run.Workdir, false, nil
 	}
 	dir, err := os.MkdirTemp(c.workParent(), "ssnmf-")
 	if err == nil {

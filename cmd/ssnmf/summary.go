@@ -62,7 +62,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 func (b *summaryBuilder) write(o *outputs, w []float64) error {
 	c := b.cfg
 	if o.out != nil {
-		if err := writeMemberships(o.out, c.out, w, b.prob.N(), c.k); err != nil {
+		if err := writeMemberships(o.out, c.out, w, b.prob.N(), c.run.K); err != nil {
 			return err
 		}
 	}
