@@ -499,6 +499,10 @@ func (b *Built) Entries() float64 {
 	return float64(b.N()) * float64(b.N())
 }
 
+// Weights returns the weights of a kNN graph built from the features
+// (graph.Connectivity for any other P).
+func (b *Built) Weights() graph.Weights { return b.knn.Weights }
+
 // FromFile reports whether P is read from a file: a tile file or an edge
 // list.
 func (b *Built) FromFile() bool { return b.file != nil || b.edges }

@@ -7,21 +7,31 @@
 // default, or their Gaussian kernel), scaled, and solved from several
 // seeded starts (package methods, fw), the least objective kept.
 //
-// Its one idea: the command "ssnmf solve" and a Go program make the same
-// run. Solve takes an Input (a [][]float64, an Arrow record or a file) and
-// Options whose zero value is the command's defaults, and gives the same
-// bits as the command on the same input; its Result holds W in the input's
-// order of the rows, the record of every start and the trace. The pieces
-// the command's run is made of live here too: the Workspace of n×k
-// matrices (in anonymous memory, or in memory-mapped files), the Meter of
-// passes over P, the rules for the number of starts (StartsFor) and for
-// the k-means start (KMeansStart), and the defaults of the stop rules.
+// Its one idea: there is one run, and the command "ssnmf solve" and a Go
+// program both make it. Run is that run once P is set up: the scale
+// rules, the starts and their initial points (k-means, spectral or
+// random), the method with its stop rules, the best W kept, the
+// checkpoints and the resume from one, each reported to an Observer.
+// Solve takes an Input (a [][]float64, an Arrow record or a file) and
+// Options whose zero value is the command's defaults, builds P and runs
+// Run, and so gives the command's bits on the same input; its Result
+// holds W in the input's order of the rows, the record of every start and
+// the trace. The command adds to Run its flags, its progress lines, the
+// summary and the files. The pieces the run is made of live here too: the
+// Workspace of n×k matrices (in anonymous memory, or in memory-mapped
+// files), the Meter of passes over P, the rules for the number of starts
+// (StartsFor) and for the k-means start (KMeansStart), P's spec of the
+// settings (Options.Spec) and its building (NewProblem), the lock of a
+// work directory (LockWorkdir), the checkpoint's settings (Saved), the
+// summary record (Summary), and the defaults of the stop rules.
 //
 // Solve shares memory as the command does (Budget: Options.Memory, or the
 // memory cgroup's limit): the kNN search's scratch, then W, P·W and the
 // method's scratch, are in anonymous memory when the budget's scratch
 // share holds them, else in memory-mapped files of a work directory
 // (Options.Workdir, or a temporary one it removes), so its memory grows
-// like n·(k+p), not n²; the checkpoints, resume, the Slurm engine, the
-// summary file and the progress lines are the command's.
+// like n·(k+p), not n². In its Workdir it saves checkpoints
+// (Options.CheckpointEvery) and resumes from one (Options.Resume) as the
+// command does; the Slurm engine, the summary file and the progress lines
+// are the command's.
 package solver

@@ -75,3 +75,13 @@ func (s *meteredSweep) Push(ctx context.Context, r0, r1 int, pw []float64, d *fw
 	}
 	return err
 }
+
+// EntriesPerSecond is the rate of a pass over the given number of entries
+// of P (n² for a dense P, all of them counted; the stored ones of a graph)
+// that took d.
+func EntriesPerSecond(entries float64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return entries / d.Seconds()
+}

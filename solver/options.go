@@ -3,18 +3,24 @@ package solver
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // The defaults of the stop rules and of rowcd, as ssnmf solve's flags
@@ -59,13 +65,14 @@ type Input struct {
 // names have them. The zero value is the command's defaults: k-means
 // starts on the self-tuning kNN graph of the standardized features, scaled
 // to twice the mass of the k-means start's clusters, solved by rowcd until
-// the gap is at most DefaultMtol of ¼||WᵀW||².
+// the gap is at most DefaultMtol of ¼||WᵀW||². A stop rule or bound whose
+// zero is its default is turned off by a negative value.
 type Options struct {
 	// K is the number of clusters, fewer than the rows; 0 takes the
 	// number of classes of the input's label column.
 	K int
 	// Method names the method (methods.List); "" is methods.Default.
-	// spectral and the -init spectral start are not available here yet.
+	// spectral, like Init spectral, needs a sparse P (not Gaussian).
 	Method string
 	// Gaussian makes P the Gaussian kernel of the features, with the
 	// neighbor rule's bandwidth, instead of their kNN graph.
@@ -83,9 +90,11 @@ type Options struct {
 	// Workers is the goroutines of the passes; 0 is GOMAXPROCS. Any
 	// number gives the same bits.
 	Workers int
-	// MaxIter is the most iterations of a start; 0 is DefaultMaxIter.
+	// MaxIter is the most iterations of a start; 0 is DefaultMaxIter, a
+	// negative value no limit.
 	MaxIter int
-	// Tol stops a start when the gap is at most Tol; 0 is DefaultTol.
+	// Tol stops a start when the gap is at most Tol; 0 is DefaultTol, a
+	// negative value only at a gap of 0 (the smallest above it).
 	Tol float64
 	// Mtol stops a start when the gap is at most Mtol·¼||WᵀW||²; 0 is
 	// DefaultMtol, a negative value turns the rule off.
@@ -103,10 +112,133 @@ type Options struct {
 	// not fit goes to files of the work directory. Solve does not hold the
 	// Go heap to its share (Budget.Apply).
 	Memory int64
+	// Init is the initial point of a start: InitKMeans (the soft
+	// memberships of a seeded k-means of the features, the default ""),
+	// InitSpectral (of a seeded k-means of a sparse P's spectral
+	// embedding), or a fw.Start by name (random, corners).
+	Init string
+	// InitStarts is the k-means++ starts of each k-means initial point,
+	// the one of least inertia kept; 0 is KMeansStart's.
+	InitStarts int
+	// Step is fw's step rule; the zero value is fw.StepExact.
+	Step fw.StepRule
+	// Ftol stops a start when the objective changes by less than Ftol
+	// between iterations; Rtol when the gap is at most Rtol times the
+	// objective; Frtol when the objective changes by at most Frtol times
+	// its value. 0 turns each off.
+	Ftol, Rtol, Frtol float64
+	// MaxTime stops the run once it has run this long, counted from
+	// Run.Begin (Solve: its call), the best W so far the answer; 0 is no
+	// limit.
+	MaxTime time.Duration
+	// Refresh recomputes P·W by a full pass every Refresh iterations (fw,
+	// rowcd); 0 is DefaultRefresh, a negative value only when a stop is
+	// checked and at the end.
+	Refresh int
+	// Moves is rowcd's pairwise moves per row visit; 0 is DefaultMoves.
+	Moves int
+	// StripMemory is the bytes of a strip of a dense P for rowcd; 0 is
+	// DefaultStripMemory, a negative value no bound.
+	StripMemory int64
+	// SweepOrder is the order of rowcd's visits on rows the approximate
+	// kNN search moved: SweepPartition, SweepInput, or SweepAuto (the
+	// default "": the input's up to graph.ApproxMinRows rows).
+	SweepOrder string
+	// Scale is the rule of a sparse P's scale; the zero Scale is
+	// DefaultScaleTimes times the sizes rule's factor.
+	Scale Scale
+	// CheckpointEvery saves a checkpoint of fw and rowcd in the work
+	// directory every this many iterations, and at MaxTime (0: none but a
+	// Run's when stopped); Resume goes on from the checkpoint in Workdir,
+	// of a run of the same input and settings (but MaxIter and MaxTime,
+	// which may differ), to the bits of a run never stopped.
+	CheckpointEvery int
+	Resume          bool
+
+	// File, if not "", is P's file, a tile file (ssnmf tiles) or an edge
+	// list, instead of the features' kNN graph or Gaussian kernel; Rows
+	// is an edge list's rows without the features, 0 taking them from
+	// its ids.
+	File string
+	Rows int
+	// Gamma is the Gaussian kernel's bandwidth; 0 takes it from GammaRule
+	// (whose zero value is affinity.Neighbor), which also gives the
+	// bandwidth of the k-means start's memberships on any P.
+	Gamma     float64
+	GammaRule affinity.Rule
+	// Precision is the Gaussian kernel's values' (zero: float64), and
+	// BlockSize the edge of its tiles (0: tile.DefaultBlockSize).
+	Precision tile.Precision
+	BlockSize int
+	// Kernel is the family of the vector kernels; the zero value is the
+	// fastest this CPU runs.
+	Kernel tile.ISA
+	// Connectivity makes the kNN graph's weights 1 instead of self-tuning.
+	Connectivity bool
+	// KNN is the kNN graph's search (zero: graph.Auto). KNNRecall,
+	// KNNProbes and KNNRounds are the approximate search's recall target,
+	// effort and most rounds, 0 their graph.Default values; KNNDescent is
+	// its leaf rounds before neighbour descent, 0 graph.DefaultLeafRounds,
+	// a negative value no descent.
+	KNN                              graph.KNNMethod
+	KNNRecall                        float64
+	KNNProbes, KNNRounds, KNNDescent int
 }
 
-// withDefaults returns o with its zero fields set to their defaults, or an
-// error naming the field that is out of range.
+// The initial points of Options.Init that are not a fw.Start.
+const (
+	InitKMeans   = "kmeans"
+	InitSpectral = "spectral"
+)
+
+// The orders of Options.SweepOrder.
+const (
+	SweepAuto      = "auto"
+	SweepPartition = "partition"
+	SweepInput     = "input"
+)
+
+// The rules of Scale.Rule: ScaleSizes makes P's mass Σ_j n_j², that of the
+// clusters of the k-means start of the run's seed; ScaleMass n²/k, that of
+// k balanced clusters (applied as P is built); ScaleAuto is ScaleSizes
+// for a sparse P whose features are at hand, else ScaleMass.
+const (
+	ScaleMass  = "mass"
+	ScaleSizes = "sizes"
+	ScaleAuto  = "auto"
+)
+
+// Scale is the scale of a sparse P, as ssnmf solve's -scale: a factor, or
+// a rule and a multiple of its factor. The zero Scale is ScaleAuto times
+// DefaultScaleTimes.
+type Scale struct {
+	// Factor, if > 0, is the factor itself, applied as P is built; the
+	// rules are then off.
+	Factor float64
+	// Rule is ScaleAuto, ScaleSizes or ScaleMass; "" is the default.
+	Rule string
+	// Times multiplies the rule's factor; 0 is 1, or DefaultScaleTimes
+	// with the default Rule.
+	Times float64
+}
+
+// rules returns whether s applies the sizes rule, whether only where it
+// can (auto), and the multiple of the rule's factor.
+func (s Scale) rules() (sizes, auto bool, times float64) {
+	times = cmp.Or(s.Times, 1)
+	switch {
+	case s.Factor > 0:
+		return false, false, 1
+	case s.Rule == "":
+		return true, true, cmp.Or(s.Times, DefaultScaleTimes)
+	}
+	return s.Rule != ScaleMass, s.Rule == ScaleAuto, times
+}
+
+// withDefaults returns o with its zero fields set to their defaults (the
+// negative values that turn a rule off stay: the settings' users take
+// them as 0, off), or an error naming the field that is out of range.
+// Resolved Options resolve to themselves.
 func (o Options) withDefaults() (Options, error) {
 	if o.Method == "" {
 		o.Method = methods.Default
@@ -115,32 +247,64 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("Options.Method: %w", err)
 	}
 	switch {
-	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.MaxIter < 0, o.Memory < 0:
-		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers, MaxIter and Memory must be >= 0, have %d, %d, %d, %d, %d and %d",
-			o.K, o.Neighbors, o.Starts, o.Workers, o.MaxIter, o.Memory)
+	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.Memory < 0:
+		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers and Memory must be >= 0, have %d, %d, %d, %d and %d",
+			o.K, o.Neighbors, o.Starts, o.Workers, o.Memory)
 	case o.Neighbors == 1:
 		return o, fmt.Errorf("Options.Neighbors must be >= 2, have 1: the neighbours of a row include the row itself")
-	case !(o.Tol >= 0):
-		return o, fmt.Errorf("Options.Tol must be >= 0, have %v", o.Tol)
+	case math.IsNaN(o.Tol) || math.IsNaN(o.Mtol):
+		return o, fmt.Errorf("Options.Tol and Options.Mtol must be numbers (a negative one turns its rule off), have %v and %v", o.Tol, o.Mtol)
 	}
 	o.Neighbors = cmp.Or(o.Neighbors, graph.DefaultNeighbors)
 	o.MaxIter = cmp.Or(o.MaxIter, DefaultMaxIter)
 	o.Tol = cmp.Or(o.Tol, DefaultTol)
-	switch {
-	case o.Mtol == 0:
-		o.Mtol = DefaultMtol
-	case o.Mtol < 0:
-		o.Mtol = 0
-	}
+	o.Mtol = cmp.Or(o.Mtol, DefaultMtol)
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	return o.runDefaults()
+}
+
+// runDefaults sets the defaults of the fields of o that shape the solve
+// of P, or returns an error naming the field out of range.
+func (o Options) runDefaults() (Options, error) {
+	o.Init = cmp.Or(o.Init, InitKMeans)
+	if o.Init != InitKMeans && o.Init != InitSpectral {
+		if _, err := fw.ParseStart(o.Init); err != nil {
+			return o, fmt.Errorf("Options.Init: %w (or %s, %s)", err, InitKMeans, InitSpectral)
+		}
+	}
+	o.SweepOrder = cmp.Or(o.SweepOrder, SweepAuto)
+	switch {
+	case o.SweepOrder != SweepAuto && o.SweepOrder != SweepPartition && o.SweepOrder != SweepInput:
+		return o, fmt.Errorf("Options.SweepOrder must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
+	case o.Scale.Rule != "" && o.Scale.Rule != ScaleAuto && o.Scale.Rule != ScaleSizes && o.Scale.Rule != ScaleMass:
+		return o, fmt.Errorf("Options.Scale.Rule must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
+	case o.Resume && o.Workdir == "":
+		return o, errors.New("Options.Resume goes on from the checkpoint in Workdir: give the Workdir")
+	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0, o.CheckpointEvery < 0, o.Rows < 0, o.BlockSize < 0, o.KNNProbes < 0, o.KNNRounds < 0:
+		return o, fmt.Errorf("Options: InitStarts, Moves, MaxTime, CheckpointEvery, Rows, BlockSize, KNNProbes and KNNRounds must be >= 0, have %d, %d, %v, %d, %d, %d, %d and %d",
+			o.InitStarts, o.Moves, o.MaxTime, o.CheckpointEvery, o.Rows, o.BlockSize, o.KNNProbes, o.KNNRounds)
+	case !(o.Gamma >= 0 && o.KNNRecall >= 0 && o.KNNRecall <= 1):
+		return o, fmt.Errorf("Options: Gamma must be >= 0 and KNNRecall in [0, 1], have %v and %v", o.Gamma, o.KNNRecall)
+	case !(o.Ftol >= 0 && o.Rtol >= 0 && o.Frtol >= 0 && o.Scale.Factor >= 0 && o.Scale.Times >= 0):
+		return o, fmt.Errorf("Options: Ftol, Rtol, Frtol, Scale.Factor and Scale.Times must be >= 0, have %v, %v, %v, %v and %v",
+			o.Ftol, o.Rtol, o.Frtol, o.Scale.Factor, o.Scale.Times)
+	}
+	o.Moves = cmp.Or(o.Moves, DefaultMoves)
+	o.Refresh = cmp.Or(o.Refresh, DefaultRefresh)
+	o.StripMemory = cmp.Or(o.StripMemory, DefaultStripMemory)
+	o.BlockSize = cmp.Or(o.BlockSize, tile.DefaultBlockSize)
+	o.KNNRecall = cmp.Or(o.KNNRecall, graph.DefaultRecall)
+	o.KNNProbes = cmp.Or(o.KNNProbes, graph.DefaultProbes)
+	o.KNNRounds = cmp.Or(o.KNNRounds, graph.DefaultRounds)
+	o.KNNDescent = cmp.Or(o.KNNDescent, graph.DefaultLeafRounds)
 	return o, nil
 }
 
-// table reads the input into a table, its features on the heap or mapped
-// into dir.
-func (in Input) table(dir string) (*store.Table, error) {
+// Table reads the input into a table, its features on the heap or mapped
+// into dir (a file's, if large); the table must be closed.
+func (in Input) Table(dir string) (*store.Table, error) {
 	opt := store.TableOptions{Features: in.Features, Label: in.Label}
 	given := 0
 	for _, g := range []bool{in.Rows != nil, in.Record != nil, in.Path != ""} {
@@ -207,20 +371,28 @@ func rowsTable(rows [][]float64, name string) (*store.Table, error) {
 	return t, nil
 }
 
-// workdir returns the work directory of o and a function that removes it
-// if it was made here.
+// workdir returns the work directory of o and a function that releases
+// it: Options.Workdir, locked for this run (where the file system can
+// lock), or a temporary one, removed.
 func (o Options) workdir() (string, func(), error) {
-	if o.Workdir != "" {
-		if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
-			return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+	if o.Workdir == "" {
+		dir, err := os.MkdirTemp("", "ssnmf-")
+		if err != nil {
+			return "", nil, fmt.Errorf("work directory: %w", err)
 		}
+		return dir, func() { os.RemoveAll(dir) }, nil
+	}
+	if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+	}
+	l, err := LockWorkdir(o.Workdir)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
 		return o.Workdir, func() {}, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("Options.Workdir %s: %w", o.Workdir, err)
 	}
-	dir, err := os.MkdirTemp("", "ssnmf-")
-	if err != nil {
-		return "", nil, fmt.Errorf("work directory: %w", err)
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	return o.Workdir, func() { l.Close() }, nil
 }
 
 // ctxErr is ctx's error, if any, else err.
@@ -229,4 +401,41 @@ func ctxErr(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	return err
+}
+
+// Spec returns the affinity.Spec of P of o, its zero fields their
+// defaults: the Gaussian
+// kernel, the kNN graph or the file of o, whose sparse P is kept in dir's
+// GraphFile (and an edge list's mapped files in dir's "edges"), named name
+// in errors, with scratch bytes of memory for the kNN search's scratch.
+// The caller adds its hooks (Progress, the kNN graph's Round) and its
+// Engine.
+func (o Options) Spec(dir, name string, scratch int64) (affinity.Spec, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return affinity.Spec{}, err
+	}
+	spec := affinity.Spec{Gamma: o.Gamma, GammaRule: o.GammaRule, Clusters: o.K, Scale: o.Scale.Factor, Standardize: !o.Raw,
+		Precision: o.Precision, BlockSize: o.BlockSize, Workers: o.Workers, Seed: o.Seed, Kernel: o.Kernel, Name: name}
+	switch {
+	case o.File != "":
+		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = o.File, filepath.Join(dir, "edges"), filepath.Join(dir, GraphFile), o.Rows
+		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
+			return spec, err
+		}
+	case !o.Gaussian:
+		spec.Graph = &graph.KNNOptions{Neighbors: o.Neighbors, Weights: o.Weights(), Method: o.KNN,
+			Recall: o.KNNRecall, Probes: o.KNNProbes, Rounds: o.KNNRounds, LeafRounds: o.KNNDescent,
+			ScratchMemory: scratch, Kernel: o.Kernel}
+		spec.GraphFile = filepath.Join(dir, GraphFile)
+	}
+	return spec, nil
+}
+
+// Weights returns the kNN graph's weights of o.
+func (o Options) Weights() graph.Weights {
+	if o.Connectivity {
+		return graph.Connectivity
+	}
+	return graph.SelfTuning
 }

@@ -2,11 +2,21 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store/workdir"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // yeast is the command's built-in data set.
@@ -45,6 +55,10 @@ func TestSolveMatchesCommand(t *testing.T) {
 	if res.Status.String() != "model-gap" || res.Best != 0 || res.Passes < 30 {
 		t.Errorf("status %v, best start %d, passes %d: want model-gap, 0 and at least 30", res.Status, res.Best, res.Passes)
 	}
+	if sum := res.Summary; sum == nil || sum.Objective != res.Objective || len(sum.Starts) != 2 || sum.StopReason != "model-gap" ||
+		sum.ARI == nil || math.Abs(*sum.ARI-0.1637) > 5e-5 || sum.Neighbors != 30 || sum.Weights != "self-tuning" {
+		t.Errorf("summary %+v: want the result's objective, 2 starts, model-gap, ARI 0.1637 (the command's) and a 30-neighbour self-tuning graph", sum)
+	}
 	if n := len(res.Trace); n != 28+1+24+1 {
 		t.Errorf("%d trace records, want 54 (28 and 24 iterations and each start's final record)", n)
 	}
@@ -68,10 +82,15 @@ func TestSolveRefuses(t *testing.T) {
 		{"k >= n", Input{Rows: good}, Options{K: 4}, "Options.K = 4 is not below the 4 rows"},
 		{"no k, no labels", Input{Rows: good}, Options{}, "Options.K is required"},
 		{"method", Input{Rows: good}, Options{K: 2, Method: "nope"}, "Options.Method"},
-		{"spectral", Input{Rows: good}, Options{K: 2, Method: "spectral"}, "not available in package solver yet"},
+		{"spectral, Gaussian", Input{Rows: good}, Options{K: 2, Method: "spectral", Gaussian: true}, "needs a sparse P"},
+		{"init spectral, Gaussian", Input{Rows: good}, Options{K: 2, Init: InitSpectral, Gaussian: true}, "needs a sparse P"},
+		{"init", Input{Rows: good}, Options{K: 2, Init: "nope"}, "Options.Init"},
+		{"sweep order", Input{Rows: good}, Options{K: 2, SweepOrder: "nope"}, "Options.SweepOrder"},
+		{"scale rule", Input{Rows: good}, Options{K: 2, Scale: Scale{Rule: "nope"}}, "Options.Scale.Rule"},
+		{"resume, no workdir", Input{Rows: good}, Options{K: 2, Resume: true}, "give the Workdir"},
 		{"neighbors", Input{Rows: good}, Options{K: 2, Neighbors: 1}, "Options.Neighbors must be >= 2"},
 		{"negative", Input{Rows: good}, Options{K: 2, Starts: -1}, "must be >= 0"},
-		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol must be >= 0"},
+		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol and Options.Mtol must be numbers"},
 		{"missing file", Input{Path: "/nonexistent/x.csv"}, Options{K: 2}, "/nonexistent/x.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,4 +140,97 @@ func equalBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestSpec checks the affinity.Spec of Options, their zero fields their
+// defaults: the kNN graph with the graph's defaults, the Gaussian kernel,
+// or a file of P.
+func TestSpec(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		opt   Options
+		check func(s affinity.Spec) bool
+	}{
+		{"knn", Options{K: 3}, func(s affinity.Spec) bool {
+			g := s.Graph
+			return g != nil && g.Neighbors == graph.DefaultNeighbors && g.Weights == graph.SelfTuning && g.Recall == graph.DefaultRecall &&
+				g.LeafRounds == graph.DefaultLeafRounds && g.ScratchMemory == 7 && s.GraphFile == filepath.Join(dir, GraphFile) && s.Standardize
+		}},
+		{"connectivity, no descent", Options{K: 3, Connectivity: true, KNNDescent: -1}, func(s affinity.Spec) bool {
+			return s.Graph.Weights == graph.Connectivity && s.Graph.LeafRounds == -1
+		}},
+		{"gaussian", Options{K: 3, Gaussian: true, Gamma: 0.5, Raw: true}, func(s affinity.Spec) bool {
+			return s.Graph == nil && s.GraphFile == "" && s.Gamma == 0.5 && !s.Standardize && s.BlockSize == tile.DefaultBlockSize
+		}},
+		{"file", Options{K: 3, File: "edges.csv", Rows: 9}, func(s affinity.Spec) bool {
+			return s.Graph == nil && s.File == "edges.csv" && s.Rows == 9 && s.MapDir == filepath.Join(dir, "edges")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := tc.opt.Spec(dir, "x", 7)
+			if err != nil || !tc.check(s) {
+				t.Errorf("Spec = %+v, %v", s, err)
+			}
+		})
+	}
+}
+
+// TestSolveLocksWorkdir checks that Solve keeps another run out of its
+// Workdir, and that the lock ends with the solve.
+func TestSolveLocksWorkdir(t *testing.T) {
+	dir := t.TempDir()
+	l, err := LockWorkdir(dir)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("no locks here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]float64{{0, 0}, {0, 1}, {5, 5}, {5, 6}, {9, 0}, {9, 1}}
+	var busy *workdir.BusyError
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); !errors.As(err, &busy) {
+		t.Errorf("Solve in a locked Workdir: err = %v, want a workdir.BusyError", err)
+	}
+	l.Close()
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); err != nil {
+		t.Errorf("Solve once the lock is released: %v", err)
+	}
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 2, Workdir: dir}); err != nil {
+		t.Errorf("Solve after a Solve: %v", err)
+	}
+}
+
+// TestSolveResume checks that a Solve that stops on its MaxTime leaves a
+// checkpoint in its Workdir from which a Solve with Resume ends with the
+// bits of a Solve never stopped, and that Resume refuses another input.
+func TestSolveResume(t *testing.T) {
+	if _, err := os.Stat(yeast); err != nil {
+		t.Skipf("no %s: %v", yeast, err)
+	}
+	ctx, in := context.Background(), Input{Path: yeast}
+	ref, err := Solve(ctx, in, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first, err := Solve(ctx, in, Options{Workers: 2, Workdir: dir, CheckpointEvery: 5, MaxTime: time.Nanosecond})
+	if err != nil || first.Status != fw.TimeLimit {
+		t.Fatalf("a Solve of 1ns: status %v, %v; want the time limit", first.Status, err)
+	}
+	res, err := Solve(ctx, in, Options{Workers: 2, Workdir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(res.Objective) != math.Float64bits(ref.Objective) || len(res.Starts) != 2 || !slices.Equal(res.W, ref.W) {
+		t.Errorf("resumed: objective %v, %d starts; want %v, 2 and the W of a Solve never stopped", res.Objective, len(res.Starts), ref.Objective)
+	}
+	rows := [][]float64{{0, 0}, {0, 1}, {5, 5}, {5, 6}, {9, 0}, {9, 1}}
+	var ce *CheckpointError
+	if _, err := Solve(ctx, Input{Rows: rows}, Options{K: 2, Workdir: t.TempDir(), Resume: true}); !errors.As(err, &ce) {
+		t.Errorf("Resume without a checkpoint: err = %v, want a CheckpointError", err)
+	}
+	if _, err := Solve(ctx, Input{Rows: rows}, Options{Workers: 2, Workdir: dir, Resume: true}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "the input changed") {
+		t.Errorf("Resume on another input: err = %v, want a CheckpointError saying the input changed", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
 // CheckpointFile is the name of the checkpoint in a work directory.
@@ -198,4 +199,20 @@ func ReadMatrix(path string, w []float64, n, k int) error {
 	}
 	copy(w, m.Data())
 	return nil
+}
+
+// LockWorkdir locks the work directory dir for one run at a time (package
+// workdir), and removes the temporaries a killed run left there (an
+// unfinished graph, a checkpoint's temporary file), which the lock proves
+// no live run writes. Its errors are workdir.Acquire's: a
+// *workdir.BusyError when another process holds the lock,
+// errors.ErrUnsupported where the file system cannot lock.
+func LockWorkdir(dir string) (*workdir.Lock, error) {
+	l, err := workdir.Acquire(dir)
+	if err != nil {
+		return nil, err
+	}
+	store.RemoveTemps(dir, CheckpointFile)
+	os.Remove(filepath.Join(dir, GraphFile+".tmp"))
+	return l, nil
 }

@@ -164,7 +164,7 @@ func TestStarts(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var s summary
+	var s solver.Summary
 	raw, _ := os.ReadFile(sum)
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestGraphUsage(t *testing.T) {
 // checkIOPhases checks the summary's storage I/O, where the system counts
 // it: the phases of a kNN run in order, one for each round, and totals
 // that are their sums.
-func checkIOPhases(t *testing.T, s summary) {
+func checkIOPhases(t *testing.T, s solver.Summary) {
 	t.Helper()
 	if !diskio.Start().OK() {
 		if s.IO != nil {
@@ -420,7 +420,7 @@ func TestApproxKNN(t *testing.T) {
 	}
 	sum := filepath.Join(dir, "s.json")
 	one := solveOut("one.csv", "-workers", "1", "-max-iter", "30", "-summary", sum)
-	var s summary
+	var s solver.Summary
 	if err := json.Unmarshal(read("s.json"), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) }
 // solved is what a test reads of a solve: its summary, its memberships,
 // and every start's objective before its first sweep.
 type solved struct {
-	sum    summary
+	sum    solver.Summary
 	header []string
 	rows   [][]string
 	first  map[int]float64

@@ -245,7 +245,7 @@ func givenFlags(fs *flag.FlagSet) []string {
 
 // scope returns the scope of a solve run of c.
 func (c *config) scope() scope {
-	s := scope{affinity: c.affinityKind(), input: c.input != "", knn: c.knn.KNNMethod, method: c.method, init: c.init, engine: c.engine}
+	s := scope{affinity: c.affinityKind(), input: c.input != "", knn: c.knn.KNNMethod, method: c.run.Method, init: c.run.Init, engine: c.engine}
 	if s.init == initAuto {
 		s.init = c.start.String()
 		if s.features() {

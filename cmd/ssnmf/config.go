@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
@@ -106,25 +105,18 @@ type kernelConfig struct {
 // config is the parsed command line of solve.
 type config struct {
 	kernelConfig
-	k               int
-	method          string
-	workdir         string
-	step            fw.StepRule
-	init            string   // auto, kmeans, random or corners; auto is resolved by problem
-	start           fw.Start // the start of the random or corners init
-	tol, ftol       float64
-	rtol, frtol     float64       // relative gap and objective-change tolerances; 0 off
-	mtol            float64       // gap tolerance relative to ¼||WᵀW||²; 0 off
-	maxTime         time.Duration // 0: no limit
-	maxIter         int
-	refresh         int
-	starts          int    // seeded starts of the solve; 0 until solve resolves it by solver.StartsFor
-	initStarts      int    // k-means++ starts of -init kmeans
-	moves           int    // rowcd: pairwise moves per row visit
-	stripMemory     int64  // rowcd: bytes for a strip of P; 0 no bound
-	sweepOrder      string // rowcd on the approximate graph's rows: sweepPartition or sweepInput
-	checkpointEvery int
-	resume          string
+	// run holds the run's settings that flags fill directly (k, the
+	// method, the initial point, the starts, the stop rules that 0 does
+	// not turn off, -max-time, rowcd's, -checkpoint-every, -workdir,
+	// -model); options adds P's and the rest. Init "auto" and Starts 0
+	// are resolved by solving.resolve.
+	run         solver.Options
+	start       fw.Start // the start of the random or corners init
+	tol, mtol   float64  // the gap tolerances, absolute and relative to ¼||WᵀW||²; 0 off
+	maxIter     int      // 0: no limit
+	refresh     int      // 0: only when a stop is checked and at the end
+	stripMemory int64    // rowcd: bytes for a strip of P; 0 no bound
+	resume      string
 	// checkpointKernel is the kernel family of the checkpoint's run where
 	// a resumed run runs another, else "".
 	checkpointKernel string
@@ -265,14 +257,20 @@ const (
 // rows in the input's order, so that it does not depend on the order the
 // approximate kNN search moves them into.
 func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settings {
-	return solver.KMeansStart(n, p, c.k, c.initStarts, c.workers, seed, order)
+	return solver.KMeansStart(n, p, c.run.K, c.run.InitStarts, c.workers, seed, order)
 }
 
-// knnOptions returns the options of the kNN graph of the flags.
-func (kc *kernelConfig) knnOptions() *graph.KNNOptions {
-	return &graph.KNNOptions{Neighbors: kc.neighbors, Weights: kc.weights, Method: kc.knn.KNNMethod,
-		Recall: kc.knnRecall, Probes: kc.knnProbes, Rounds: kc.knnRounds, LeafRounds: cmp.Or(kc.knnDescent, -1),
-		ScratchMemory: kc.budget.Scratch, Kernel: kc.isa}
+// options returns o with the solver's settings of P of the flags, as
+// resolved (config.options gives it the run's).
+func (kc *kernelConfig) options(o solver.Options) solver.Options {
+	o.Gaussian, o.Neighbors, o.Raw, o.Seed, o.Workers = kc.gaussian(), kc.neighbors, !kc.standardize, kc.seed, kc.workers
+	o.Memory, o.Rows, o.Gamma, o.Precision, o.BlockSize, o.Kernel = int64(kc.mem), kc.rows, kc.gamma.value, kc.precision, kc.block, kc.isa
+	o.Scale, o.Connectivity, o.KNN = kc.scale.Scale, kc.weights == graph.Connectivity, kc.knn.KNNMethod
+	o.KNNRecall, o.KNNProbes, o.KNNRounds, o.KNNDescent = kc.knnRecall, kc.knnProbes, kc.knnRounds, cmp.Or(kc.knnDescent, -1)
+	if kc.fromFile() {
+		o.File = kc.affinity
+	}
+	return o
 }
 
 // check validates the kernel flags after parsing.
@@ -311,18 +309,18 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if err := c.kernelConfig.check(*fl.features, *fl.precision); err != nil {
 		return nil, err
 	}
-	if c.step, err = fw.ParseStepRule(*fl.step); err != nil {
+	if c.run.Step, err = fw.ParseStepRule(*fl.step); err != nil {
 		return nil, usagef("-step: %v", err)
 	}
 	if err := c.checkGraph(*fl.weights); err != nil {
 		return nil, err
 	}
 	// The flags hold the values as resolved, for a checkpoint to record.
-	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.precision.String(), c.step.String()
-	switch c.init {
+	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.precision.String(), c.run.Step.String()
+	switch c.run.Init {
 	case initAuto, initKmeans, initSpectral:
 	default:
-		if c.start, err = fw.ParseStart(c.init); err != nil {
+		if c.start, err = fw.ParseStart(c.run.Init); err != nil {
 			return nil, usagef("-init: %v (or kmeans, spectral, auto)", err)
 		}
 	}
@@ -344,9 +342,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if err := c.checkModel(); err != nil {
 		return nil, err
 	}
-	c.moments = c.model != "" && c.standardize
-	if kSet && c.k < 1 {
-		return nil, usagef("-k must be >= 1, have %d", c.k)
+	c.moments = c.run.Model != "" && c.standardize
+	if kSet && c.run.K < 1 {
+		return nil, usagef("-k must be >= 1, have %d", c.run.K)
 	}
 	return c, nil
 }
@@ -370,33 +368,33 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	c.flags = fs
 	features, precision := kernelFlags(fs, &c.kernelConfig, m)
 	kernelFlagVar(fs, &c.kernel, m)
-	fs.IntVar(&c.k, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
+	fs.IntVar(&c.run.K, "k", 0, "number of clusters, fewer than the rows (default: the number of classes in the label column); above half the rows a warning: clusters of a single row are forced, and an iteration costs about n·k² multiply-adds")
 	fs.StringVar(&c.affinity, m.file("affinity"), defaultAffinity, "P: knn, the kNN graph of the features (-neighbors, -weights, -scale); gaussian, their Gaussian kernel (-gamma), generated tile by tile; or a tile file `FILE.arrow` (written by ssnmf tiles) or an edge list (Parquet, Arrow or CSV with src,dst[,weight])")
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
-	c.scale = scaleFlag{sizes: true, auto: true, times: solver.DefaultScaleTimes}
+	c.scale = scaleFlag{solver.Scale{Rule: solver.ScaleAuto, Times: solver.DefaultScaleTimes}}
 	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
 	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
-	fs.StringVar(&c.method, "method", methods.Default, methodUsage())
-	fs.IntVar(&c.moves, m.needs("moves", needRowCD), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
+	fs.StringVar(&c.run.Method, "method", methods.Default, methodUsage())
+	fs.IntVar(&c.run.Moves, m.needs("moves", needRowCD), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needDenseRowCD), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
-	fs.StringVar(&c.sweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
-	fs.StringVar(&c.workdir, "workdir", "", "`DIR` for the checkpoint, and the memory-mapped W, P·W and P·S files when they do not fit in memory (-mem), which a new run there replaces (default: a temporary directory, removed after a successful run)")
+	fs.StringVar(&c.run.SweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
+	fs.StringVar(&c.run.Workdir, "workdir", "", "`DIR` for the checkpoint, and the memory-mapped W, P·W and P·S files when they do not fit in memory (-mem), which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
-	fs.StringVar(&c.init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
+	fs.StringVar(&c.run.Init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: kmeans when the features are at hand, else random")
 	fs.Float64Var(&c.tol, "tol", solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
-	fs.Float64Var(&c.ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
-	fs.Float64Var(&c.rtol, "rtol", 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.run.Ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.Float64Var(&c.run.Rtol, "rtol", 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
 	fs.Float64Var(&c.mtol, "mtol", solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
-	fs.Float64Var(&c.frtol, "frtol", 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
-	fs.Var(durationFlag{&c.maxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
+	fs.Float64Var(&c.run.Frtol, "frtol", 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
+	fs.Var(durationFlag{&c.run.MaxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.mutable("max-iter"), solver.DefaultMaxIter, "stop after this many iterations")
 	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
-	fs.IntVar(&c.starts, "restarts", 0, "the former name of -starts (not both)")
-	fs.IntVar(&c.initStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
-	fs.IntVar(&c.checkpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.IntVar(&c.run.Starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
+	fs.IntVar(&c.run.Starts, "restarts", 0, "the former name of -starts (not both)")
+	fs.IntVar(&c.run.InitStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
+	fs.IntVar(&c.run.CheckpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
-	fs.StringVar(&c.model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
+	fs.StringVar(&c.run.Model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
 	fs.StringVar(&c.trace, m.mutable(m.file("trace")), "", "write one row per iteration to `FILE.csv`")
 	fs.BoolVar(&c.quiet, m.mutable("q"), false, "no progress on stderr")
@@ -410,40 +408,40 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 // checkValues checks the ranges of solve's values and that at most one
 // INPUT (pos) is given.
 func (c *config) checkValues(pos []string) error {
-	info, _ := methods.Lookup(c.method)
+	info, _ := methods.Lookup(c.run.Method)
 	switch {
 	case len(pos) > 1:
 		return usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case info.Name == "":
-		return usagef("-method %q: want %s", c.method, methods.List())
-	case c.moves < 1:
-		return usagef("-moves must be >= 1, have %d", c.moves)
+		return usagef("-method %q: want %s", c.run.Method, methods.List())
+	case c.run.Moves < 1:
+		return usagef("-moves must be >= 1, have %d", c.run.Moves)
 	case c.stripMemory < 0:
 		return usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
-	case c.sweepOrder != sweepAuto && c.sweepOrder != sweepPartition && c.sweepOrder != sweepInput:
-		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.sweepOrder)
+	case c.run.SweepOrder != sweepAuto && c.run.SweepOrder != sweepPartition && c.run.SweepOrder != sweepInput:
+		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.run.SweepOrder)
 	case !(c.tol >= 0):
 		return usagef("-tol must be >= 0, have %v", c.tol)
-	case !(c.ftol >= 0):
-		return usagef("-ftol must be >= 0, have %v", c.ftol)
-	case !(c.rtol >= 0) || !(c.frtol >= 0):
-		return usagef("-rtol and -frtol must be >= 0, have %v and %v", c.rtol, c.frtol)
+	case !(c.run.Ftol >= 0):
+		return usagef("-ftol must be >= 0, have %v", c.run.Ftol)
+	case !(c.run.Rtol >= 0) || !(c.run.Frtol >= 0):
+		return usagef("-rtol and -frtol must be >= 0, have %v and %v", c.run.Rtol, c.run.Frtol)
 	case !(c.mtol >= 0):
 		return usagef("-mtol must be >= 0, have %v", c.mtol)
-	case c.maxTime < 0:
-		return usagef("-max-time must be >= 0, have %v", c.maxTime)
+	case c.run.MaxTime < 0:
+		return usagef("-max-time must be >= 0, have %v", c.run.MaxTime)
 	case c.maxIter < 0:
 		return usagef("-max-iter must be >= 0, have %d", c.maxIter)
 	case c.refresh < 0:
 		return usagef("-refresh must be >= 0, have %d", c.refresh)
-	case c.starts < 0:
-		return usagef("-starts must be >= 0, have %d", c.starts)
-	case c.initStarts < 0:
-		return usagef("-init-starts must be >= 0, have %d", c.initStarts)
-	case c.checkpointEvery < 0:
-		return usagef("-checkpoint-every must be >= 0, have %d", c.checkpointEvery)
-	case c.checkpointEvery > 0 && !info.Checkpoints:
-		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.method, checkpointers())
+	case c.run.Starts < 0:
+		return usagef("-starts must be >= 0, have %d", c.run.Starts)
+	case c.run.InitStarts < 0:
+		return usagef("-init-starts must be >= 0, have %d", c.run.InitStarts)
+	case c.run.CheckpointEvery < 0:
+		return usagef("-checkpoint-every must be >= 0, have %d", c.run.CheckpointEvery)
+	case c.run.CheckpointEvery > 0 && !info.Checkpoints:
+		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.run.Method, checkpointers())
 	case c.out != "" && outFormat(c.out) == "":
 		return usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
@@ -524,12 +522,12 @@ func (c *config) checkMethod(set map[string]bool) error {
 		return nil
 	}
 	if !set["method"] {
-		c.method = "fw"
+		c.run.Method = "fw"
 	}
-	if !set["checkpoint-every"] && c.method == "fw" {
-		c.checkpointEvery = slurmCheckpointEvery
+	if !set["checkpoint-every"] && c.run.Method == "fw" {
+		c.run.CheckpointEvery = slurmCheckpointEvery
 	}
-	if c.method == "rowcd" {
+	if c.run.Method == "rowcd" {
 		return usagef("-engine slurm with -affinity gaussian: -method rowcd needs row sweeps, and the steps give whole passes: use -method fw (docs/guide/slurm.md)")
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // TestCSVRules runs solve on CSV inputs that the reader used to take
@@ -47,7 +49,7 @@ func TestCSVRules(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			var s summary
+			var s solver.Summary
 			raw, _ := os.ReadFile(sum)
 			if err := json.Unmarshal(raw, &s); err != nil || s.N != tc.wantN {
 				t.Fatalf("summary %s (%v): want n = %d", raw, err, tc.wantN)

@@ -100,7 +100,7 @@ func TestSolveFaults(t *testing.T) {
 		// A fault in marking the run finished, once the outputs are
 		// written, may leave the mark in place (a failed sync of the
 		// directory after the rename): a resume then writes nothing.
-		var saved savedRun
+		var saved solver.Saved
 		if raw, serr := checkpoint.ReadSettings(ck); serr == nil && json.Unmarshal(raw, &saved) == nil && saved.Finished != nil {
 			if rerr := solveFS(ctx, nil, []string{"-q", "-resume", work}, io.Discard, io.Discard, nil); rerr != nil {
 				t.Fatalf("fault %d (%v): resume of the finished run: %v", failAt, fault, rerr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // errHelp reports that -h was given and the usage printed.
@@ -86,63 +88,33 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// scaleFlag is -scale: a positive factor of a sparse P, "mass" (0),
-// "sizes" (0 and sizes: the mass of the k-means start's clusters), or
-// "auto" (sizes when the features are at hand and P is sparse, else mass);
-// a rule may be followed by ":F", F > 0 times the rule's factor.
-type scaleFlag struct {
-	value       float64
-	sizes, auto bool
-	// times multiplies the rule's factor (RULE:F); 0 means 1.
-	times float64
-}
-
-// Names of -scale's rules.
-const (
-	scaleMass  = "mass"
-	scaleSizes = "sizes"
-	scaleAuto  = "auto"
-)
-
-// multiple returns the multiple of the rule's factor: times, 1 if unset.
-func (f *scaleFlag) multiple() float64 {
-	if f.times == 0 {
-		return 1
-	}
-	return f.times
-}
+// scaleFlag is -scale, a solver.Scale: a positive factor of a sparse P,
+// or a rule ("mass", "sizes" or "auto") optionally followed by ":F", F > 0
+// times the rule's factor.
+type scaleFlag struct{ solver.Scale }
 
 func (f *scaleFlag) String() string {
-	rule := scaleMass
-	switch {
-	case f.auto:
-		rule = scaleAuto
-	case f.sizes:
-		rule = scaleSizes
-	case f.value != 0:
-		return strconv.FormatFloat(f.value, 'g', -1, 64)
+	if f.Factor != 0 {
+		return strconv.FormatFloat(f.Factor, 'g', -1, 64)
 	}
-	if f.times != 0 && f.times != 1 {
-		rule += ":" + strconv.FormatFloat(f.times, 'g', -1, 64)
+	rule := cmp.Or(f.Rule, solver.ScaleMass)
+	if f.Times != 0 && f.Times != 1 {
+		rule += ":" + strconv.FormatFloat(f.Times, 'g', -1, 64)
 	}
 	return rule
 }
 
 func (f *scaleFlag) Set(s string) error {
 	rule, times, multiple := strings.Cut(s, ":")
-	var v scaleFlag
+	v := solver.Scale{Rule: rule}
 	switch rule {
-	case scaleMass:
-	case scaleSizes:
-		v = scaleFlag{sizes: true}
-	case scaleAuto:
-		v = scaleFlag{sizes: true, auto: true}
+	case solver.ScaleMass, solver.ScaleSizes, solver.ScaleAuto:
 	default:
 		x, ok := positive(s)
 		if !ok {
 			return fmt.Errorf("want a positive number, mass, sizes or auto, each rule optionally followed by :F (F > 0 times its factor), have %q", s)
 		}
-		*f = scaleFlag{value: x}
+		f.Scale = solver.Scale{Factor: x}
 		return nil
 	}
 	if multiple {
@@ -150,9 +122,9 @@ func (f *scaleFlag) Set(s string) error {
 		if !ok {
 			return fmt.Errorf("want %s:F with a number F > 0, the multiple of the rule's factor, have %q", rule, s)
 		}
-		v.times = x
+		v.Times = x
 	}
-	*f = v
+	f.Scale = v
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
@@ -48,7 +49,7 @@ func TestExtremeScales(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			var s summary
+			var s solver.Summary
 			raw, _ := os.ReadFile(sum)
 			if err := json.Unmarshal(raw, &s); err != nil || s.ARI == nil || *s.ARI != 1 {
 				t.Fatalf("summary %s (%v): want ARI 1", raw, err)
@@ -219,7 +220,7 @@ func TestEdgeListRows(t *testing.T) {
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-k", "2", "-rows", "45", "-affinity", edges, "-summary", sum); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var s summary
+	var s solver.Summary
 	raw, _ := os.ReadFile(sum)
 	if err := json.Unmarshal(raw, &s); err != nil || s.N != 45 {
 		t.Fatalf("summary %s (%v): want n = 45", raw, err)
@@ -243,7 +244,7 @@ func TestNeighborsClamped(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	var s summary
+	var s solver.Summary
 	raw, _ := os.ReadFile(sum)
 	if err := json.Unmarshal(raw, &s); err != nil || s.Neighbors != 12 {
 		t.Fatalf("summary %s (%v): want neighbors 12", raw, err)

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/ssnmf/ssnmf/solver"
-	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
@@ -24,12 +21,10 @@ import (
 // unfinished graph, a checkpoint's temporary file) are removed: the lock
 // proves that no live run writes them.
 func lockWorkdir(name, dir, advice string, warn io.Writer) (*workdir.Lock, error) {
-	l, err := workdir.Acquire(dir)
+	l, err := solver.LockWorkdir(dir)
 	var busy *workdir.BusyError
 	switch {
 	case err == nil:
-		store.RemoveTemps(dir, solver.CheckpointFile)
-		os.Remove(filepath.Join(dir, solver.GraphFile+".tmp"))
 		return l, nil
 	case errors.As(err, &busy):
 		return nil, usagef("%s %v; %s", name, err, advice)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // TestMemoryLimit runs a real solve with the default settings (the
@@ -62,7 +64,7 @@ func TestMemoryLimit(t *testing.T) {
 		}
 		return nil
 	})
-	var s summary
+	var s solver.Summary
 	raw, err := os.ReadFile(sum)
 	if err == nil {
 		err = json.Unmarshal(raw, &s)

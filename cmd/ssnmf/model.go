@@ -15,10 +15,10 @@ import (
 // table refuses -model with P read from a file, which has no features to
 // measure a new row against).
 func (c *config) checkModel() error {
-	if c.model == "" {
+	if c.run.Model == "" {
 		return nil
 	}
-	if err := model.CanSave(c.model); err != nil {
+	if err := model.CanSave(c.run.Model); err != nil {
 		return usagef("-model: %v", err)
 	}
 	return nil
@@ -30,40 +30,38 @@ func (c *config) checkModel() error {
 // after the solve (checkFiles refuses a -model that is an input or the
 // same path as another output).
 func (c *config) checkModelPaths() error {
-	if c.model == "" {
+	if c.run.Model == "" {
 		return nil
 	}
-	model := resolveFile(fileArg{"-model", c.model}, true).key
+	model := resolveFile(fileArg{"-model", c.run.Model}, true).key
 	inside := func(path string) bool {
 		key := resolveFile(fileArg{"", path}, true).key
 		return key == model || strings.HasPrefix(key, model+string(filepath.Separator))
 	}
-	if c.workdir != "" && inside(c.workdir) {
-		return usagef("the work directory %s is -model %s or inside it; a model directory holds the model alone: give each its own directory", c.workdir, c.model)
+	if c.run.Workdir != "" && inside(c.run.Workdir) {
+		return usagef("the work directory %s is -model %s or inside it; a model directory holds the model alone: give each its own directory", c.run.Workdir, c.run.Model)
 	}
 	for _, o := range c.outputs() {
 		if o.name != "-model" && o.path != "" && o.path != stdoutPath && inside(o.path) {
-			return usagef("%s %s is inside the -model directory %s, which holds the model alone; write it elsewhere", o.name, o.path, c.model)
+			return usagef("%s %s is inside the -model directory %s, which holds the model alone; write it elsewhere", o.name, o.path, c.run.Model)
 		}
 	}
 	return nil
 }
 
-// saveModel writes the model of the solve, W (n×k) in P's order, to the
-// directory of -model, atomically (package model).
-func (c *config) saveModel(ctx context.Context, prob *problem, w []float64, stderr io.Writer) error {
-	t := solver.Training(prob.tab, prob.Built, w, c.k, c.neighbors, c.weights)
-	t.Mean, t.Std, t.Seed, t.Workers, t.Input, t.Method = prob.mean, prob.std, c.seed, c.workers, c.inputName(), c.method
-	meta, arrays, err := model.Build(ctx, t)
+// saveModel writes the model of the solve r, W (n×k) in P's order, to
+// the directory of -model, atomically (package model).
+func (c *config) saveModel(ctx context.Context, r *solver.Run, stderr io.Writer) error {
+	meta, arrays, err := model.Build(ctx, r.Training(c.inputName()))
 	if err != nil {
-		return fmt.Errorf("-model %s: %w", c.model, err)
+		return fmt.Errorf("-model %s: %w", c.run.Model, err)
 	}
-	if err := model.Save(c.model, meta, arrays); err != nil {
+	if err := model.Save(c.run.Model, meta, arrays); err != nil {
 		return fmt.Errorf("-model: %w", err)
 	}
 	if !c.quiet {
 		fmt.Fprintf(stderr, "ssnmf: model saved in %s (n=%d p=%d k=%d, %s affinity); assign new rows with: ssnmf predict -model %s INPUT -out FILE\n",
-			c.model, meta.N, meta.P, meta.K, meta.Affinity, c.model)
+			c.run.Model, meta.N, meta.P, meta.K, meta.Affinity, c.run.Model)
 	}
 	return nil
 }

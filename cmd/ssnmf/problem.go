@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
-	"github.com/ssnmf/ssnmf/tile"
 )
 
 // clusterDir is the name of the run directory of -engine slurm's tasks in
@@ -28,17 +26,13 @@ const clusterDir = "cluster"
 
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
-	tab *store.Table // the input; nil when P comes from a tile file and no INPUT is given
-	*affinity.Built
+	// Problem is the input (nil when P comes from a tile file and no
+	// INPUT is given) and P; its InputSum is taken when
+	// kernelConfig.checkInput asks for it.
+	solver.Problem
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
 	read  time.Duration        // the time to read the input
-	// inputSum is the CRC-32C of the features as read, before any are
-	// standardized, when kernelConfig.checkInput asks for it; else 0.
-	inputSum uint32
-	// mean and std are the standardization of the raw features, kept
-	// with kernelConfig.moments for a model; nil otherwise.
-	mean, std []float64
 }
 
 // problem loads the input and builds P (package affinity): the Gaussian
@@ -51,61 +45,70 @@ type problem struct {
 func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (_ *problem, err error) {
 	pr := &problem{dir: dir}
 	begin := time.Now()
+	var tab *store.Table
 	if kc.input != "" || !kc.fromFile() {
-		if pr.tab, err = kc.load(dir); err != nil {
+		if tab, err = kc.load(dir); err != nil {
 			return nil, usageError{err}
 		}
+		defer func() {
+			if err != nil {
+				tab.Close()
+			}
+		}()
 	}
 	pr.read = time.Since(begin)
-	if kc.checkInput != nil && pr.tab != nil {
-		pr.inputSum = crc32.Checksum(store.AsBytes(pr.tab.Features), crc32.MakeTable(crc32.Castagnoli))
-		if err := kc.checkInput(pr.inputSum, pr.tab.N); err != nil {
-			pr.tab.Close()
+	var sum uint32
+	if kc.checkInput != nil && tab != nil {
+		sum = solver.InputSum(tab)
+		if err := kc.checkInput(sum, tab.N); err != nil {
 			return nil, err
 		}
 	}
 	kc.disk.End("input")
-	if kc.moments && pr.tab != nil {
-		pr.mean, pr.std = tile.Moments(pr.tab.Features, pr.tab.N, pr.tab.P)
-	}
 	rule := kc.gamma.rule
 	if kc.gamma.auto {
 		rule = defaultRule
 	}
-	if k == 0 && pr.tab != nil {
-		k = len(pr.tab.Classes)
+	if k == 0 && tab != nil {
+		k = len(tab.Classes)
 	}
 	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
-		if pr.tab != nil {
-			pr.tab.Close()
-		}
 		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
 	}
 	spec, err := kc.spec(pr, rule, k, progress)
 	if err != nil {
-		if pr.tab != nil {
-			pr.tab.Close()
-		}
 		return nil, err
 	}
-	pr.Built, err = affinity.Build(ctx, pr.tab, spec)
+	p, err := solver.NewProblem(ctx, tab, spec, kc.moments)
 	kc.disk.End("affinity")
+	if err != nil {
+		return nil, kc.buildError(err)
+	}
+	pr.Problem, pr.InputSum = *p, sum
+	kc.block = pr.BlockSize
+	kc.logProblem(pr)
+	return pr, nil
+}
+
+// buildError is the error of a P that affinity.Build refused: a usage
+// error where the flags or the input are at fault.
+func (kc *kernelConfig) buildError(err error) error {
 	var bw *affinity.BandwidthError
 	switch {
 	case errors.As(err, &bw):
-		err = usagef("%v; standardize the features (-standardize) or give -gamma", err)
+		return usagef("%v; standardize the features (-standardize) or give -gamma", err)
 	case errors.As(err, new(*affinity.RangeError)):
-		err = usageError{err}
-	case err != nil && kc.fromFile():
-		err = usagef("-affinity: %v", err)
+		return usageError{err}
+	case kc.fromFile():
+		return usagef("-affinity: %v", err)
 	}
-	if err != nil {
-		if pr.tab != nil {
-			pr.tab.Close()
-		}
-		return nil, err
-	}
-	kc.block = pr.BlockSize
+	return err
+}
+
+// logProblem says where P differs from what the flags asked: neighbours
+// clamped to the rows, and an approximate kNN search that stopped below
+// its recall target.
+func (kc *kernelConfig) logProblem(pr *problem) {
 	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.neighbors > pr.N() && kc.log != nil {
 		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.neighbors, pr.N(), pr.N()))
 	}
@@ -113,28 +116,22 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		kc.log(fmt.Sprintf("warning: the kNN search stopped after %d rounds (-knn-rounds) at sampled recall %.4f, below -knn-recall %v; more -knn-rounds or -knn-probes reach more",
 			len(st.Rounds), st.Recall, kc.knnRecall))
 	}
-	return pr, nil
 }
 
 // spec is the affinity.Spec of the flags for the problem pr, whose rows
-// are in its work directory: the bandwidth rule, k for the mass rules, the
-// sparse P's files, and -engine slurm's coordinator, which it sets in pr.
+// are in its work directory (solver.Options.Spec): the bandwidth rule, k
+// for the mass rules, the progress hooks, and -engine slurm's
+// coordinator, which it sets in pr.
 func (kc *kernelConfig) spec(pr *problem, rule affinity.Rule, k int, progress func(pass string, done, total int)) (affinity.Spec, error) {
-	dir := pr.dir
-	spec := affinity.Spec{Gamma: kc.gamma.value, GammaRule: rule, Clusters: k, Scale: kc.scale.value, Standardize: kc.standardize,
-		Precision: kc.precision, BlockSize: kc.block, Workers: kc.workers, Seed: kc.seed, Progress: progress, Kernel: kc.isa,
-		Name: kc.inputName()}
-	// A sparse P is kept in the work directory's CSR file, where a resumed
-	// run finds its kNN graph.
-	if kc.fromFile() {
-		spec.File, spec.MapDir, spec.GraphFile, spec.Rows = kc.affinity, filepath.Join(dir, "edges"), filepath.Join(dir, solver.GraphFile), kc.rows
-		if err := os.MkdirAll(spec.MapDir, 0o755); err != nil {
-			return spec, err
-		}
-	} else if kc.affinity == affinityKNN {
-		spec.Graph = kc.knnOptions()
+	o := kc.options(solver.Options{})
+	o.GammaRule, o.K = rule, k
+	spec, err := o.Spec(pr.dir, kc.inputName(), kc.budget.Scratch)
+	if err != nil {
+		return spec, err
+	}
+	spec.Progress = progress
+	if spec.Graph != nil {
 		spec.Graph.Round = kc.knnRound
-		spec.GraphFile = filepath.Join(dir, solver.GraphFile)
 	}
 	if kc.engine == engineSlurm {
 		dir, err := filepath.Abs(pr.dir)
@@ -191,8 +188,8 @@ func (kc *kernelConfig) gaussian() bool { return kc.affinity == "" || kc.affinit
 
 func (pr *problem) close() {
 	pr.Built.Close()
-	if pr.tab != nil {
-		pr.tab.Close()
+	if pr.Table != nil {
+		pr.Table.Close()
 	}
 }
 

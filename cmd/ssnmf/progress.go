@@ -8,6 +8,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // Progress lines: at most one per progressEvery for iterations, and one per
@@ -40,16 +41,6 @@ func (p *progress) announce() {
 	}
 }
 
-// entriesPerSecond is the rate of a pass over the given number of entries
-// of P (n² for a dense P, all of them counted; the stored ones of a graph)
-// that took d.
-func entriesPerSecond(entries float64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return entries / d.Seconds()
-}
-
 // iteration prints the progress line of an iteration, at most once a
 // second, and always for the first and the last iteration.
 func (p *progress) iteration(it fw.Iteration) {
@@ -63,7 +54,7 @@ func (p *progress) iteration(it fw.Iteration) {
 	case it.Iter == 0 || time.Since(p.lastLine) >= progressEvery:
 		p.lastLine = time.Now()
 		fmt.Fprintf(p.out, "iter %6d  f %.10g  gap %.4g  step %.4g  pass %.3fs  %.3g entries/s  %.1fs\n",
-			it.Iter, it.Objective, it.Gap, it.Step, it.PassTime.Seconds(), entriesPerSecond(p.entries, it.PassTime), it.Elapsed.Seconds())
+			it.Iter, it.Objective, it.Gap, it.Step, it.PassTime.Seconds(), solver.EntriesPerSecond(p.entries, it.PassTime), it.Elapsed.Seconds())
 	}
 }
 

@@ -1,72 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/solver"
-	"github.com/ssnmf/ssnmf/store/checkpoint"
 	"github.com/ssnmf/ssnmf/tile"
 )
-
-// savedRun is the settings part of a checkpoint, as JSON: the command line
-// of the run, and a fingerprint of the problem it was solving.
-type savedRun struct {
-	Args     []string `json:"args"` // the command line, as -name=value, then the input
-	N        int      `json:"n"`
-	K        int      `json:"k"`
-	Gamma    float64  `json:"gamma"`
-	Checksum uint32   `json:"checksum"` // CRC-32C of the features as used, or of the tile file's metadata
-	// InputSum is a CRC-32C of the features as read from the input,
-	// before any are standardized (0 when P is read from a file without
-	// INPUT, and in checkpoints made before it was kept): a resume
-	// compares it as soon as it has read the input, before it builds P.
-	InputSum uint32 `json:"input_checksum,omitempty"`
-	// Kernel is the family of the vector kernels the run ran (tile.ISA's
-	// name): a resume that runs another says so.
-	Kernel string `json:"kernel,omitempty"`
-	// A run of several starts: the start the checkpoint's state is of, the
-	// starts before it, which all ended, and the best of them, whose W is
-	// in the file workspace.bestPath(Best).
-	Start int           `json:"start,omitempty"`
-	Ended []startResult `json:"ended,omitempty"`
-	Best  *int          `json:"best,omitempty"`
-	// Finished, once the run has ended (on any stop but -max-time or a
-	// signal), says how: a later -resume reports it and rewrites nothing.
-	Finished *finishedRun `json:"finished,omitempty"`
-}
-
-// finishedRun is how a checkpointed run ended: the stop of its last start
-// (the one the checkpoint's state is of), its iterations, the -max-iter it
-// ran with, and the outputs it wrote, by flag, as absolute paths.
-type finishedRun struct {
-	Stop       string            `json:"stop"`
-	Iterations int               `json:"iterations"`
-	MaxIter    int               `json:"max_iter"`
-	Outputs    map[string]string `json:"outputs,omitempty"`
-}
-
-// savedSettings returns the JSON of the run's savedRun.
-func (r *solveRun) savedSettings() ([]byte, error) {
-	c := r.cfg
-	s := savedRun{N: r.prob.N(), K: c.k, Gamma: r.prob.Gamma, Checksum: r.prob.Checksum, InputSum: r.prob.inputSum,
-		Start: r.start, Ended: r.rep.sum.starts, Kernel: c.isa.String()}
-	if r.best != nil {
-		s.Best = &r.rep.sum.bestStart
-	}
-	var err error
-	if s.Args, err = c.canonicalArgs(); err != nil {
-		return nil, err
-	}
-	return json.Marshal(s)
-}
 
 // canonicalArgs returns the command line of c: every flag of solve but
 // -resume and -workdir, as -name=value, then the input if any. A resumed
@@ -110,15 +55,11 @@ var outputFlags = []string{"out", "summary", "trace"}
 // outputs given and none of the checkpoint's; if none is, it writes all of
 // the checkpoint's, so that never some of them are rewritten and others
 // left from an earlier state.
-func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
+func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 	name := filepath.Join(c.resume, solver.CheckpointFile)
-	raw, err := checkpoint.ReadSettings(name)
+	s, err := solver.ReadSaved(c.resume)
 	if err != nil {
 		return nil, nil, usagef("-resume: %v", err)
-	}
-	var s savedRun
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, nil, usagef("-resume: checkpoint %s: settings: %v", name, err)
 	}
 	saved, err := parseSolve(s.Args, stdout)
 	if err != nil {
@@ -174,45 +115,11 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *savedRun, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	merged.workdir, merged.resume = c.resume, c.resume
-	if merged.k == 0 {
-		merged.k = s.K
+	merged.run.Workdir, merged.resume = c.resume, c.resume
+	if merged.run.K == 0 {
+		merged.run.K = s.K
 	}
-	return merged, &s, nil
-}
-
-// matches checks that the problem set up for a resumed run is the one the
-// checkpoint was made on: the input first (its rows, and the checksum of
-// P's features or file), so that an edited input is named as such, then
-// gamma.
-func (s *savedRun) matches(pr *problem) error {
-	switch {
-	case s.N != pr.N() || s.Checksum != pr.Checksum:
-		return s.inputChanged(pr.N(), fmt.Sprintf("checksum %08x, the checkpoint's %08x", pr.Checksum, s.Checksum))
-	case math.Float64bits(s.Gamma) != math.Float64bits(pr.Gamma):
-		return fmt.Errorf("-resume: gamma is %v, the checkpoint's %v", pr.Gamma, s.Gamma)
-	}
-	return nil
-}
-
-// checkInput checks, as soon as a resumed run has read its input, the
-// CRC-32C of its features as read and their rows n against the
-// checkpoint's (a checkpoint made before InputSum was kept has none to
-// compare: matches checks the input once P is built).
-func (s *savedRun) checkInput(sum uint32, n int) error {
-	if s.InputSum == 0 || s.InputSum == sum && s.N == n {
-		return nil
-	}
-	return usageError{s.inputChanged(n, fmt.Sprintf("checksum of the features as read %08x, the checkpoint's %08x", sum, s.InputSum))}
-}
-
-// inputChanged is the error of a resumed run whose input of n rows is not
-// the checkpoint's; detail says how it differs when the rows agree.
-func (s *savedRun) inputChanged(n int, detail string) error {
-	if n != s.N {
-		detail = fmt.Sprintf("it has %d rows, the checkpoint %d", n, s.N)
-	}
-	return fmt.Errorf("-resume: the input changed since the checkpoint (%s); resume with the input the run began with, or start a new run", detail)
+	return merged, s, nil
 }
 
 // finished answers a -resume of a run that has finished (saved.Finished):
@@ -221,7 +128,7 @@ func (s *savedRun) inputChanged(n int, detail string) error {
 // write is refused: a finished run's outputs are not written again. A run
 // that ended on -max-iter goes on (false) when -max-iter is raised above
 // the one it ran with.
-func (c *config) finished(saved *savedRun, given []string, stderr io.Writer) (bool, error) {
+func (c *config) finished(saved *solver.Saved, given []string, stderr io.Writer) (bool, error) {
 	f := saved.Finished
 	if f == nil || f.Stop == fw.IterationLimit.String() && c.maxIter > f.MaxIter {
 		return false, nil
@@ -250,7 +157,7 @@ func (c *config) finished(saved *savedRun, given []string, stderr io.Writer) (bo
 // for are left out.
 func (c *config) outputPaths() (map[string]string, error) {
 	outs := map[string]string{}
-	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "model": c.model} {
+	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "model": c.run.Model} {
 		if path == "" || path == stdoutPath {
 			if path != "" {
 				outs[name] = path
@@ -270,7 +177,7 @@ func (c *config) outputPaths() (map[string]string, error) {
 // for the run of checkpoint saved, and says on stderr when a resumed run
 // runs other kernels than its checkpoint's run did (its results then
 // differ in rounding; the summary names both families).
-func (c *config) resolveKernels(saved *savedRun, stderr io.Writer) error {
+func (c *config) resolveKernels(saved *solver.Saved, stderr io.Writer) error {
 	note, err := c.resolveKernel(saved != nil)
 	if err != nil {
 		return err

@@ -282,7 +282,7 @@ func TestMaxTimeAndResume(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "continue with: ssnmf solve -resume "+work) {
 		t.Fatalf("run with -max-time: exit %d: %s", code, stderr)
 	}
-	var s summary
+	var s solver.Summary
 	if b, err := os.ReadFile(sum); err != nil || json.Unmarshal(b, &s) != nil || s.StopReason != "max-time" {
 		t.Fatalf("summary %+v (%v), want stop_reason max-time", s, err)
 	}
@@ -527,7 +527,7 @@ func TestResumeModelPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s savedRun
+	var s solver.Saved
 	if err := json.Unmarshal(raw, &s); err != nil || !slices.Contains(s.Args, "-model="+filepath.Join(a, "m")) {
 		t.Fatalf("the checkpoint's command line %q (%v) lacks -model=%s", s.Args, err, filepath.Join(a, "m"))
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // slurmOrSkip skips the test when no Slurm cluster answers (start one with
@@ -100,13 +102,13 @@ func sameFile(t *testing.T, what, got, want string) {
 	}
 }
 
-func readSummary(t *testing.T, path string) summary {
+func readSummary(t *testing.T, path string) solver.Summary {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s summary
+	var s solver.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +197,7 @@ func TestSlurmApproxSameBits(t *testing.T) {
 }
 
 // readSummaryIf reads the summary at path if there is one.
-func readSummaryIf(t *testing.T, path string) *summary {
+func readSummaryIf(t *testing.T, path string) *solver.Summary {
 	if !fileExists(path) {
 		return nil
 	}
@@ -257,7 +259,7 @@ func TestSlurmKillRetry(t *testing.T) {
 	// machine squeue may list a step late), and the run then rightly needs
 	// no retry: such an attempt must still give local's bits, and is made
 	// again, up to killAttempts times.
-	var s summary
+	var s solver.Summary
 	var step, retry string
 	for attempt := 1; ; attempt++ {
 		killed := killStep(t, ctx, 1)

@@ -100,16 +100,17 @@ func solveFS(ctx context.Context, fsys vfs.FS, args []string, stdout, stderr io.
 // directory and what it has made so far.
 type solving struct {
 	c      *config
-	given  []string  // the flags given
-	saved  *savedRun // the checkpoint's settings when resuming
-	begin  time.Time // the start of the command, for -max-time
-	dir    string    // the work directory
-	temp   bool      // dir is a temporary one made here
-	keep   bool      // keep a temporary dir: the run can be resumed from it
+	given  []string      // the flags given
+	saved  *solver.Saved // the checkpoint's settings when resuming
+	begin  time.Time     // the start of the command, for -max-time
+	dir    string        // the work directory
+	temp   bool          // dir is a temporary one made here
+	keep   bool          // keep a temporary dir: the run can be resumed from it
 	stdout io.Writer
 	stderr io.Writer
 	stop   func() bool
 	prog   *progress
+	rep    *report // the run's progress, trace and summary
 }
 
 // check checks the flags against the run (the resumed one's, if any),
@@ -140,7 +141,12 @@ func (sv *solving) check() (done bool, err error) {
 		if done, err := c.finished(saved, sv.given, sv.stderr); done || err != nil {
 			return true, err
 		}
-		c.checkInput = saved.checkInput
+		c.checkInput = func(sum uint32, n int) error {
+			if err := saved.CheckInput(sum, n); err != nil {
+				return usagef("-resume: %v", err)
+			}
+			return nil
+		}
 	}
 	return false, nil
 }
@@ -158,7 +164,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	// The set-up saves no checkpoint: a signal ends it at once.
 	setupCtx, endSetup := solver.StopContext(ctx, sv.stop)
 	defer endSetup()
-	prob, err := c.problem(setupCtx, sv.dir, c.k, sv.prog.pass)
+	prob, err := c.problem(setupCtx, sv.dir, c.run.K, sv.prog.pass)
 	if err != nil {
 		return sv.setupFailed(ctx, setupCtx, err)
 	}
@@ -177,14 +183,18 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	}
 	defer outs.abort()
 	rep := sv.report(outs, prob, m, time.Since(setup))
+	sv.rep = rep
 	ws, err := sv.workspace(prob.N())
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
-	sr := &solveRun{cfg: c, info: info, prob: prob, meter: m, ws: ws, rep: rep, stop: sv.stop, saved: sv.saved, begin: sv.begin, bestFile: -1, savedBest: -1}
-	if err := sr.scale(setupCtx); err != nil {
+	sr, err := sv.newRun(info, prob, m, ws, rep)
+	if err != nil {
+		return err
+	}
+	if err := sr.Scale(setupCtx); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
@@ -194,7 +204,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	c.showBudget()
 	sv.announce(prob)
 	endSetup()
-	res, err := sr.solve(ctx)
+	res, err := sr.Solve(ctx)
 	c.disk.End("solve")
 	if err := sv.solved(ctx, sr, res, err); err != nil {
 		return err
@@ -221,35 +231,35 @@ func (sv *solving) setupFailed(ctx, setupCtx context.Context, err error) error {
 // resolve resolves what the flags leave to the problem, k, the starts and
 // the initial point, and checks them against it.
 func (sv *solving) resolve(prob *problem) (methods.Method, error) {
-	c, tab, n := sv.c, prob.tab, prob.N()
+	c, tab, n := sv.c, prob.Table, prob.N()
 	sv.prog.n, sv.prog.entries = n, prob.Entries()
-	info, _ := methods.Lookup(c.method)
-	if c.k == 0 {
+	info, _ := methods.Lookup(c.run.Method)
+	if c.run.K == 0 {
 		if tab == nil || tab.Labels == nil {
 			return info, usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
 		}
-		c.k = len(tab.Classes)
+		c.run.K = len(tab.Classes)
 	}
-	if c.starts == 0 {
-		c.starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
+	if c.run.Starts == 0 {
+		c.run.Starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
 	}
 	if err := c.checkClusters(n, slices.Contains(sv.given, "k")); err != nil {
 		return info, err
 	}
 	if sv.saved != nil {
-		if err := sv.saved.matches(prob); err != nil {
-			return info, usageError{err}
+		if err := sv.saved.Check(&prob.Problem); err != nil {
+			return info, usagef("-resume: %v", err)
 		}
 	}
 	if err := c.checkScale(prob); err != nil {
 		return info, err
 	}
 	switch {
-	case c.init == initAuto && tab != nil:
-		c.init = initKmeans
-	case c.init == initAuto:
-		c.init = c.start.String()
-	case tab == nil && (c.init == initKmeans || info.Features):
+	case c.run.Init == initAuto && tab != nil:
+		c.run.Init = initKmeans
+	case c.run.Init == initAuto:
+		c.run.Init = c.start.String()
+	case tab == nil && (c.run.Init == initKmeans || info.Features):
 		return info, usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
 	return info, c.checkSpectral(prob.Graph() != nil)
@@ -263,14 +273,14 @@ func (sv *solving) report(outs *outputs, prob *problem, m *solver.Meter, setup t
 		traceOut = outs.trace
 	}
 	c := sv.c
-	return &report{progress: sv.prog, trace: trace.NewWriter(traceOut), tracePath: c.trace,
-		sum: &summaryBuilder{cfg: c, prob: prob, kernel: prob.Kernel(), meter: m, warn: sv.stderr, setup: setup.Seconds()}}
+	return &report{progress: sv.prog, trace: trace.NewWriter(traceOut),
+		sum: &summaryBuilder{cfg: c, prob: prob, warn: sv.stderr, setup: setup.Seconds()}}
 }
 
 // workspace makes the run's workspace; a new run in a -workdir removes
 // what an earlier run left there.
 func (sv *solving) workspace(n int) (*solver.Workspace, error) {
-	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.k, sv.c.budget.Scratch)
+	ws, err := solver.NewWorkspace(sv.dir, n, sv.c.run.K, sv.c.budget.Scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -300,71 +310,75 @@ func (sv *solving) announce(prob *problem) {
 		knn = " knn-kernel=" + s
 	}
 	fmt.Fprintf(sv.stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s%s workdir=%s\n",
-		c.inputName(), prob.N(), c.k, prob.Describe(), c.block, c.workers, c.method, prob.Kernel(), knn, sv.dir)
+		c.inputName(), prob.N(), c.run.K, prob.Describe(), c.block, c.workers, c.run.Method, prob.Kernel(), knn, sv.dir)
 }
 
 // solved is the error of a solve that ended with err, or was stopped by
 // a signal; nil for a run whose outputs are to be written, which notes a
 // -max-time reached.
-func (sv *solving) solved(ctx context.Context, sr *solveRun, res *fw.Result, err error) error {
+func (sv *solving) solved(ctx context.Context, sr *solver.Run, res *fw.Result, err error) error {
 	c, dir := sv.c, sv.dir
+	var ck *solver.CheckpointError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	case errors.As(err, new(*cluster.StepError)):
 		sv.keep = true
-		return stepFailed(err, dir, sr.checkpointed)
+		return stepFailed(err, dir, sr.Checkpointed)
+	case errors.As(err, &ck):
+		return usagef("-resume: %v", ck.Err)
 	case err != nil:
 		return err
 	case res.Status == fw.Stopped:
 		sv.keep = true
-		if sr.checkpointed {
+		if sr.Checkpointed {
 			return fmt.Errorf("stopped by a signal after %d iterations; continue with: ssnmf solve -resume %s", res.Iterations, dir)
 		}
 		return fmt.Errorf("stopped by a signal after %d iterations (only -method %s saves a checkpoint to resume from)", res.Iterations, checkpointers())
-	case res.Status == fw.TimeLimit && sr.checkpointed:
+	case res.Status == fw.TimeLimit && sr.Checkpointed:
 		sv.keep = true
 		fmt.Fprintf(sv.stderr, "ssnmf: -max-time %v reached after %d iterations; the outputs hold the W so far; continue with: ssnmf solve -resume %s -max-time LONGER\n",
-			c.maxTime, res.Iterations, dir)
+			c.run.MaxTime, res.Iterations, dir)
 	}
 	return nil
 }
 
 // finish writes the outputs of a solve that ended in res, the model, and
 // marks the checkpoint of a finished run so; then prints the result table.
-func (sv *solving) finish(ctx context.Context, sr *solveRun, res *fw.Result, outs *outputs) error {
-	c, ws, prob := sv.c, sr.ws, sr.prob
+func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, outs *outputs) error {
+	c, ws, prob := sv.c, sr.Workspace, sr.Problem
 	w, err := ws.InputOrder(prob.Order)
 	if err != nil {
 		return err
 	}
-	sr.rep.sum.finish(res, time.Since(sv.begin).Seconds(), w)
-	if c.model != "" {
-		if err := c.saveModel(ctx, prob, ws.W, sv.stderr); err != nil {
+	sum := sv.rep.sum
+	sum.finish(res, time.Since(sv.begin).Seconds(), w)
+	if c.run.Model != "" {
+		if err := c.saveModel(ctx, sr, sv.stderr); err != nil {
 			return err
 		}
 		c.disk.End("model")
 	}
-	if err := sr.rep.sum.write(outs, w); err != nil {
+	if err := sum.write(outs, w); err != nil {
 		return err
 	}
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	if res.Status != fw.TimeLimit {
-		if err := ws.RemoveBest(sr.savedBest); err != nil {
+	// Finished means finished: a later -resume says so and rewrites
+	// nothing.
+	var written map[string]string
+	mark := !sv.temp && (sr.Checkpointed || sv.saved != nil)
+	if mark && res.Status != fw.TimeLimit {
+		if written, err = c.outputPaths(); err != nil {
 			return err
 		}
-		// Finished means finished: a later -resume says so and
-		// rewrites nothing.
-		if !sv.temp && (sr.checkpointed || sv.saved != nil) {
-			if err := sr.markFinished(res); err != nil {
-				return err
-			}
-		}
+	}
+	if err := sr.Finish(res, mark, written); err != nil {
+		return err
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
-		sr.rep.sum.table(sv.stdout)
+		sum.table(sv.stdout)
 	}
 	return nil
 }
@@ -376,7 +390,7 @@ func (sv *solving) finish(ctx context.Context, sr *solveRun, res *fw.Result, out
 // multiply-adds, cost far more than its pass over P. given says whether -k was given, or is the
 // number of classes of the label column.
 func (c *config) checkClusters(n int, given bool) error {
-	k := c.k
+	k := c.run.K
 	of := fmt.Sprintf("-k %d", k)
 	if !given {
 		of = fmt.Sprintf("k = %d, the number of classes of the label column,", k)
@@ -386,7 +400,7 @@ func (c *config) checkClusters(n int, given bool) error {
 	}
 	if 2*k > n {
 		cost := ""
-		if !ownStart(c.method) {
+		if !ownStart(c.run.Method) {
 			cost = fmt.Sprintf(", and an iteration costs about n·k² = %.2g multiply-adds (the run may be long)", float64(n)*float64(k)*float64(k))
 		}
 		c.log(fmt.Sprintf("%s is more than half the %d rows: at least %d clusters hold a single row%s", of, n, 2*k-n, cost))
@@ -398,14 +412,14 @@ func (c *config) checkClusters(n int, given bool) error {
 // whose P is not a graph (sparse reports whether it is): the spectral
 // embedding is the graph's.
 func (c *config) checkSpectral(sparse bool) error {
-	info, _ := methods.Lookup(c.method)
+	info, _ := methods.Lookup(c.run.Method)
 	what := "-init spectral"
 	switch {
 	case sparse:
 		return nil
 	case info.Graph:
 		what = "-method " + info.Name
-	case c.init != initSpectral:
+	case c.run.Init != initSpectral:
 		return nil
 	}
 	return usagef("%s needs a sparse P, whose graph it embeds (-affinity knn or an edge list); the affinity is %s: use -affinity knn", what, c.scope().affinity)
@@ -448,7 +462,7 @@ func (kc *kernelConfig) inputs() []fileArg {
 // outputs are the files a run writes, as checkFiles takes them; the
 // directory of -model is one.
 func (c *config) outputs() []fileArg {
-	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.model}}
+	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.run.Model}}
 }
 
 func (o *outputs) files() []*store.AtomicFile {
@@ -521,11 +535,11 @@ func (kc *kernelConfig) inputName() string {
 // openWorkdir returns the work directory and whether it is a temporary
 // one made here.
 func (c *config) openWorkdir() (string, bool, error) {
-	if c.workdir != "" {
-		if err := os.MkdirAll(c.workdir, 0o755); err != nil {
+	if c.run.Workdir != "" {
+		if err := os.MkdirAll(c.run.Workdir, 0o755); err != nil {
 			return "", false, fmt.Errorf("-workdir: %w", err)
 		}
-		return c.workdir, false, nil
+		return c.run.Workdir, false, nil
 	}
 	dir, err := os.MkdirTemp(c.workParent(), "ssnmf-")
 	if err == nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // -restarts, the former name of -starts, runs the same starts.
@@ -112,7 +114,7 @@ func TestScaleSizes(t *testing.T) {
 func TestScaleMultiple(t *testing.T) {
 	dir := t.TempDir()
 	sum := filepath.Join(dir, "s.json")
-	scale := func(args ...string) summary {
+	scale := func(args ...string) solver.Summary {
 		t.Helper()
 		if code, _, stderr := ssnmf(t, append([]string{"solve", "-q", "-k", "3", "-starts", "1", "-summary", sum}, args...)...); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)

@@ -4,208 +4,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/diskio"
-	"github.com/ssnmf/ssnmf/kmeans"
-	"github.com/ssnmf/ssnmf/score"
 	"github.com/ssnmf/ssnmf/solver"
-	"github.com/ssnmf/ssnmf/spectral"
-	"github.com/ssnmf/ssnmf/store"
 )
 
-// summaryBuilder gathers the outcome of a run, start by start, and makes of
-// it the summary, the result table and the -out and -summary files.
+// summaryBuilder makes of the outcome of a run the summary, with what the
+// command adds to the run's, the result table and the -out and -summary
+// files.
 type summaryBuilder struct {
-	cfg    *config
-	prob   *problem
-	kernel string        // the tile kernel's name
-	setup  float64       // the seconds of loading the input and setting P up
-	meter  *solver.Meter // counts and times every pass of the run
-	warn   io.Writer     // warnings: a score that cannot be computed
+	cfg   *config
+	prob  *problem
+	setup float64   // the seconds of loading the input and setting P up
+	warn  io.Writer // warnings: a score that cannot be computed
 
-	starts      []startResult
-	bestStart   int
-	resumedAt   int               // the iteration a resumed run went on from
-	penalty     *fw.PenaltyReport // the penalty method's report of the current start
-	bestPenalty *fw.PenaltyReport // of the best start
-	kmeans      *kmeans.Result    // -method kmeans's clustering
-	spectral    *spectralReport   // -init spectral, -method spectral: the graph's embedding
-
-	sum   summary // made by finish
-	sizes []int   // rows per cluster of the final W, by largest membership; made by finish
-}
-
-// startResult is the outcome of one start of a run with -starts.
-type startResult struct {
-	Seed      uint64  `json:"seed"`
-	Objective float64 `json:"objective"`
-	Gap       float64 `json:"gap"`
-	// ModelTerm is ¼||WᵀW||² of the start's W: with the objective and
-	// ||P||², it gives ⟨P, WWᵀ⟩, so a study can compare starts at each
-	// one's own best scale of P (studies/spectral/README.md).
-	ModelTerm  float64 `json:"model_term"`
-	Iterations int     `json:"iterations"`
-	// ARI of the start's clusters against the labels, if any: the study
-	// reads how well the objective ranks the starts from it.
-	ARI *float64 `json:"ari,omitempty"`
-	// Stop is the rule that ended the start (fw.Status's name); status
-	// the same, set when the start ended in this process.
-	Stop   string `json:"stop,omitempty"`
-	status fw.Status
-}
-
-// startARI returns the ARI of the clusters of w, in the order of P's rows,
-// against the labels; nil without labels or if it cannot be computed.
-func (b *summaryBuilder) startARI(w []float64) *float64 {
-	pr, k := b.prob, b.cfg.k
-	if pr.tab == nil || pr.tab.Labels == nil {
-		return nil
-	}
-	pred := make([]int, pr.N())
-	for q := range pred {
-		i := q
-		if pr.Order != nil {
-			i = int(pr.Order[q])
-		}
-		pred[i] = store.Argmax(w[q*k : (q+1)*k])
-	}
-	v, err := score.ARI(pr.tab.Labels, pred)
-	if err != nil {
-		return nil
-	}
-	return &v
-}
-
-// summary is the JSON document of -summary.
-type summary struct {
-	Input       string  `json:"input"`
-	N           int     `json:"n"`
-	P           int     `json:"p"`
-	K           int     `json:"k"`
-	Method      string  `json:"method"`
-	Step        string  `json:"step"`
-	Init        string  `json:"init"`
-	Gamma       float64 `json:"gamma"`
-	GammaRule   string  `json:"gamma_rule"`
-	Standardize bool    `json:"standardize"`
-	Seed        uint64  `json:"seed"`
-	Workers     int     `json:"workers"`
-	Tile        int     `json:"tile"`
-	Kernel      string  `json:"kernel"`
-	// KernelFamily is the family of vector kernels that ran (-kernel,
-	// resolved), KNNKernel the kernel of the kNN search's screen where
-	// one ran, and CheckpointKernelFamily the family of the checkpoint's
-	// run where a resumed run ran another.
-	KernelFamily           string  `json:"kernel_family"`
-	KNNKernel              string  `json:"knn_kernel,omitempty"`
-	CheckpointKernelFamily string  `json:"checkpoint_kernel_family,omitempty"`
-	Tol                    float64 `json:"tol"`
-	Ftol                   float64 `json:"ftol"`
-	Rtol                   float64 `json:"rtol"`
-	Mtol                   float64 `json:"mtol"`
-	Frtol                  float64 `json:"frtol"`
-	MaxTimeSeconds         float64 `json:"max_time_seconds,omitempty"`
-	MaxIter                int     `json:"max_iter"`
-	Refresh                int     `json:"refresh"`
-	Iterations             int     `json:"iterations"`
-	Passes                 int     `json:"passes"`
-	Objective              float64 `json:"objective"`
-	Gap                    float64 `json:"gap"`
-	ModelTerm              float64 `json:"model_term"`
-	Converged              bool    `json:"converged"`
-	StopReason             string  `json:"stop_reason"`
-	Seconds                float64 `json:"seconds"`
-	SolveSeconds           float64 `json:"solve_seconds"`
-	EntriesPerSecond       float64 `json:"entries_per_second"`
-	PassSeconds            float64 `json:"pass_seconds"`     // the mean time of a pass over P
-	AffinitySeconds        float64 `json:"affinity_seconds"` // the time to load the input and set P up (a kNN graph's search)
-	PFrobeniusSq           float64 `json:"p_frobenius_sq"`
-	PMaxRowSum             float64 `json:"p_max_row_sum"`
-	Precision              string  `json:"precision"`
-	Affinity               string  `json:"affinity,omitempty"`
-	AffinityKind           string  `json:"affinity_kind,omitempty"` // -affinity FILE: "tile file" or "edge list"
-	Neighbors              int     `json:"neighbors,omitempty"`     // -affinity knn
-	Weights                string  `json:"weights,omitempty"`       // -affinity knn
-	GraphEntries           int64   `json:"graph_entries,omitempty"` // -affinity knn: stored entries of P
-	// -affinity knn: the search ("exact" or "approx"), and for approx
-	// its rounds and the recall@M measured on RecallRows sampled rows
-	// (absent when not measured, or when the graph was reused).
-	KNN            string        `json:"knn,omitempty"`
-	KNNRounds      int           `json:"knn_rounds,omitempty"`
-	KNNRecall      *float64      `json:"knn_recall,omitempty"`
-	KNNRecallRows  int           `json:"knn_recall_rows,omitempty"`
-	Scale          float64       `json:"scale,omitempty"` // a sparse P: the factor of its stored values
-	ScaleRule      string        `json:"scale_rule,omitempty"`
-	ResumedAt      int           `json:"resumed_at,omitempty"`
-	Starts         []startResult `json:"starts,omitempty"`
-	BestStart      int           `json:"best_start"`
-	KmeansInertias []float64     `json:"kmeans_inertias,omitempty"` // -method kmeans: the inertia of every start
-	// The penalty method's final point is not feasible: how far it is, and
-	// the objective and gap of its projection onto the constraints.
-	RowSumViolation    *float64 `json:"row_sum_violation,omitempty"`
-	MinEntry           *float64 `json:"min_entry,omitempty"`
-	ProjectedObjective *float64 `json:"projected_objective,omitempty"`
-	ProjectedGap       *float64 `json:"projected_gap,omitempty"`
-	PeakRSSBytes       int64    `json:"peak_rss_bytes,omitempty"` // the process's peak resident set size
-	// IO is the run's storage I/O by phase, where the system counts it
-	// (package diskio): the -out, -summary and -trace files are written
-	// after it and are not in it.
-	IO *ioReport `json:"io,omitempty"`
-	// Memory is the run's memory budget and its shares.
-	Memory   solver.Budget `json:"memory"`
-	Classes  int           `json:"classes,omitempty"`
-	ARI      *float64      `json:"ari,omitempty"`
-	NMI      *float64      `json:"nmi,omitempty"`
-	Accuracy *float64      `json:"accuracy,omitempty"`
-	// The memberships' calibration against the labels (score.Calibrate):
-	// the mean largest membership of the points clustered right and
-	// wrong, and the Brier score.
-	ConfidenceCorrect *float64 `json:"confidence_correct,omitempty"`
-	ConfidenceWrong   *float64 `json:"confidence_wrong,omitempty"`
-	Brier             *float64 `json:"brier,omitempty"`
-	// -engine slurm: the tasks of a step, the steps launched (retries
-	// included), the retries, and the seconds in the steps.
-	Engine      string  `json:"engine"`
-	Tasks       int     `json:"tasks,omitempty"`
-	Steps       int     `json:"steps,omitempty"`
-	StepRetries int     `json:"step_retries,omitempty"`
-	StepSeconds float64 `json:"step_seconds,omitempty"`
-	// Spectral is the report of the graph's spectral embedding, where
-	// -init spectral or -method spectral computed it.
-	Spectral *spectralReport `json:"spectral,omitempty"`
-}
-
-// spectralReport is the summary's report of a spectral embedding
-// (spectral.Embedding): the K+1 leading eigenvalues of D^-½ P D^-½ and
-// the residual norms of their unit eigenvectors, the LOBPCG iterations,
-// the products with P (passes), the time, and the bandwidth of the soft
-// memberships.
-type spectralReport struct {
-	Eigenvalues  []float64 `json:"eigenvalues"`
-	Residuals    []float64 `json:"residuals"`
-	Tol          float64   `json:"tol"`
-	Converged    bool      `json:"converged"`
-	Block        int       `json:"block"`
-	Iterations   int       `json:"iterations"`
-	Passes       int       `json:"passes"`
-	Seconds      float64   `json:"seconds"`
-	IsolatedRows int       `json:"isolated_rows,omitempty"`
-	Beta         float64   `json:"beta"`
-}
-
-// newSpectralReport returns the report of the embedding e, computed in
-// elapsed, whose memberships take the bandwidth beta.
-func newSpectralReport(e *spectral.Embedding, beta float64, elapsed time.Duration) *spectralReport {
-	return &spectralReport{Eigenvalues: e.Values, Residuals: e.Residuals, Tol: spectral.DefaultTol, Converged: e.Converged,
-		Block: e.Block, Iterations: e.Iterations, Passes: e.Passes, Seconds: elapsed.Seconds(), IsolatedRows: e.Isolated, Beta: beta}
+	run *solver.Run     // the solve: its starts, the best and what its methods report
+	sum *solver.Summary // made by finish
 }
 
 // formatValues returns eigenvalues as "1 0.99984 0.99871".
@@ -217,127 +37,24 @@ func formatValues(vals []float64) string {
 	return strings.Join(s, " ")
 }
 
-// report takes up what the method m adds to its result res: the penalty
-// method's report, and the k-means run (whose Lloyd iterations are the
-// run's iterations).
-func (b *summaryBuilder) report(m fw.Method, res *fw.Result) {
-	switch m := m.(type) {
-	case *fw.Penalty:
-		rep := m.Report()
-		b.penalty = &rep
-	case *fw.KMeans:
-		b.kmeans = m.Result()
-		res.Iterations = b.kmeans.Iterations
-	}
-}
-
-// finish fills the summary and the cluster sizes of the run's result res,
-// which took seconds in all and ended at w, scoring the clusters against
-// the labels if any.
-// A measure that cannot be computed is left out of the summary, with a
-// warning.
+// finish makes the summary of the run's result res, which took seconds
+// in all and ended at w, with what the command adds: the input's name, the
+// kernels, the flag of the affinity, the engine, the memory and the times.
+// A score that cannot be computed is left out, with a warning.
 func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	c, pr := b.cfg, b.prob
-	b.sum = summary{
-		Input: c.inputName(), N: pr.N(), K: c.k,
-		Method: c.method, Step: c.step.String(), Init: c.init,
-		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: c.standardize,
-		Seed: c.seed, Workers: c.workers, Tile: c.block, Kernel: b.kernel, Precision: c.precision.String(),
-		KernelFamily: c.isa.String(), KNNKernel: pr.KNN.Kernel, CheckpointKernelFamily: c.checkpointKernel,
-		Affinity: c.affinity, ResumedAt: b.resumedAt, BestStart: b.bestStart,
-		Tol: c.tol, Ftol: c.ftol, Rtol: c.rtol, Mtol: c.mtol, Frtol: c.frtol, MaxTimeSeconds: c.maxTime.Seconds(), MaxIter: c.maxIter, Refresh: c.refresh,
-		Iterations: res.Iterations, Passes: res.Passes,
-		Objective: res.Objective, Gap: res.Gap, ModelTerm: res.Model,
-		Converged: res.Status.Converged(), StopReason: res.Status.String(),
-		Seconds: seconds, SolveSeconds: res.Runtime.Seconds(),
-		PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, AffinitySeconds: b.setup,
+	s, warnings := b.run.Summary(res, w)
+	for _, err := range warnings {
+		fmt.Fprintf(b.warn, "ssnmf: warning: %v\n", err)
 	}
-	b.sum.PeakRSSBytes, b.sum.Memory = peakRSS(), c.budget
-	b.sum.Spectral = b.spectral
-	b.sum.Engine = c.engine
+	s.Input, s.Precision, s.Affinity = c.inputName(), c.precision.String(), c.affinity
+	s.KernelFamily, s.CheckpointKernelFamily = c.isa.String(), c.checkpointKernel
+	s.Seconds, s.AffinitySeconds = seconds, b.setup
+	s.PeakRSSBytes, s.Memory, s.Engine = peakRSS(), c.budget, c.engine
 	if co := pr.coord; co != nil {
-		b.sum.Tasks, b.sum.Steps, b.sum.StepRetries, b.sum.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
+		s.Tasks, s.Steps, s.StepRetries, s.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
 	}
-	if c.fromFile() {
-		b.sum.AffinityKind = "tile file"
-		if g := pr.Graph(); g != nil {
-			b.sum.AffinityKind, b.sum.GraphEntries = "edge list", g.NNZ()
-		}
-	}
-	if c.affinity == affinityKNN {
-		b.sum.Neighbors, b.sum.Weights, b.sum.GraphEntries = min(c.neighbors, pr.N()), c.weights.String(), int64(pr.Entries())
-		st := pr.KNN
-		b.sum.KNN, b.sum.KNNRounds = st.Method.String(), len(st.Rounds)
-		if st.RecallRows > 0 {
-			b.sum.KNNRecall, b.sum.KNNRecallRows = &st.Recall, st.RecallRows
-		}
-	}
-	if pr.ScaleRule != "" {
-		b.sum.Scale, b.sum.ScaleRule = pr.Scale, pr.ScaleRule
-	}
-	if km := b.kmeans; km != nil {
-		b.sum.StopReason, b.sum.Converged = "kmeans-max-iter", false
-		if km.Converged {
-			b.sum.StopReason = "kmeans-converged"
-		}
-		b.sum.KmeansInertias = km.Inertias
-	}
-	if pr.tab != nil {
-		b.sum.P = pr.tab.P
-	}
-	if len(b.starts) > 1 {
-		b.sum.Starts = b.starts
-	}
-	if p := b.penalty; p != nil {
-		b.sum.RowSumViolation, b.sum.MinEntry = &p.MaxRowSumError, &p.MinEntry
-		b.sum.ProjectedObjective, b.sum.ProjectedGap = &p.ProjectedObjective, &p.ProjectedGap
-	}
-	if t := b.meter; t != nil && t.Passes > 0 {
-		b.sum.EntriesPerSecond = entriesPerSecond(pr.Entries(), t.Elapsed/time.Duration(t.Passes))
-		b.sum.PassSeconds = (t.Elapsed / time.Duration(t.Passes)).Seconds()
-	}
-	b.score(w)
-
-}
-
-// score counts the clusters' sizes of W and, given the labels, scores W
-// against them: ARI, NMI, accuracy and the calibration.
-func (b *summaryBuilder) score(w []float64) {
-	c, pr := b.cfg, b.prob
-	pred := make([]int, pr.N())
-	b.sizes = make([]int, c.k)
-	for i := range pred {
-		pred[i] = store.Argmax(w[i*c.k : (i+1)*c.k])
-		b.sizes[pred[i]]++
-	}
-	if pr.tab == nil || pr.tab.Labels == nil {
-		return
-	}
-	b.sum.Classes = len(pr.tab.Classes)
-	for _, m := range []struct {
-		name string
-		fn   func(truth, pred []int) (float64, error)
-		dst  **float64
-	}{{"ARI", score.ARI, &b.sum.ARI}, {"NMI", score.NMI, &b.sum.NMI}, {"accuracy", score.Accuracy, &b.sum.Accuracy}} {
-		v, err := m.fn(pr.tab.Labels, pred)
-		if err != nil {
-			fmt.Fprintf(b.warn, "ssnmf: warning: %s not computed: %v\n", m.name, err)
-			continue
-		}
-		*m.dst = &v
-	}
-	cal, err := score.Calibrate(pr.tab.Labels, w, c.k)
-	if err != nil {
-		fmt.Fprintf(b.warn, "ssnmf: warning: calibration not computed: %v\n", err)
-		return
-	}
-	b.sum.Brier = &cal.Brier
-	if !math.IsNaN(cal.ConfidentCorrect) {
-		b.sum.ConfidenceCorrect = &cal.ConfidentCorrect
-	}
-	if !math.IsNaN(cal.ConfidentWrong) {
-		b.sum.ConfidenceWrong = &cal.ConfidentWrong
-	}
+	b.sum = s
 }
 
 // write writes -out and -summary into their temporary files; the trace has
@@ -345,7 +62,7 @@ func (b *summaryBuilder) score(w []float64) {
 func (b *summaryBuilder) write(o *outputs, w []float64) error {
 	c := b.cfg
 	if o.out != nil {
-		if err := writeMemberships(o.out, c.out, w, b.prob.N(), c.k); err != nil {
+		if err := writeMemberships(o.out, c.out, w, b.prob.N(), c.run.K); err != nil {
 			return err
 		}
 	}
@@ -429,49 +146,20 @@ func (b *summaryBuilder) table(out io.Writer) {
 		}
 		row("calibration", "mean largest membership %s right, %s wrong; Brier %.4f", conf(s.ConfidenceCorrect), conf(s.ConfidenceWrong), *s.Brier)
 	}
-	sizes := make([]string, len(b.sizes))
-	for c, m := range b.sizes {
+	sizes := make([]string, len(s.Sizes))
+	for c, m := range s.Sizes {
 		sizes[c] = strconv.Itoa(m)
 	}
 	row("cluster sizes", "%s", strings.Join(sizes, " "))
 	tw.Flush()
 }
 
-// ioReport is the summary's record of the run's storage I/O: its totals
-// and its phases, in order (input, each kNN round, affinity, scale,
-// solve, model).
-type ioReport struct {
-	ReadBytes    int64          `json:"read_bytes"`
-	WrittenBytes int64          `json:"written_bytes"`
-	Phases       []diskio.Phase `json:"phases"`
-}
-
 // newIOReport returns the report of the phases m recorded, nil if it
 // recorded none.
-func newIOReport(m *diskio.Meter) *ioReport {
+func newIOReport(m *diskio.Meter) *solver.IOReport {
 	if len(m.Phases()) == 0 {
 		return nil
 	}
 	t := m.Total()
-	return &ioReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
-}
-
-// String formats the report for the result table: the totals, then each
-// phase's bytes read and written, the kNN rounds taken together.
-func (r *ioReport) String() string {
-	var parts []string
-	var rounds diskio.Phase
-	nr := 0
-	for _, p := range r.Phases {
-		if strings.HasPrefix(p.Name, "kNN round ") {
-			rounds.Read, rounds.Written, nr = rounds.Read+p.Read, rounds.Written+p.Written, nr+1
-			continue
-		}
-		if nr > 0 {
-			parts = append(parts, fmt.Sprintf("%d kNN rounds %s/%s", nr, diskio.Size(rounds.Read), diskio.Size(rounds.Written)))
-			nr = 0
-		}
-		parts = append(parts, fmt.Sprintf("%s %s/%s", p.Name, diskio.Size(p.Read), diskio.Size(p.Written)))
-	}
-	return fmt.Sprintf("read %s, wrote %s (read/written: %s)", diskio.Size(r.ReadBytes), diskio.Size(r.WrittenBytes), strings.Join(parts, ", "))
+	return &solver.IOReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
 }
