@@ -12,12 +12,25 @@
 // leading eigenvectors are A's, and LOBPCG then needs several times fewer
 // iterations, whose block work costs far more than a product.
 //
+// A start of the solver needs the leading subspace only to the accuracy
+// that separates its clusters. With Options.Sweeps the embedding is
+// approximate and costs a few passes: the graph's rows are grouped into
+// connected cells of about 16 rows grown along its strong edges, the
+// cells make a coarse graph (the sums of P between them) whose own
+// embedding is found the same way, level by level, down to a graph of a
+// few hundred rows solved dense; each level's block, prolonged to the
+// rows of the level above, is smoothed by a Chebyshev filter of degree 4
+// and a Rayleigh-Ritz step (a sweep). Its residuals are reported, not
+// reached.
+//
 // Every product is one pass over the CSR graph (graph.CSR.Mul) on its
 // workers, and every block inner product is summed in fixed chunks of
 // rows, in chunk order, so that the embedding has the same bits for any
 // number of workers. The block vectors are held in memory: 10 blocks of
 // n×b float64 values (b the block's width, K+1 plus a guard of 4), so
-// 80·n·b bytes: 1.2 GB at n = 10⁶ and K = 10.
+// 80·n·b bytes: 1.2 GB at n = 10⁶ and K = 10; with Sweeps 7 blocks, and
+// the coarse graphs on the heap (the first of them held 43% of P's
+// entries on 10⁶ rows of ssnmf gen, 12 bytes each).
 package spectral
 
 import (
@@ -52,8 +65,27 @@ type Options struct {
 	Block   int     // the block's width, at least K+1 (at most n); 0: K+1+DefaultGuard
 	Tol     float64 // the relative residual norm of convergence; 0: DefaultTol
 	MaxIter int     // the most iterations; 0: DefaultMaxIter
-	Seed    uint64  // the seed of the starting block's random columns
-	Workers int     // goroutines of the passes; 0: 1. Any number gives the same bits.
+	Seed    uint64  // the seed of the starting block's random columns and of the cells' seeds
+	// CellRows is the rows of a cell, on average, of the coarse graph
+	// whose embedding, prolonged, is the start (the coarse graph's own is
+	// found the same way, down to a graph of a few hundred rows); < 0: the
+	// start is D^½·1 and random columns. 0: DefaultCellRows with Sweeps,
+	// else the random start: LOBPCG on the filter from the coarse start
+	// lost the leading eigenvector on one graph of the study (letter, see
+	// docs/spectral.md), so the embedding to a tolerance keeps the start
+	// the study validated.
+	CellRows int
+	Workers  int // goroutines of the passes; 0: 1. Any number gives the same bits.
+	// Sweeps, if > 0, makes the embedding approximate: the coarse start
+	// (Cells) smoothed by Sweeps products with the Chebyshev filter of
+	// degree Degree, each followed by a Rayleigh-Ritz step of A, with no
+	// LOBPCG iteration and no tolerance to reach; the residuals report
+	// how near the eigenvectors it is. A start needs the leading subspace
+	// to the accuracy that separates its clusters, not residuals of 10⁻⁶.
+	Sweeps int
+	// denseRows is the most rows of the coarsest graph, whose leading
+	// eigenvectors are dense ones (tests); 0: the package's denseRows.
+	denseRows int
 	// Progress, if not nil, is called after each iteration's check with
 	// the iterations and products so far and the largest of the K+1
 	// leading residuals.
@@ -75,10 +107,14 @@ type Embedding struct {
 	// ||x_j|| = 1 and ||A|| = 1, the relative residuals.
 	Residuals  []float64
 	Block      int  // the block's width
-	Iterations int  // LOBPCG iterations
-	Passes     int  // products with P, the degree pass included
+	Iterations int  // LOBPCG iterations, or the sweeps taken (Options.Sweeps)
+	Passes     int  // products with P, the degree pass included (not those with the coarse graphs)
+	Levels     int  // coarse graphs below P whose embeddings, prolonged, made the start
 	Converged  bool // every residual is at most the tolerance
 	Isolated   int  // rows of degree 0: their rows of A, and of the embedding, are 0
+	// Components are the connected components of the rows with an edge:
+	// the multiplicity of the eigenvalue 1, which Eigengap counts.
+	Components int
 }
 
 // operator is A = D^-½ P D^-½ as products of P.
@@ -148,50 +184,85 @@ func newOperator(ctx context.Context, g *graph.CSR, workers int) (*operator, []f
 }
 
 // Embed returns the spectral embedding of the graph g: the K leading
-// eigenvectors of D^-½ P D^-½ and the K+1 leading eigenvalues, by LOBPCG
-// with soft locking from a block whose first column is the known
-// eigenvector D^½·1 (eigenvalue 1) and whose others are seeded random
-// columns. Each iteration is one product with P of the block's
-// unconverged columns. The embedding stops when the K+1 leading
-// residuals are at most opt.Tol, or after opt.MaxIter iterations
-// (Converged false); it fails on bad options or a canceled ctx.
+// eigenvectors of D^-½ P D^-½ and the K+1 leading eigenvalues. Its start
+// is the embedding of the graph's coarse graph, prolonged (see
+// fromCoarse), or the known eigenvector D^½·1 and seeded random columns
+// (Options.CellRows). Then either LOBPCG with soft locking, each iteration one
+// product with P of the block's unconverged columns, until the K+1
+// leading residuals are at most opt.Tol or after opt.MaxIter iterations
+// (Converged false); or, with opt.Sweeps, that many sweeps of the filter
+// (an approximate embedding, for a start). It fails on bad options or a
+// canceled ctx.
 func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
+	s, isolated, err := newSolver(ctx, g, opt)
+	if err != nil {
+		return nil, err
+	}
+	cellRows := opt.CellRows
+	if cellRows == 0 {
+		cellRows = -1
+		if opt.Sweeps > 0 {
+			cellRows = DefaultCellRows
+		}
+	}
+	if err := s.start(ctx, opt.Seed, 0, cellRows); err != nil {
+		return nil, err
+	}
+	var it int
+	if opt.Sweeps > 0 {
+		it, err = s.sweeps(ctx, opt.Sweeps)
+	} else if err = s.restart(ctx); err == nil {
+		it, err = s.iterate(ctx, cmpOr(opt.MaxIter, DefaultMaxIter))
+	}
+	if err != nil {
+		return nil, err
+	}
+	comps, err := components(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	n, nv := s.n, s.nv
+	e := &Embedding{N: n, K: opt.K, Block: s.b, Iterations: it, Passes: s.op.passes, Levels: s.levels, Isolated: isolated, Components: comps,
+		Values: slices.Clone(s.rho[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
+	e.Vectors = make([]float64, n*opt.K)
+	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{m: s.x, w: s.b, cols: first(opt.K)})
+}
+
+// newSolver checks the options and returns the solver of g's embedding
+// with its operator, and the rows of degree 0.
+func newSolver(ctx context.Context, g *graph.CSR, opt Options) (*solver, int, error) {
 	n := g.N()
 	if opt.K < 1 || opt.K > n {
-		return nil, fmt.Errorf("spectral: %d eigenvectors of a graph of %d rows, want 1 to %d", opt.K, n, n)
+		return nil, 0, fmt.Errorf("spectral: %d eigenvectors of a graph of %d rows, want 1 to %d", opt.K, n, n)
 	}
 	nv := min(opt.K+1, n)
-	b := cmpOr(opt.Block, nv+DefaultGuard)
-	b = min(b, n)
+	b := min(cmpOr(opt.Block, nv+DefaultGuard), n)
 	if b < nv {
-		return nil, fmt.Errorf("spectral: a block of %d columns, want at least K+1 = %d", opt.Block, nv)
+		return nil, 0, fmt.Errorf("spectral: a block of %d columns, want at least K+1 = %d", opt.Block, nv)
 	}
-	tol, maxIter := opt.Tol, cmpOr(opt.MaxIter, DefaultMaxIter)
+	tol := opt.Tol
 	if tol == 0 {
 		tol = DefaultTol
 	}
-	if !(tol > 0) || math.IsInf(tol, 0) || maxIter < 0 {
-		return nil, fmt.Errorf("spectral: tolerance %v and %d iterations, want a finite tolerance > 0 and iterations >= 0", tol, maxIter)
+	switch {
+	case !(tol > 0) || math.IsInf(tol, 0) || opt.MaxIter < 0:
+		return nil, 0, fmt.Errorf("spectral: tolerance %v and %d iterations, want a finite tolerance > 0 and iterations >= 0", tol, opt.MaxIter)
+	case opt.Sweeps < 0 || opt.CellRows == 1 || opt.Degree < 0:
+		return nil, 0, fmt.Errorf("spectral: %d sweeps, %d rows a cell and degree %d, want sweeps >= 0, rows a cell other than 1 and degree >= 0", opt.Sweeps, opt.CellRows, opt.Degree)
 	}
 	op, deg, isolated, err := newOperator(ctx, g, max(opt.Workers, 1))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if b = min(b, n-isolated); b < nv {
-		return nil, fmt.Errorf("spectral: %d of the %d rows have an edge, fewer than K+1 = %d: ask for fewer clusters", n-isolated, n, nv)
+		return nil, 0, fmt.Errorf("spectral: %d of the %d rows have an edge, fewer than K+1 = %d: ask for fewer clusters", n-isolated, n, nv)
 	}
-	s := &solver{op: op, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: cmpOr(opt.Degree, DefaultDegree)}, progress: opt.Progress}
-	if err := s.start(ctx, deg, opt.Seed); err != nil {
-		return nil, err
+	degree := cmpOr(opt.Degree, DefaultDegree)
+	if opt.Sweeps > 0 {
+		degree = cmpOr(opt.Degree, DefaultSweepDegree)
 	}
-	it, err := s.iterate(ctx, maxIter)
-	if err != nil {
-		return nil, err
-	}
-	e := &Embedding{N: n, K: opt.K, Block: b, Iterations: it, Passes: op.passes, Isolated: isolated,
-		Values: slices.Clone(s.rho[:nv]), Residuals: slices.Clone(s.res[:nv]), Converged: s.converged()}
-	e.Vectors = make([]float64, n*opt.K)
-	return e, combine(ctx, s.workers, n, e.Vectors, opt.K, term{m: s.x, w: b, cols: first(opt.K)})
+	return &solver{op: op, deg: deg, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: degree},
+		denseRows: cmpOr(opt.denseRows, denseRows), progress: opt.Progress}, isolated, nil
 }
 
 // first returns the column indices 0 to k-1.
@@ -215,28 +286,37 @@ func cmpOr(v, def int) int {
 // itself, or a polynomial of A): the block X (orthonormal columns, the
 // Ritz vectors of B), its search directions P, and their products with B.
 type solver struct {
-	op       *operator
-	f        filter
-	n, b, nv int
-	tol      float64
-	workers  int
-	x, ax    []float64 // n×b: X and B·X
-	p, ap    []float64 // n×pw, the directions of the last step and B·P; pw = 0 at first
-	pw       int
-	r, ar    []float64 // n×b storage: residuals, then directions, and their products with B
-	s1, s2   []float64 // n×b spares
-	lambda   []float64 // b Ritz values of B, descending
+	op        *operator
+	deg       []float64 // P's row sums
+	levels    int       // coarse graphs below this one
+	denseRows int
+	f         filter
+	n, b, nv  int
+	tol       float64
+	workers   int
+	x, ax     []float64 // n×b: X and B·X
+	p, ap     []float64 // n×pw, the directions of the last step and B·P; pw = 0 at first
+	pw        int
+	r, ar     []float64 // n×b storage: residuals, then directions, and their products with B
+	s1, s2    []float64 // n×b spares
+	lambda    []float64 // b Ritz values of B, descending
 	// Of A (check): its Ritz values on the block's span, ascending, and the
 	// Rayleigh quotients and residual norms of the block's columns.
 	theta, rho, res []float64
-	progress        func(iterations, passes int, residual float64)
+	// least is the least Ritz value of A on the block as start made it,
+	// when its block is the coarse graph's, prolonged, whose Ritz values
+	// are the coarse graph's: the prolongation is an isometry that takes
+	// A to the coarse A. 0: unknown.
+	least    float64
+	progress func(iterations, passes int, residual float64)
 }
 
-// start sets the block to D^½·1 and seeded random columns, orthonormal,
-// and takes its Rayleigh-Ritz step.
-func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
-	n, b := s.n, s.b
-	for _, m := range []*[]float64{&s.x, &s.ax, &s.r, &s.ar, &s.p, &s.ap, &s.s1, &s.s2} {
+// start sets the block to D^½·1 and seeded random columns, the leading
+// ones replaced by the coarse graph's embedding, prolonged, if cellRows >
+// 0 (fromCoarse), and makes it orthonormal.
+func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) error {
+	n, b, deg := s.n, s.b, s.deg
+	for _, m := range []*[]float64{&s.x, &s.ax, &s.r, &s.s1, &s.s2} {
 		*m = make([]float64, n*b)
 	}
 	if s.f.degree >= 2 {
@@ -263,6 +343,11 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 	if err != nil {
 		return err
 	}
+	if cellRows > 0 {
+		if err := s.fromCoarse(ctx, level, seed, cellRows); err != nil {
+			return err
+		}
+	}
 	g, err := gram(ctx, s.workers, n, s.x, b, s.x, b)
 	if err != nil {
 		return err
@@ -279,7 +364,7 @@ func (s *solver) start(ctx context.Context, deg []float64, seed uint64) error {
 		return err
 	}
 	copy(s.x, s.s1)
-	return s.restart(ctx)
+	return nil
 }
 
 // restart sets B·X by a product with B and takes the Rayleigh-Ritz step
@@ -359,6 +444,9 @@ func (s *solver) residuals(ctx context.Context) error {
 // and restarts with a Chebyshev filter once the least Ritz value of A
 // bounds one that damps enough more of the spectrum (filter.better).
 func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
+	for _, m := range []*[]float64{&s.ar, &s.p, &s.ap} {
+		*m = make([]float64, s.n*s.b)
+	}
 	for it := 0; ; it++ {
 		if err := s.check(ctx); err != nil {
 			return it, err

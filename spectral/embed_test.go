@@ -126,18 +126,35 @@ func TestEmbedAgainstDense(t *testing.T) {
 	} {
 		g := tc.gc.build(t)
 		for _, degree := range []int{1, DefaultDegree} {
-			t.Run(fmt.Sprintf("%s/degree %d", tc.name, degree), func(t *testing.T) {
-				testEmbedDense(t, g, tc.k, degree, tc.ones, tc.gc.isolated)
-			})
+			for _, st := range starts {
+				t.Run(fmt.Sprintf("%s/degree %d/%s", tc.name, degree, st.name), func(t *testing.T) {
+					opt := st.opt
+					opt.K, opt.Degree = tc.k, degree
+					testEmbedDense(t, g, opt, tc.ones, tc.gc.isolated)
+				})
+			}
 		}
 	}
 }
 
-// testEmbedDense checks the embedding of g of k eigenvectors, its filter
-// of the given degree, against the dense eigensolver: the graph has ones
-// eigenvalues 1 and its last rows isolated have no edge.
-func testEmbedDense(t *testing.T, g *graph.CSR, k, degree, ones, isolated int) {
-	e, err := Embed(context.Background(), g, Options{K: k, Seed: 7, Workers: 2, Degree: degree})
+// starts are the starting blocks the tests run: the random block, the
+// coarse graph's embedding with the graph's dense one below it, and with
+// two coarse graphs or more below it.
+var starts = []struct {
+	name string
+	opt  Options
+}{
+	{"random", Options{CellRows: -1}},
+	{"coarse", Options{CellRows: DefaultCellRows}},
+	{"levels", Options{CellRows: 4, denseRows: 30}},
+}
+
+// testEmbedDense checks the embedding of g with the options opt against
+// the dense eigensolver: the graph has ones eigenvalues 1 and its last
+// rows isolated have no edge.
+func testEmbedDense(t *testing.T, g *graph.CSR, opt Options, ones, isolated int) {
+	opt.Seed, opt.Workers = 7, 2
+	e, err := Embed(context.Background(), g, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,27 +203,43 @@ func testEmbedDense(t *testing.T, g *graph.CSR, k, degree, ones, isolated int) {
 	if e.Isolated != isolated {
 		t.Errorf("isolated rows %d, want %d", e.Isolated, isolated)
 	}
-	t.Logf("%d iterations, %d passes, values %.6f, residuals %.2g", e.Iterations, e.Passes, e.Values, e.Residuals)
+	// The components: the eigenvalues within 10⁻⁹ of 1 of the dense
+	// solver (each case's components are far apart or joined).
+	dense1 := 0
+	for _, v := range want {
+		if 1-v < 1e-9 {
+			dense1++
+		}
+	}
+	if e.Components != dense1 {
+		t.Errorf("%d components, the dense solver has %d eigenvalues 1", e.Components, dense1)
+	}
+	if wantLevels := opt.CellRows == 4 && g.N()-isolated > 4*30; wantLevels != (e.Levels >= 2) {
+		t.Errorf("%d coarse levels below the graph of %d rows", e.Levels, g.N())
+	}
+	t.Logf("%d iterations, %d passes, %d levels, values %.6f, residuals %.2g", e.Iterations, e.Passes, e.Levels, e.Values, e.Residuals)
 }
 
 // TestEmbedWorkers checks the same bits for 1, 2 and 5 workers on a graph
 // of several chunks of rows.
 func TestEmbedWorkers(t *testing.T) {
 	g := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
-	var first *Embedding
-	for _, w := range []int{1, 2, 5} {
-		g.Workers = w
-		e, err := Embed(context.Background(), g, Options{K: 4, Seed: 3, Workers: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = e
-			t.Logf("%d iterations, %d passes, values %.6f, residuals %.2g", e.Iterations, e.Passes, e.Values, e.Residuals)
-			continue
-		}
-		if !slices.Equal(e.Vectors, first.Vectors) || !slices.Equal(e.Values, first.Values) || e.Passes != first.Passes {
-			t.Errorf("%d workers: not the bits of 1 worker", w)
+	for _, opt := range []Options{{K: 4, Seed: 3}, {K: 4, Seed: 3, Sweeps: 1}, {K: 4, Seed: 3, CellRows: DefaultCellRows}} {
+		var first *Embedding
+		for _, w := range []int{1, 2, 5} {
+			g.Workers, opt.Workers = w, w
+			e, err := Embed(context.Background(), g, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = e
+				t.Logf("%+v: %d iterations, %d passes, %d levels, values %.6f, residuals %.2g", opt, e.Iterations, e.Passes, e.Levels, e.Values, e.Residuals)
+				continue
+			}
+			if !slices.Equal(e.Vectors, first.Vectors) || !slices.Equal(e.Values, first.Values) || e.Passes != first.Passes {
+				t.Errorf("%+v, %d workers: not the bits of 1 worker", opt, w)
+			}
 		}
 	}
 }
@@ -221,6 +254,9 @@ func TestEmbedErrors(t *testing.T) {
 		{"K above n", Options{K: 21}},
 		{"block below K+1", Options{K: 3, Block: 3}},
 		{"negative tolerance", Options{K: 2, Tol: -1}},
+		{"negative sweeps", Options{K: 2, Sweeps: -1}},
+		{"cells of one row", Options{K: 2, CellRows: 1}},
+		{"negative degree", Options{K: 2, Degree: -2}},
 	} {
 		if _, err := Embed(context.Background(), g, tc.opt); err == nil {
 			t.Errorf("%s: no error", tc.name)

@@ -9,6 +9,45 @@ import (
 	"github.com/ssnmf/ssnmf/tile"
 )
 
+// StartSweeps is the sweeps of the approximate embedding of a spectral
+// start (Options.Sweeps): k-means of its rows needs the leading subspace
+// to the accuracy that separates the clusters, which the coarse graphs'
+// embedding and one sweep give (studies/spectral, "The multilevel start").
+const StartSweeps = 1
+
+// Eigengap returns the relative eigengap (1 - λ_{k+1}) / (1 - λ_k) of
+// the K+1 leading eigenvalues of D^-½PD^-½, descending, of a graph of the
+// given connected components (rows of degree 0 apart; 0 if not known):
+// large when the graph has k nearly separate parts; NaN without k+1
+// eigenvalues. The leading eigenvalues, one a component, are 1 exactly,
+// and an eigenvalue within EigenOne of 1 counts as 1 too: +Inf for k
+// components, 1 for more.
+func Eigengap(values []float64, k, components int) float64 {
+	if len(values) < k+1 || k < 1 {
+		return math.NaN()
+	}
+	gap := func(j int) float64 {
+		if j < components || 1-values[j] < EigenOne {
+			return 0
+		}
+		return 1 - values[j]
+	}
+	below, next := gap(k-1), gap(k)
+	if below == 0 && next == 0 {
+		return 1
+	}
+	return next / below
+}
+
+// EigenOne is how close to 1 an eigenvalue counts as 1 in Eigengap: the
+// embedding to 10⁻⁶ has eigenvalues good to about 10⁻¹², and differences
+// below 10⁻⁹ are rounding, not the graph (shuttle: eight eigenvalues
+// within 10⁻¹⁰ of 1, its eight components). The approximate embedding's
+// Ritz values are not that good (shuttle: two of its eight components'
+// 1.5·10⁻¹¹ and 1.1·10⁻⁹ below 1), which is why Eigengap counts the
+// components.
+const EigenOne = 1e-9
+
 // Rows returns the rows of the embedding normalised to unit length, the
 // points that Ng, Jordan and Weiss cluster by k-means (n×K, row-major); a
 // row that is 0 (a row of degree 0) stays 0.

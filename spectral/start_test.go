@@ -62,3 +62,33 @@ func TestStartMemberships(t *testing.T) {
 		}
 	}
 }
+
+// TestEigengap checks the relative eigengap (1 - λ_{k+1}) / (1 - λ_k).
+func TestEigengap(t *testing.T) {
+	for _, tc := range []struct {
+		eig        []float64
+		k          int
+		want       float64
+		components int
+	}{
+		{[]float64{1, 0.99, 0.9}, 2, 10, 0},
+		{[]float64{1, 0.99, 0.9, 0.5}, 2, 10, 0},
+		{[]float64{1, 1, 0.8}, 2, math.Inf(1), 0},
+		{[]float64{1, 0.5}, 1, math.Inf(1), 0},
+		{[]float64{1, 1 + 1e-12, 0.8}, 2, math.Inf(1), 0},
+		{[]float64{1, 1, 1 + 1e-12}, 2, 1, 0},
+		{[]float64{1, 1 - 1e-11, 1 - 2.2e-11}, 2, 1, 0}, // more than k components, apart by rounding
+		{[]float64{1, 1 - 1e-11, 1 - 1e-3}, 2, math.Inf(1), 0},
+		{[]float64{1, 1 - 1e-8, 1 - 1e-3}, 2, 1e5, 0},
+		{[]float64{1, 0.99}, 2, math.NaN(), 0},
+		{nil, 1, math.NaN(), 0},
+		{[]float64{1, 1, 1 - 1e-8, 0.9}, 2, 1, 3}, // three components: their eigenvalues count as 1
+		{[]float64{1, 1, 1 - 1e-8, 0.9}, 3, math.Inf(1), 3},
+		{[]float64{1, 1 - 1e-6, 1 - 1e-3}, 2, 1e3, 1},
+	} {
+		got := Eigengap(tc.eig, tc.k, tc.components)
+		if !(math.Abs(got-tc.want) <= 1e-6*math.Abs(tc.want) || got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("Eigengap(%v, %d, %d) = %v, want %v", tc.eig, tc.k, tc.components, got, tc.want)
+		}
+	}
+}

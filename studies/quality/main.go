@@ -259,10 +259,12 @@ type startRecord struct {
 }
 
 // spectralRecord is the summary's report of a spectral embedding: the
-// K+1 leading eigenvalues of D^-½PD^-½, descending, and its products with P
-// and seconds.
+// K+1 leading eigenvalues of D^-½PD^-½, descending, the graph's connected
+// components (0 in records made before they were reported), and its
+// products with P and seconds.
 type spectralRecord struct {
 	Eigenvalues []float64 `json:"eigenvalues"`
+	Components  int       `json:"components"`
 	Passes      int       `json:"passes"`
 	Seconds     float64   `json:"seconds"`
 }

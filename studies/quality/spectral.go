@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/ssnmf/ssnmf/spectral"
 )
 
 // The spectral study of -spectral (studies/spectral/README.md): which
@@ -46,33 +48,6 @@ type spectralSet struct {
 	// (1 - λ_k) (+Inf if λ_k is 1: k components), NaN if not recorded.
 	gap float64
 }
-
-// eigengap returns (1 - λ_{k+1}) / (1 - λ_k) of the K+1 leading
-// eigenvalues of D^-½PD^-½, descending: large when the graph has k nearly
-// separate parts; NaN without them. An eigenvalue within eigenOne of 1
-// counts as 1: +Inf for k components, 1 for more.
-func eigengap(eig []float64, k int) float64 {
-	if len(eig) < k+1 || k < 1 {
-		return math.NaN()
-	}
-	gap := func(l float64) float64 {
-		if 1-l < eigenOne {
-			return 0
-		}
-		return 1 - l
-	}
-	below, next := gap(eig[k-1]), gap(eig[k])
-	if below == 0 && next == 0 {
-		return 1
-	}
-	return next / below
-}
-
-// eigenOne is how close to 1 an eigenvalue counts as 1: the embedding
-// stops at residuals of 10⁻⁶, so its eigenvalues are good to about 10⁻¹²,
-// and differences below 10⁻⁹ are rounding, not the graph (shuttle: eight
-// eigenvalues within 10⁻¹⁰ of 1).
-const eigenOne = 1e-9
 
 // newSpectralStarts returns the starts of the record r of a run on P of
 // squared norm r.PFrobSq.
@@ -214,7 +189,7 @@ func readSpectralSets(paths, only []string) ([]spectralSet, error) {
 			case "spectral-start":
 				s.spectral, s.specScal = newSpectralStarts("spectral", r), r.Scale
 				if r.Spectral != nil {
-					s.gap = eigengap(r.Spectral.Eigenvalues, r.K)
+					s.gap = spectral.Eigengap(r.Spectral.Eigenvalues, r.K, r.Spectral.Components)
 				}
 			case "method-spectral":
 				s.method = r.ARI

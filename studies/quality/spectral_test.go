@@ -97,32 +97,6 @@ func TestSpectralRules(t *testing.T) {
 	}
 }
 
-// TestEigengap checks the relative eigengap (1 - λ_{k+1}) / (1 - λ_k).
-func TestEigengap(t *testing.T) {
-	for _, tc := range []struct {
-		eig  []float64
-		k    int
-		want float64
-	}{
-		{[]float64{1, 0.99, 0.9}, 2, 10},
-		{[]float64{1, 0.99, 0.9, 0.5}, 2, 10},
-		{[]float64{1, 1, 0.8}, 2, math.Inf(1)},
-		{[]float64{1, 0.5}, 1, math.Inf(1)},
-		{[]float64{1, 1 + 1e-12, 0.8}, 2, math.Inf(1)},
-		{[]float64{1, 1, 1 + 1e-12}, 2, 1},
-		{[]float64{1, 1 - 1e-11, 1 - 2.2e-11}, 2, 1}, // more than k components, apart by rounding
-		{[]float64{1, 1 - 1e-11, 1 - 1e-3}, 2, math.Inf(1)},
-		{[]float64{1, 1 - 1e-8, 1 - 1e-3}, 2, 1e5},
-		{[]float64{1, 0.99}, 2, math.NaN()},
-		{nil, 1, math.NaN()},
-	} {
-		got := eigengap(tc.eig, tc.k)
-		if !(math.Abs(got-tc.want) <= 1e-6*math.Abs(tc.want) || got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("eigengap(%v, %d) = %v, want %v", tc.eig, tc.k, got, tc.want)
-		}
-	}
-}
-
 // TestSpectralReport runs the spectral study on made-up records in which
 // the spectral start is right on half the sets and has the least
 // objective there: the mixed rule of least objective is best and picked

@@ -1,0 +1,430 @@
+package spectral
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/ordered"
+)
+
+// DefaultCellRows is the rows of a cell, on average, of the coarse graph
+// whose embedding starts the embedding of a graph (Options.CellRows).
+const DefaultCellRows = 16
+
+// denseRows is the most rows with an edge of a graph whose leading
+// eigenvectors are taken from its dense normalised affinity: the coarsest
+// level.
+const denseRows = 384
+
+// DefaultSweepDegree is the degree of the Chebyshev filter of a sweep
+// (Options.Sweeps) when Options.Degree is 0.
+const DefaultSweepDegree = 4
+
+// levelSweeps is the sweeps that smooth the block prolonged from a coarse
+// graph on each level below the top.
+const levelSweeps = 2
+
+// cells is a partition of the rows with an edge into connected cells of
+// the graph, grown from seeded rows (grow).
+type cells struct {
+	of []int32 // n: the cell of each row, -1 for a row of degree 0
+	m  int     // the number of cells
+}
+
+// strength is the least weight of an edge that is strong for its row, a
+// share of the row's heaviest edge to another row: a cell grows along
+// strong edges first, so that the few weak edges between two clusters do
+// not join them into one cell.
+const strength = 0.5
+
+// grow partitions the rows of the graph into cells: m rows drawn with the
+// seed are the first cells' seeds, and in rounds every row that has no
+// cell takes the cell of its heaviest strong edge to a row that has one,
+// so that a cell is connected and never spans two components of the
+// graph. Rows that no strong edge reaches get seeds of their own (twice,
+// m/8 at a time), then join by any edge; rows that nothing reaches (the
+// components without a seed) share one last cell.
+func grow(ctx context.Context, op *operator, m int, seed uint64) (*cells, error) {
+	n := len(op.dinv)
+	cur := make([]int32, n)
+	for i := range cur {
+		cur[i] = -1
+	}
+	least := leastStrong(op)
+	c := &cells{of: cur}
+	rng := rand.New(rand.NewPCG(seed, 0x636f61727365)) // "coarse"
+	want := m
+	for round := 0; ; round++ {
+		var live []int32
+		for i, d := range op.dinv {
+			if d > 0 && cur[i] < 0 {
+				live = append(live, int32(i))
+			}
+		}
+		switch {
+		case len(live) == 0:
+			return c, nil
+		case round == 3:
+			if err := spread(ctx, op, cur, nil); err != nil {
+				return nil, err
+			}
+			continue
+		case round > 3:
+			for _, i := range live {
+				cur[i] = int32(c.m)
+			}
+			c.m++
+			return c, nil
+		}
+		// Seeds: a sample of the rows without a cell, in row order.
+		pick := rng.Perm(len(live))[:min(want, len(live))]
+		slices.Sort(pick)
+		for _, q := range pick {
+			cur[live[q]] = int32(c.m)
+			c.m++
+		}
+		if err := spread(ctx, op, cur, least); err != nil {
+			return nil, err
+		}
+		want = max(1, m/8)
+	}
+}
+
+// leastStrong returns for each row the least weight of a strong edge:
+// strength times its heaviest edge to another row.
+func leastStrong(op *operator) []float64 {
+	g := op.g
+	least := make([]float64, g.N())
+	for i := range least {
+		lo := g.RowPtr[i]
+		for e, j := range g.Col[lo:g.RowPtr[i+1]] {
+			if int(j) != i {
+				least[i] = max(least[i], strength*g.Val[lo+int64(e)])
+			}
+		}
+	}
+	return least
+}
+
+// spread runs rounds in which each row without a cell takes the cell of
+// its neighbour of the heaviest edge among those that had one in the round
+// before (the least cell of equal weights), until no row changes; with
+// least, only edges of at least least[i] count for row i.
+func spread(ctx context.Context, op *operator, cur []int32, least []float64) error {
+	n := len(cur)
+	next := slices.Clone(cur)
+	g := op.g
+	for {
+		changed := make([]bool, chunks(n))
+		err := ordered.Run(ctx, op.workers, chunks(n), func() struct{} { return struct{}{} },
+			func(_ context.Context, t int, _ struct{}) error {
+				for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+					if cur[i] >= 0 {
+						continue
+					}
+					best, heaviest := int32(-1), 0.0
+					lo := g.RowPtr[i]
+					for e, j := range g.Col[lo:g.RowPtr[i+1]] {
+						c, v := cur[j], g.Val[lo+int64(e)]
+						if c >= 0 && (least == nil || v >= least[i]) && (best < 0 || v > heaviest || v == heaviest && c < best) {
+							best, heaviest = c, v
+						}
+					}
+					if best >= 0 {
+						next[i], changed[t] = best, true
+					}
+				}
+				return nil
+			},
+			func(int, struct{}) error { return nil })
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(changed, true) {
+			return nil
+		}
+		copy(cur, next)
+	}
+}
+
+// fromCoarse sets the leading columns of the block x (n×b) to an
+// approximation of the leading eigenvectors of A: those of the dense A
+// when the graph has at most denseRows rows with an edge, else those of
+// the coarse graph of its cells (found the same way, a level down, and
+// smoothed there by levelSweeps sweeps), prolonged to the rows: on row i
+// of cell c, the coarse vector's entry at c times √(d_i / vol c). The
+// other columns are left as they are.
+func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRows int) error {
+	live := 0
+	for _, d := range s.op.dinv {
+		if d > 0 {
+			live++
+		}
+	}
+	if live <= s.denseRows {
+		return s.dense(ctx)
+	}
+	c, err := grow(ctx, s.op, max(1, live/cellRows), seed^uint64(level))
+	if err != nil || c.m > live/2 {
+		return err // no coarser graph: the random start
+	}
+	pc, err := coarseGraph(ctx, s.op, c)
+	if err != nil {
+		return err
+	}
+	op, cdeg, _, err := newOperator(ctx, pc, s.workers)
+	if err != nil {
+		return err
+	}
+	cs := &solver{op: op, deg: cdeg, n: c.m, b: min(s.b, c.m), tol: s.tol, workers: s.workers, f: filter{degree: s.f.degree}, denseRows: s.denseRows}
+	cs.nv = min(s.nv, cs.b)
+	if err := cs.start(ctx, seed, level+1, cellRows); err != nil {
+		return err
+	}
+	if _, err := cs.sweeps(ctx, levelSweeps); err != nil {
+		return err
+	}
+	s.levels = cs.levels + 1
+	n, b, w := s.n, s.b, cs.b
+	if w == b {
+		s.least = cs.theta[0]
+	}
+	return ordered.Run(ctx, s.workers, chunks(n), func() struct{} { return struct{}{} },
+		func(_ context.Context, t int, _ struct{}) error {
+			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+				a := c.of[i]
+				if a < 0 {
+					continue
+				}
+				f := math.Sqrt(s.deg[i] / cdeg[a])
+				for j, v := range cs.x[int(a)*w : (int(a)+1)*w] {
+					s.x[i*b+j] = f * v
+				}
+			}
+			return nil
+		},
+		func(int, struct{}) error { return nil })
+}
+
+// dense sets the leading columns of the block to the leading
+// eigenvectors of the dense A, of a graph of few rows.
+func (s *solver) dense(ctx context.Context) error {
+	n, b, g := s.n, s.b, s.op.g
+	a := make([]float64, n*n)
+	for i := range n {
+		lo := g.RowPtr[i]
+		for e, j := range g.Col[lo:g.RowPtr[i+1]] {
+			a[i*n+int(j)] += s.op.dinv[i] * g.Val[lo+int64(e)] * s.op.dinv[j]
+		}
+	}
+	vals, vecs, err := eigenSym(a, n)
+	if err != nil {
+		return err
+	}
+	if n >= b {
+		s.least = vals[n-b]
+	}
+	for i := range n {
+		for j := range min(b, n) {
+			s.x[i*b+j] = vecs[i*n+n-1-j]
+		}
+	}
+	return ctx.Err()
+}
+
+// coarseGraph returns the coarse graph of the cells: its entry (a, q) is
+// the sum of P_ij over the rows i of cell a and j of cell q, added row by
+// row in the order of the rows, so the same bits for any workers.
+func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error) {
+	g, m := op.g, c.m
+	// The rows of each cell, in row order: a counting sort.
+	first := make([]int, m+1)
+	for _, a := range c.of {
+		if a >= 0 {
+			first[a+1]++
+		}
+	}
+	for a := range m {
+		first[a+1] += first[a]
+	}
+	members, at := make([]int32, first[m]), slices.Clone(first[:m])
+	for i, a := range c.of {
+		if a >= 0 {
+			members[at[a]] = int32(i)
+			at[a]++
+		}
+	}
+	type part struct {
+		acc     []float64
+		seen    []bool
+		touched []int32
+		rows    []int64 // entries of each cell of the chunk
+		col     []int32
+		val     []float64
+	}
+	rowPtr := make([]int64, 1, m+1)
+	var col []int32
+	var val []float64
+	err := ordered.Run(ctx, op.workers, chunks(m),
+		func() *part { return &part{acc: make([]float64, m), seen: make([]bool, m)} },
+		func(_ context.Context, t int, p *part) error {
+			p.rows, p.col, p.val = p.rows[:0], p.col[:0], p.val[:0]
+			for a := t * chunkRows; a < min(m, (t+1)*chunkRows); a++ {
+				for _, i := range members[first[a]:first[a+1]] {
+					lo := g.RowPtr[i]
+					for e, j := range g.Col[lo:g.RowPtr[i+1]] {
+						q := c.of[j]
+						if q < 0 {
+							continue
+						}
+						if !p.seen[q] {
+							p.seen[q], p.touched = true, append(p.touched, q)
+						}
+						p.acc[q] += g.Val[lo+int64(e)]
+					}
+				}
+				slices.Sort(p.touched)
+				for _, q := range p.touched {
+					p.col, p.val = append(p.col, q), append(p.val, p.acc[q])
+					p.acc[q], p.seen[q] = 0, false
+				}
+				p.rows = append(p.rows, int64(len(p.touched)))
+				p.touched = p.touched[:0]
+			}
+			return nil
+		},
+		func(_ int, p *part) error {
+			for _, r := range p.rows {
+				rowPtr = append(rowPtr, rowPtr[len(rowPtr)-1]+r)
+			}
+			col, val = append(col, p.col...), append(val, p.val...)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	// The sums of (a, q) and (q, a) add the same values in other orders:
+	// the entries below the diagonal take those above it, so that the
+	// coarse graph is symmetric to the bit.
+	for a := range m {
+		for e := rowPtr[a]; e < rowPtr[a+1] && int(col[e]) < a; e++ {
+			q := int(col[e])
+			row := col[rowPtr[q]:rowPtr[q+1]]
+			if k, ok := slices.BinarySearch(row, int32(a)); ok {
+				val[e] = val[rowPtr[q]+int64(k)]
+			}
+		}
+	}
+	pc, err := graph.NewCSR(rowPtr, col, val)
+	if err != nil {
+		return nil, fmt.Errorf("spectral: the coarse graph: %w", err)
+	}
+	pc.Scale, pc.Workers = 1, op.workers
+	return pc, nil
+}
+
+// checked takes the Rayleigh-Ritz step of A and checks its residuals
+// unless the block has been checked.
+func (s *solver) checked(ctx context.Context) error {
+	if s.res != nil {
+		return nil
+	}
+	if err := s.restart(ctx); err != nil {
+		return err
+	}
+	return s.check(ctx)
+}
+
+// sweeps smooths the block by products with the Chebyshev filter of the
+// block's least Ritz value (s.least, or found by a Rayleigh-Ritz step),
+// each followed by the Rayleigh-Ritz step of A and the check of its
+// residuals; it returns the sweeps taken. A sweep whose filtered block
+// loses rank is not taken (the block stays).
+func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
+	n, b := s.n, s.b
+	least := s.least
+	if least == 0 {
+		if err := s.checked(ctx); err != nil {
+			return 0, err
+		}
+		least = s.theta[0]
+	}
+	for it := range sweeps {
+		e := edgeFor(least)
+		if s.f.degree >= 2 && e > 0 {
+			s.f.on, s.f.edge = true, e
+		}
+		if err := s.applyB(ctx, s.r, s.x, b); err != nil {
+			return it, err
+		}
+		g, err := gram(ctx, s.workers, n, s.r, b, s.r, b)
+		if err != nil {
+			return it, err
+		}
+		t, w, err := orthonormalize(g, b)
+		if err != nil {
+			return it, err
+		}
+		if w < b {
+			return it, s.checked(ctx)
+		}
+		if err := combine(ctx, s.workers, n, s.x, b, term{m: s.r, w: b, c: t}); err != nil {
+			return it, err
+		}
+		s.f.on = false
+		if err := s.restart(ctx); err != nil {
+			return it, err
+		}
+		if err := s.check(ctx); err != nil {
+			return it, err
+		}
+		least = s.theta[0]
+		if s.progress != nil {
+			s.progress(it+1, s.op.passes, slices.Max(s.res[:s.nv]))
+		}
+	}
+	return sweeps, nil
+}
+
+// components returns the number of connected components of the graph's
+// rows with an edge, by union-find over its entries.
+func components(ctx context.Context, g *graph.CSR) (int, error) {
+	n := g.N()
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for i := range n {
+		if i%(1<<16) == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		for _, j := range g.Col[g.RowPtr[i]:g.RowPtr[i+1]] {
+			a, b := find(int32(i)), find(j)
+			if a < b {
+				parent[b] = a
+			} else if b < a {
+				parent[a] = b
+			}
+		}
+	}
+	c := 0
+	for i := range n {
+		if g.RowPtr[i+1] > g.RowPtr[i] && parent[i] == int32(i) {
+			c++
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,164 @@
+package spectral
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/kmeans"
+	"github.com/ssnmf/ssnmf/score"
+)
+
+// TestCoarseGraph checks the cells and the coarse graph against their
+// definitions: every row with an edge is in one cell and a row without
+// one in none; a cell is connected and within one component of the graph;
+// the coarse graph's entry (a, q) is the sum of P over the rows of cells a
+// and q, and it is symmetric to the bit.
+func TestCoarseGraph(t *testing.T) {
+	for _, gc := range []graphCase{
+		{n: 600, c: 3, neighbors: 8, spread: 0.3, seed: 1},
+		{n: 480, c: 6, neighbors: 6, spread: 0.05, apart: true, isolated: 7, seed: 2},
+	} {
+		g := gc.build(t)
+		op, _, _, err := newOperator(context.Background(), g, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := grow(context.Background(), op, 40, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := g.N()
+		for i, a := range c.of {
+			if isolated := i >= n-gc.isolated; isolated != (a < 0) || int(a) >= c.m {
+				t.Fatalf("row %d (isolated %v) in cell %d of %d", i, isolated, a, c.m)
+			}
+			if gc.apart && a >= 0 {
+				// With apart, row i's component is its blob i % c.
+				if first := firstRow(c.of, a); first%gc.c != i%gc.c {
+					t.Errorf("cell %d spans the components of rows %d and %d", a, first, i)
+				}
+			}
+		}
+		checkConnected(t, g, c)
+		pc, err := coarseGraph(context.Background(), op, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, c.m*c.m)
+		for i := range n {
+			for e := g.RowPtr[i]; e < g.RowPtr[i+1]; e++ {
+				if a, q := c.of[i], c.of[g.Col[e]]; a >= 0 && q >= 0 {
+					want[int(a)*c.m+int(q)] += g.Val[e]
+				}
+			}
+		}
+		got := make([]float64, c.m*c.m)
+		for a := range c.m {
+			for e := pc.RowPtr[a]; e < pc.RowPtr[a+1]; e++ {
+				got[a*c.m+int(pc.Col[e])] = pc.Val[e]
+			}
+		}
+		for a := range c.m {
+			for q := range c.m {
+				if w, v := want[a*c.m+q], got[a*c.m+q]; math.Abs(w-v) > 1e-12*math.Max(1, w) {
+					t.Fatalf("coarse (%d, %d) = %v, want %v", a, q, v, w)
+				}
+				if got[a*c.m+q] != got[q*c.m+a] {
+					t.Fatalf("coarse (%d, %d) = %v, (%d, %d) = %v", a, q, got[a*c.m+q], q, a, got[q*c.m+a])
+				}
+			}
+		}
+	}
+}
+
+// firstRow returns the first row of cell a.
+func firstRow(of []int32, a int32) int {
+	for i, c := range of {
+		if c == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkConnected checks that the rows of each cell are connected by the
+// graph's edges between rows of the cell.
+func checkConnected(t *testing.T, g *graph.CSR, c *cells) {
+	t.Helper()
+	seen := make([]bool, g.N())
+	for i, a := range c.of {
+		if a < 0 || seen[i] {
+			continue
+		}
+		// Row i is the first row of its cell: every row of the cell must be
+		// reached from it.
+		queue := []int32{int32(i)}
+		seen[i] = true
+		for len(queue) > 0 {
+			r := queue[0]
+			queue = queue[1:]
+			for _, j := range g.Col[g.RowPtr[r]:g.RowPtr[r+1]] {
+				if c.of[j] == a && !seen[j] {
+					seen[j] = true
+					queue = append(queue, j)
+				}
+			}
+		}
+		for j, b := range c.of {
+			if b == a && !seen[j] {
+				t.Fatalf("cell %d: row %d is not reached from row %d within the cell", a, j, i)
+			}
+		}
+	}
+}
+
+// TestSweeps checks the approximate embedding of a start against the
+// embedding to the tolerance: on well separated blobs, the spectral
+// clustering made of each is the same, and the residuals it reports are
+// those of its vectors.
+func TestSweeps(t *testing.T) {
+	g := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.25, seed: 9}.build(t)
+	labels := func(opt Options) ([]int, *Embedding) {
+		t.Helper()
+		e, err := Embed(context.Background(), g, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := NewStart(e, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		km, err := st.Memberships(context.Background(), make([]float64, e.N*4), 4, kmeans.Settings{Seed: 1, Starts: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]int, len(km.Labels))
+		for i, l := range km.Labels {
+			out[i] = int(l)
+		}
+		return out, e
+	}
+	truth := make([]int, g.N())
+	for i := range truth {
+		truth[i] = i % 4
+	}
+	exact, _ := labels(Options{K: 4, Seed: 3})
+	approx, e := labels(Options{K: 4, Seed: 3, Sweeps: 1})
+	both, err1 := score.ARI(exact, approx)
+	ofExact, err2 := score.ARI(truth, exact)
+	ofApprox, err3 := score.ARI(truth, approx)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	if both < 0.99 || ofApprox < ofExact-0.01 {
+		t.Errorf("ARI of the approximate and exact spectral clusterings %.4f, against the blobs %.4f and %.4f", both, ofApprox, ofExact)
+	}
+	if e.Iterations != 1 || e.Levels < 1 || e.Passes != 1+DefaultSweepDegree+1 {
+		t.Errorf("%d sweeps, %d levels, %d passes", e.Iterations, e.Levels, e.Passes)
+	}
+	t.Logf("ARI: approximate and exact %.4f, against the blobs %.4f and %.4f", both, ofApprox, ofExact)
+	t.Logf("approximate: %d passes, %d levels, values %.6f, residuals %.2g", e.Passes, e.Levels, e.Values, e.Residuals)
+}
