@@ -125,8 +125,8 @@ func run() error {
 		case ref != nil:
 			agree, _ = score.ARI(ref, pred)
 		}
-		fmt.Printf("%-16s cellrows %3d tol %-6g iter %4d passes %4d embed %7.2fs res %.2g ARI %.4f vs-first %.4f values %.7f\n",
-			r, c, t, e.Iterations, e.Passes, secs, slices.Max(e.Residuals), ari, agree, e.Values)
+		fmt.Printf("%-16s cellrows %3d tol %-6g iter %4d passes %4d embed %7.2fs res %.2g ARI %.4f vs-first %.4f gap %.3g values %.7f\n",
+			r, c, t, e.Iterations, e.Passes, secs, slices.Max(e.Residuals), ari, agree, spectral.Eigengap(e.Values, e.K, e.Components), e.Values)
 	}
 	return nil
 }
