@@ -81,7 +81,9 @@ func run() error {
 	}
 	var progress func(it, passes int, res float64)
 	if *verbose {
-		progress = func(it, passes int, res float64) { fmt.Printf("  iteration %d passes %d residual %.3g\n", it, passes, res) }
+		progress = func(it, passes int, res float64) {
+			fmt.Printf("  iteration %d passes %d residual %.3g\n", it, passes, res)
+		}
 	}
 	refFile := filepath.Join(*cache, "exact.txt")
 	ref, _ := readInts(refFile) // the clustering of the exact embedding, if saved
