@@ -112,10 +112,13 @@ type Options struct {
 	// not fit goes to files of the work directory. Solve does not hold the
 	// Go heap to its share (Budget.Apply).
 	Memory int64
-	// Init is the initial point of a start: InitKMeans (the soft
-	// memberships of a seeded k-means of the features, the default ""),
-	// InitSpectral (of a seeded k-means of a sparse P's spectral
-	// embedding), or a fw.Start by name (random, corners).
+	// Init is the initial point of a start: InitAuto (the default ""),
+	// InitKMeans (the soft memberships of a seeded k-means of the
+	// features), InitSpectral (of a seeded k-means of a sparse P's
+	// approximate spectral embedding), or a fw.Start by name (random,
+	// corners). InitAuto is InitSpectral on a sparse P whose eigengap is
+	// at least AutoEigengap, else InitKMeans, or random without the
+	// features (Run.InitRule says which).
 	Init string
 	// InitStarts is the k-means++ starts of each k-means initial point,
 	// the one of least inertia kept; 0 is KMeansStart's.
@@ -187,6 +190,7 @@ type Options struct {
 
 // The initial points of Options.Init that are not a fw.Start.
 const (
+	InitAuto     = "auto"
 	InitKMeans   = "kmeans"
 	InitSpectral = "spectral"
 )
@@ -268,10 +272,10 @@ func (o Options) withDefaults() (Options, error) {
 // runDefaults sets the defaults of the fields of o that shape the solve
 // of P, or returns an error naming the field out of range.
 func (o Options) runDefaults() (Options, error) {
-	o.Init = cmp.Or(o.Init, InitKMeans)
-	if o.Init != InitKMeans && o.Init != InitSpectral {
+	o.Init = cmp.Or(o.Init, InitAuto)
+	if o.Init != InitAuto && o.Init != InitKMeans && o.Init != InitSpectral {
 		if _, err := fw.ParseStart(o.Init); err != nil {
-			return o, fmt.Errorf("Options.Init: %w (or %s, %s)", err, InitKMeans, InitSpectral)
+			return o, fmt.Errorf("Options.Init: %w (or %s, %s, %s)", err, InitAuto, InitKMeans, InitSpectral)
 		}
 	}
 	o.SweepOrder = cmp.Or(o.SweepOrder, SweepAuto)

@@ -116,6 +116,9 @@ type Run struct {
 	// Checkpointed reports that a checkpoint of the current state was
 	// saved.
 	Checkpointed bool
+	// InitRule says how Init auto was resolved (chooseInit); "" for
+	// another Init.
+	InitRule string
 
 	resolved    bool // Options are resolved
 	info        methods.Method
@@ -149,28 +152,40 @@ type Start struct {
 }
 
 // SpectralReport is the report of a spectral embedding
-// (spectral.Embedding): the K+1 leading eigenvalues of D^-½ P D^-½ and
-// the residual norms of their unit eigenvectors, the LOBPCG iterations,
-// the products with P (passes), the time, and the bandwidth of the soft
-// memberships.
+// (spectral.Embedding): the K+1 leading eigenvalues of D^-½ P D^-½, the
+// graph's connected components and the eigengap they make
+// (spectral.Eigengap), the residual norms of their unit eigenvectors, the
+// tolerance of LOBPCG and its iterations, or the sweeps of an approximate
+// embedding, the coarse graphs below P, the products with P (passes), the
+// time, and the bandwidth of the soft memberships.
 type SpectralReport struct {
 	Eigenvalues  []float64 `json:"eigenvalues"`
+	Components   int       `json:"components"`
+	Eigengap     Eigengap  `json:"eigengap"`
 	Residuals    []float64 `json:"residuals"`
-	Tol          float64   `json:"tol"`
+	Tol          float64   `json:"tol,omitempty"`
 	Converged    bool      `json:"converged"`
 	Block        int       `json:"block"`
+	Sweeps       int       `json:"sweeps,omitempty"`
 	Iterations   int       `json:"iterations"`
+	Levels       int       `json:"levels"`
 	Passes       int       `json:"passes"`
 	Seconds      float64   `json:"seconds"`
 	IsolatedRows int       `json:"isolated_rows,omitempty"`
 	Beta         float64   `json:"beta"`
 }
 
-// newSpectralReport returns the report of the embedding e, computed in
-// elapsed, whose memberships take the bandwidth beta.
-func newSpectralReport(e *spectral.Embedding, beta float64, elapsed time.Duration) *SpectralReport {
-	return &SpectralReport{Eigenvalues: e.Values, Residuals: e.Residuals, Tol: spectral.DefaultTol, Converged: e.Converged,
-		Block: e.Block, Iterations: e.Iterations, Passes: e.Passes, Seconds: elapsed.Seconds(), IsolatedRows: e.Isolated, Beta: beta}
+// newSpectralReport returns the report of the embedding e, made by LOBPCG
+// to spectral.DefaultTol or by sweeps sweeps, computed in elapsed, whose
+// memberships take the bandwidth beta.
+func newSpectralReport(e *spectral.Embedding, sweeps int, beta float64, elapsed time.Duration) *SpectralReport {
+	r := &SpectralReport{Eigenvalues: e.Values, Components: e.Components, Eigengap: Eigengap(spectral.Eigengap(e.Values, e.K, e.Components)),
+		Residuals: e.Residuals, Tol: spectral.DefaultTol, Converged: e.Converged, Block: e.Block, Sweeps: sweeps,
+		Iterations: e.Iterations, Levels: e.Levels, Passes: e.Passes, Seconds: elapsed.Seconds(), IsolatedRows: e.Isolated, Beta: beta}
+	if sweeps > 0 {
+		r.Tol, r.Converged = 0, false
+	}
+	return r
 }
 
 // Solve runs the method from every start (or from the checkpoint, and then
@@ -179,6 +194,9 @@ func newSpectralReport(e *spectral.Embedding, beta float64, elapsed time.Duratio
 // no further start; its answer is the best W so far.
 func (r *Run) Solve(ctx context.Context) (*fw.Result, error) {
 	if err := r.resolve(); err != nil {
+		return nil, err
+	}
+	if err := r.chooseInit(ctx); err != nil {
 		return nil, err
 	}
 	o, ws := r.Options, r.Workspace
@@ -331,11 +349,15 @@ func (r *Run) kmeansStart(n, p int, seed uint64) kmeans.Settings {
 	return KMeansStart(n, p, r.Options.K, r.Options.InitStarts, r.Options.Workers, seed, r.Problem.Order)
 }
 
-// Scale applies the sizes rule (and auto, when it means sizes) to a
-// sparse P, the other rules having been applied as P was built, and then
-// a rule's multiple (Options.Scale).
+// Scale resolves Init auto (which may make the graph's spectral
+// embedding), then applies the sizes rule (and auto, when it means sizes)
+// to a sparse P, the other rules having been applied as P was built, and
+// then a rule's multiple (Options.Scale).
 func (r *Run) Scale(ctx context.Context) error {
 	if err := r.resolve(); err != nil {
+		return err
+	}
+	if err := r.chooseInit(ctx); err != nil {
 		return err
 	}
 	pr := r.Problem
@@ -498,6 +520,9 @@ func (r *Run) spectralStart(parent context.Context) (*spectral.Start, error) {
 	c, obs := r.Options, r.Observer
 	begin := time.Now()
 	opt := spectral.Options{K: c.K, Seed: c.Seed, Workers: c.Workers}
+	if !r.info.Graph { // a start needs the subspace, not residuals of 1e-6
+		opt.Sweeps = spectral.StartSweeps
+	}
 	if obs != nil {
 		opt.Progress = func(it, passes int, res float64) {
 			obs.SpectralProgress(it, passes, res, time.Since(begin))
@@ -514,7 +539,7 @@ func (r *Run) spectralStart(parent context.Context) (*spectral.Start, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := newSpectralReport(e, st.Beta, time.Since(begin))
+	rep := newSpectralReport(e, opt.Sweeps, st.Beta, time.Since(begin))
 	r.Spectral, r.spectral = rep, st
 	if obs != nil {
 		obs.SpectralDone(e, rep)

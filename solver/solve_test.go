@@ -2,8 +2,10 @@ package solver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -232,5 +234,83 @@ func TestSolveResume(t *testing.T) {
 	}
 	if _, err := Solve(ctx, Input{Rows: rows}, Options{Workers: 2, Workdir: dir, Resume: true}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "the input changed") {
 		t.Errorf("Resume on another input: err = %v, want a CheckpointError saying the input changed", err)
+	}
+}
+
+// TestInitAuto checks the default initial point: the spectral start on
+// groups apart (three components: eigengap +Inf), which it separates; the
+// k-means start where the eigengap is below AutoEigengap (yeast, and the
+// rings of TestSpectralRuns, which only -init spectral separates), on the
+// Gaussian kernel, which has no graph, and where the embedding would not
+// fit the memory budget.
+func TestInitAuto(t *testing.T) {
+	const rings = "../cmd/ssnmf/testdata/rings1000.csv"
+	rng := rand.New(rand.NewPCG(1, 2))
+	var groups [][]float64
+	for _, c := range [][2]float64{{0, 0}, {100, 0}, {0, 100}} {
+		for range 200 {
+			groups = append(groups, []float64{c[0] + rng.NormFloat64(), c[1] + rng.NormFloat64()})
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		in   Input
+		opt  Options
+		init string
+		rule string // a part of InitRule
+	}{
+		{"groups apart", Input{Rows: groups}, Options{K: 3}, InitSpectral, "eigengap +Inf >= 2"},
+		{"rings", Input{Path: rings}, Options{}, InitKMeans, "< 2"},
+		{"yeast", Input{Path: yeast}, Options{}, InitKMeans, "< 2"},
+		{"gaussian", Input{Path: rings}, Options{Gaussian: true}, InitKMeans, ""},
+		{"memory", Input{Path: rings}, Options{Memory: 1 << 20}, InitKMeans, "would not fit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat(tc.in.Path); tc.in.Path != "" && err != nil {
+				t.Skipf("no %s: %v", tc.in.Path, err)
+			}
+			tc.opt.Workers = 2
+			res, err := Solve(context.Background(), tc.in, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := res.Summary
+			if sum.Init != tc.init || !strings.Contains(sum.InitRule, tc.rule) || (tc.rule == "") != (sum.InitRule == "") {
+				t.Errorf("init %q (%q), want %q with %q; %+v", sum.Init, sum.InitRule, tc.init, tc.rule, sum.Spectral)
+			}
+			if sp := sum.Spectral; tc.init == InitSpectral && (sp == nil || sp.Sweeps != 1 || sp.Components != 3) {
+				t.Errorf("spectral report %+v", sp)
+			}
+			if tc.init == InitSpectral {
+				for i := range res.N {
+					if res.Cluster(i) != res.Cluster(i/200*200) {
+						t.Fatalf("row %d not in the cluster of its group", i)
+					}
+				}
+			}
+			t.Logf("init %s (%s) %+v", sum.Init, sum.InitRule, sum.Spectral)
+		})
+	}
+}
+
+// TestEigengapJSON checks that an eigengap goes through JSON and back:
+// +Inf and NaN as strings, the others as numbers.
+func TestEigengapJSON(t *testing.T) {
+	for _, g := range []Eigengap{2.5, 0, Eigengap(math.Inf(1)), Eigengap(math.NaN())} {
+		b, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Eigengap
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back != g && !(math.IsNaN(float64(g)) && math.IsNaN(float64(back))) {
+			t.Errorf("%v: JSON %s, read back %v", g, b, back)
+		}
+	}
+	var g Eigengap
+	if err := json.Unmarshal([]byte(`"big"`), &g); err == nil {
+		t.Error(`"big": no error`)
 	}
 }

@@ -18,13 +18,15 @@ import (
 // run does not know (the input's name, the time of the whole command, the
 // engine, the memory, the storage I/O) are the caller's to fill.
 type Summary struct {
-	Input       string  `json:"input"`
-	N           int     `json:"n"`
-	P           int     `json:"p"`
-	K           int     `json:"k"`
-	Method      string  `json:"method"`
-	Step        string  `json:"step"`
-	Init        string  `json:"init"`
+	Input  string `json:"input"`
+	N      int    `json:"n"`
+	P      int    `json:"p"`
+	K      int    `json:"k"`
+	Method string `json:"method"`
+	Step   string `json:"step"`
+	Init   string `json:"init"`
+	// InitRule says how -init auto was resolved (Run.InitRule).
+	InitRule    string  `json:"init_rule,omitempty"`
 	Gamma       float64 `json:"gamma"`
 	GammaRule   string  `json:"gamma_rule"`
 	Standardize bool    `json:"standardize"`
@@ -125,7 +127,7 @@ type Summary struct {
 // and its error returned among the warnings.
 func (r *Run) Summary(res *fw.Result, w []float64) (*Summary, []error) {
 	o, pr := r.Options, r.Problem
-	s := &Summary{N: pr.N(), K: o.K, Method: o.Method, Step: o.Step.String(), Init: o.Init,
+	s := &Summary{N: pr.N(), K: o.K, Method: o.Method, Step: o.Step.String(), Init: o.Init, InitRule: r.InitRule,
 		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: !o.Raw,
 		Seed: o.Seed, Workers: o.Workers, Tile: pr.BlockSize, Kernel: pr.Kernel(), KNNKernel: pr.KNN.Kernel,
 		ResumedAt: r.ResumedAt, BestStart: r.Best,

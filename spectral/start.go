@@ -39,14 +39,15 @@ func Eigengap(values []float64, k, components int) float64 {
 	return next / below
 }
 
-// EigenOne is how close to 1 an eigenvalue counts as 1 in Eigengap: the
-// embedding to 10⁻⁶ has eigenvalues good to about 10⁻¹², and differences
-// below 10⁻⁹ are rounding, not the graph (shuttle: eight eigenvalues
-// within 10⁻¹⁰ of 1, its eight components). The approximate embedding's
-// Ritz values are not that good (shuttle: two of its eight components'
-// 1.5·10⁻¹¹ and 1.1·10⁻⁹ below 1), which is why Eigengap counts the
-// components.
-const EigenOne = 1e-9
+// EigenOne is how close to 1 an eigenvalue counts as 1 in Eigengap: 1 - λ
+// below 10⁻⁶ is a part of the graph joined to the rest by a millionth of
+// its weight, separate in all but name. The approximate embedding of a
+// start has such Ritz values only roughly (shuttle, 7 components: its
+// 8th Ritz value 1.1·10⁻⁹ below 1, where LOBPCG to 10⁻⁶ has it within
+// 10⁻¹⁰); on the 60 sets of the study, 10⁻⁸ to 10⁻⁵ give the same
+// picks of Init auto, and 10⁻⁹ differs on shuttle alone
+// (studies/spectral/README.md).
+const EigenOne = 1e-6
 
 // Rows returns the rows of the embedding normalised to unit length, the
 // points that Ng, Jordan and Weiss cluster by k-means (n×K, row-major); a
@@ -104,4 +105,24 @@ func (st *Start) Memberships(ctx context.Context, w []float64, k int, s kmeans.S
 		return nil, fmt.Errorf("spectral: k-means of the embedding: %w", err)
 	}
 	return km, km.Soft(w, st.Rows, st.Beta)
+}
+
+// Bytes returns about the most heap bytes Embed takes with the options
+// opt for a graph of n rows and nnz entries: the block vectors (10 blocks
+// of n×b float64, 7 with Sweeps), the rows' degrees, and with a coarse
+// start the cells and the coarse graphs, bounded by P's entries (12 bytes
+// each), and the embedding it returns.
+func Bytes(n, nnz int64, opt Options) int64 {
+	b := min(int64(cmpOr(opt.Block, opt.K+1+DefaultGuard)), n)
+	blocks := int64(10)
+	if opt.Sweeps > 0 {
+		blocks = 7
+	}
+	bytes := blocks*n*b*8 + 3*n*8 + n*int64(opt.K)*8
+	if opt.Sweeps > 0 || opt.CellRows > 0 {
+		// The cells, their members and the spread's two labels; the first
+		// coarse graph, and the levels below, whose rows shrink 16-fold.
+		bytes += 4*n*4 + nnz*12 + (n/8)*(blocks*b*8+3*8)
+	}
+	return bytes
 }

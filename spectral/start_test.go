@@ -3,6 +3,7 @@ package spectral
 import (
 	"context"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/kmeans"
@@ -79,16 +80,38 @@ func TestEigengap(t *testing.T) {
 		{[]float64{1, 1, 1 + 1e-12}, 2, 1, 0},
 		{[]float64{1, 1 - 1e-11, 1 - 2.2e-11}, 2, 1, 0}, // more than k components, apart by rounding
 		{[]float64{1, 1 - 1e-11, 1 - 1e-3}, 2, math.Inf(1), 0},
-		{[]float64{1, 1 - 1e-8, 1 - 1e-3}, 2, 1e5, 0},
+		{[]float64{1, 1 - 1e-8, 1 - 1e-3}, 2, math.Inf(1), 0}, // a part joined by 1e-8 of its weight
+		{[]float64{1, 1 - 1e-5, 1 - 1e-3}, 2, 100, 0},
 		{[]float64{1, 0.99}, 2, math.NaN(), 0},
 		{nil, 1, math.NaN(), 0},
-		{[]float64{1, 1, 1 - 1e-8, 0.9}, 2, 1, 3}, // three components: their eigenvalues count as 1
-		{[]float64{1, 1, 1 - 1e-8, 0.9}, 3, math.Inf(1), 3},
+		{[]float64{1, 1, 1 - 1e-4, 0.9}, 2, 1, 3}, // three components: their eigenvalues count as 1
+		{[]float64{1, 1, 1 - 1e-4, 0.9}, 3, math.Inf(1), 3},
 		{[]float64{1, 1 - 1e-6, 1 - 1e-3}, 2, 1e3, 1},
 	} {
 		got := Eigengap(tc.eig, tc.k, tc.components)
 		if !(math.Abs(got-tc.want) <= 1e-6*math.Abs(tc.want) || got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
 			t.Errorf("Eigengap(%v, %d, %d) = %v, want %v", tc.eig, tc.k, tc.components, got, tc.want)
 		}
+	}
+}
+
+// TestBytes checks Bytes against the bytes Embed allocates, within a
+// factor of 3 either way: the blocks dominate both, and Bytes is the most
+// held at once, where the allocations add up what was freed too.
+func TestBytes(t *testing.T) {
+	g := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
+	for _, opt := range []Options{{K: 4, Seed: 3}, {K: 4, Seed: 3, Sweeps: 1}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := Embed(context.Background(), g, opt); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		alloc := int64(after.TotalAlloc - before.TotalAlloc)
+		est := Bytes(int64(g.N()), g.NNZ(), opt)
+		if est > 3*alloc || alloc > 3*est {
+			t.Errorf("%+v: Bytes %d, Embed allocated %d", opt, est, alloc)
+		}
+		t.Logf("%+v: Bytes %d, Embed allocated %d", opt, est, alloc)
 	}
 }

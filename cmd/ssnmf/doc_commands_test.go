@@ -360,7 +360,8 @@ func checkWorkedExample(t *testing.T, lines []docLine, runs []docRun) {
 			continue
 		}
 		first := strings.TrimSpace(bl[0].text)
-		stderr := strings.HasPrefix(first, "ssnmf: yeast.csv (built in):") || shape(first) == "ssnmf: memory budget BUDGET"
+		stderr := strings.HasPrefix(first, "ssnmf: yeast.csv (built in):") || strings.HasPrefix(first, "ssnmf: spectral embedding:") ||
+			shape(first) == "ssnmf: memory budget BUDGET"
 		if !stderr && !strings.HasPrefix(first, "input ") {
 			continue
 		}

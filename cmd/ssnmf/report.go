@@ -59,9 +59,13 @@ func (r *report) SpectralProgress(it, passes int, res float64, elapsed time.Dura
 // SpectralDone prints the line of the spectral embedding, and a warning
 // if it did not converge.
 func (r *report) SpectralDone(e *spectral.Embedding, rep *solver.SpectralReport) {
-	r.printf("ssnmf: spectral embedding: %d eigenvectors (block %d), %d iterations, %d passes over P, %.1fs; eigenvalues %s; largest residual %.2g\n",
-		e.K, e.Block, e.Iterations, e.Passes, rep.Seconds, formatValues(e.Values), slices.Max(e.Residuals))
-	if !e.Converged {
+	steps := "iterations"
+	if rep.Sweeps > 0 {
+		steps = "sweeps"
+	}
+	r.printf("ssnmf: spectral embedding: %d eigenvectors (block %d), %d coarse levels, %d %s, %d passes over P, %.1fs; eigenvalues %s; %d components, eigengap %.3g; largest residual %.2g\n",
+		e.K, e.Block, e.Levels, e.Iterations, steps, e.Passes, rep.Seconds, formatValues(e.Values), e.Components, rep.Eigengap, slices.Max(e.Residuals))
+	if !e.Converged && rep.Sweeps == 0 {
 		fmt.Fprintf(r.progress.out, "ssnmf: warning: the spectral embedding stopped after %d iterations with a residual of %.2g, above %g: its eigenvectors are approximate\n",
 			e.Iterations, slices.Max(e.Residuals), rep.Tol)
 	}

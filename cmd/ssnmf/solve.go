@@ -201,6 +201,9 @@ func (sv *solving) run(ctx context.Context) (err error) {
 		return sv.setupFailed(ctx, setupCtx, err)
 	}
 	c.disk.End("scale")
+	if sr.InitRule != "" && !c.quiet {
+		fmt.Fprintf(stderr, "ssnmf: -init auto: %s: -init %s\n", sr.InitRule, sr.Options.Init)
+	}
 	c.showBudget()
 	sv.announce(prob)
 	endSetup()
@@ -255,10 +258,6 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 		return info, err
 	}
 	switch {
-	case c.run.Init == initAuto && tab != nil:
-		c.run.Init = initKmeans
-	case c.run.Init == initAuto:
-		c.run.Init = c.start.String()
 	case tab == nil && (c.run.Init == initKmeans || info.Features):
 		return info, usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}

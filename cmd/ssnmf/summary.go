@@ -100,8 +100,12 @@ func (b *summaryBuilder) table(out io.Writer) {
 		}
 	}
 	row("clusters", "%d (method %s)", s.K, s.Method)
+	if s.InitRule != "" {
+		row("init", "%s (auto: %s)", s.Init, s.InitRule)
+	}
 	if sp := s.Spectral; sp != nil {
-		row("spectral", "eigenvalues %s; largest residual %.2g; %d passes over P, %.2fs", formatValues(sp.Eigenvalues), slices.Max(sp.Residuals), sp.Passes, sp.Seconds)
+		row("spectral", "eigenvalues %s; %d components, eigengap %.3g; largest residual %.2g; %d passes over P, %.2fs",
+			formatValues(sp.Eigenvalues), sp.Components, float64(sp.Eigengap), slices.Max(sp.Residuals), sp.Passes, sp.Seconds)
 	}
 	row("objective", "%.10g", s.Objective)
 	if len(s.Starts) > 1 {

@@ -81,7 +81,9 @@ func run() error {
 	}
 	var progress func(it, passes int, res float64)
 	if *verbose {
-		progress = func(it, passes int, res float64) { fmt.Printf("  iteration %d passes %d residual %.3g\n", it, passes, res) }
+		progress = func(it, passes int, res float64) {
+			fmt.Printf("  iteration %d passes %d residual %.3g\n", it, passes, res)
+		}
 	}
 	refFile := filepath.Join(*cache, "exact.txt")
 	ref, _ := readInts(refFile) // the clustering of the exact embedding, if saved
@@ -125,8 +127,8 @@ func run() error {
 		case ref != nil:
 			agree, _ = score.ARI(ref, pred)
 		}
-		fmt.Printf("%-16s cellrows %3d tol %-6g iter %4d passes %4d embed %7.2fs res %.2g ARI %.4f vs-first %.4f values %.7f\n",
-			r, c, t, e.Iterations, e.Passes, secs, slices.Max(e.Residuals), ari, agree, e.Values)
+		fmt.Printf("%-16s cellrows %3d tol %-6g iter %4d passes %4d embed %7.2fs res %.2g ARI %.4f vs-first %.4f gap %.3g values %.7f\n",
+			r, c, t, e.Iterations, e.Passes, secs, slices.Max(e.Residuals), ari, agree, spectral.Eigengap(e.Values, e.K, e.Components), e.Values)
 	}
 	return nil
 }

@@ -1,0 +1,104 @@
+package solver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/internal/diskio"
+	"github.com/ssnmf/ssnmf/spectral"
+)
+
+// AutoEigengap is the relative eigengap (1 - λ_{k+1}) / (1 - λ_k) of the
+// graph's normalised affinity from which Init auto takes the spectral
+// start: the leave-sets-out study of issue 35 (studies/spectral/README.md)
+// kept the spectral start where the gap is at least 2, the k-means start
+// elsewhere.
+const AutoEigengap = 2
+
+// chooseInit resolves Init auto, once: on a sparse P, for a method that
+// starts from an initial point, it makes the graph's approximate spectral
+// embedding and takes InitSpectral where its eigengap is at least
+// AutoEigengap; elsewhere, or where the embedding would not fit the
+// memory, InitKMeans when the features are at hand, else a random start.
+// r.InitRule says why where the graph was looked at.
+func (r *Run) chooseInit(ctx context.Context) error {
+	o, pr := &r.Options, r.Problem
+	if o.Init != InitAuto {
+		return nil
+	}
+	other := InitKMeans
+	if pr.Table == nil {
+		other = fw.StartRandom.String()
+	}
+	o.Init = other
+	g := pr.Graph()
+	if g == nil || r.info.OwnStart || o.K < 2 {
+		return nil // no graph to embed, no start to make, or one cluster
+	}
+	opt := spectral.Options{K: o.K, Sweeps: spectral.StartSweeps}
+	if need, have := spectral.Bytes(int64(pr.N()), g.NNZ(), opt), embedMemory(o.Memory); have > 0 && need > have {
+		r.InitRule = fmt.Sprintf("the spectral embedding's %s would not fit the %s of memory", diskio.Size(need), diskio.Size(have))
+		return nil
+	}
+	if _, err := r.spectralStart(ctx); err != nil {
+		return err
+	}
+	gap := float64(r.Spectral.Eigengap)
+	if gap >= AutoEigengap {
+		o.Init = InitSpectral
+	}
+	r.InitRule = fmt.Sprintf("eigengap %.3g %s %g", gap, map[bool]string{true: ">=", false: "<"}[gap >= AutoEigengap], float64(AutoEigengap))
+	return nil
+}
+
+// embedMemory returns the memory the spectral embedding of Init auto may
+// take on the heap: the heap's share of the budget of mem bytes
+// (NewBudget), or without a budget half the memory available now; 0 if
+// neither is known.
+func embedMemory(mem int64) int64 {
+	b, err := NewBudget(mem)
+	switch {
+	case err != nil:
+		return 0
+	case b.Bytes > 0:
+		return b.Heap
+	}
+	return memAvailable() / 2
+}
+
+// Eigengap is a relative eigengap (spectral.Eigengap) in the summary's
+// JSON: a number, or the string "+Inf" for a graph of k components, or
+// "NaN" without k+1 eigenvalues, which JSON numbers cannot hold.
+type Eigengap float64
+
+// MarshalJSON writes g as a number, or as "+Inf" or "NaN".
+func (g Eigengap) MarshalJSON() ([]byte, error) {
+	switch v := float64(g); {
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsNaN(v) || math.IsInf(v, -1):
+		return []byte(`"NaN"`), nil
+	}
+	return json.Marshal(float64(g))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (g *Eigengap) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"+Inf"`:
+		*g = Eigengap(math.Inf(1))
+		return nil
+	case `"NaN"`:
+		*g = Eigengap(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("eigengap: %w", err)
+	}
+	*g = Eigengap(v)
+	return nil
+}
