@@ -149,6 +149,9 @@ type options struct {
 	// spectral, if not empty, lists the records of the spectral study to
 	// report on (spectral.go), with -repeats, -lso-seed and -anchors.
 	spectral []string
+	// auto, with spectral, lists the records of the default -init auto,
+	// checked against the rule of its eigengap (spectralAuto).
+	auto []string
 }
 
 func main() {
@@ -170,6 +173,7 @@ func main() {
 	flag.IntVar(&o.repeats, "repeats", 100, "-lso: random halves of the sets")
 	flag.Uint64Var(&o.lsoSeed, "lso-seed", 1, "-lso: the seed of the halves")
 	spectral := flag.String("spectral", "", "comma-separated record files of the spectral study (candidates defaults, spectral-start, method-spectral) to report on, with -anchors")
+	auto := flag.String("auto", "", "-spectral: comma-separated record files of the default -init auto (candidate defaults) to check against the rule of its eigengap")
 	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
 	o.extra = strings.Fields(*extra)
@@ -181,6 +185,9 @@ func main() {
 	}
 	if *spectral != "" {
 		o.spectral = strings.Split(*spectral, ",")
+	}
+	if *auto != "" {
+		o.auto = strings.Split(*auto, ",")
 	}
 	o.data = strings.Split(*data, ",")
 	if *sets != "" {

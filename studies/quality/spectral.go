@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/spectral"
 )
 
@@ -119,20 +120,6 @@ func spectralRules() []spectralRule {
 			return leastBy(first(s.spectral, r), byObjective)
 		}
 	}
-	// gated keeps the spectral start where the eigengap is at least t
-	// (the graph has k nearly separate parts, which the embedding sees),
-	// else the default's k-means starts' least objective.
-	gated := func(t float64) func(spectralSet) (spectralStart, bool) {
-		return func(s spectralSet) (spectralStart, bool) {
-			switch {
-			case math.IsNaN(s.gap) || len(s.spectral) == 0:
-				return spectralStart{}, false
-			case s.gap >= t:
-				return s.spectral[0], true
-			}
-			return leastBy(first(s.kmeans, 2), byObjective)
-		}
-	}
 	rules := []spectralRule{
 		{name: "the default (its k-means starts, least f)", pick: only("kmeans", 2)},
 		{name: "1 k-means start", pick: only("kmeans", 1)},
@@ -148,6 +135,23 @@ func spectralRules() []spectralRule {
 		rules = append(rules, spectralRule{name: fmt.Sprintf("the spectral start if the eigengap >= %g, else the default", t), pick: gated(t)})
 	}
 	return rules
+}
+
+// gated is the rule of -init auto with the threshold t: where the
+// eigengap is at least t (the graph has k nearly separate parts, which
+// the embedding sees), the spectral starts' least objective, else the
+// default's k-means starts', as many starts as the run made (2 up to
+// 20,000 rows, 1 above).
+func gated(t float64) func(spectralSet) (spectralStart, bool) {
+	return func(s spectralSet) (spectralStart, bool) {
+		switch {
+		case math.IsNaN(s.gap) || len(s.spectral) == 0:
+			return spectralStart{}, false
+		case s.gap >= t:
+			return leastBy(first(s.spectral, 2), byObjective)
+		}
+		return leastBy(first(s.kmeans, 2), byObjective)
+	}
 }
 
 // spectralGaps are the eigengap thresholds of the gated rules.
@@ -252,6 +256,47 @@ func spectralReport(o options, out io.Writer) error {
 	spectralReach(out, sets, rules, anchorARI)
 	spectralTable(out, sets, rules, anchorARI)
 	spectralObjectives(out, sets)
+	if o.auto != nil {
+		return spectralAuto(out, sets, o.auto)
+	}
+	return nil
+}
+
+// spectralAuto checks the runs of the default, -init auto, in the record
+// files paths against the rule it implements, read off the study's
+// records: on every set, its ARI is that of the gated rule at
+// solver.AutoEigengap (the spectral starts' or the k-means starts'). It
+// prints the sets, and returns an error naming those where it is not.
+func spectralAuto(out io.Writer, sets []spectralSet, paths []string) error {
+	ari := map[string]float64{}
+	for _, path := range paths {
+		err := readLines(path, func(r record) {
+			if r.Candidate == "defaults" && r.Error == "" {
+				ari[r.Set] = r.ARI
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "\nThe default, -init auto, against the rule at eigengap %g (%s):\n\n", float64(solver.AutoEigengap), strings.Join(paths, ", "))
+	fmt.Fprintln(out, "| data | eigengap | the rule's start | its ARI | the default's ARI |")
+	fmt.Fprintln(out, "| --- | ---: | --- | ---: | ---: |")
+	var differ []string
+	for _, s := range sets {
+		got, ok := ari[s.name]
+		pick, known := gated(solver.AutoEigengap)(s)
+		if !ok || !known {
+			continue
+		}
+		fmt.Fprintf(out, "| %s | %.3g | %s | %.4f | %.4f |\n", s.name, s.gap, pick.kind, pick.ari, got)
+		if got != pick.ari {
+			differ = append(differ, s.name)
+		}
+	}
+	if differ != nil {
+		return fmt.Errorf("-auto: the default's ARI is not the rule's on %s", strings.Join(differ, ", "))
+	}
 	return nil
 }
 

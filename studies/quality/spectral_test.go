@@ -62,9 +62,9 @@ func TestSpectralRules(t *testing.T) {
 		gap:      4,
 	}
 	want := map[string]float64{
-		"the spectral start if the eigengap >= 1.5, else the default": 0.9,
-		"the spectral start if the eigengap >= 2, else the default":   0.9,
-		"the spectral start if the eigengap >= 3, else the default":   0.9,
+		"the spectral start if the eigengap >= 1.5, else the default": 0.8,
+		"the spectral start if the eigengap >= 2, else the default":   0.8,
+		"the spectral start if the eigengap >= 3, else the default":   0.8,
 		"the spectral start if the eigengap >= 5, else the default":   0.2,
 		"the spectral start if the eigengap >= 10, else the default":  0.2,
 		"the spectral start if the eigengap >= 20, else the default":  0.2,
@@ -169,5 +169,43 @@ func TestSpectralReport(t *testing.T) {
 	}
 	if err := spectralReport(options{spectral: []string{anchors}, repeats: 2}, &out); err == nil || !strings.Contains(err.Error(), "0 sets") {
 		t.Errorf("records without the runs: err %v, want one that says 0 sets", err)
+	}
+}
+
+// TestSpectralAuto checks the check of the default's runs: it passes where
+// their ARIs are the rule's picks (the spectral starts' where the gap is
+// at least 2, the k-means starts' elsewhere), and names the set where not.
+func TestSpectralAuto(t *testing.T) {
+	starts := spectralSet{
+		kmeans:   []spectralStart{{kind: "kmeans", objective: 5, ari: 0.1}, {kind: "kmeans", objective: 4, ari: 0.2}},
+		spectral: []spectralStart{{kind: "spectral", objective: 4.5, ari: 0.9}, {kind: "spectral", objective: 3, ari: 0.8}},
+	}
+	apart, joined := starts, starts
+	apart.name, apart.gap = "apart", 4
+	joined.name, joined.gap = "joined", 1.5
+	sets := []spectralSet{apart, joined}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		aris  [2]float64
+		wrong string
+	}{
+		{[2]float64{0.8, 0.2}, ""},
+		{[2]float64{0.8, 0.8}, "joined"},
+		{[2]float64{0.9, 0.2}, "apart"},
+	} {
+		path := filepath.Join(dir, "auto.jsonl")
+		var lines []string
+		for i, s := range sets {
+			b, _ := json.Marshal(record{Set: s.name, Candidate: "defaults", ARI: tc.aris[i]})
+			lines = append(lines, string(b))
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		err := spectralAuto(&out, sets, []string{path})
+		if tc.wrong == "" && err != nil || tc.wrong != "" && (err == nil || !strings.Contains(err.Error(), tc.wrong)) {
+			t.Errorf("ARIs %v: error %v, want one naming %q", tc.aris, err, tc.wrong)
+		}
 	}
 }
