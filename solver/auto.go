@@ -22,7 +22,8 @@ const AutoEigengap = 2
 // starts from an initial point, it makes the graph's approximate spectral
 // embedding and takes InitSpectral where its eigengap is at least
 // AutoEigengap; elsewhere, or where the embedding would not fit the
-// memory, InitKMeans when the features are at hand, else a random start.
+// memory or fails, InitKMeans when the features are at hand, else a random
+// start. A canceled ctx or a stop ends it with the embedding's error.
 // r.InitRule says why where the graph was looked at.
 func (r *Run) chooseInit(ctx context.Context) error {
 	o, pr := &r.Options, r.Problem
@@ -44,7 +45,13 @@ func (r *Run) chooseInit(ctx context.Context) error {
 		return nil
 	}
 	if _, err := r.spectralStart(ctx); err != nil {
-		return err
+		if ctx.Err() != nil || r.Stop != nil && r.Stop() {
+			return err
+		}
+		// A graph the embedding cannot take (fewer rows with an edge than
+		// k+1) still has the start the default had before.
+		r.InitRule = fmt.Sprintf("no spectral embedding (%v)", err)
+		return nil
 	}
 	gap := float64(r.Spectral.Eigengap)
 	if gap >= AutoEigengap {

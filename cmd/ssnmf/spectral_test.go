@@ -151,3 +151,22 @@ func TestSpectralStop(t *testing.T) {
 		t.Fatalf("stopped run wrote %s (%v)", out, err)
 	}
 }
+
+// -init auto on a graph that the embedding cannot take (four of its ten
+// rows with an edge, fewer than k+1 = 5) keeps the start it had before:
+// random, the edge list having no features; the summary says why.
+func TestInitAutoWithoutEmbedding(t *testing.T) {
+	dir := t.TempDir()
+	edges := filepath.Join(dir, "edges.csv")
+	if err := os.WriteFile(edges, []byte("src,dst,weight\n0,1,1\n1,2,1\n2,9,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := filepath.Join(dir, "s.json")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-affinity", edges, "-k", "4", "-summary", sum); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	s := readSummary(t, sum)
+	if s.Init != "random" || !strings.Contains(s.InitRule, "no spectral embedding") || !strings.Contains(s.InitRule, "fewer than K+1") {
+		t.Errorf("init %q (%q), want random for want of an embedding", s.Init, s.InitRule)
+	}
+}
