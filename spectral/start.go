@@ -107,18 +107,18 @@ func (st *Start) Memberships(ctx context.Context, w []float64, k int, s kmeans.S
 	return km, km.Soft(w, st.Rows, st.Beta)
 }
 
-// Bytes returns about the most heap bytes Embed takes with the options
-// opt for a graph of n rows and nnz entries: the block vectors (10 blocks
-// of n×b float64, 7 with Sweeps), the rows' degrees, and with a coarse
-// start the cells and the coarse graphs, bounded by P's entries (12 bytes
-// each), and the embedding it returns.
+// Bytes returns about the most heap bytes Embed and NewStart take with
+// the options opt for a graph of n rows and nnz entries: the block vectors
+// (10 blocks of n×b float64, 7 with Sweeps), the rows' degrees, with a
+// coarse start the cells and the coarse graphs, bounded by P's entries
+// (12 bytes each), and the embedding and the start's normalised rows.
 func Bytes(n, nnz int64, opt Options) int64 {
 	b := min(int64(cmpOr(opt.Block, opt.K+1+DefaultGuard)), n)
 	blocks := int64(10)
 	if opt.Sweeps > 0 {
 		blocks = 7
 	}
-	bytes := blocks*n*b*8 + 3*n*8 + n*int64(opt.K)*8
+	bytes := blocks*n*b*8 + 3*n*8 + 2*n*int64(opt.K)*8
 	if opt.Sweeps > 0 || opt.CellRows > 0 {
 		// The cells, their members and the spread's two labels; the first
 		// coarse graph, and the levels below, whose rows shrink 16-fold.
