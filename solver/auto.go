@@ -53,11 +53,11 @@ func (r *Run) chooseInit(ctx context.Context) error {
 		r.InitRule = fmt.Sprintf("no spectral embedding (%v)", err)
 		return nil
 	}
-	gap := float64(r.Spectral.Eigengap)
+	gap, cmp := float64(r.Spectral.Eigengap), "<"
 	if gap >= AutoEigengap {
-		o.Init = InitSpectral
+		o.Init, cmp = InitSpectral, ">="
 	}
-	r.InitRule = fmt.Sprintf("eigengap %.3g %s %g", gap, map[bool]string{true: ">=", false: "<"}[gap >= AutoEigengap], float64(AutoEigengap))
+	r.InitRule = fmt.Sprintf("eigengap %.3g %s %g", gap, cmp, float64(AutoEigengap))
 	return nil
 }
 

@@ -180,10 +180,10 @@ type SpectralReport struct {
 // memberships take the bandwidth beta.
 func newSpectralReport(e *spectral.Embedding, sweeps int, beta float64, elapsed time.Duration) *SpectralReport {
 	r := &SpectralReport{Eigenvalues: e.Values, Components: e.Components, Eigengap: Eigengap(spectral.Eigengap(e.Values, e.K, e.Components)),
-		Residuals: e.Residuals, Tol: spectral.DefaultTol, Converged: e.Converged, Block: e.Block, Sweeps: sweeps,
+		Residuals: e.Residuals, Block: e.Block, Sweeps: sweeps,
 		Iterations: e.Iterations, Levels: e.Levels, Passes: e.Passes, Seconds: elapsed.Seconds(), IsolatedRows: e.Isolated, Beta: beta}
-	if sweeps > 0 {
-		r.Tol, r.Converged = 0, false
+	if sweeps == 0 { // LOBPCG, to its tolerance
+		r.Tol, r.Converged = spectral.DefaultTol, e.Converged
 	}
 	return r
 }
