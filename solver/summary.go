@@ -118,6 +118,8 @@ type Summary struct {
 	// Sizes are the rows of each cluster of the final W, by largest
 	// membership (not in the JSON).
 	Sizes []int `json:"-"`
+	// search describes the approximate kNN search for WriteText.
+	search string
 }
 
 // Summary returns the summary of the run, which ended in res at w (n×k,
@@ -176,7 +178,7 @@ func (s *Summary) affinity(pr *Problem, neighbors int) {
 	case g != nil:
 		s.Neighbors, s.Weights, s.GraphEntries = min(neighbors, pr.N()), pr.Weights().String(), int64(pr.Entries())
 		st := pr.KNN
-		s.KNN, s.KNNRounds = st.Method.String(), len(st.Rounds)
+		s.KNN, s.KNNRounds, s.search = st.Method.String(), len(st.Rounds), pr.DescribeSearch()
 		if st.RecallRows > 0 {
 			s.KNNRecall, s.KNNRecallRows = &st.Recall, st.RecallRows
 		}
@@ -233,8 +235,12 @@ func (s *Summary) score(tab *store.Table, w []float64) []error {
 type IOReport struct {
 	ReadBytes    int64          `json:"read_bytes"`
 	WrittenBytes int64          `json:"written_bytes"`
-	Phases       []diskio.Phase `json:"phases"`
+	Phases       []IOPhase `json:"phases"`
 }
+
+// IOPhase is a phase of the run's storage I/O: its name, seconds and
+// bytes read and written.
+type IOPhase = diskio.Phase
 
 // String formats the report for the result table: the totals, then each
 // phase's bytes read and written, the kNN rounds taken together.

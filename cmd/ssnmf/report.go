@@ -64,7 +64,7 @@ func (r *report) SpectralDone(e *spectral.Embedding, rep *solver.SpectralReport)
 		steps = "sweeps"
 	}
 	r.printf("ssnmf: spectral embedding: %d eigenvectors (block %d), %d coarse levels, %d %s, %d passes over P, %.1fs; eigenvalues %s; %d components, eigengap %.3g; largest residual %.2g\n",
-		e.K, e.Block, e.Levels, e.Iterations, steps, e.Passes, rep.Seconds, formatValues(e.Values), e.Components, rep.Eigengap, slices.Max(e.Residuals))
+		e.K, e.Block, e.Levels, e.Iterations, steps, e.Passes, rep.Seconds, rep.FormatEigenvalues(), e.Components, rep.Eigengap, slices.Max(e.Residuals))
 	if !e.Converged && rep.Sweeps == 0 {
 		fmt.Fprintf(r.progress.out, "ssnmf: warning: the spectral embedding stopped after %d iterations with a residual of %.2g, above %g: its eigenvectors are approximate\n",
 			e.Iterations, slices.Max(e.Residuals), rep.Tol)

@@ -377,7 +377,7 @@ func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, o
 		return err
 	}
 	if !writesStdout(c.out, c.summary, c.trace) {
-		sum.table(sv.stdout)
+		return sum.sum.WriteText(sv.stdout)
 	}
 	return nil
 }
