@@ -233,8 +233,8 @@ func (s *Summary) score(tab *store.Table, w []float64) []error {
 // and its phases, in order (input, each kNN round, affinity, scale,
 // solve, model).
 type IOReport struct {
-	ReadBytes    int64          `json:"read_bytes"`
-	WrittenBytes int64          `json:"written_bytes"`
+	ReadBytes    int64     `json:"read_bytes"`
+	WrittenBytes int64     `json:"written_bytes"`
 	Phases       []IOPhase `json:"phases"`
 }
 
