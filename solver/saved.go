@@ -2,8 +2,10 @@ package solver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"math"
 	"path/filepath"
 
@@ -58,6 +60,9 @@ type Finished struct {
 func ReadSaved(dir string) (*Saved, error) {
 	name := filepath.Join(dir, CheckpointFile)
 	raw, err := checkpoint.ReadSettings(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s holds no checkpoint (%s): a run saves one when a signal or its time limit stops it, and every -checkpoint-every (Options.CheckpointEvery) iterations", dir, CheckpointFile)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -233,7 +233,7 @@ func TestResumeRefusesChanges(t *testing.T) {
 		{name: "seed", args: []string{"-seed", "3"}, want: "-seed 3 differs"},
 		{name: "workdir", args: []string{"-workdir", dir}, want: "-workdir cannot be given"},
 		{name: "input", args: []string{other}, want: "differs from the checkpoint's"},
-		{name: "no checkpoint", args: []string{"-resume", dir}, want: "no such file"},
+		{name: "no checkpoint", args: []string{"-resume", dir}, want: "holds no checkpoint (checkpoint.ssnmf)"},
 	})
 	// Mutable settings may change: a higher -max-iter goes on.
 	code, stdout, stderr := ssnmf(t, "solve", "-resume", work, "-max-iter", "8", "-workers", "1", "-q")
@@ -471,7 +471,7 @@ func TestFreshRunClearsCheckpoint(t *testing.T) {
 			t.Errorf("the new run left the earlier run's %s", name)
 		}
 	}
-	testUsage(t, []string{"solve", "-q", "-resume", work}, []usageCase{{name: "resume", want: "no such file"}})
+	testUsage(t, []string{"solve", "-q", "-resume", work}, []usageCase{{name: "resume", want: "holds no checkpoint"}})
 }
 
 // An input edited before -resume is named as such, before P is built
