@@ -67,8 +67,9 @@ type Spec struct {
 	BlockSize, Workers int
 	// Seed seeds the bandwidth's sample.
 	Seed uint64
-	// Kernel is the family of the tile passes' and the kNN search's
-	// kernels (tile.ISAAuto: the fastest this CPU runs).
+	// Kernel is the family of the tile passes', the kNN search's and the
+	// sparse P's products' kernels (tile.ISAAuto: the fastest this CPU
+	// runs).
 	Kernel tile.ISA
 	// Progress, if not nil, is the tile engine's progress hook.
 	Progress func(pass string, done, total int)
@@ -336,7 +337,7 @@ func (b *Built) startBandwidth(tab *store.Table, spec Spec) error {
 
 // useGraph makes the graph g P, its passes on spec.Workers goroutines.
 func (b *Built) useGraph(g *graph.CSR, spec Spec) (*Built, error) {
-	g.Workers = spec.Workers
+	g.Workers, g.Kernel = spec.Workers, spec.Kernel
 	b.graph, b.Affinity = g, g
 	n, sum := float64(g.N()), g.Sum()
 	switch {
@@ -481,10 +482,11 @@ func (b *Built) DescribeSearch() string {
 	return fmt.Sprintf("approximate search, recall %.4f on %d sampled rows", st.Recall, st.RecallRows)
 }
 
-// Kernel names what computes P's passes: the tile kernel, or "graph/csr".
+// Kernel names what computes P's passes: the tile kernel, or the sparse
+// P's (graph.CSR.KernelName, as "avx512/csr").
 func (b *Built) Kernel() string {
 	if b.Engine == nil {
-		return "graph/csr"
+		return b.graph.KernelName()
 	}
 	return b.Engine.Kernel()
 }

@@ -70,6 +70,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // chunkRows is the number of rows of a task in a pass: fixed, so that sums
@@ -91,6 +92,11 @@ type CSR struct {
 	// Workers is the number of goroutines of a pass; 1 if 0. Any number
 	// gives the same bits.
 	Workers int
+	// Kernel is the family of Mul's vector kernels: tile.ISAAuto, the
+	// zero value, for the fastest this CPU runs. Every family gives the
+	// portable loop's bits; one without kernels of its own here (go, and
+	// neon for now) runs that loop. A family the CPU lacks is an error.
+	Kernel tile.ISA
 
 	diag []float64 // P_ii, for sweeps
 	file *mapping  // the CSR file the slices are mapped from, or nil
@@ -236,18 +242,12 @@ func (m *CSR) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float6
 	if err := m.checkScale(); err != nil {
 		return 0, err
 	}
+	row, err := m.mulRow(dst, w, k)
+	if err != nil {
+		return 0, err
+	}
 	frob, err := m.pass(ctx, func(i int) float64 {
-		yi := dst[i*k : (i+1)*k]
-		clear(yi)
-		var rs, sq float64
-		for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-			v, j := float64(m.Scale*m.Val[e]), int(m.Col[e])
-			for c, x := range w[j*k : (j+1)*k] {
-				yi[c] += float64(v * x)
-			}
-			rs += v
-			sq += float64(v * v)
-		}
+		rs, sq := row(i)
 		if rowSums != nil {
 			rowSums[i] = rs
 		}
@@ -257,6 +257,64 @@ func (m *CSR) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float6
 		frob = 0
 	}
 	return frob, err
+}
+
+// rowKernel is a vector kernel of one row of P·W (csr_amd64.s).
+type rowKernel func(y, w *float64, ld, width int, cols *int32, vals *float64, nnz int, scale float64) (rs, sq float64)
+
+// mulRow returns the function that sets row i of dst = P·W (n×k) and
+// returns the row's sum and sum of squares: Kernel's vector kernels, or
+// the portable loop.
+func (m *CSR) mulRow(dst, w []float64, k int) (func(i int) (rs, sq float64), error) {
+	isa, err := m.Kernel.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("graph: P·W: %w", err)
+	}
+	ks, lanes := rowKernels(isa)
+	if ks == nil || k == 0 {
+		return func(i int) (rs, sq float64) {
+			yi := dst[i*k : (i+1)*k]
+			clear(yi)
+			for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
+				v, j := float64(m.Scale*m.Val[e]), int(m.Col[e])
+				for c, x := range w[j*k : (j+1)*k] {
+					yi[c] += float64(v * x)
+				}
+				rs += v
+				sq += float64(v * v)
+			}
+			return rs, sq
+		}, nil
+	}
+	most := len(ks) * lanes
+	return func(i int) (rs, sq float64) {
+		a, b := m.RowPtr[i], m.RowPtr[i+1]
+		yi := dst[i*k : (i+1)*k]
+		if a == b {
+			clear(yi)
+			return 0, 0
+		}
+		// Columns [c, c+most) at a time, the row's sums from the first.
+		for c := 0; c < k; c += most {
+			width := min(most, k-c)
+			r, s := ks[(width+lanes-1)/lanes-1](&yi[c], &w[c], k, width, &m.Col[a], &m.Val[a], int(b-a), m.Scale)
+			if c == 0 {
+				rs, sq = r, s
+			}
+		}
+		return rs, sq
+	}, nil
+}
+
+// KernelName names the code of Mul: the vector family's, as "avx512/csr",
+// or "go/csr" for the portable loop (and where this CPU lacks Kernel,
+// which Mul refuses).
+func (m *CSR) KernelName() string {
+	isa, err := m.Kernel.Resolve()
+	if ks, _ := rowKernels(isa); err != nil || ks == nil {
+		isa = tile.ISAGo
+	}
+	return isa.String() + "/csr"
 }
 
 // MulOneHot sets dst = P·S for the one-hot S with S[i][s[i]] = 1. It costs

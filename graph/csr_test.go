@@ -13,6 +13,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/tile"
 )
 
 // randomGraph returns a symmetric sparse P with about deg neighbours a row,
@@ -326,15 +327,18 @@ func BenchmarkCSR(b *testing.B) {
 			b.Fatal(err)
 		}
 		nnz := fmt.Sprintf("nnz=%d", m.NNZ())
-		b.Run("Mul/"+nnz, func(b *testing.B) {
-			dst := make([]float64, n*k)
-			for b.Loop() {
-				if _, err := m.Mul(ctx, dst, w, k, nil); err != nil {
-					b.Fatal(err)
+		for _, isa := range tile.SupportedISAs() {
+			b.Run("Mul/"+isa.String()+"/"+nnz, func(b *testing.B) {
+				dst := make([]float64, n*k)
+				m.Kernel = isa
+				for b.Loop() {
+					if _, err := m.Mul(ctx, dst, w, k, nil); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-		})
+				b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+			})
+		}
 		b.Run("RowCDSweep/"+nnz, func(b *testing.B) {
 			w0 := start(b, n, k)
 			var iters int

@@ -323,7 +323,7 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 	if err != nil {
 		return nil, fmt.Errorf("spectral: the coarse graph: %w", err)
 	}
-	pc.Scale, pc.Workers = 1, op.workers
+	pc.Scale, pc.Workers, pc.Kernel = 1, op.workers, op.g.Kernel
 	return pc, nil
 }
 
