@@ -92,10 +92,10 @@ type CSR struct {
 	// Workers is the number of goroutines of a pass; 1 if 0. Any number
 	// gives the same bits.
 	Workers int
-	// Kernel is the family of Mul's vector kernels: tile.ISAAuto, the
-	// zero value, for the fastest this CPU runs. Every family gives the
-	// portable loop's bits; one without kernels of its own here (go, and
-	// neon for now) runs that loop. A family the CPU lacks is an error.
+	// Kernel is the family of Mul's vector kernels (AVX-512, AVX2, NEON):
+	// tile.ISAAuto, the zero value, for the fastest this CPU runs, or
+	// tile.ISAGo for the portable loop. Every family gives the portable
+	// loop's bits. A family the CPU lacks is an error.
 	Kernel tile.ISA
 
 	diag []float64 // P_ii, for sweeps
