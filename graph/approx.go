@@ -46,6 +46,7 @@ type approxSearch struct {
 	changed         []bool    // by row: the list changed in this round
 	workers         int
 	kernel          tile.ISA
+	isa             tile.ISA // kernel resolved on this CPU (tile.ISAAuto if it lacks it: NewPairs refuses)
 	progress        func(pass string, done, total int)
 	probes, round   int
 	rounds          int       // the most rounds
@@ -64,6 +65,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
 		kernel: opt.Kernel, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
 	a.elsewhere = leafRoundsElsewhere(x, n, p, opt)
+	a.isa, _ = opt.Kernel.Resolve()
 	var err error
 	var sc *scratch
 	if a.lists, a.bound, sc, err = bestIn(sp, n, m); err != nil {

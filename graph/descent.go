@@ -438,6 +438,7 @@ type joiner struct {
 	rows  []int32
 	fresh []bool
 	x     []float64
+	xt    []float64 // the features by columns: feature f of row q at xt[f*len(rows)+q]
 	bound []float64
 	with  []int32   // the partners of a row of the join, by position
 	dist  []float64 // their distances to it
@@ -466,27 +467,42 @@ func (d *descent) joinRow(i int, jn *joiner, out []joinOffer) []joinOffer {
 	if !slices.Contains(fresh, true) {
 		return out
 	}
-	xs := slices.Grow(jn.x[:0], len(rows)*p)[:len(rows)*p]
-	bound := slices.Grow(jn.bound[:0], len(rows))[:len(rows)]
-	jn.x, jn.bound = xs, bound
+	// The rows' features side by side (xs) and by columns (xt, with room
+	// for SqDistsColumns' fastest reads).
+	c := len(rows)
+	xs := slices.Grow(jn.x[:0], c*p)[:c*p]
+	xt := slices.Grow(jn.xt[:0], c*p+32)[:c*p+32]
+	bound := slices.Grow(jn.bound[:0], c)[:c]
+	jn.x, jn.xt, jn.bound = xs, xt, bound
 	for q, u := range rows {
-		copy(xs[q*p:(q+1)*p], a.x[int(u)*p:int(u+1)*p])
+		row, xq := a.x[int(u)*p:int(u+1)*p], xs[q*p:(q+1)*p]
+		for f, v := range row {
+			xq[f], xt[f*c+q] = v, v
+		}
 		bound[q] = loadBound(a.bound, int(u))
 	}
 	for q1 := range rows {
-		// The distances of q1 to its partners first, four at a time; then
-		// the offers, in the partners' order.
+		// The distances of q1 to its partners first: to all the later
+		// rows by columns where q1 is new, else to the new ones among
+		// them, four at a time; then the offers, in the partners' order.
+		var dists []float64
 		with := jn.with[:0]
-		for q2 := q1 + 1; q2 < len(rows); q2++ {
-			if fresh[q1] || fresh[q2] {
-				with = append(with, int32(q2))
+		if fresh[q1] {
+			dists = tile.SqDistsColumns(a.isa, jn.dist, xs[q1*p:(q1+1)*p], xt, c, q1+1, c)
+		} else {
+			for q2 := q1 + 1; q2 < c; q2++ {
+				if fresh[q2] {
+					with = append(with, int32(q2))
+				}
 			}
+			dists = tile.SqDists(jn.dist, xs[q1*p:(q1+1)*p], xs, 0, with)
 		}
-		jn.with = with
-		dists := tile.SqDists(jn.dist, xs[q1*p:(q1+1)*p], xs, 0, with)
-		jn.dist = dists
-		for e, q2 := range with {
-			dist := dists[e]
+		jn.with, jn.dist = with, dists
+		for e, dist := range dists {
+			q2 := q1 + 1 + e
+			if !fresh[q1] {
+				q2 = int(with[e])
+			}
 			if dist <= bound[q1] {
 				out = append(out, joinOffer{rows[q1], rows[q2], dist})
 			}

@@ -1,0 +1,85 @@
+package tile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSqDistsColumns checks that every family this CPU runs gives
+// SqDist's bits for the rows [from, to) of a block held by columns, for
+// feature counts and row ranges below, at and above the kernels' vectors,
+// in d's array when it has room for 32 more.
+func TestSqDistsColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, isa := range SupportedISAs() {
+		for _, p := range []int{0, 1, 3, 16, 17, 33} {
+			for _, c := range []struct{ ld, from, to int }{
+				{1, 0, 1}, {5, 1, 4}, {8, 0, 8}, {9, 0, 9}, {16, 3, 16}, {17, 0, 17},
+				{33, 1, 33}, {40, 2, 35}, {70, 5, 70}, {100, 0, 97},
+			} {
+				t.Run(fmt.Sprintf("%s/p=%d/%d-%d", isa, p, c.from, c.to), func(t *testing.T) {
+					rows := make([][]float64, c.ld)
+					xt := make([]float64, p*c.ld)
+					for j := range rows {
+						rows[j] = make([]float64, p)
+						for q := range p {
+							rows[j][q] = rng.NormFloat64() * 1e3
+							xt[q*c.ld+j] = rows[j][q]
+						}
+					}
+					a := make([]float64, p)
+					for q := range a {
+						a[q] = rng.NormFloat64() * 1e3
+					}
+					n := c.to - c.from
+					buf := make([]float64, n+sqDistsPad)
+					d := SqDistsColumns(isa, buf[:0], a, xt, c.ld, c.from, c.to)
+					if len(d) != n || &d[0] != &buf[0] {
+						t.Fatalf("got %d distances (in d's array: %v), want %d in it", len(d), &d[0] == &buf[0], n)
+					}
+					for j, v := range d {
+						if want := SqDist(a, rows[c.from+j]); math.Float64bits(v) != math.Float64bits(want) {
+							t.Fatalf("row %d: %v, want SqDist's %v", c.from+j, v, want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkSqDistsColumns times the distances of one row to 48 rows of 16
+// features (a local join's candidates), held by columns, against SqDists
+// on the same rows held by rows.
+func BenchmarkSqDistsColumns(b *testing.B) {
+	const p, c = 16, 48
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, xt := make([]float64, c*p), make([]float64, c*p+sqDistsPad)
+	for j := range c {
+		for q := range p {
+			x[j*p+q] = rng.NormFloat64()
+			xt[q*c+j] = x[j*p+q]
+		}
+	}
+	rows := make([]int32, c-1)
+	for i := range rows {
+		rows[i] = int32(i + 1)
+	}
+	d := make([]float64, c+sqDistsPad)
+	b.Run("rows/SqDists", func(b *testing.B) {
+		for b.Loop() {
+			d = SqDists(d, x[:p], x, 0, rows)
+		}
+		b.ReportMetric(float64(c-1)*float64(b.N)/b.Elapsed().Seconds(), "dists/s")
+	})
+	for _, isa := range SupportedISAs() {
+		b.Run("columns/"+isa.String(), func(b *testing.B) {
+			for b.Loop() {
+				d = SqDistsColumns(isa, d, x[:p], xt, c, 1, c)
+			}
+			b.ReportMetric(float64(c-1)*float64(b.N)/b.Elapsed().Seconds(), "dists/s")
+		})
+	}
+}
