@@ -29,3 +29,4 @@ package tile
 //go:generate python3 asmgen/dense_arm64.py
 //go:generate python3 asmgen/probe.py
 //go:generate python3 asmgen/sqdist.py
+//go:generate python3 asmgen/sqdist_arm64.py

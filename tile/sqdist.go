@@ -33,10 +33,11 @@ func SqDistsColumns(isa ISA, d, a, xt []float64, ld, from, to int) []float64 {
 		d = make([]float64, n, n+sqDistsPad)
 	}
 	d = d[:n]
-	if p > 0 && sqDistsCol(isa, d, a, xt[from:], ld) {
-		return d
+	done := 0
+	if p > 0 {
+		done = sqDistsCol(isa, d, a, xt[from:], ld)
 	}
-	for j := range d {
+	for j := done; j < n; j++ {
 		var s float64
 		for q, v := range a {
 			t := v - xt[q*ld+from+j]

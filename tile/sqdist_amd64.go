@@ -10,16 +10,17 @@ func sqDistsColAVX512(d, a, xt *float64, p, ld, n int)
 //go:noescape
 func sqDistsColAVX2(d, a, xt *float64, p, ld, n int)
 
-// sqDistsCol runs family isa's kernel on d (len n), a (p >= 1) and the
-// block xt from its first column, and reports whether it had one.
-func sqDistsCol(isa ISA, d, a, xt []float64, ld int) bool {
+// sqDistsCol runs family isa's kernel on d (len n >= 1), a (p >= 1) and
+// the block xt from its first column, and returns the columns it did: n,
+// or 0 for a family without a kernel here.
+func sqDistsCol(isa ISA, d, a, xt []float64, ld int) int {
 	switch {
 	case isa == ISAAVX512 && cpuHas(isa):
 		sqDistsColAVX512(&d[0], &a[0], &xt[0], len(a), ld, len(d))
 	case isa == ISAAVX2 && cpuHas(isa):
 		sqDistsColAVX2(&d[0], &a[0], &xt[0], len(a), ld, len(d))
 	default:
-		return false
+		return 0
 	}
-	return true
+	return len(d)
 }

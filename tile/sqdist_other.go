@@ -1,6 +1,6 @@
-//go:build !amd64
+//go:build !amd64 && !arm64
 
 package tile
 
 // sqDistsCol has no kernels here: SqDistsColumns runs the portable loop.
-func sqDistsCol(ISA, []float64, []float64, []float64, int) bool { return false }
+func sqDistsCol(ISA, []float64, []float64, []float64, int) int { return 0 }

@@ -1,6 +1,6 @@
 # The A64 Advanced SIMD instructions that Go's arm64 assembler lacks, for
-# the arm64 generators (screen_arm64.py, dense_arm64.py): each function
-# returns the instruction as a WORD directive holding its encoding, with
+# the arm64 generators (screen_arm64.py, dense_arm64.py, sqdist_arm64.py,
+# graph's csr_arm64.py): each function returns the instruction as a WORD directive holding its encoding, with
 # the instruction in ARM syntax as a comment. The arrangement is "4s" (4
 # float32 lanes) or "2d" (2 float64 lanes); registers are numbers 0-31.
 #
@@ -30,6 +30,11 @@ def _two(base, name, arr, d, n, src=None):
 def fadd(d, n, m, arr="4s"):
     """FADD: Vd = Vn + Vm."""
     return _three(0x4E20D400, "fadd", arr, d, n, m)
+
+
+def fsub(d, n, m, arr="4s"):
+    """FSUB: Vd = Vn - Vm."""
+    return _three(0x4EA0D400, "fsub", arr, d, n, m)
 
 
 def fmul(d, n, m, arr="4s"):
@@ -97,6 +102,7 @@ _check(fcmge(2, 31, 8), 0x6E28E7E2)            # there: .2s 0x2e28e7e2
 _check(fmla_lane(30, 2, 28, 2), 0x4F9C185E)    # there: .2s 0x0f9c185e
 # llvm-mc -triple=aarch64 -show-encoding.
 _check(fadd(1, 2, 3, "2d"), 0x4E63D441)
+_check(fsub(1, 2, 3, "2d"), 0x4EE3D441)
 _check(fmul(1, 2, 3), 0x6E23DC41)
 _check(fmul(1, 2, 3, "2d"), 0x6E63DC41)
 _check(fmax(1, 2, 31), 0x4E3FF441)
