@@ -32,6 +32,20 @@ func newBest(rows, m int) *best {
 
 func (b *best) reset(rows int) { clear(b.cnt[:rows]) }
 
+// byRow returns the lists of b, held by position q, held by row order[q]
+// instead.
+func (b *best) byRow(order []int32) *best {
+	m := b.m
+	out := newBest(len(b.cnt), m)
+	out.id = b.id
+	for q, i := range order {
+		out.cnt[i] = b.cnt[q]
+		copy(out.d[int(i)*m:int(i+1)*m], b.d[q*m:(q+1)*m])
+		copy(out.j[int(i)*m:int(i+1)*m], b.j[q*m:(q+1)*m])
+	}
+	return out
+}
+
 // bound returns the distance of row r's m-th candidate, +Inf if it has
 // fewer.
 func (b *best) bound(r int) float64 {

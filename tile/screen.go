@@ -113,12 +113,13 @@ type pairsScratch struct {
 	rth  []float32 // the rows' screening thresholds
 	cth  []float32 // the columns' screening thresholds
 	hits []int32   // the columns of 64 that pass the screen for a row
+	sel  []float32 // a row's approximate distances, for within
 	dist []float64 // their exact distances
 }
 
 func (v *pairsVector) newScratch() any {
 	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp),
-		hits: make([]int32, 0, 64), dist: make([]float64, 64)}
+		hits: make([]int32, 0, 64), dist: make([]float64, 64), sel: make([]float32, v.bp)}
 }
 
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
@@ -186,6 +187,64 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 			}
 		}
 	}
+}
+
+// within is Pairs.Within on the vectorized screen, for a block of more
+// than k rows: the k-th smallest approximate distance of each row to the
+// block's others, plus the screen's rounding bound with the block's
+// largest norm on the other side (the bound the screen allows either way,
+// twice the error's).
+func (v *pairsVector) within(scratch any, I, k int, out []float64) {
+	s := scratch.(*pairsScratch)
+	r0, r1 := I*v.b, min(v.n, (I+1)*v.b)
+	h := r1 - r0
+	hp, bp, p := roundUp(h, 8), v.bp, v.p
+	maxN := 0.0
+	for _, n := range v.n64[r0:r1] {
+		maxN = max(maxN, n)
+	}
+	t, xr, xt, nr := s.t[:hp*bp], v.xr[I*bp*p:(I+1)*bp*p], v.xt[I*bp*p:(I+1)*bp*p], v.n32[I*bp:(I+1)*bp]
+	v.dotTile(t, hp, bp, roundUp(h, 64), xr, xt, nr, nr)
+	for li := range h {
+		row := t[li*bp : li*bp+h]
+		row[li] = row[h-1] // not its own neighbour
+		out[li] = float64(kthBinned(row[:h-1], k, s.sel)) + v.c*(v.n64[r0+li]+maxN) + v.tiny
+	}
+}
+
+// kthBinned returns the k-th smallest (1 <= k <= len(a)) of a, which holds
+// no NaN or infinity, using sel (at least as long as a) as scratch: the
+// values are counted in 256 bins of equal width between their least and
+// largest, and the k-th is chosen (kthSmallest) among those of its bin
+// alone. Binning is monotone, so the bins before the k-th's hold only
+// smaller or equal values: one pass and a short selection, where
+// quickselect's passes over the whole row mispredict a branch a value.
+func kthBinned(a []float32, k int, sel []float32) float32 {
+	lo, hi := a[0], a[0]
+	for _, x := range a {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if lo == hi {
+		return lo
+	}
+	const bins = 256
+	scale := bins / (float64(hi) - float64(lo))
+	bin := func(x float32) int { return min(bins-1, int((float64(x)-float64(lo))*scale)) }
+	var count [bins]int32
+	for _, x := range a {
+		count[bin(x)]++
+	}
+	b, below := 0, 0
+	for ; below+int(count[b]) < k; b++ {
+		below += int(count[b])
+	}
+	sel = sel[:0]
+	for _, x := range a {
+		if bin(x) == b {
+			sel = append(sel, x)
+		}
+	}
+	return kthSmallest(sel, k-below)
 }
 
 // dotTile writes the hp×wp tile t (stride bp; hp a multiple of 8, wp of
