@@ -227,8 +227,20 @@ func SqDists(d, a, x []float64, base int, rows []int32) []float64 {
 	for ; e+4 <= len(rows); e += 4 {
 		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(a, row(e), row(e+1), row(e+2), row(e+3))
 	}
-	for ; e < len(rows); e++ {
-		d[e] = SqDist(a, row(e))
+	// The last one to three in one call too, the last repeated: their
+	// chains overlap, where SqDist's would run one after the other.
+	if r := len(rows) - e; r > 0 {
+		last := row(len(rows) - 1)
+		b1, b2 := last, last
+		if r > 1 {
+			b1 = row(e + 1)
+		}
+		if r > 2 {
+			b2 = row(e + 2)
+		}
+		var ds [4]float64
+		ds[0], ds[1], ds[2], _ = SqDist4(a, row(e), b1, b2, last)
+		copy(d[e:], ds[:r])
 	}
 	return d
 }

@@ -112,14 +112,14 @@ type pairsScratch struct {
 	t    []float32 // the tile of approximate distances, hp×bp
 	rth  []float32 // the rows' screening thresholds
 	cth  []float32 // the columns' screening thresholds
-	hits []int32   // the columns of 64 that pass the screen for a row
+	hits []int32   // the columns that pass the screen for a row
 	sel  []float32 // a row's approximate distances, for within
 	dist []float64 // their exact distances
 }
 
 func (v *pairsVector) newScratch() any {
 	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp),
-		hits: make([]int32, 0, 64), dist: make([]float64, 64), sel: make([]float32, v.bp)}
+		hits: make([]int32, 0, v.bp), dist: make([]float64, v.bp), sel: make([]float32, v.bp)}
 }
 
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
@@ -156,9 +156,9 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 
 	// Screening: the pairs under either threshold are recomputed exactly,
 	// in row-major order, and reported if they pass the exact thresholds.
-	// A threshold lowered by a report applies from the next 64 columns on:
-	// until then the screen passes more pairs than it must, which the
-	// exact thresholds then turn away.
+	// A threshold lowered by a report applies to the screen from the next
+	// row on: until then the screen passes more pairs than it must, which
+	// the exact thresholds then turn away.
 	x := v.x
 	for li := range h {
 		i := r0 + li
@@ -166,6 +166,9 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		if I == J {
 			start = li + 1 // the upper triangle of a diagonal tile
 		}
+		// The row's hits are gathered over the whole tile before their
+		// exact distances, four at a time, and then checked in order.
+		hits := s.hits[:0]
 		for j0 := start &^ 63; j0 < w; j0 += 64 {
 			hit := v.k.mask(&t[li*bp+j0], &cth[j0], rth[li])
 			if j0 < start {
@@ -174,16 +177,20 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 			if j0+64 > w {
 				hit &= 1<<(w-j0) - 1
 			}
-			hits := s.hits[:0]
 			for ; hit != 0; hit &= hit - 1 {
 				hits = append(hits, int32(j0+bits.TrailingZeros64(hit)))
 			}
-			ds := SqDists(s.dist, x[i*p:(i+1)*p], x, c0, hits)
-			for e, lj := range hits {
-				if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
-					near(i, c0+int(lj), d)
-					rth[li], cth[lj] = rowTh(li), colTh(int(lj))
-				}
+		}
+		s.hits = hits
+		if len(hits) == 0 {
+			continue
+		}
+		ds := SqDists(s.dist, x[i*p:(i+1)*p], x, c0, hits)
+		s.dist = ds
+		for e, lj := range hits {
+			if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
+				near(i, c0+int(lj), d)
+				rth[li], cth[lj] = rowTh(li), colTh(int(lj))
 			}
 		}
 	}
