@@ -224,33 +224,44 @@ func (v *pairsVector) within(scratch any, I, k int, out []float64) {
 // values are counted in 256 bins of equal width between their least and
 // largest, and the k-th is chosen (kthSmallest) among those of its bin
 // alone. Binning is monotone, so the bins before the k-th's hold only
-// smaller or equal values: one pass and a short selection, where
-// quickselect's passes over the whole row mispredict a branch a value.
+// smaller or equal values: three passes of few branches (the extremes,
+// the counts, the k-th's bin) and a short selection, where quickselect's
+// passes over the whole row mispredict a branch a value. (The extremes
+// are found by comparisons: the builtin min and max on floats also order
+// NaNs and signed zeros, at several times the cost.)
 func kthBinned(a []float32, k int, sel []float32) float32 {
 	lo, hi := a[0], a[0]
 	for _, x := range a {
-		lo, hi = min(lo, x), max(hi, x)
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
 	}
 	if lo == hi {
 		return lo
 	}
+	// The largest value's bin would be the 257th: it goes with the 256th.
 	const bins = 256
 	scale := bins / (float64(hi) - float64(lo))
-	bin := func(x float32) int { return min(bins-1, int((float64(x)-float64(lo))*scale)) }
-	var count [bins]int32
+	var count [bins + 1]int32
 	for _, x := range a {
-		count[bin(x)]++
+		count[int((float64(x)-float64(lo))*scale)]++
 	}
+	count[bins-1] += count[bins]
 	b, below := 0, 0
 	for ; below+int(count[b]) < k; b++ {
 		below += int(count[b])
 	}
-	sel = sel[:0]
+	sel, c := sel[:len(a)], 0
 	for _, x := range a {
-		if bin(x) == b {
-			sel = append(sel, x)
+		sel[c] = x
+		if min(bins-1, int((float64(x)-float64(lo))*scale)) == b {
+			c++
 		}
 	}
+	sel = sel[:c]
 	return kthSmallest(sel, k-below)
 }
 
