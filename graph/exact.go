@@ -175,7 +175,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 		return nil, nil, err
 	}
 	if parts == 1 {
-		all = all.byRow(perm)
+		all.byRow(perm)
 	}
 	return all, perm[lo:hi], nil
 }

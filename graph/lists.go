@@ -32,18 +32,33 @@ func newBest(rows, m int) *best {
 
 func (b *best) reset(rows int) { clear(b.cnt[:rows]) }
 
-// byRow returns the lists of b, held by position q, held by row order[q]
-// instead.
-func (b *best) byRow(order []int32) *best {
+// byRow moves the list held at position q to row order[q], for every q,
+// in place: each cycle of the permutation is followed with one list in
+// hand, swapped into the place of the next.
+func (b *best) byRow(order []int32) {
 	m := b.m
-	out := newBest(len(b.cnt), m)
-	out.id = b.id
-	for q, i := range order {
-		out.cnt[i] = b.cnt[q]
-		copy(out.d[int(i)*m:int(i+1)*m], b.d[q*m:(q+1)*m])
-		copy(out.j[int(i)*m:int(i+1)*m], b.j[q*m:(q+1)*m])
+	done := make([]bool, len(order))
+	d, j := make([]float64, m), make([]int32, m)
+	for q0 := range order {
+		if done[q0] {
+			continue
+		}
+		copy(d, b.d[q0*m:(q0+1)*m])
+		copy(j, b.j[q0*m:(q0+1)*m])
+		c := b.cnt[q0]
+		for q := q0; ; {
+			t := int(order[q])
+			for e := range m {
+				d[e], b.d[t*m+e] = b.d[t*m+e], d[e]
+				j[e], b.j[t*m+e] = b.j[t*m+e], j[e]
+			}
+			c, b.cnt[t] = b.cnt[t], c
+			done[t] = true
+			if q = t; q == q0 {
+				break
+			}
+		}
 	}
-	return out
 }
 
 // bound returns the distance of row r's m-th candidate, +Inf if it has
