@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -552,15 +553,20 @@ func (s *rowSet) add(v int32) bool {
 
 // parallel runs f(t) for t in [0, tasks) on workers goroutines. Its error
 // is the context's, or a fault of a mapped file (fault.Guard).
+// The tasks start in order: each goroutine takes the next one as it
+// finishes its last, rather than a goroutine being started for each task
+// (thousands of tiles a search, each a hand-over between threads).
 func parallel(ctx context.Context, workers, tasks int, f func(t int)) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, workers))
-	for t := range tasks {
+	var next atomic.Int64
+	for range min(max(1, workers), tasks) {
 		g.Go(fault.Guard(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
+			for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				f(t)
 			}
-			f(t)
 			return nil
 		}))
 	}

@@ -83,13 +83,11 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	// below the least float64 (about 1e-162), at distance 0 too; such rows
 	// are taken as farther.
 	//
-	// The candidates of the whole search are held by row; those of a part
-	// only for the part's rows, by position from the part's first, lo.
+	// The candidates are held by position from the part's first, lo (the
+	// whole search's by row once it ends): the lists a tile offers to are
+	// then those of its two blocks, contiguous in memory.
 	lo, hi := min(n, b0*bs), min(n, b1*bs)
-	all, slot := newBest(n, m), func(q int) int { return int(perm[q]) }
-	if parts > 1 {
-		all, slot = newBest(hi-lo, m), func(q int) int { return q - lo }
-	}
+	all, slot := newBest(hi-lo, m), func(q int) int { return q - lo }
 	mineAt := func(q int) bool { return parts == 1 || lo <= q && q < hi }
 	group := make([]int32, n) // by position: the position of the group's first row
 	closed := make([]bool, n) // by position
@@ -120,11 +118,19 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	// larger bound, which only prunes less: a candidate beyond the bound of
 	// any committed set of m never makes the final m, so the graph does not
 	// depend on the timing.
+	//
+	// Before its list holds m, a row's bound is the one its own block
+	// gives (withinBounds), so that the first tiles offer it about m
+	// candidates rather than every row they hold.
+	pre, err := withinBounds(ctx, pairs, n, m, b0, b1, max(1, opt.Workers))
+	if err != nil {
+		return nil, nil, err
+	}
 	worst := make([]atomic.Uint64, n)
 	for q := range perm {
 		b := math.Inf(1) // another part's row: never offered to
 		if mineAt(q) {
-			b = all.bound(slot(q))
+			b = min(all.bound(slot(q)), pre[q])
 		}
 		if closed[q] {
 			b = math.Inf(-1)
@@ -144,7 +150,7 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 		l := &locks[q%joinLocks]
 		l.Lock()
 		if s := slot(q); all.offer(s, d, v) {
-			worst[q].Store(math.Float64bits(all.bound(s)))
+			worst[q].Store(math.Float64bits(min(all.bound(s), pre[q])))
 		}
 		b := bound(q)
 		l.Unlock()
@@ -168,7 +174,35 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 	if err != nil {
 		return nil, nil, err
 	}
+	if parts == 1 {
+		all.byRow(perm)
+	}
 	return all, perm[lo:hi], nil
+}
+
+// withinBounds returns, by position, a bound of the distance of the m-th
+// candidate of each row of the blocks [b0, b1) of pairs: that of its
+// (m-1)-th nearest other row of its block (Pairs.Within), the row itself
+// being its first candidate; +Inf for the other rows and for m < 2.
+func withinBounds(ctx context.Context, pairs *tile.Pairs, n, m, b0, b1, workers int) ([]float64, error) {
+	pre := make([]float64, n)
+	for q := range pre {
+		pre[q] = math.Inf(1)
+	}
+	if m < 2 {
+		return pre, nil
+	}
+	scratch := make(chan *tile.PairScratch, workers)
+	for range workers {
+		scratch <- pairs.NewScratch()
+	}
+	err := parallel(ctx, workers, b1-b0, func(t int) {
+		s := <-scratch
+		defer func() { scratch <- s }()
+		r0, r1 := pairs.Rows(b0 + t)
+		pairs.Within(s, b0+t, m-1, pre[r0:r1])
+	})
+	return pre, err
 }
 
 // bandRuns returns the runs [lo1, hi1) and [lo2, hi2), in order and

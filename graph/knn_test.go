@@ -341,3 +341,27 @@ func TestKNNPartsSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestByRow checks that byRow moves the list at each position q to row
+// order[q], for permutations of one, of several cycles and of fixed points.
+func TestByRow(t *testing.T) {
+	for _, order := range [][]int32{{0}, {1, 0}, {2, 0, 1, 3}, {4, 3, 2, 1, 0, 5}, {1, 2, 3, 4, 5, 0}} {
+		const m = 3
+		n := len(order)
+		b := newBest(n, m)
+		for q := range n {
+			b.cnt[q] = int32(q%m + 1)
+			for e := range m {
+				b.d[q*m+e], b.j[q*m+e] = float64(10*q+e), int32(100*q+e)
+			}
+		}
+		b.byRow(order)
+		for q, i := range order {
+			for e := range m {
+				if b.cnt[i] != int32(q%m+1) || b.d[int(i)*m+e] != float64(10*q+e) || b.j[int(i)*m+e] != int32(100*q+e) {
+					t.Fatalf("order %v: row %d holds count %d, entry %d (%v, %d), want position %d's", order, i, b.cnt[i], e, b.d[int(i)*m+e], b.j[int(i)*m+e], q)
+				}
+			}
+		}
+	}
+}

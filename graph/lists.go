@@ -32,6 +32,35 @@ func newBest(rows, m int) *best {
 
 func (b *best) reset(rows int) { clear(b.cnt[:rows]) }
 
+// byRow moves the list held at position q to row order[q], for every q,
+// in place: each cycle of the permutation is followed with one list in
+// hand, swapped into the place of the next.
+func (b *best) byRow(order []int32) {
+	m := b.m
+	done := make([]bool, len(order))
+	d, j := make([]float64, m), make([]int32, m)
+	for q0 := range order {
+		if done[q0] {
+			continue
+		}
+		copy(d, b.d[q0*m:(q0+1)*m])
+		copy(j, b.j[q0*m:(q0+1)*m])
+		c := b.cnt[q0]
+		for q := q0; ; {
+			t := int(order[q])
+			for e := range m {
+				d[e], b.d[t*m+e] = b.d[t*m+e], d[e]
+				j[e], b.j[t*m+e] = b.j[t*m+e], j[e]
+			}
+			c, b.cnt[t] = b.cnt[t], c
+			done[t] = true
+			if q = t; q == q0 {
+				break
+			}
+		}
+	}
+}
+
 // bound returns the distance of row r's m-th candidate, +Inf if it has
 // fewer.
 func (b *best) bound(r int) float64 {

@@ -2,6 +2,7 @@ package tile
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"unsafe"
@@ -90,9 +91,10 @@ func (ps *Pairs) Kernel() string {
 	return "go/float64"
 }
 
-// PairScratch is one goroutine's memory for Pairs.Near.
+// PairScratch is one goroutine's memory for Pairs.Near and Pairs.Within.
 type PairScratch struct {
-	vec any // the vectorized kernel's tile, or nil
+	vec any       // the vectorized kernel's tile, or nil
+	d   []float64 // the portable kernel's distances of a row, for Within
 }
 
 // NewScratch returns one goroutine's memory for Near.
@@ -145,6 +147,75 @@ func (ps *Pairs) Near(s *PairScratch, I, J int, rowMax, colMax []float64, near f
 	}
 }
 
+// Within sets out[li], for each row i = I·b+li of block I, to an upper
+// bound of the squared distance SqDist of row i to its k-th nearest other
+// row of the block (k >= 1), or to +Inf where the block has fewer than k
+// other rows. The portable kernel gives that distance itself; the
+// vectorized one the k-th smallest of its approximate distances plus their
+// rounding bound (see Kernel), a little above it. Either bounds the
+// distance of the k-th nearest other row of all, which a search may use as
+// a row's threshold before it has found k candidates. out is at least as
+// long as the block.
+func (ps *Pairs) Within(s *PairScratch, I, k int, out []float64) {
+	r0, r1 := ps.Rows(I)
+	if I < 0 || I >= ps.Blocks() || k < 1 || len(out) < r1-r0 {
+		panic(fmt.Sprintf("tile: Within of block %d of %d, k = %d, with %d bounds", I, ps.Blocks(), k, len(out)))
+	}
+	if r1-r0-1 < k {
+		for li := range r1 - r0 {
+			out[li] = math.Inf(1)
+		}
+		return
+	}
+	if v := ps.vector(); v != nil && s.vec != nil {
+		v.within(s.vec, I, k, out)
+		return
+	}
+	x, p := ps.x, ps.p
+	s.d = slices.Grow(s.d[:0], r1-r0)[:r1-r0]
+	for i := r0; i < r1; i++ {
+		for j := r0; j < r1; j++ {
+			s.d[j-r0] = SqDist(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
+		}
+		s.d[i-r0] = math.Inf(1) // not its own neighbour
+		out[i-r0] = kthSmallest(s.d, k)
+	}
+}
+
+// kthSmallest returns the k-th smallest (1 <= k <= len(a)) of a, which
+// holds no NaN, and leaves a reordered: Hoare's quickselect with the
+// median of the first, middle and last values as pivot.
+func kthSmallest[F float32 | float64](a []F, k int) F {
+	lo, hi, k := 0, len(a)-1, k-1
+	for lo < hi {
+		x, y, z := a[lo], a[(lo+hi)/2], a[hi]
+		pivot := max(min(x, y), min(max(x, y), z))
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
 // SqDists sets d[e] to SqDist(a, x_r), r = base+rows[e], for the rows of x
 // (p = len(a) features a row), four at a time (SqDist4: the same bits),
 // and returns d[:len(rows)]; d is grown if it is too short.
@@ -156,8 +227,20 @@ func SqDists(d, a, x []float64, base int, rows []int32) []float64 {
 	for ; e+4 <= len(rows); e += 4 {
 		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(a, row(e), row(e+1), row(e+2), row(e+3))
 	}
-	for ; e < len(rows); e++ {
-		d[e] = SqDist(a, row(e))
+	// The last one to three in one call too, the last repeated: their
+	// chains overlap, where SqDist's would run one after the other.
+	if r := len(rows) - e; r > 0 {
+		last := row(len(rows) - 1)
+		b1, b2 := last, last
+		if r > 1 {
+			b1 = row(e + 1)
+		}
+		if r > 2 {
+			b2 = row(e + 2)
+		}
+		var ds [4]float64
+		ds[0], ds[1], ds[2], _ = SqDist4(a, row(e), b1, b2, last)
+		copy(d[e:], ds[:r])
 	}
 	return d
 }

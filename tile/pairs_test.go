@@ -125,6 +125,61 @@ func TestPairsNear(t *testing.T) {
 
 func head(ps []pair) []pair { return ps[:min(3, len(ps))] }
 
+// TestPairsWithin checks Within, with each kernel this build has, against
+// the k-th smallest distance of each row to the other rows of its block:
+// the same for the portable kernel, at or a little above it for a
+// vectorized one (by at most its rounding bound, a few millionths of the
+// distances, plus 1e-34 for float32 underflow), +Inf where the block has
+// fewer than k other rows.
+func TestPairsWithin(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		n, p, b, k    int
+		offset, scale float64
+	}{
+		{name: "p1", n: 90, p: 1, b: 37, k: 5, scale: 1},
+		{name: "p3 offset", n: 120, p: 3, b: 64, k: 1, offset: 1e6, scale: 1},
+		{name: "p16", n: 200, p: 16, b: 48, k: 29, scale: 1},
+		{name: "p37 tiny", n: 150, p: 37, b: 70, k: 10, scale: 1e-20},
+		{name: "p5 huge", n: 100, p: 5, b: 33, k: 32, scale: 1e12},
+		{name: "p2 short last block", n: 61, p: 2, b: 20, k: 3, scale: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := pairsData(tc.n, tc.p, tc.offset, tc.scale, uint64(tc.n))
+			for _, isa := range SupportedISAs() {
+				ps, err := NewPairs(x, tc.n, tc.p, tc.b, isa)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := ps.NewScratch()
+				for I := range ps.Blocks() {
+					r0, r1 := ps.Rows(I)
+					got := make([]float64, r1-r0)
+					ps.Within(s, I, tc.k, got)
+					for i := r0; i < r1; i++ {
+						var ds []float64
+						for j := r0; j < r1; j++ {
+							if j != i {
+								ds = append(ds, SqDist(x[i*tc.p:(i+1)*tc.p], x[j*tc.p:(j+1)*tc.p]))
+							}
+						}
+						want := math.Inf(1)
+						if len(ds) >= tc.k {
+							slices.Sort(ds)
+							want = ds[tc.k-1]
+						}
+						g := got[i-r0]
+						exact := ps.Kernel() == "go/float64" || math.IsInf(want, 1)
+						if exact && g != want || !exact && !(want <= g && g <= want+1e-5*(want+ds[len(ds)-1])+1e-34) {
+							t.Fatalf("%s, row %d: bound %v, want %v", ps.Kernel(), i, g, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestPairsKernel checks which kernel screens: the portable one when asked
 // for, or when the features do not fit float32.
 func TestPairsKernel(t *testing.T) {
@@ -214,6 +269,41 @@ func BenchmarkPairsNear(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
+// TestKthSmallest checks kthSmallest and kthBinned against a sort, on
+// values with ties, a far outlier, negatives and a single value.
+func TestKthSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	for _, tc := range []struct {
+		name string
+		a    []float32
+	}{
+		{name: "one", a: []float32{3}},
+		{name: "equal", a: []float32{2, 2, 2, 2, 2}},
+		{name: "ties", a: []float32{1, 0, 1, 0, 1, 2, 2, 0, 1}},
+		{name: "outlier", a: []float32{1e30, 1, 2, 3, 4, 5, 6, 7, -1e-3}},
+		{name: "random", a: func() []float32 {
+			a := make([]float32, 255)
+			for e := range a {
+				a[e] = float32(rng.NormFloat64())
+			}
+			return a
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := slices.Clone(tc.a)
+			slices.Sort(want)
+			for k := 1; k <= len(tc.a); k++ {
+				if got := kthSmallest(slices.Clone(tc.a), k); got != want[k-1] {
+					t.Fatalf("kthSmallest k=%d: %v, want %v", k, got, want[k-1])
+				}
+				if got := kthBinned(tc.a, k, make([]float32, len(tc.a))); got != want[k-1] {
+					t.Fatalf("kthBinned k=%d: %v, want %v", k, got, want[k-1])
+				}
+			}
 		})
 	}
 }

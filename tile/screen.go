@@ -112,13 +112,14 @@ type pairsScratch struct {
 	t    []float32 // the tile of approximate distances, hp×bp
 	rth  []float32 // the rows' screening thresholds
 	cth  []float32 // the columns' screening thresholds
-	hits []int32   // the columns of 64 that pass the screen for a row
+	hits []int32   // the columns that pass the screen for a row
+	sel  []float32 // a row's approximate distances, for within
 	dist []float64 // their exact distances
 }
 
 func (v *pairsVector) newScratch() any {
 	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp),
-		hits: make([]int32, 0, 64), dist: make([]float64, 64)}
+		hits: make([]int32, 0, v.bp), dist: make([]float64, v.bp), sel: make([]float32, v.bp)}
 }
 
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
@@ -155,9 +156,9 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 
 	// Screening: the pairs under either threshold are recomputed exactly,
 	// in row-major order, and reported if they pass the exact thresholds.
-	// A threshold lowered by a report applies from the next 64 columns on:
-	// until then the screen passes more pairs than it must, which the
-	// exact thresholds then turn away.
+	// A threshold lowered by a report applies to the screen from the next
+	// row on: until then the screen passes more pairs than it must, which
+	// the exact thresholds then turn away.
 	x := v.x
 	for li := range h {
 		i := r0 + li
@@ -165,6 +166,9 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		if I == J {
 			start = li + 1 // the upper triangle of a diagonal tile
 		}
+		// The row's hits are gathered over the whole tile before their
+		// exact distances, four at a time, and then checked in order.
+		hits := s.hits[:0]
 		for j0 := start &^ 63; j0 < w; j0 += 64 {
 			hit := v.k.mask(&t[li*bp+j0], &cth[j0], rth[li])
 			if j0 < start {
@@ -173,19 +177,92 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 			if j0+64 > w {
 				hit &= 1<<(w-j0) - 1
 			}
-			hits := s.hits[:0]
 			for ; hit != 0; hit &= hit - 1 {
 				hits = append(hits, int32(j0+bits.TrailingZeros64(hit)))
 			}
-			ds := SqDists(s.dist, x[i*p:(i+1)*p], x, c0, hits)
-			for e, lj := range hits {
-				if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
-					near(i, c0+int(lj), d)
-					rth[li], cth[lj] = rowTh(li), colTh(int(lj))
-				}
+		}
+		s.hits = hits
+		if len(hits) == 0 {
+			continue
+		}
+		ds := SqDists(s.dist, x[i*p:(i+1)*p], x, c0, hits)
+		s.dist = ds
+		for e, lj := range hits {
+			if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
+				near(i, c0+int(lj), d)
+				rth[li], cth[lj] = rowTh(li), colTh(int(lj))
 			}
 		}
 	}
+}
+
+// within is Pairs.Within on the vectorized screen, for a block of more
+// than k rows: the k-th smallest approximate distance of each row to the
+// block's others, plus the screen's rounding bound with the block's
+// largest norm on the other side (the bound the screen allows either way,
+// twice the error's).
+func (v *pairsVector) within(scratch any, I, k int, out []float64) {
+	s := scratch.(*pairsScratch)
+	r0, r1 := I*v.b, min(v.n, (I+1)*v.b)
+	h := r1 - r0
+	hp, bp, p := roundUp(h, 8), v.bp, v.p
+	maxN := 0.0
+	for _, n := range v.n64[r0:r1] {
+		maxN = max(maxN, n)
+	}
+	t, xr, xt, nr := s.t[:hp*bp], v.xr[I*bp*p:(I+1)*bp*p], v.xt[I*bp*p:(I+1)*bp*p], v.n32[I*bp:(I+1)*bp]
+	v.dotTile(t, hp, bp, roundUp(h, 64), xr, xt, nr, nr)
+	for li := range h {
+		row := t[li*bp : li*bp+h]
+		row[li] = row[h-1] // not its own neighbour
+		out[li] = float64(kthBinned(row[:h-1], k, s.sel)) + v.c*(v.n64[r0+li]+maxN) + v.tiny
+	}
+}
+
+// kthBinned returns the k-th smallest (1 <= k <= len(a)) of a, which holds
+// no NaN or infinity, using sel (at least as long as a) as scratch: the
+// values are counted in 256 bins of equal width between their least and
+// largest, and the k-th is chosen (kthSmallest) among those of its bin
+// alone. Binning is monotone, so the bins before the k-th's hold only
+// smaller or equal values: three passes of few branches (the extremes,
+// the counts, the k-th's bin) and a short selection, where quickselect's
+// passes over the whole row mispredict a branch a value. (The extremes
+// are found by comparisons: the builtin min and max on floats also order
+// NaNs and signed zeros, at several times the cost.)
+func kthBinned(a []float32, k int, sel []float32) float32 {
+	lo, hi := a[0], a[0]
+	for _, x := range a {
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	if lo == hi {
+		return lo
+	}
+	// The largest value's bin would be the 257th: it goes with the 256th.
+	const bins = 256
+	scale := bins / (float64(hi) - float64(lo))
+	var count [bins + 1]int32
+	for _, x := range a {
+		count[int((float64(x)-float64(lo))*scale)]++
+	}
+	count[bins-1] += count[bins]
+	b, below := 0, 0
+	for ; below+int(count[b]) < k; b++ {
+		below += int(count[b])
+	}
+	sel, c := sel[:len(a)], 0
+	for _, x := range a {
+		sel[c] = x
+		if min(bins-1, int((float64(x)-float64(lo))*scale)) == b {
+			c++
+		}
+	}
+	sel = sel[:c]
+	return kthSmallest(sel, k-below)
 }
 
 // dotTile writes the hp×wp tile t (stride bp; hp a multiple of 8, wp of
