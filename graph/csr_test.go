@@ -32,6 +32,13 @@ func randomGraph(t testing.TB, n, deg int, seed uint64) (*CSR, []float64) {
 			dense[i*n+j], dense[j*n+i] = v, v
 		}
 	}
+	return fromDense(t, n, dense), dense
+}
+
+// fromDense returns the CSR of the nonzero entries of the symmetric n×n
+// matrix dense.
+func fromDense(t testing.TB, n int, dense []float64) *CSR {
+	t.Helper()
 	rowPtr := []int64{0}
 	var col []int32
 	var val []float64
@@ -47,7 +54,7 @@ func randomGraph(t testing.TB, n, deg int, seed uint64) (*CSR, []float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, dense
+	return m
 }
 
 func TestNewCSRErrors(t *testing.T) {

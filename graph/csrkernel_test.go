@@ -82,22 +82,7 @@ func sparseGraph(t *testing.T, n int, value func(i, j int) float64) *CSR {
 			dense[j*n+i] = dense[i*n+j]
 		}
 	}
-	rowPtr := []int64{0}
-	var col []int32
-	var val []float64
-	for i := range n {
-		for j, v := range dense[i*n : (i+1)*n] {
-			if v != 0 {
-				col, val = append(col, int32(j)), append(val, v)
-			}
-		}
-		rowPtr = append(rowPtr, int64(len(col)))
-	}
-	m, err := NewCSR(rowPtr, col, val)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return fromDense(t, n, dense)
 }
 
 // TestMulKernelName checks the kernel's name and that a family the CPU
