@@ -259,7 +259,8 @@ func (m *CSR) Mul(ctx context.Context, dst, w []float64, k int, rowSums []float6
 	return frob, err
 }
 
-// rowKernel is a vector kernel of one row of P·W (csr_amd64.s).
+// rowKernel is a vector kernel of one row of P·W (csr_amd64.s,
+// csr_arm64.s).
 type rowKernel func(y, w *float64, ld, width int, cols *int32, vals *float64, nnz int, scale float64) (rs, sq float64)
 
 // mulRow returns the function that sets row i of dst = P·W (n×k) and
