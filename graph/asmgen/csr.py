@@ -7,7 +7,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
 # The file's header and its writing are tile's generators' (common.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tile", "asmgen"))
-from common import start, write  # noqa: E402
+from common import lanes_table, start, write, ymm_lane_masks, zmm_lane_masks  # noqa: E402
 
 DOC = """
 The kernels of CSR.Mul (csr_amd64.go): csrRow{nv}{ISA}(y, w, ld, width,
@@ -64,14 +64,7 @@ def avx512(nv):
     w(f"// func {name}(y, w *float64, ld, width int, cols *int32, vals *float64, nnz int, scale float64) (rs, sq float64)")
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-80")
     w(ARGS)
-    # K1..Knv: the lanes below width, 8 a register, from (1 << width) - 1.
-    w("\tMOVQ $1, BX\n\tSHLQ CX, BX\n\tDECQ BX")
-    for v in range(nv):
-        w(f"\tKMOVW BX, K{v+1}")
-        if v < nv - 1:
-            w("\tSHRQ $8, BX")
-    for v in range(nv):
-        w(f"\tVPXORQ Z{v}, Z{v}, Z{v}")
+    zmm_lane_masks(w, nv)  # width is in CX
     w(f"loop{name}:")
     w(ENTRY.format(tmp="X12"))
     w("\tVBROADCASTSD X8, Z8")
@@ -90,12 +83,7 @@ def avx2(nv):
     w(f"// func {name}(y, w *float64, ld, width int, cols *int32, vals *float64, nnz int, scale float64) (rs, sq float64)")
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-80")
     w(ARGS)
-    # Y12..: the lanes below width, all ones where width > the lane's
-    # column (lanes<>), for VMASKMOVPD.
-    w("\tMOVQ CX, X8\n\tVPBROADCASTQ X8, Y8")
-    for v in range(nv):
-        w(f"\tVPCMPGTQ lanes<>+{32*v}(SB), Y8, Y{12+v}")
-        w(f"\tVXORPD Y{v}, Y{v}, Y{v}")
+    ymm_lane_masks(w, "CX", nv)
     w(f"loop{name}:")
     w(ENTRY.format(tmp="X4"))
     w("\tVBROADCASTSD X8, Y8")
@@ -109,10 +97,7 @@ def avx2(nv):
     w(RET)
 
 
-# lanes<>: the column of each AVX2 lane, 0 to 15.
-for c in range(16):
-    w(f"DATA lanes<>+{8*c}(SB)/8, ${c}")
-w("GLOBL lanes<>(SB), RODATA|NOPTR, $128\n")
+lanes_table(w)
 for nv in (1, 2, 3, 4):
     avx512(nv)
 for nv in (1, 2, 3, 4):

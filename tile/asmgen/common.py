@@ -150,3 +150,33 @@ def write(out, name):
     path = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "..", name)
     with open(path, "w") as f:
         f.write("\n".join(out))
+
+
+def lanes_table(w):
+    """Emits lanes<>, the column of each of 16 float64 lanes (0 to 15),
+    which ymm_lane_masks compares the count of columns with."""
+    for c in range(16):
+        w(f"DATA lanes<>+{8*c}(SB)/8, ${c}")
+    w("GLOBL lanes<>(SB), RODATA|NOPTR, $128\n")
+
+
+def zmm_lane_masks(w, nv):
+    """Emits K1..K{nv}: the lanes below the count of columns in CX (at most
+    8·nv), 8 a register, from (1 << CX) - 1 in BX; then clears the
+    accumulators Z0..Z{nv-1}."""
+    w("\tMOVQ $1, BX\n\tSHLQ CX, BX\n\tDECQ BX")
+    for v in range(nv):
+        w(f"\tKMOVW BX, K{v+1}")
+        if v < nv - 1:
+            w("\tSHRQ $8, BX")
+    zero(w, nv, "VPXORQ")
+
+
+def ymm_lane_masks(w, count, nv):
+    """Emits Y12..Y{11+nv}: all ones in the lanes below the count of
+    columns in the register count (lanes<>; for VMASKMOVPD), by way of Y8;
+    then clears the accumulators Y0..Y{nv-1}."""
+    w(f"\tMOVQ {count}, X8\n\tVPBROADCASTQ X8, Y8")
+    for v in range(nv):
+        w(f"\tVPCMPGTQ lanes<>+{32*v}(SB), Y8, Y{12+v}")
+    zero(w, nv, "VXORPD", "Y")

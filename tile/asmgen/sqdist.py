@@ -4,7 +4,7 @@
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
-from common import start, write
+from common import lanes_table, start, write, ymm_lane_masks, zmm_lane_masks
 
 out, w = start(__file__, """
 The kernels of SqDistsColumns (sqdist_amd64.go): sqDistsCol{ISA}(d, a, xt,
@@ -38,12 +38,7 @@ def avx512():
     w("group512:")
     # K1-K4: the lanes below n of this group of 32 columns.
     w("\tMOVQ R10, CX\n\tCMPQ CX, $32\n\tJLE mask512\n\tMOVQ $32, CX\nmask512:")
-    w("\tMOVQ $1, BX\n\tSHLQ CX, BX\n\tDECQ BX")
-    for v in range(4):
-        w(f"\tKMOVW BX, K{v+1}")
-        if v < 3:
-            w("\tSHRQ $8, BX")
-        w(f"\tVPXORQ Z{v}, Z{v}, Z{v}")
+    zmm_lane_masks(w, 4)
     # AX walks a, R11 the group's column in xt's feature rows.
     w("\tMOVQ SI, AX\n\tMOVQ DX, R11\n\tMOVQ R8, R12\n\tTESTQ R12, R12\n\tJZ store512")
     w("feature512:")
@@ -67,11 +62,8 @@ def avx2():
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
     w(ARGS)
     w("group2:")
-    # Y12-Y15: all ones in the lanes below n (lanes<> holds 0 to 15).
-    w("\tMOVQ R10, X8\n\tVPBROADCASTQ X8, Y8")
-    for v in range(4):
-        w(f"\tVPCMPGTQ lanes<>+{32*v}(SB), Y8, Y{12+v}")
-        w(f"\tVXORPD Y{v}, Y{v}, Y{v}")
+    # Y12-Y15: the lanes below n (at most 16 count).
+    ymm_lane_masks(w, "R10", 4)
     w("\tMOVQ SI, AX\n\tMOVQ DX, R11\n\tMOVQ R8, R12\n\tTESTQ R12, R12\n\tJZ store2")
     w("feature2:")
     w("\tVBROADCASTSD (AX), Y8")
@@ -88,9 +80,7 @@ def avx2():
     w("\tVZEROUPPER\n\tRET\n")
 
 
-for c in range(16):
-    w(f"DATA lanes<>+{8*c}(SB)/8, ${c}")
-w("GLOBL lanes<>(SB), RODATA|NOPTR, $128\n")
+lanes_table(w)
 avx512()
 avx2()
 write(out, "sqdist_amd64.s")
