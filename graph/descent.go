@@ -422,7 +422,7 @@ func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer],
 		for _, o := range bk.of(q) {
 			if a.lists.offer(int(o.u), o.dist, o.v) {
 				a.changed[o.u] = true
-				storeBound(a.bound, int(o.u), a.lists.bound(int(o.u)))
+				storeBound(a.bound, int(o.u), min(loadBound(a.bound, int(o.u)), a.lists.bound(int(o.u))))
 			}
 		}
 	})
@@ -450,6 +450,9 @@ type joiner struct {
 // began.
 func (d *descent) joinRow(i int, jn *joiner, out []joinOffer) []joinOffer {
 	a, w, p := d.a, d.width, d.a.p
+	if i+1 < a.n {
+		prefetchJoin(&a.x[0], 8*p, &a.bound[0], &d.cand[(i+1)*w], w)
+	}
 	jn.seen.reset()
 	jn.seen.add(int32(i))
 	rows, fresh := append(jn.rows[:0], int32(i)), append(jn.fresh[:0], false)

@@ -22,8 +22,10 @@ type LeafRound struct {
 	Leaf  int        // the rows of a leaf, the tiles' edge
 	Tiles []LeafPair // the tiles, I <= J, in the search's order
 	// Bounds holds, by row, the squared distance of the M-th candidate of
-	// its list at the round's start, +Inf if it has fewer: a pair farther
-	// than both of its rows' bounds cannot enter either list.
+	// its list at the round's start, or a bound below it (in the first
+	// round, that of the row's (M-1)-th nearest other row of its leaf),
+	// +Inf if it has fewer and none is known: a pair farther than both of
+	// its rows' bounds cannot enter either list.
 	Bounds []float64
 	// Order, if not nil, is the input row of each row (KNNOptions.Order),
 	// by which candidates at equal distances are ranked; nil ranks them by
@@ -185,7 +187,7 @@ func (r *LeafRound) check(n int) error {
 func (a *approxSearch) searchElsewhere(ctx context.Context, tiles []tilePair) (int, error) {
 	r := &LeafRound{Round: a.round, Leaf: a.bs, Tiles: make([]LeafPair, len(tiles)), Bounds: make([]float64, a.n), Order: a.lists.id}
 	for q, t := range tiles {
-		r.Tiles[q] = LeafPair(t)
+		r.Tiles[q] = LeafPair{t.I, t.J}
 	}
 	for i := range r.Bounds {
 		r.Bounds[i] = loadBound(a.bound, i)

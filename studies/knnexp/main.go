@@ -20,6 +20,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"syscall"
 	"time"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -82,7 +83,7 @@ func run() error {
 	opt := graph.KNNOptions{Method: graph.Approximate, Leaf: *leaf, Probes: *probes, Recall: *recall, Rounds: *rounds, LeafRounds: *leafRounds, DescentForward: *forward, DescentReverse: *reverse,
 		Workers: *workers, Stats: &st, ScratchDir: dir, ScratchMemory: *scratchMemory,
 		Round: func(r int, kr graph.KNNRound) {
-			fmt.Printf("round %d tiles %d descent %v changed %.4f recall %.4f  t=%.2fs\n", r, kr.Tiles, kr.Descent, kr.Changed, kr.Recall, time.Since(parted).Seconds())
+			fmt.Printf("round %d tiles %d descent %v changed %.4f recall %.4f  t=%.2fs cpu=%.2fs\n", r, kr.Tiles, kr.Descent, kr.Changed, kr.Recall, time.Since(parted).Seconds(), cpuSeconds())
 		}}
 	g, err := graph.KNN(context.Background(), tab.Features, tab.N, tab.P, opt)
 	if err != nil {
@@ -90,7 +91,18 @@ func run() error {
 	}
 	defer g.Close()
 	all := float64(st.Leaves) * float64(st.Leaves+1) / 2
-	fmt.Printf("knn %.2fs total %.2fs nnz %d tiles %d (%.4f of all)\n",
-		time.Since(parted).Seconds(), time.Since(begin).Seconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/all)
+	fmt.Printf("knn %.2fs total %.2fs cpu %.2fs nnz %d tiles %d (%.4f of all)\n",
+		time.Since(parted).Seconds(), time.Since(begin).Seconds(), cpuSeconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/all)
 	return nil
+}
+
+// cpuSeconds returns the process's user and system CPU time so far, or 0
+// where getrusage fails: beside the wall time it shows how busy the
+// workers were.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
