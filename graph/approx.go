@@ -213,10 +213,8 @@ func (a *approxSearch) seedBounds(ctx context.Context) error {
 	})
 }
 
-// tilePair is a tile of the search: blocks I <= J, and its rank, the
-// lesser of J's place among the blocks chosen for I and I's among those
-// chosen for J, nearest or most often reached first.
-type tilePair struct{ I, J, rank int32 }
+// tilePair is a tile of the search: blocks I <= J.
+type tilePair struct{ I, J int32 }
 
 // firstTiles returns the tiles of the first round: each block with its
 // probes nearest blocks by centroid (itself first), found by the exact
@@ -237,8 +235,8 @@ func (a *approxSearch) firstTiles(ctx context.Context) ([]tilePair, error) {
 	var tiles []tilePair
 	for I := range a.nb {
 		a.ring[I] = slices.Clone(near.j[I*m : I*m+int(near.cnt[I])])
-		for k, J := range a.nextRing(I, a.probes) {
-			tiles = append(tiles, tilePair{min(int32(I), J), max(int32(I), J), int32(k)})
+		for _, J := range a.nextRing(I, a.probes) {
+			tiles = append(tiles, tilePair{min(int32(I), J), max(int32(I), J)})
 		}
 	}
 	return a.take(tiles), nil
@@ -262,10 +260,11 @@ func (a *approxSearch) nextRing(I, k int) []int32 {
 // take sorts the tiles, drops repeats and those searched before, records
 // the rest as searched and returns them.
 func (a *approxSearch) take(tiles []tilePair) []tilePair {
-	slices.SortFunc(tiles, func(s, t tilePair) int {
-		return cmp.Or(cmp.Compare(s.I, t.I), cmp.Compare(s.J, t.J), cmp.Compare(s.rank, t.rank))
-	})
-	tiles = slices.CompactFunc(tiles, func(s, t tilePair) bool { return s.I == t.I && s.J == t.J })
+	// By block, each with itself first: a block's lists and panel stay in
+	// cache over its tiles. Its rows' bounds are finite from the start
+	// (seedBounds), so no tile waits on another's to prune.
+	slices.SortFunc(tiles, func(s, t tilePair) int { return cmp.Or(cmp.Compare(s.I, t.I), cmp.Compare(s.J, t.J)) })
+	tiles = slices.Compact(tiles)
 	out := tiles[:0]
 	for _, t := range tiles {
 		if _, found := slices.BinarySearch(a.partners[t.I], t.J); found {
@@ -282,11 +281,6 @@ func (a *approxSearch) take(tiles []tilePair) []tilePair {
 	for I := range a.partners {
 		slices.Sort(a.partners[I])
 	}
-	// The tiles by rank: every block with its nearest blocks first (the
-	// diagonal tiles, rank 0, in the first round), so that its rows'
-	// bounds tighten early and prune more of the pairs of the tiles that
-	// follow. The lists after the round do not depend on the order.
-	slices.SortStableFunc(out, func(s, t tilePair) int { return cmp.Compare(s.rank, t.rank) })
 	return out
 }
 
@@ -323,11 +317,8 @@ func (a *approxSearch) nextTiles(ctx context.Context) ([]tilePair, error) {
 		func(_ context.Context, t int, score []int64) error {
 			next[t] = next[t][:0]
 			for I := t * chunk; I < min(a.nb, (t+1)*chunk); I++ {
-				for k, L := range a.twoHop(I, out, score) {
-					next[t] = append(next[t], tilePair{min(int32(I), L), max(int32(I), L), int32(k)})
-				}
-				for k, L := range a.nextRing(I, a.probes) {
-					next[t] = append(next[t], tilePair{min(int32(I), L), max(int32(I), L), int32(k)})
+				for _, L := range slices.Concat(a.twoHop(I, out, score), a.nextRing(I, a.probes)) {
+					next[t] = append(next[t], tilePair{min(int32(I), L), max(int32(I), L)})
 				}
 			}
 			return nil

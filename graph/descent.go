@@ -420,9 +420,11 @@ func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer],
 	}
 	return parallel(ctx, a.workers, len(bk.start)-1, func(q int) {
 		for _, o := range bk.of(q) {
-			if a.lists.offer(int(o.u), o.dist, o.v) {
+			// An offer beyond the row's bound cannot enter its list: the
+			// test that needs no line of the list.
+			if b := loadBound(a.bound, int(o.u)); o.dist <= b && a.lists.offer(int(o.u), o.dist, o.v) {
 				a.changed[o.u] = true
-				storeBound(a.bound, int(o.u), min(loadBound(a.bound, int(o.u)), a.lists.bound(int(o.u))))
+				storeBound(a.bound, int(o.u), min(b, a.lists.bound(int(o.u))))
 			}
 		}
 	})

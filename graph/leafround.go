@@ -187,7 +187,7 @@ func (r *LeafRound) check(n int) error {
 func (a *approxSearch) searchElsewhere(ctx context.Context, tiles []tilePair) (int, error) {
 	r := &LeafRound{Round: a.round, Leaf: a.bs, Tiles: make([]LeafPair, len(tiles)), Bounds: make([]float64, a.n), Order: a.lists.id}
 	for q, t := range tiles {
-		r.Tiles[q] = LeafPair{t.I, t.J}
+		r.Tiles[q] = LeafPair(t)
 	}
 	for i := range r.Bounds {
 		r.Bounds[i] = loadBound(a.bound, i)
