@@ -442,7 +442,7 @@ func (c *config) checkValues(pos []string) error {
 		return usagef("-checkpoint-every must be >= 0, have %d", c.run.CheckpointEvery)
 	case c.run.CheckpointEvery > 0 && !info.Checkpoints:
 		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.run.Method, checkpointers())
-	case c.out != "" && outFormat(c.out) == "":
+	case c.out != "" && input.TableFormat(c.out) == "":
 		return usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
 	return nil

@@ -62,7 +62,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case *out == "":
 		return usagef("graph: -o EDGES.parquet is required")
-	case outFormat(*out) == "":
+	case input.TableFormat(*out) == "":
 		return usagef("-o %s: unknown extension, want .parquet, .arrow or .csv", *out)
 	case len(pos) > 1:
 		return usagef("graph takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
@@ -94,7 +94,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			defer g.Close()
 			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
-		if err := writeEdges(w, g, outFormat(*out)); err != nil {
+		if err := writeEdges(w, g, input.TableFormat(*out)); err != nil {
 			return fmt.Errorf("-o %s: %w", *out, err)
 		}
 		return nil

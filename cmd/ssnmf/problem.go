@@ -206,7 +206,7 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 // write succeeds ("-" is stdout, written directly): the end of the tiles
 // and graph commands. An out that is one of the inputs is refused first.
 func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer, write func(w io.Writer, prob *problem) error) (err error) {
-	if err := checkFiles(kc.inputs(), []fileArg{{"-o", out}}); err != nil {
+	if err := checkFiles(kc.inputs(), []store.NamedFile{{Name: "-o", Path: out}}); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp(kc.workParent(), "ssnmf-export-")
