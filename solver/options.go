@@ -379,24 +379,23 @@ func rowsTable(rows [][]float64, name string) (*store.Table, error) {
 // it: Options.Workdir, locked for this run (where the file system can
 // lock), or a temporary one, removed.
 func (o Options) workdir() (string, func(), error) {
-	if o.Workdir == "" {
-		dir, err := os.MkdirTemp("", "ssnmf-")
-		if err != nil {
-			return "", nil, fmt.Errorf("work directory: %w", err)
-		}
+	dir, temp, err := MakeWorkdir(o.Workdir, "")
+	switch {
+	case err != nil && o.Workdir != "":
+		return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+	case err != nil:
+		return "", nil, err
+	case temp:
 		return dir, func() { os.RemoveAll(dir) }, nil
 	}
-	if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("Options.Workdir: %w", err)
-	}
-	l, err := LockWorkdir(o.Workdir)
+	l, err := LockWorkdir(dir)
 	switch {
 	case errors.Is(err, errors.ErrUnsupported):
-		return o.Workdir, func() {}, nil
+		return dir, func() {}, nil
 	case err != nil:
-		return "", nil, fmt.Errorf("Options.Workdir %s: %w", o.Workdir, err)
+		return "", nil, fmt.Errorf("Options.Workdir %s: %w", dir, err)
 	}
-	return o.Workdir, func() { l.Close() }, nil
+	return dir, func() { l.Close() }, nil
 }
 
 // ctxErr is ctx's error, if any, else err.

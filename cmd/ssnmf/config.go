@@ -15,7 +15,6 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/diskio"
-	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
@@ -250,15 +249,6 @@ const (
 	sweepPartition = "partition"
 	sweepInput     = "input"
 )
-
-// kmeansStart returns the settings of the k-means start of n rows of p
-// features, seeded with seed, the rows in the given order (see
-// affinity.Built.Order; nil for the input's): the start is the one of the
-// rows in the input's order, so that it does not depend on the order the
-// approximate kNN search moves them into.
-func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settings {
-	return solver.KMeansStart(n, p, c.run.K, c.run.InitStarts, c.workers, seed, order)
-}
 
 // options returns o with the solver's settings of P of the flags, as
 // resolved (config.options gives it the run's).

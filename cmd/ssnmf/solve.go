@@ -485,22 +485,13 @@ func (kc *kernelConfig) inputName() string {
 }
 
 // openWorkdir returns the work directory and whether it is a temporary
-// one made here.
+// one made here (solver.MakeWorkdir).
 func (c *config) openWorkdir() (string, bool, error) {
-	if c.run.Workdir != "" {
-		if err := os.MkdirAll(c.run.Workdir, 0o755); err != nil {
-			return "", false, fmt.Errorf("-workdir: %w", err)
-		}
-		return c.run.Workdir, false, nil
+	dir, temp, err := solver.MakeWorkdir(c.run.Workdir, c.workParent())
+	if err != nil && c.run.Workdir != "" {
+		err = fmt.Errorf("-workdir: %w", err)
 	}
-	dir, err := os.MkdirTemp(c.workParent(), "ssnmf-")
-	if err == nil {
-		dir, err = filepath.Abs(dir)
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("work directory: %w", err)
-	}
-	return dir, true, nil
+	return dir, temp, err
 }
 
 // stepFailed is the error of a run whose step failed for good (a
