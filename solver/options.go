@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -224,6 +226,37 @@ type Scale struct {
 	// Times multiplies the rule's factor; 0 is 1, or DefaultScaleTimes
 	// with the default Rule.
 	Times float64
+}
+
+// ParseScale parses a Scale as ssnmf solve's -scale has it: a factor
+// F > 0, or a rule (ScaleMass, ScaleSizes or ScaleAuto) optionally
+// followed by ":F", F > 0 times the rule's factor.
+func ParseScale(s string) (Scale, error) {
+	rule, times, multiple := strings.Cut(s, ":")
+	v := Scale{Rule: rule}
+	switch rule {
+	case ScaleMass, ScaleSizes, ScaleAuto:
+	default:
+		x, ok := positive(s)
+		if !ok {
+			return Scale{}, fmt.Errorf("want a positive number, mass, sizes or auto, each rule optionally followed by :F (F > 0 times its factor), have %q", s)
+		}
+		return Scale{Factor: x}, nil
+	}
+	if multiple {
+		x, ok := positive(times)
+		if !ok {
+			return Scale{}, fmt.Errorf("want %s:F with a number F > 0, the multiple of the rule's factor, have %q", rule, s)
+		}
+		v.Times = x
+	}
+	return v, nil
+}
+
+// positive parses s as a finite number > 0.
+func positive(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && v > 0 && !math.IsInf(v, 0)
 }
 
 // rules returns whether s applies the sizes rule, whether only where it

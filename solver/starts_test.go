@@ -59,3 +59,21 @@ func TestStartsRun(t *testing.T) {
 		})
 	}
 }
+
+// ParseScale reads a factor, a rule, and a rule's multiple, and refuses
+// what is none of them.
+func TestParseScale(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Scale
+		err  bool
+	}{
+		{"3.5", Scale{Factor: 3.5}, false}, {"mass", Scale{Rule: ScaleMass}, false}, {"auto:1.5", Scale{Rule: ScaleAuto, Times: 1.5}, false},
+		{"0", Scale{}, true}, {"equal", Scale{}, true}, {"sizes:0", Scale{}, true}, {"2:3", Scale{}, true}, {"Inf", Scale{}, true},
+	} {
+		got, err := ParseScale(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseScale(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	s.Input, s.Precision, s.Affinity = c.inputName(), c.precision.String(), c.affinity
 	s.KernelFamily, s.CheckpointKernelFamily = c.isa.String(), c.checkpointKernel
 	s.Seconds, s.AffinitySeconds = seconds, b.setup
-	s.PeakRSSBytes, s.Memory, s.Engine = peakRSS(), c.budget, c.engine
+	s.PeakRSSBytes, s.Memory, s.Engine = solver.PeakRSS(), c.budget, c.engine
 	if co := pr.coord; co != nil {
 		s.Tasks, s.Steps, s.StepRetries, s.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
 	}
