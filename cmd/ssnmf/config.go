@@ -95,10 +95,10 @@ type kernelConfig struct {
 	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs
 	// here).
 	fsys vfs.FS
-	// checkInput, if not nil (solve), is called with the CRC-32C of the
-	// features as read and their rows, before P is built: a resumed run
-	// refuses an input that changed before it spends the set-up on it.
-	checkInput func(sum uint32, n int) error
+	// saved, for a resumed solve, is its checkpoint's settings: the
+	// input is checked against them before P is built (solver.Setup), so
+	// that a changed input is refused before the set-up is spent on it.
+	saved *solver.Saved
 }
 
 // config is the parsed command line of solve.

@@ -134,18 +134,12 @@ func (sv *solving) check() (done bool, err error) {
 	if err := c.checkModelPaths(); err != nil {
 		return false, err
 	}
-	c.checkInput = func(uint32, int) error { return nil }
 	if saved != nil {
 		if done, err := c.finished(saved, sv.given, sv.stderr); done || err != nil {
 			return true, err
 		}
-		c.checkInput = func(sum uint32, n int) error {
-			if err := saved.CheckInput(sum, n); err != nil {
-				return usagef("-resume: %v", err)
-			}
-			return nil
-		}
 	}
+	c.saved = saved
 	return false, nil
 }
 
