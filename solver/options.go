@@ -190,6 +190,23 @@ type Options struct {
 	KNNProbes, KNNRounds, KNNDescent int
 }
 
+// ErrNoLabels is the error of Options.K 0 on an input without a label
+// column to take the number of classes from.
+var ErrNoLabels = errors.New("no label column to take the number of classes from")
+
+// Clusters returns the number of clusters of o on the input tab: K, or if
+// K is 0 the number of classes of tab's label column; ErrNoLabels if it
+// has none (or tab is nil, P's file read without the features).
+func (o Options) Clusters(tab *store.Table) (int, error) {
+	switch {
+	case o.K != 0:
+		return o.K, nil
+	case tab == nil || tab.Labels == nil:
+		return 0, ErrNoLabels
+	}
+	return len(tab.Classes), nil
+}
+
 // The initial points of Options.Init that are not a fw.Start.
 const (
 	InitAuto     = "auto"

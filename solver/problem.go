@@ -71,8 +71,8 @@ type Setup struct {
 // Problem builds the problem of o on tab (nil when P is read from
 // o.File without the features) as s says: it takes the CRC-32C of the
 // features as read (Problem.InputSum), checks it against s.Saved's, and
-// builds P of o.Spec with the hooks of s (NewProblem); K, if 0, is the
-// number of the label column's classes for the mass rules.
+// builds P of o.Spec with the hooks of s (NewProblem), K of the mass rules
+// resolved (Options.Clusters).
 func (o Options) Problem(ctx context.Context, tab *store.Table, s Setup) (*Problem, error) {
 	var sum uint32
 	if tab != nil {
@@ -82,9 +82,7 @@ func (o Options) Problem(ctx context.Context, tab *store.Table, s Setup) (*Probl
 				return nil, &CheckpointError{err}
 			}
 		}
-		if o.K == 0 {
-			o.K = len(tab.Classes)
-		}
+		o.K, _ = o.Clusters(tab) // 0 without labels: the mass rules' error
 	}
 	if s.InputRead != nil {
 		if err := s.InputRead(tab); err != nil {

@@ -105,11 +105,8 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if saved != nil && opt.K == 0 {
 		opt.K = saved.K
 	}
-	if opt.K == 0 {
-		if tab.Labels == nil {
-			return nil, errors.New("Options.K is required: the input has no label column to take the number of classes from")
-		}
-		opt.K = len(tab.Classes)
+	if opt.K, err = opt.Clusters(tab); err != nil {
+		return nil, fmt.Errorf("Options.K is required: the input has %w", err)
 	}
 	s := &solve{name: name, res: &Result{N: tab.N, K: opt.K}}
 	budget, err := NewBudget(opt.Memory)

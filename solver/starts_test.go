@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // TestStartsRun checks the starts loop: the least objective is kept, ties
@@ -74,6 +75,24 @@ func TestParseScale(t *testing.T) {
 		got, err := ParseScale(tc.in)
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("ParseScale(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// Clusters takes K as given, else the label column's classes, and says
+// when there are none to take.
+func TestClusters(t *testing.T) {
+	labeled := &store.Table{N: 4, Labels: []int{0, 1, 2, 0}, Classes: []string{"a", "b", "c"}}
+	for _, tc := range []struct {
+		k    int
+		tab  *store.Table
+		want int
+		err  error
+	}{
+		{5, nil, 5, nil}, {0, labeled, 3, nil}, {2, labeled, 2, nil}, {0, &store.Table{N: 4}, 0, ErrNoLabels}, {0, nil, 0, ErrNoLabels},
+	} {
+		if got, err := (Options{K: tc.k}).Clusters(tc.tab); got != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("K %d: Clusters = %d, %v; want %d, %v", tc.k, got, err, tc.want, tc.err)
 		}
 	}
 }

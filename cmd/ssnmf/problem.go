@@ -83,9 +83,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 // checkGamma refuses -gamma mass on the Gaussian kernel with fewer than
 // 2 clusters: k, or if 0 the classes of tab's labels.
 func (kc *kernelConfig) checkGamma(rule affinity.Rule, k int, tab *store.Table) error {
-	if k == 0 && tab != nil {
-		k = len(tab.Classes)
-	}
+	k, _ = solver.Options{K: k}.Clusters(tab) // 0 without labels
 	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
 		return usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
 	}

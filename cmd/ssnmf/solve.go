@@ -229,11 +229,9 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 	c, tab, n := sv.c, prob.Table, prob.N()
 	sv.prog.n, sv.prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.run.Method)
-	if c.run.K == 0 {
-		if tab == nil || tab.Labels == nil {
-			return info, usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
-		}
-		c.run.K = len(tab.Classes)
+	var err error
+	if c.run.K, err = c.run.Clusters(tab); err != nil {
+		return info, usagef("-k is required: %s has %v", c.inputName(), err)
 	}
 	if c.run.Starts == 0 {
 		c.run.Starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
