@@ -7,25 +7,25 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/ssnmf/ssnmf/graph"
-	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
-// WriteEdges writes the sparse P of b as an edge list to w in format
-// (input.Parquet, Arrow or CSV), its rows named in the input's order,
-// which Build reads back (Spec.File) to the same bits. Rows the
-// approximate kNN search moved (b.Order) are renumbered in the file
-// renumbered, removed after.
-func (b *Built) WriteEdges(w io.Writer, format, renumbered string) (err error) {
-	g := b.graph
-	if b.Order != nil {
-		if g, err = g.Renumber(b.Order, renumbered, 0); err != nil {
-			return err
-		}
-		defer g.Close()
-		defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
+// InputOrder returns the sparse P of b with its rows in the input's
+// order: b's graph, or, where the approximate kNN search moved the rows
+// (b.Order), the graph renumbered into the file file, which the caller
+// closes (and which is then not b's graph).
+func (b *Built) InputOrder(file string) (*graph.CSR, error) {
+	if b.Order == nil {
+		return b.graph, nil
 	}
+	return b.graph.Renumber(b.Order, file, 0)
+}
+
+// WriteEdges writes the graph g to w as an edge list in format
+// (input.Parquet, Arrow or CSV), which Build reads back (Spec.File) to
+// the same bits.
+func WriteEdges(w io.Writer, g *graph.CSR, format string) error {
 	if format == input.CSV {
 		return g.WriteEdgesCSV(w)
 	}
@@ -33,6 +33,7 @@ func (b *Built) WriteEdges(w io.Writer, format, renumbered string) (err error) {
 		Write(arrow.RecordBatch) error
 		Close() error
 	}
+	var err error
 	if format == input.Parquet {
 		rw, err = parquetio.NewWriter(w, graph.EdgeSchema())
 	} else {

@@ -12,7 +12,7 @@ import (
 )
 
 // A kNN graph written by WriteEdges, in every format, reads back through
-// Build to the same P.
+// Build to the same P; its rows are in the input's order (InputOrder).
 func TestWriteEdges(t *testing.T) {
 	dir := t.TempDir()
 	spec := Spec{Standardize: true, BlockSize: 5, Workers: 2, Name: "small.csv", Graph: &graph.KNNOptions{Neighbors: 4, Weights: graph.SelfTuning}}
@@ -28,7 +28,11 @@ func TestWriteEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.WriteEdges(f, format, filepath.Join(dir, "renumbered.csr")); err != nil {
+		g, err := b.InputOrder(filepath.Join(dir, "renumbered.csr"))
+		if err != nil || g != b.Graph() {
+			t.Fatalf("InputOrder of rows in the input's order = %v, %v; want b's graph", g, err)
+		}
+		if err := WriteEdges(f, g, format); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

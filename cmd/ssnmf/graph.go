@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
@@ -71,7 +73,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	begin := time.Now()
-	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
+	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) (err error) {
 		g := prob.Graph()
 		if !kc.quiet {
 			total := time.Since(begin)
@@ -81,7 +83,14 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		// The rows were searched in the partition's order; the edges
 		// name them in the input's.
-		if err := prob.WriteEdges(w, input.TableFormat(*out), filepath.Join(prob.dir, "graph.input.csr")); err != nil {
+		if g, err = prob.InputOrder(filepath.Join(prob.dir, "graph.input.csr")); err != nil {
+			return err
+		}
+		if g != prob.Graph() {
+			defer g.Close()
+			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
+		}
+		if err := affinity.WriteEdges(w, g, input.TableFormat(*out)); err != nil {
 			return fmt.Errorf("-o %s: %w", *out, err)
 		}
 		return nil
