@@ -99,3 +99,24 @@ func TestOutputs(t *testing.T) {
 		}
 	}
 }
+
+// WritesStdout sees "-" among the paths, and not a regular file or an
+// empty path.
+func TestWritesStdout(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out.csv")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		paths []string
+		want  bool
+	}{
+		{[]string{"", file}, false},
+		{[]string{file, StdoutPath}, true},
+		{nil, false},
+	} {
+		if got := WritesStdout(tc.paths...); got != tc.want {
+			t.Errorf("WritesStdout(%q) = %v, want %v", tc.paths, got, tc.want)
+		}
+	}
+}
