@@ -245,6 +245,34 @@ func GaussianEngine(x []float64, n, p int, gamma float64, prec tile.Precision, b
 	return &tile.Engine{Source: g, BlockSize: block, Workers: workers, ISA: isa}, nil
 }
 
+// The kinds of P's file, as FileKind tells them apart.
+const (
+	TileFile = "a tile file"
+	EdgeList = "an edge list"
+)
+
+// FileKind tells the kind of P's file at path by its content, as Build
+// does: an Arrow IPC file without a src column (graph.ColSrc) is a
+// TileFile, any other table an EdgeList. format is the file's format
+// (input.Detect); an error leaves format "" if the file cannot be read as
+// a table, and kind "" if its Arrow columns cannot be read.
+func FileKind(path string) (format, kind string, err error) {
+	if format, err = input.Detect(path); err != nil {
+		return "", "", err
+	}
+	if format != input.Arrow {
+		return format, EdgeList, nil
+	}
+	cols, err := input.ArrowColumns(path)
+	switch {
+	case err != nil:
+		return format, "", err
+	case slices.Contains(cols, graph.ColSrc):
+		return format, EdgeList, nil
+	}
+	return format, TileFile, nil
+}
+
 // edgeHint is the hint of an edge list's column that is not numeric.
 const edgeHint = "an edge list's src and dst are row ids (whole numbers >= 0) and its weight a number"
 
@@ -252,16 +280,13 @@ const edgeHint = "an edge list's src and dst are row ids (whole numbers >= 0) an
 // tile file (tileErr says why). If it is no edge list either, the tile
 // file's error is returned for an Arrow IPC file.
 func (b *Built) openEdges(ctx context.Context, tab *store.Table, spec Spec, tileErr error) (*Built, error) {
-	format, err := input.Detect(spec.File)
-	if err != nil {
+	format, kind, err := FileKind(spec.File)
+	switch {
+	case format == "":
 		return nil, err
-	}
-	if format == input.Arrow {
-		// An Arrow file is an edge list if it has a column src, else the
-		// tile file's error says what is wrong with it.
-		if cols, err := input.ArrowColumns(spec.File); err != nil || !slices.Contains(cols, graph.ColSrc) {
-			return nil, tileErr
-		}
+	case kind != EdgeList:
+		// The tile file's error says what is wrong with it.
+		return nil, tileErr
 	}
 	etab, err := input.Open(spec.File, format, store.TableOptions{NumericHint: edgeHint}, spec.MapDir)
 	if err != nil {

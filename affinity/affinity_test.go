@@ -314,3 +314,40 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("error %v is not a BandwidthError naming huge.csv", err)
 	}
 }
+
+// FileKind tells a tile file from an edge list by content, and says
+// when the file cannot be read.
+func TestFileKind(t *testing.T) {
+	dir := t.TempDir()
+	tab := readSmall(t)
+	g, err := tile.NewGaussian(tab.Features, tab.N, tab.P, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiles := filepath.Join(dir, "p.arrow")
+	f, err := os.Create(tiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tilefile.Write(context.Background(), f, g, tilefile.Options{Block: 4}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	edges := filepath.Join(dir, "e.csv")
+	if err := os.WriteFile(edges, []byte("src,dst,weight\n0,1,0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, format, kind string
+		err                bool
+	}{
+		{tiles, "arrow", TileFile, false},
+		{edges, "csv", EdgeList, false},
+		{filepath.Join(dir, "missing.csv"), "", "", true},
+	} {
+		format, kind, err := FileKind(tc.path)
+		if format != tc.format || kind != tc.kind || (err != nil) != tc.err {
+			t.Errorf("FileKind(%s) = %q, %q, %v; want %q, %q, error %v", tc.path, format, kind, err, tc.format, tc.kind, tc.err)
+		}
+	}
+}

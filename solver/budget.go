@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 
 	"github.com/ssnmf/ssnmf/internal/diskio"
 )
@@ -132,4 +134,19 @@ func (b Budget) shares() string {
 		from = "the memory cgroup's limit"
 	}
 	return fmt.Sprintf("memory budget %s (%s): Go heap %s, kNN scratch in memory %s, mapped files and page cache %s", diskio.Size(b.Bytes), from, heap, diskio.Size(b.Scratch), diskio.Size(b.Mapped))
+}
+
+// ParseBytes parses a number of bytes, as -mem has it: a number with an
+// optional unit, k, M, G, T for powers of 1000 (kB, MB, GB and TB alike)
+// and Ki, Mi, Gi, Ti (KiB ... TiB) for powers of 1024.
+func ParseBytes(v string) (int64, error) {
+	num := strings.TrimRight(v, "kKMGTiB")
+	unit := strings.TrimSuffix(v[len(num):], "B")
+	mult, ok := map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+		"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}[unit]
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if !ok || err != nil || !(f >= 0) || f*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("want bytes, a number with an optional unit (kB, MB, GB, TB, or KiB, MiB, GiB, TiB), have %q", v)
+	}
+	return int64(f * mult), nil
 }

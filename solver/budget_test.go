@@ -63,3 +63,21 @@ func TestSolveMemory(t *testing.T) {
 		t.Errorf("Options.Memory -1: error %v, want one naming Memory", err)
 	}
 }
+
+// ParseBytes takes powers of 1000 and of 1024 by their units, and refuses
+// what is not a size.
+func TestParseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"0", 0, false}, {"4k", 4000, false}, {"1.5GB", 1_500_000_000, false}, {"4GiB", 4 << 30, false}, {"512Mi", 512 << 20, false},
+		{"", 0, true}, {"3x", 0, true}, {"-1G", 0, true}, {"NaN", 0, true}, {"1e30TB", 0, true},
+	} {
+		got, err := ParseBytes(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}

@@ -20,10 +20,13 @@
 // summary and the files. The pieces the run is made of live here too: the
 // Workspace of n×k matrices (in anonymous memory, or in memory-mapped
 // files), the Meter of passes over P, the rules for the number of starts
-// (StartsFor) and for the k-means start (KMeansStart), P's spec of the
-// settings (Options.Spec) and its building (NewProblem), the lock of a
-// work directory (LockWorkdir), the checkpoint's settings (Saved), the
-// summary record (Summary), and the defaults of the stop rules.
+// (StartsFor) and for the k-means start (KMeansStart), k from the labels
+// (Options.Clusters), P's spec of the settings (Options.Spec) and its
+// set-up from a table with the caller's hooks (Options.Problem, Setup),
+// the making and the lock of a work directory (MakeWorkdir, LockWorkdir),
+// the checkpoint's settings (Saved), the summary record (Summary, its
+// JSON, NewIOReport, PeakRSS), the parsers of -scale and -mem (ParseScale,
+// ParseBytes), and the defaults of the stop rules.
 //
 // Solve shares memory as the command does (Budget: Options.Memory, or the
 // memory cgroup's limit): the kNN search's scratch, then W, P·W and the

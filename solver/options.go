@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -188,6 +190,23 @@ type Options struct {
 	KNNProbes, KNNRounds, KNNDescent int
 }
 
+// ErrNoLabels is the error of Options.K 0 on an input without a label
+// column to take the number of classes from.
+var ErrNoLabels = errors.New("no label column to take the number of classes from")
+
+// Clusters returns the number of clusters of o on the input tab: K, or if
+// K is 0 the number of classes of tab's label column; ErrNoLabels if it
+// has none (or tab is nil, P's file read without the features).
+func (o Options) Clusters(tab *store.Table) (int, error) {
+	switch {
+	case o.K != 0:
+		return o.K, nil
+	case tab == nil || tab.Labels == nil:
+		return 0, ErrNoLabels
+	}
+	return len(tab.Classes), nil
+}
+
 // The initial points of Options.Init that are not a fw.Start.
 const (
 	InitAuto     = "auto"
@@ -224,6 +243,37 @@ type Scale struct {
 	// Times multiplies the rule's factor; 0 is 1, or DefaultScaleTimes
 	// with the default Rule.
 	Times float64
+}
+
+// ParseScale parses a Scale as ssnmf solve's -scale has it: a factor
+// F > 0, or a rule (ScaleMass, ScaleSizes or ScaleAuto) optionally
+// followed by ":F", F > 0 times the rule's factor.
+func ParseScale(s string) (Scale, error) {
+	rule, times, multiple := strings.Cut(s, ":")
+	v := Scale{Rule: rule}
+	switch rule {
+	case ScaleMass, ScaleSizes, ScaleAuto:
+	default:
+		x, ok := positive(s)
+		if !ok {
+			return Scale{}, fmt.Errorf("want a positive number, mass, sizes or auto, each rule optionally followed by :F (F > 0 times its factor), have %q", s)
+		}
+		return Scale{Factor: x}, nil
+	}
+	if multiple {
+		x, ok := positive(times)
+		if !ok {
+			return Scale{}, fmt.Errorf("want %s:F with a number F > 0, the multiple of the rule's factor, have %q", rule, s)
+		}
+		v.Times = x
+	}
+	return v, nil
+}
+
+// positive parses s as a finite number > 0.
+func positive(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && v > 0 && !math.IsInf(v, 0)
 }
 
 // rules returns whether s applies the sizes rule, whether only where it
@@ -379,24 +429,23 @@ func rowsTable(rows [][]float64, name string) (*store.Table, error) {
 // it: Options.Workdir, locked for this run (where the file system can
 // lock), or a temporary one, removed.
 func (o Options) workdir() (string, func(), error) {
-	if o.Workdir == "" {
-		dir, err := os.MkdirTemp("", "ssnmf-")
-		if err != nil {
-			return "", nil, fmt.Errorf("work directory: %w", err)
-		}
+	dir, temp, err := MakeWorkdir(o.Workdir, "")
+	switch {
+	case err != nil && o.Workdir != "":
+		return "", nil, fmt.Errorf("Options.Workdir: %w", err)
+	case err != nil:
+		return "", nil, err
+	case temp:
 		return dir, func() { os.RemoveAll(dir) }, nil
 	}
-	if err := os.MkdirAll(o.Workdir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("Options.Workdir: %w", err)
-	}
-	l, err := LockWorkdir(o.Workdir)
+	l, err := LockWorkdir(dir)
 	switch {
 	case errors.Is(err, errors.ErrUnsupported):
-		return o.Workdir, func() {}, nil
+		return dir, func() {}, nil
 	case err != nil:
-		return "", nil, fmt.Errorf("Options.Workdir %s: %w", o.Workdir, err)
+		return "", nil, fmt.Errorf("Options.Workdir %s: %w", dir, err)
 	}
-	return o.Workdir, func() { l.Close() }, nil
+	return dir, func() { l.Close() }, nil
 }
 
 // ctxErr is ctx's error, if any, else err.

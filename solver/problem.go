@@ -41,6 +41,70 @@ func NewProblem(ctx context.Context, tab *store.Table, spec affinity.Spec, momen
 	return pr, nil
 }
 
+// Setup is where and with what hooks a run builds its problem
+// (Options.Problem).
+type Setup struct {
+	// Dir is the work directory (Options.Spec), Name names the input in
+	// errors, and Scratch is the bytes of the kNN search's scratch in
+	// memory (Budget.Scratch).
+	Dir, Name string
+	Scratch   int64
+	// Saved, for a resumed run, is its checkpoint's settings: the features
+	// as read are checked against them (Saved.CheckInput) before P is
+	// built, a *CheckpointError if they differ.
+	Saved *Saved
+	// Moments keeps the standardization of the features, for a model
+	// (NewProblem).
+	Moments bool
+	// InputRead, if not nil, is called once the input is read and
+	// checked, before P is built; its error ends the set-up.
+	InputRead func(tab *store.Table) error
+	// Progress, Round and Engine are the caller's hooks of P's passes and
+	// of the approximate kNN search's rounds, and the engine P's O(n²)
+	// work runs on (affinity.Spec.Progress, graph.KNNOptions.Round,
+	// affinity.Spec.Engine); nil for none, and the local engine.
+	Progress func(pass string, done, total int)
+	Round    func(round int, r graph.KNNRound)
+	Engine   affinity.Engine
+}
+
+// Problem builds the problem of o on tab (nil when P is read from
+// o.File without the features) as s says: it takes the CRC-32C of the
+// features as read (Problem.InputSum), checks it against s.Saved's, and
+// builds P of o.Spec with the hooks of s (NewProblem), K of the mass rules
+// resolved (Options.Clusters).
+func (o Options) Problem(ctx context.Context, tab *store.Table, s Setup) (*Problem, error) {
+	var sum uint32
+	if tab != nil {
+		sum = InputSum(tab) // of the features before Build standardizes them
+		if s.Saved != nil {
+			if err := s.Saved.CheckInput(sum, tab.N); err != nil {
+				return nil, &CheckpointError{err}
+			}
+		}
+		o.K, _ = o.Clusters(tab) // 0 without labels: the mass rules' error
+	}
+	if s.InputRead != nil {
+		if err := s.InputRead(tab); err != nil {
+			return nil, err
+		}
+	}
+	spec, err := o.Spec(s.Dir, s.Name, s.Scratch)
+	if err != nil {
+		return nil, err
+	}
+	spec.Progress, spec.Engine = s.Progress, s.Engine
+	if spec.Graph != nil {
+		spec.Graph.Round = s.Round
+	}
+	pr, err := NewProblem(ctx, tab, spec, s.Moments)
+	if err != nil {
+		return nil, err
+	}
+	pr.InputSum = sum
+	return pr, nil
+}
+
 // Training returns what a model of the run needs (package model): the
 // features as P used them, the standardization, W (in P's order of the
 // rows), the affinity's settings, and the record's input (named input)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // newTestRun sets up P of yeast, scaled, and the workspace in dir, for a
@@ -20,11 +21,7 @@ func newTestRun(t *testing.T, dir string, opt Options, stop func() bool, saved *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tab.Close() })
-	spec, err := opt.Spec(dir, "yeast", 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := NewProblem(ctx, tab, spec, false)
+	pr, err := opt.Problem(ctx, tab, Setup{Dir: dir, Name: "yeast", Scratch: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,5 +101,41 @@ func TestRunRefusesCheckpoint(t *testing.T) {
 	var ce *CheckpointError
 	if _, err := r.Solve(context.Background()); !errors.As(err, &ce) {
 		t.Errorf("err = %v, want a CheckpointError", err)
+	}
+}
+
+// TestProblem checks Options.Problem's set-up: the input's checksum kept
+// and checked against a checkpoint's before P is built, and the InputRead
+// hook, whose error ends the set-up.
+func TestProblem(t *testing.T) {
+	ctx, dir := context.Background(), t.TempDir()
+	opt := Options{K: 3, Neighbors: 5}
+	var read int
+	for _, tc := range []struct {
+		name  string
+		setup Setup
+		want  func(err error) bool
+	}{
+		{"new", Setup{Dir: dir}, func(err error) bool { return err == nil }},
+		{"resumed", Setup{Dir: dir, Saved: &Saved{N: 1484, InputSum: 1}}, func(err error) bool { return errors.As(err, new(*CheckpointError)) }},
+		{"refused when read", Setup{Dir: dir, InputRead: func(*store.Table) error { read++; return errors.New("no") }},
+			func(err error) bool { return err != nil && err.Error() == "no" && read == 1 }},
+	} {
+		tab, err := Input{Path: yeast}.Table(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := InputSum(tab)
+		pr, err := opt.Problem(ctx, tab, tc.setup)
+		if !tc.want(err) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if err == nil {
+			if pr.InputSum != sum || pr.N() != tab.N {
+				t.Errorf("%s: input checksum %08x, want %08x; n = %d", tc.name, pr.InputSum, sum, pr.N())
+			}
+			pr.Close()
+		}
+		tab.Close()
 	}
 }

@@ -98,34 +98,29 @@ type solve struct {
 // newSolve builds P of tab and scales it, and makes the workspace in dir;
 // with Options.Resume, from the checkpoint there.
 func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name string) (*solve, error) {
-	saved, err := opt.checkpoint(dir, tab)
+	saved, err := opt.checkpoint(dir)
 	if err != nil {
 		return nil, err
 	}
 	if saved != nil && opt.K == 0 {
 		opt.K = saved.K
 	}
-	if opt.K == 0 {
-		if tab.Labels == nil {
-			return nil, errors.New("Options.K is required: the input has no label column to take the number of classes from")
-		}
-		opt.K = len(tab.Classes)
+	if opt.K, err = opt.Clusters(tab); err != nil {
+		return nil, fmt.Errorf("Options.K is required: the input has %w", err)
 	}
 	s := &solve{name: name, res: &Result{N: tab.N, K: opt.K}}
 	budget, err := NewBudget(opt.Memory)
 	if err != nil {
 		return nil, fmt.Errorf("Options.Memory: %w", err)
 	}
-	spec, err := opt.Spec(dir, name, budget.Scratch)
+	pr, err := opt.Problem(ctx, tab, Setup{Dir: dir, Name: name, Scratch: budget.Scratch, Saved: saved, Moments: opt.Model != "" && !opt.Raw})
+	var ck *CheckpointError
+	if errors.As(err, &ck) {
+		return nil, &CheckpointError{fmt.Errorf("Options.Resume: %w", ck.Err)}
+	}
 	if err != nil {
 		return nil, err
 	}
-	sum := InputSum(tab) // of the features before Build standardizes them
-	pr, err := NewProblem(ctx, tab, spec, opt.Model != "" && !opt.Raw)
-	if err != nil {
-		return nil, err
-	}
-	pr.InputSum = sum
 	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved}
 	if err := s.open(ctx, dir, budget.Scratch); err != nil {
 		pr.Close()
@@ -135,16 +130,13 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 }
 
 // checkpoint returns the settings of the checkpoint in dir that
-// Options.Resume goes on from, checked against the input tab; nil without
-// Resume.
-func (o Options) checkpoint(dir string, tab *store.Table) (*Saved, error) {
+// Options.Resume goes on from (Options.Problem checks the input against
+// them); nil without Resume.
+func (o Options) checkpoint(dir string) (*Saved, error) {
 	if !o.Resume {
 		return nil, nil
 	}
 	saved, err := ReadSaved(dir)
-	if err == nil {
-		err = saved.CheckInput(InputSum(tab), tab.N)
-	}
 	if err != nil {
 		return nil, &CheckpointError{fmt.Errorf("Options.Resume: %w", err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // TestStartsRun checks the starts loop: the least objective is kept, ties
@@ -57,5 +58,41 @@ func TestStartsRun(t *testing.T) {
 				t.Errorf("result %v %v, want %v %v", res.Objective, res.Status, tc.want, tc.status)
 			}
 		})
+	}
+}
+
+// ParseScale reads a factor, a rule, and a rule's multiple, and refuses
+// what is none of them.
+func TestParseScale(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Scale
+		err  bool
+	}{
+		{"3.5", Scale{Factor: 3.5}, false}, {"mass", Scale{Rule: ScaleMass}, false}, {"auto:1.5", Scale{Rule: ScaleAuto, Times: 1.5}, false},
+		{"0", Scale{}, true}, {"equal", Scale{}, true}, {"sizes:0", Scale{}, true}, {"2:3", Scale{}, true}, {"Inf", Scale{}, true},
+	} {
+		got, err := ParseScale(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseScale(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// Clusters takes K as given, else the label column's classes, and says
+// when there are none to take.
+func TestClusters(t *testing.T) {
+	labeled := &store.Table{N: 4, Labels: []int{0, 1, 2, 0}, Classes: []string{"a", "b", "c"}}
+	for _, tc := range []struct {
+		k    int
+		tab  *store.Table
+		want int
+		err  error
+	}{
+		{5, nil, 5, nil}, {0, labeled, 3, nil}, {2, labeled, 2, nil}, {0, &store.Table{N: 4}, 0, ErrNoLabels}, {0, nil, 0, ErrNoLabels},
+	} {
+		if got, err := (Options{K: tc.k}).Clusters(tc.tab); got != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("K %d: Clusters = %d, %v; want %d, %v", tc.k, got, err, tc.want, tc.err)
+		}
 	}
 }

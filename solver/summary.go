@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
@@ -236,6 +238,24 @@ type IOReport struct {
 	ReadBytes    int64     `json:"read_bytes"`
 	WrittenBytes int64     `json:"written_bytes"`
 	Phases       []IOPhase `json:"phases"`
+}
+
+// NewIOReport returns the report of the phases m recorded, nil if it
+// recorded none.
+func NewIOReport(m *diskio.Meter) *IOReport {
+	if len(m.Phases()) == 0 {
+		return nil
+	}
+	t := m.Total()
+	return &IOReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
+}
+
+// WriteJSON writes the summary to w as indented JSON, the record of
+// ssnmf solve's -summary.
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
 }
 
 // IOPhase is a phase of the run's storage I/O: its name, seconds and

@@ -1,8 +1,12 @@
 package solver
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/internal/diskio"
 )
 
 // TestWriteText checks the rows of the summary's table for each kind of
@@ -52,5 +56,28 @@ func TestWriteText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// WriteJSON writes the summary's record, indented, which reads back as
+// it was; NewIOReport reports no phases as nil, and the phases recorded
+// with their totals.
+func TestWriteJSONAndIOReport(t *testing.T) {
+	s := &Summary{Input: "in.csv", N: 10, K: 2, Objective: 4}
+	if s.IO = NewIOReport(nil); s.IO != nil {
+		t.Errorf("NewIOReport(nil) = %+v, want nil", s.IO)
+	}
+	m := diskio.Start()
+	m.End("input")
+	if r := NewIOReport(m); m.OK() && (r == nil || len(r.Phases) != 1 || r.Phases[0].Name != "input") {
+		t.Errorf("NewIOReport of one phase = %+v", r)
+	}
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Input != "in.csv" || back.N != 10 || !strings.Contains(b.String(), "\n  \"") {
+		t.Errorf("WriteJSON wrote %s (%v)", b.String(), err)
 	}
 }

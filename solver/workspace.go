@@ -216,3 +216,21 @@ func LockWorkdir(dir string) (*workdir.Lock, error) {
 	os.Remove(filepath.Join(dir, GraphFile+".tmp"))
 	return l, nil
 }
+
+// MakeWorkdir returns the work directory dir, made if it is missing, or,
+// if dir is "", a new temporary directory in parent ("" for the system's),
+// as an absolute path; temp reports the latter, which the caller removes.
+// The error of a temporary directory says so; that of dir is the file
+// system's, for the caller to name dir by its setting.
+func MakeWorkdir(dir, parent string) (_ string, temp bool, err error) {
+	if dir != "" {
+		return dir, false, os.MkdirAll(dir, 0o755)
+	}
+	if dir, err = os.MkdirTemp(parent, "ssnmf-"); err == nil {
+		dir, err = filepath.Abs(dir)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("work directory: %w", err)
+	}
+	return dir, true, nil
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -90,5 +91,33 @@ func TestWorkspaceClear(t *testing.T) {
 	left, err := os.ReadDir(dir)
 	if err != nil || len(left) != 0 {
 		t.Errorf("the work directory holds %v (%v), want nothing", left, err)
+	}
+}
+
+// MakeWorkdir makes a missing directory, keeps one that is there, and
+// makes a temporary one, absolute, in the parent given.
+func TestMakeWorkdir(t *testing.T) {
+	parent := t.TempDir()
+	for _, tc := range []struct {
+		name, dir string
+		temp      bool
+	}{
+		{"missing", filepath.Join(parent, "a", "b"), false},
+		{"there", parent, false},
+		{"temporary", "", true},
+	} {
+		dir, temp, err := MakeWorkdir(tc.dir, parent)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || temp != tc.temp || !filepath.IsAbs(dir) {
+			t.Errorf("%s: %s (temp %v): %v", tc.name, dir, temp, err)
+		}
+		if tc.temp && filepath.Dir(dir) != parent {
+			t.Errorf("%s: %s is not in %s", tc.name, dir, parent)
+		}
+	}
+	if _, _, err := MakeWorkdir("", filepath.Join(parent, "none")); err == nil || !strings.HasPrefix(err.Error(), "work directory: ") {
+		t.Errorf("a temporary directory in a missing parent: %v", err)
 	}
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,7 +24,7 @@ const BatchRows = 1 << 16
 
 // CSVGzip is the format of gzip-compressed CSV, beside those of package
 // input (input.Parquet, input.Arrow, input.CSV) that Write also writes.
-const CSVGzip = "csv.gz"
+const CSVGzip = input.CSVGzip
 
 // Settings are the shape and seed of a mixture.
 type Settings struct {
@@ -92,30 +90,10 @@ func Schema(p int) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-// Format returns the format of an output by its name's extension:
-// input.Parquet (.parquet), input.Arrow (.arrow), input.CSV (.csv) or
-// CSVGzip (.csv.gz), in any case, or "" if none; input.CSV for an output
-// written in place
-// (store.WrittenInPlace: /dev/null, a terminal, a named pipe) whose name
-// has none of them.
-func Format(path string) string {
-	lower := strings.ToLower(path)
-	if strings.HasSuffix(lower, ".csv.gz") {
-		return CSVGzip
-	}
-	switch filepath.Ext(lower) {
-	case ".parquet":
-		return input.Parquet
-	case ".arrow":
-		return input.Arrow
-	case ".csv":
-		return input.CSV
-	}
-	if store.WrittenInPlace(path) {
-		return input.CSV
-	}
-	return ""
-}
+// Format returns the format of an output by its name's extension, as
+// input.OutputFormat has it: input.Parquet, input.Arrow, input.CSV,
+// CSVGzip, or "" if none.
+func Format(path string) string { return input.OutputFormat(path) }
 
 // Write generates the mixture of s and writes it to w in format, as
 // Format names it (input.Arrow: an Arrow IPC file), with the columns of

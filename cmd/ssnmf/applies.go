@@ -4,9 +4,9 @@ import (
 	"flag"
 	"slices"
 
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/methods"
-	"github.com/ssnmf/ssnmf/store/input"
 )
 
 // A flag given explicitly must apply to the run: -gamma to the Gaussian
@@ -35,8 +35,8 @@ type scope struct {
 
 // The kinds of an -affinity file.
 const (
-	kindTiles = "a tile file"
-	kindEdges = "an edge list"
+	kindTiles = affinity.TileFile
+	kindEdges = affinity.EdgeList
 	kindFile  = "a file" // not read yet: the run's open says what is wrong with it
 )
 
@@ -49,21 +49,10 @@ func (kc *kernelConfig) affinityKind() string {
 	case !kc.fromFile():
 		return affinityKNN
 	}
-	format, err := input.Detect(kc.affinity)
-	if err != nil {
-		return kindFile
+	if _, kind, err := affinity.FileKind(kc.affinity); err == nil {
+		return kind
 	}
-	if format != input.Arrow {
-		return kindEdges
-	}
-	cols, err := input.ArrowColumns(kc.affinity)
-	switch {
-	case err != nil:
-		return kindFile
-	case slices.Contains(cols, graph.ColSrc):
-		return kindEdges
-	}
-	return kindTiles
+	return kindFile
 }
 
 // features reports whether the run has feature rows: an INPUT, the

@@ -15,7 +15,6 @@ import (
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/diskio"
-	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/methods"
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
@@ -96,10 +95,10 @@ type kernelConfig struct {
 	// coordinator's files; vfs.OS{} if nil (the fault tests put errorfs
 	// here).
 	fsys vfs.FS
-	// checkInput, if not nil (solve), is called with the CRC-32C of the
-	// features as read and their rows, before P is built: a resumed run
-	// refuses an input that changed before it spends the set-up on it.
-	checkInput func(sum uint32, n int) error
+	// saved, for a resumed solve, is its checkpoint's settings: the
+	// input is checked against them before P is built (solver.Setup), so
+	// that a changed input is refused before the set-up is spent on it.
+	saved *solver.Saved
 }
 
 // config is the parsed command line of solve.
@@ -250,15 +249,6 @@ const (
 	sweepPartition = "partition"
 	sweepInput     = "input"
 )
-
-// kmeansStart returns the settings of the k-means start of n rows of p
-// features, seeded with seed, the rows in the given order (see
-// affinity.Built.Order; nil for the input's): the start is the one of the
-// rows in the input's order, so that it does not depend on the order the
-// approximate kNN search moves them into.
-func (c *config) kmeansStart(n, p int, seed uint64, order []int32) kmeans.Settings {
-	return solver.KMeansStart(n, p, c.run.K, c.run.InitStarts, c.workers, seed, order)
-}
 
 // options returns o with the solver's settings of P of the flags, as
 // resolved (config.options gives it the run's).
@@ -442,7 +432,7 @@ func (c *config) checkValues(pos []string) error {
 		return usagef("-checkpoint-every must be >= 0, have %d", c.run.CheckpointEvery)
 	case c.run.CheckpointEvery > 0 && !info.Checkpoints:
 		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.run.Method, checkpointers())
-	case c.out != "" && outFormat(c.out) == "":
+	case c.out != "" && input.TableFormat(c.out) == "":
 		return usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	}
 	return nil

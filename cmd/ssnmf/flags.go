@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
@@ -88,9 +87,7 @@ func (g *gammaFlag) Set(s string) error {
 	return nil
 }
 
-// scaleFlag is -scale, a solver.Scale: a positive factor of a sparse P,
-// or a rule ("mass", "sizes" or "auto") optionally followed by ":F", F > 0
-// times the rule's factor.
+// scaleFlag is -scale, a solver.Scale (solver.ParseScale).
 type scaleFlag struct{ solver.Scale }
 
 func (f *scaleFlag) String() string {
@@ -105,24 +102,9 @@ func (f *scaleFlag) String() string {
 }
 
 func (f *scaleFlag) Set(s string) error {
-	rule, times, multiple := strings.Cut(s, ":")
-	v := solver.Scale{Rule: rule}
-	switch rule {
-	case solver.ScaleMass, solver.ScaleSizes, solver.ScaleAuto:
-	default:
-		x, ok := positive(s)
-		if !ok {
-			return fmt.Errorf("want a positive number, mass, sizes or auto, each rule optionally followed by :F (F > 0 times its factor), have %q", s)
-		}
-		f.Scale = solver.Scale{Factor: x}
-		return nil
-	}
-	if multiple {
-		x, ok := positive(times)
-		if !ok {
-			return fmt.Errorf("want %s:F with a number F > 0, the multiple of the rule's factor, have %q", rule, s)
-		}
-		v.Times = x
+	v, err := solver.ParseScale(s)
+	if err != nil {
+		return err
 	}
 	f.Scale = v
 	return nil

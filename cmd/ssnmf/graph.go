@@ -11,14 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-
-	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
-	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -62,7 +58,7 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case *out == "":
 		return usagef("graph: -o EDGES.parquet is required")
-	case outFormat(*out) == "":
+	case input.TableFormat(*out) == "":
 		return usagef("-o %s: unknown extension, want .parquet, .arrow or .csv", *out)
 	case len(pos) > 1:
 		return usagef("graph takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
@@ -85,43 +81,18 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), *out)
 			fmt.Fprintf(stderr, "ssnmf: distances screened by the %s kernel (this CPU: %s)\n", cmp.Or(prob.KNN.Kernel, "portable"), tile.CPUFeatures())
 		}
-		if prob.Order != nil {
-			// The rows were searched in the partition's order; the edges
-			// name them in the input's.
-			if g, err = g.Renumber(prob.Order, filepath.Join(prob.dir, "graph.input.csr"), 0); err != nil {
-				return err
-			}
+		// The rows were searched in the partition's order; the edges
+		// name them in the input's.
+		if g, err = prob.InputOrder(filepath.Join(prob.dir, "graph.input.csr")); err != nil {
+			return err
+		}
+		if g != prob.Graph() {
 			defer g.Close()
 			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
-		if err := writeEdges(w, g, outFormat(*out)); err != nil {
+		if err := affinity.WriteEdges(w, g, input.TableFormat(*out)); err != nil {
 			return fmt.Errorf("-o %s: %w", *out, err)
 		}
 		return nil
 	})
-}
-
-// writeEdges writes the edge list of g in format (input.Parquet, Arrow or
-// CSV).
-func writeEdges(w io.Writer, g *graph.CSR, format string) error {
-	if format == input.CSV {
-		return g.WriteEdgesCSV(w)
-	}
-	var rw interface {
-		Write(arrow.RecordBatch) error
-		Close() error
-	}
-	var err error
-	if format == input.Parquet {
-		rw, err = parquetio.NewWriter(w, graph.EdgeSchema())
-	} else {
-		rw, err = ipc.NewFileWriter(w, ipc.WithSchema(graph.EdgeSchema()))
-	}
-	if err != nil {
-		return err
-	}
-	if err := g.EdgeBatches(rw.Write); err != nil {
-		return err
-	}
-	return rw.Close()
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/solver"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // checkModel refuses a -model directory that holds other files (the flag
@@ -33,17 +32,12 @@ func (c *config) checkModelPaths() error {
 	if c.run.Model == "" {
 		return nil
 	}
-	model := resolveFile(fileArg{"-model", c.run.Model}, true).key
-	inside := func(path string) bool {
-		key := resolveFile(fileArg{"", path}, true).key
-		return key == model || strings.HasPrefix(key, model+string(filepath.Separator))
-	}
-	if c.run.Workdir != "" && inside(c.run.Workdir) {
+	if c.run.Workdir != "" && store.Within(c.run.Model, c.run.Workdir) {
 		return usagef("the work directory %s is -model %s or inside it; a model directory holds the model alone: give each its own directory", c.run.Workdir, c.run.Model)
 	}
 	for _, o := range c.outputs() {
-		if o.name != "-model" && o.path != "" && o.path != stdoutPath && inside(o.path) {
-			return usagef("%s %s is inside the -model directory %s, which holds the model alone; write it elsewhere", o.name, o.path, c.run.Model)
+		if o.Name != "-model" && o.Path != "" && o.Path != store.StdoutPath && store.Within(c.run.Model, o.Path) {
+			return usagef("%s %s is inside the -model directory %s, which holds the model alone; write it elsewhere", o.Name, o.Path, c.run.Model)
 		}
 	}
 	return nil

@@ -119,16 +119,3 @@ func TestSecondSignalAbortsPipeOutput(t *testing.T) {
 		t.Errorf("the aborted run left %s in %s", es[0].Name(), tmp)
 	}
 }
-
-// TestOutFormat checks the formats of -out and -o by their names: no
-// gzip, and CSV for an output written in place.
-func TestOutFormat(t *testing.T) {
-	for path, want := range map[string]string{
-		"w.csv": "csv", "W.CSV": "csv", "w.arrow": "arrow", "w.parquet": "parquet",
-		"w.csv.gz": "", "w.txt": "", "w": "", os.DevNull: "csv",
-	} {
-		if got := outFormat(path); got != want {
-			t.Errorf("outFormat(%q) = %q, want %q", path, got, want)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ssnmf/ssnmf/figure"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/vfs"
 	"github.com/ssnmf/ssnmf/trace"
 )
@@ -45,11 +46,11 @@ func plotCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if checkOnly(ctx) {
 		return nil
 	}
-	traces := make([]fileArg, len(pos))
+	traces := make([]store.NamedFile, len(pos))
 	for i, p := range pos {
-		traces[i] = fileArg{"TRACE", p}
+		traces[i] = store.NamedFile{Name: "TRACE", Path: p}
 	}
-	if err := checkFiles(traces, []fileArg{{"-o", *out}}); err != nil {
+	if err := checkFiles(traces, []store.NamedFile{{Name: "-o", Path: *out}}); err != nil {
 		return err
 	}
 	f, err := createOutput(ctx, vfs.OS{}, "-o", *out, stdout)

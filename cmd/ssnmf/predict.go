@@ -54,7 +54,7 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if err != nil || checkOnly(ctx) {
 		return err
 	}
-	if err := checkFiles([]fileArg{{"INPUT", c.input}, {"-model", filepath.Join(c.model, model.FileName)}}, []fileArg{{"-out", c.out}}); err != nil {
+	if err := checkFiles([]store.NamedFile{{Name: "INPUT", Path: c.input}, {Name: "-model", Path: filepath.Join(c.model, model.FileName)}}, []store.NamedFile{{Name: "-out", Path: c.out}}); err != nil {
 		return err
 	}
 	m, err := openModel(c.model)
@@ -211,7 +211,7 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 		return nil, usagef("predict: -model DIR is required")
 	case c.out == "":
 		return nil, usagef("predict: -out FILE is required")
-	case c.out != stdoutPath && outFormat(c.out) == "":
+	case c.out != store.StdoutPath && input.TableFormat(c.out) == "":
 		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	case len(pos) != 1:
 		return nil, usagef("predict takes one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))

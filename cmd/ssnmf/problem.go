@@ -27,8 +27,7 @@ const clusterDir = "cluster"
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
 	// Problem is the input (nil when P comes from a tile file and no
-	// INPUT is given) and P; its InputSum is taken when
-	// kernelConfig.checkInput asks for it.
+	// INPUT is given) and P.
 	solver.Problem
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
@@ -57,44 +56,49 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}()
 	}
 	pr.read = time.Since(begin)
-	var sum uint32
-	if kc.checkInput != nil && tab != nil {
-		sum = solver.InputSum(tab)
-		if err := kc.checkInput(sum, tab.N); err != nil {
-			return nil, err
-		}
-	}
-	kc.disk.End("input")
-	rule := kc.gamma.rule
+	o := kc.options(solver.Options{})
+	o.GammaRule, o.K = kc.gamma.rule, k
 	if kc.gamma.auto {
-		rule = defaultRule
+		o.GammaRule = defaultRule
 	}
-	if k == 0 && tab != nil {
-		k = len(tab.Classes)
-	}
-	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
-		return nil, usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
-	}
-	spec, err := kc.spec(pr, rule, k, progress)
-	if err != nil {
+	setup := solver.Setup{Dir: dir, Name: kc.inputName(), Scratch: kc.budget.Scratch, Saved: kc.saved, Moments: kc.moments,
+		InputRead: func(tab *store.Table) error {
+			kc.disk.End("input")
+			return kc.checkGamma(o.GammaRule, k, tab)
+		}, Progress: progress, Round: kc.knnRound}
+	if setup.Engine, err = kc.coordinator(pr); err != nil {
 		return nil, err
 	}
-	p, err := solver.NewProblem(ctx, tab, spec, kc.moments)
+	p, err := o.Problem(ctx, tab, setup)
 	kc.disk.End("affinity")
 	if err != nil {
 		return nil, kc.buildError(err)
 	}
-	pr.Problem, pr.InputSum = *p, sum
+	pr.Problem = *p
 	kc.block = pr.BlockSize
 	kc.logProblem(pr)
 	return pr, nil
 }
 
+// checkGamma refuses -gamma mass on the Gaussian kernel with fewer than
+// 2 clusters: k, or if 0 the classes of tab's labels.
+func (kc *kernelConfig) checkGamma(rule affinity.Rule, k int, tab *store.Table) error {
+	k, _ = solver.Options{K: k}.Clusters(tab) // 0 without labels
+	if rule == affinity.Mass && kc.gamma.value == 0 && kc.gaussian() && k < 2 {
+		return usagef("-gamma mass needs k >= 2 clusters (-k, or a label column with 2 classes or more), have %d", k)
+	}
+	return nil
+}
+
 // buildError is the error of a P that affinity.Build refused: a usage
-// error where the flags or the input are at fault.
+// error where the flags or the input are at fault, the input's of a
+// resumed run among them.
 func (kc *kernelConfig) buildError(err error) error {
 	var bw *affinity.BandwidthError
+	var ck *solver.CheckpointError
 	switch {
+	case errors.As(err, &ck):
+		return usagef("-resume: %v", ck.Err)
 	case errors.As(err, &bw):
 		return usagef("%v; standardize the features (-standardize) or give -gamma", err)
 	case errors.As(err, new(*affinity.RangeError)):
@@ -118,35 +122,24 @@ func (kc *kernelConfig) logProblem(pr *problem) {
 	}
 }
 
-// spec is the affinity.Spec of the flags for the problem pr, whose rows
-// are in its work directory (solver.Options.Spec): the bandwidth rule, k
-// for the mass rules, the progress hooks, and -engine slurm's
-// coordinator, which it sets in pr.
-func (kc *kernelConfig) spec(pr *problem, rule affinity.Rule, k int, progress func(pass string, done, total int)) (affinity.Spec, error) {
-	o := kc.options(solver.Options{})
-	o.GammaRule, o.K = rule, k
-	spec, err := o.Spec(pr.dir, kc.inputName(), kc.budget.Scratch)
+// coordinator returns the engine of -engine slurm, the coordinator of
+// the tasks in the work directory of pr, which it sets in pr; nil for
+// local.
+func (kc *kernelConfig) coordinator(pr *problem) (affinity.Engine, error) {
+	if kc.engine != engineSlurm {
+		return nil, nil
+	}
+	dir, err := filepath.Abs(pr.dir)
 	if err != nil {
-		return spec, err
+		return nil, err
 	}
-	spec.Progress = progress
-	if spec.Graph != nil {
-		spec.Graph.Round = kc.knnRound
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
 	}
-	if kc.engine == engineSlurm {
-		dir, err := filepath.Abs(pr.dir)
-		if err != nil {
-			return spec, err
-		}
-		bin, err := os.Executable()
-		if err != nil {
-			return spec, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
-		}
-		pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
-			Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
-		spec.Engine = pr.coord
-	}
-	return spec, nil
+	pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
+		Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
+	return pr.coord, nil
 }
 
 // knnRound is the kNN search's hook at the end of each round of the
@@ -206,7 +199,7 @@ func (kc *kernelConfig) load(dir string) (*store.Table, error) {
 // write succeeds ("-" is stdout, written directly): the end of the tiles
 // and graph commands. An out that is one of the inputs is refused first.
 func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer, write func(w io.Writer, prob *problem) error) (err error) {
-	if err := checkFiles(kc.inputs(), []fileArg{{"-o", out}}); err != nil {
+	if err := checkFiles(kc.inputs(), []store.NamedFile{{Name: "-o", Path: out}}); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp(kc.workParent(), "ssnmf-export-")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/solver"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -158,7 +159,7 @@ func (c *config) finished(saved *solver.Saved, given []string, stderr io.Writer)
 func (c *config) outputPaths() (map[string]string, error) {
 	outs := map[string]string{}
 	for name, path := range map[string]string{"out": c.out, "summary": c.summary, "trace": c.trace, "model": c.run.Model} {
-		if path == "" || path == stdoutPath {
+		if path == "" || path == store.StdoutPath {
 			if path != "" {
 				outs[name] = path
 			}

@@ -19,9 +19,7 @@ import (
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
-	"github.com/ssnmf/ssnmf/store/parquetio"
 	"github.com/ssnmf/ssnmf/store/vfs"
-	"github.com/ssnmf/ssnmf/synth"
 	"github.com/ssnmf/ssnmf/trace"
 )
 
@@ -136,18 +134,12 @@ func (sv *solving) check() (done bool, err error) {
 	if err := c.checkModelPaths(); err != nil {
 		return false, err
 	}
-	c.checkInput = func(uint32, int) error { return nil }
 	if saved != nil {
 		if done, err := c.finished(saved, sv.given, sv.stderr); done || err != nil {
 			return true, err
 		}
-		c.checkInput = func(sum uint32, n int) error {
-			if err := saved.CheckInput(sum, n); err != nil {
-				return usagef("-resume: %v", err)
-			}
-			return nil
-		}
 	}
+	c.saved = saved
 	return false, nil
 }
 
@@ -181,7 +173,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer outs.abort()
+	defer outs.all().Abort()
 	rep := sv.report(outs, prob, m, time.Since(setup))
 	sv.rep = rep
 	ws, err := sv.workspace(prob.N())
@@ -237,11 +229,9 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 	c, tab, n := sv.c, prob.Table, prob.N()
 	sv.prog.n, sv.prog.entries = n, prob.Entries()
 	info, _ := methods.Lookup(c.run.Method)
-	if c.run.K == 0 {
-		if tab == nil || tab.Labels == nil {
-			return info, usagef("-k is required: %s has no label column to take the number of classes from", c.inputName())
-		}
-		c.run.K = len(tab.Classes)
+	var err error
+	if c.run.K, err = c.run.Clusters(tab); err != nil {
+		return info, usagef("-k is required: %s has %v", c.inputName(), err)
 	}
 	if c.run.Starts == 0 {
 		c.run.Starts = solver.StartsFor(info, prob.Graph() != nil, prob.N())
@@ -361,7 +351,7 @@ func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, o
 	if err := sum.write(outs, w); err != nil {
 		return err
 	}
-	if err := outs.commit(); err != nil {
+	if err := outs.all().Commit(); err != nil {
 		return err
 	}
 	// Finished means finished: a later -resume says so and rewrites
@@ -376,7 +366,7 @@ func (sv *solving) finish(ctx context.Context, sr *solver.Run, res *fw.Result, o
 	if err := sr.Finish(res, mark, written); err != nil {
 		return err
 	}
-	if !writesStdout(c.out, c.summary, c.trace) {
+	if !store.WritesStdout(c.out, c.summary, c.trace) {
 		return sum.sum.WriteText(sv.stdout)
 	}
 	return nil
@@ -441,7 +431,7 @@ func (c *config) createOutputs(ctx context.Context, stdout io.Writer) (*outputs,
 		}
 		a, err := createOutput(ctx, c.fs(), f.flag, f.path, stdout)
 		if err != nil {
-			o.abort()
+			o.all().Abort()
 			return nil, err
 		}
 		*f.dst = a
@@ -450,75 +440,30 @@ func (c *config) createOutputs(ctx context.Context, stdout io.Writer) (*outputs,
 }
 
 // inputs are the files a run reads: INPUT and the file of -affinity.
-func (kc *kernelConfig) inputs() []fileArg {
-	in := []fileArg{{"INPUT", kc.input}}
+func (kc *kernelConfig) inputs() []store.NamedFile {
+	in := []store.NamedFile{{Name: "INPUT", Path: kc.input}}
 	if kc.fromFile() {
-		in = append(in, fileArg{"-affinity", kc.affinity})
+		in = append(in, store.NamedFile{Name: "-affinity", Path: kc.affinity})
 	}
 	return in
 }
 
 // outputs are the files a run writes, as checkFiles takes them; the
 // directory of -model is one.
-func (c *config) outputs() []fileArg {
-	return []fileArg{{"-out", c.out}, {"-summary", c.summary}, {"-trace", c.trace}, {"-model", c.run.Model}}
+func (c *config) outputs() []store.NamedFile {
+	return []store.NamedFile{{Name: "-out", Path: c.out}, {Name: "-summary", Path: c.summary}, {Name: "-trace", Path: c.trace}, {Name: "-model", Path: c.run.Model}}
 }
 
-func (o *outputs) files() []*store.AtomicFile {
-	var fs []*store.AtomicFile
-	for _, a := range []*store.AtomicFile{o.out, o.summary, o.trace} {
-		if a != nil {
-			fs = append(fs, a)
-		}
-	}
-	return fs
-}
-
-// commit renames every output into place.
-func (o *outputs) commit() error {
-	for _, a := range o.files() {
-		if err := a.Commit(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// abort removes the outputs not yet committed.
-func (o *outputs) abort() {
-	for _, a := range o.files() {
-		a.Abort()
-	}
-}
+// all returns the outputs as one set, to commit or abort together.
+func (o *outputs) all() store.Outputs { return store.Outputs{o.out, o.summary, o.trace} }
 
 // writeMemberships writes W (n×k) to out in the format of path's
 // extension, as -out of solve and predict.
 func writeMemberships(out io.Writer, path string, w []float64, n, k int) error {
-	write := store.WriteMembershipCSV
-	switch outFormat(path) {
-	case input.Arrow:
-		write = store.WriteMembershipArrow
-	case input.Parquet:
-		write = parquetio.WriteMembership
-	}
-	if err := write(out, w, n, k); err != nil {
+	if err := input.WriteMemberships(out, path, w, n, k); err != nil {
 		return fmt.Errorf("-out %s: %w", path, err)
 	}
 	return nil
-}
-
-// outFormat returns the format of a membership file or an edge list by
-// its extension, as synth.Format but without .csv.gz: "csv", "arrow",
-// "parquet", or "" if unknown; "csv" for an output written in place
-// (/dev/null, a terminal, a named pipe) whose name has none of them.
-func outFormat(path string) string {
-	switch f := synth.Format(path); {
-	case f != synth.CSVGzip:
-		return f
-	case store.WrittenInPlace(path):
-		return input.CSV
-	}
-	return "" // no gzip for memberships and edges
 }
 
 func (kc *kernelConfig) inputName() string {
@@ -532,22 +477,13 @@ func (kc *kernelConfig) inputName() string {
 }
 
 // openWorkdir returns the work directory and whether it is a temporary
-// one made here.
+// one made here (solver.MakeWorkdir).
 func (c *config) openWorkdir() (string, bool, error) {
-	if c.run.Workdir != "" {
-		if err := os.MkdirAll(c.run.Workdir, 0o755); err != nil {
-			return "", false, fmt.Errorf("-workdir: %w", err)
-		}
-		return c.run.Workdir, false, nil
+	dir, temp, err := solver.MakeWorkdir(c.run.Workdir, c.workParent())
+	if err != nil && c.run.Workdir != "" {
+		err = fmt.Errorf("-workdir: %w", err)
 	}
-	dir, err := os.MkdirTemp(c.workParent(), "ssnmf-")
-	if err == nil {
-		dir, err = filepath.Abs(dir)
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("work directory: %w", err)
-	}
-	return dir, true, nil
+	return dir, temp, err
 }
 
 // stepFailed is the error of a run whose step failed for good (a

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/ssnmf/ssnmf/fw"
-	"github.com/ssnmf/ssnmf/internal/diskio"
 	"github.com/ssnmf/ssnmf/solver"
 )
 
@@ -36,7 +34,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	s.Input, s.Precision, s.Affinity = c.inputName(), c.precision.String(), c.affinity
 	s.KernelFamily, s.CheckpointKernelFamily = c.isa.String(), c.checkpointKernel
 	s.Seconds, s.AffinitySeconds = seconds, b.setup
-	s.PeakRSSBytes, s.Memory, s.Engine = peakRSS(), c.budget, c.engine
+	s.PeakRSSBytes, s.Memory, s.Engine = solver.PeakRSS(), c.budget, c.engine
 	if co := pr.coord; co != nil {
 		s.Tasks, s.Steps, s.StepRetries, s.StepSeconds = co.Tasks, co.Stats.Steps, co.Stats.Retries, co.Stats.Time.Seconds()
 	}
@@ -52,23 +50,11 @@ func (b *summaryBuilder) write(o *outputs, w []float64) error {
 			return err
 		}
 	}
-	b.sum.IO = newIOReport(c.disk)
+	b.sum.IO = solver.NewIOReport(c.disk)
 	if o.summary != nil {
-		enc := json.NewEncoder(o.summary)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(b.sum); err != nil {
+		if err := b.sum.WriteJSON(o.summary); err != nil {
 			return fmt.Errorf("-summary %s: %w", c.summary, err)
 		}
 	}
 	return nil
-}
-
-// newIOReport returns the report of the phases m recorded, nil if it
-// recorded none.
-func newIOReport(m *diskio.Meter) *solver.IOReport {
-	if len(m.Phases()) == 0 {
-		return nil
-	}
-	t := m.Total()
-	return &solver.IOReport{ReadBytes: t.Read, WrittenBytes: t.Written, Phases: m.Phases()}
 }

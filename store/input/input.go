@@ -2,7 +2,9 @@
 // (plain or gzip-compressed), Parquet or Arrow IPC (file or stream), found
 // from the file's first bytes, then its extension. It is the one place
 // where a format is recognized, for the inputs of "ssnmf solve" and the
-// edge lists of a sparse affinity alike.
+// edge lists of a sparse affinity alike, and, by the name's extension, the
+// format of an output (OutputFormat), in which WriteMemberships writes
+// the memberships W.
 package input
 
 import (

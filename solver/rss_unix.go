@@ -1,15 +1,15 @@
 //go:build unix
 
-package main
+package solver
 
 import (
 	"runtime"
 	"syscall"
 )
 
-// peakRSS returns the process's peak resident set size in bytes, as
+// PeakRSS returns the process's peak resident set size in bytes, as
 // getrusage reports it (what /usr/bin/time -v prints), or 0 if unknown.
-func peakRSS() int64 {
+func PeakRSS() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
