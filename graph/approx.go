@@ -199,16 +199,16 @@ func (a *approxSearch) seedBounds(ctx context.Context) error {
 		sd := <-seeders
 		defer func() { seeders <- sd }()
 		lo, hi := a.pairs.Rows(I)
+		within := sd.within[:hi-lo]
 		for i := lo; i < hi; i++ {
 			a.lists.offer(i, -1, int32(i))
-			storeBound(a.bound, i, a.lists.bound(i))
+			within[i-lo] = a.lists.bound(i) // the bound of a list of one
 		}
-		if a.m < 2 {
-			return
+		if a.m >= 2 {
+			a.pairs.Within(sd.s, I, a.m-1, within)
 		}
-		a.pairs.Within(sd.s, I, a.m-1, sd.within)
 		for i := lo; i < hi; i++ {
-			storeBound(a.bound, i, sd.within[i-lo])
+			storeBound(a.bound, i, within[i-lo])
 		}
 	})
 }

@@ -19,12 +19,17 @@ r = max(v, ^v). A prefetch never faults and changes no value: it only
 starts the loads of the next join's rows while this one's computes.
 """
 
-SIG = "// func prefetchJoin(x *float64, rowBytes int, bound *uint64, cand *int32, n int)"
 
-out, w = start(__file__, DOC, tag="amd64")
-w(SIG)
-w("TEXT ·prefetchJoin(SB), NOSPLIT, $0-40")
-w("""\tMOVQ x+0(FP), SI
+def emit(tag, body):
+    """Writes prefetch_{tag}.s: the header, then prefetchJoin with body."""
+    out, w = start(__file__, DOC, tag=tag)
+    w("// func prefetchJoin(x *float64, rowBytes int, bound *uint64, cand *int32, n int)")
+    w("TEXT ·prefetchJoin(SB), NOSPLIT, $0-40")
+    w(body)
+    write(out, f"prefetch_{tag}.s")
+
+
+emit("amd64", """\tMOVQ x+0(FP), SI
 \tMOVQ rowBytes+8(FP), R8
 \tMOVQ bound+16(FP), DI
 \tMOVQ cand+24(FP), BX
@@ -55,12 +60,7 @@ lines:
 done:
 \tRET
 """)
-write(out, "prefetch_amd64.s")
-
-out, w = start(__file__, DOC, tag="arm64")
-w(SIG)
-w("TEXT ·prefetchJoin(SB), NOSPLIT, $0-40")
-w("""\tMOVD x+0(FP), R0
+emit("arm64", """\tMOVD x+0(FP), R0
 \tMOVD rowBytes+8(FP), R1
 \tMOVD bound+16(FP), R2
 \tMOVD cand+24(FP), R3
@@ -93,4 +93,3 @@ lines:
 done:
 \tRET
 """)
-write(out, "prefetch_arm64.s")

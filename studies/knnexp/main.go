@@ -20,7 +20,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -94,15 +93,4 @@ func run() error {
 	fmt.Printf("knn %.2fs total %.2fs cpu %.2fs nnz %d tiles %d (%.4f of all)\n",
 		time.Since(parted).Seconds(), time.Since(begin).Seconds(), cpuSeconds(), g.NNZ(), st.Tiles, float64(st.Tiles)/all)
 	return nil
-}
-
-// cpuSeconds returns the process's user and system CPU time so far, or 0
-// where getrusage fails: beside the wall time it shows how busy the
-// workers were.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
