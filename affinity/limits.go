@@ -60,15 +60,10 @@ func checkSum(g *graph.CSR, sum, scale float64, spec Spec) error {
 	case math.IsInf(scale, 0) || scale == 0:
 		return rangeErrorf("%s: the weights sum to %g, so the mass rule's scale n²/(k·ΣP) is out of a float64's range: multiply them by a common factor, or give -scale", what, sum)
 	}
-	var frob, top float64
-	for _, v := range g.Val {
-		top = max(top, v)
-	}
-	// Σ(S·v)², summed as top²·S²·Σ(v/top)² so that no term overflows
-	// before the total does.
-	for _, v := range g.Val {
-		frob += (v / top) * (v / top)
-	}
+	// Σ(S·v)², as top²·S²·Σ(v/top)² so that no term overflows before the
+	// total does (graph.Moments).
+	mo := g.Moments()
+	top, frob := mo.Max, mo.Squares
 	if f := frob * (scale * top) * (scale * top); math.IsInf(f, 0) || f == 0 {
 		given := "the mass rule's scale"
 		if spec.Scale > 0 {

@@ -98,14 +98,29 @@ type CSR struct {
 	// loop's bits. A family the CPU lacks is an error.
 	Kernel tile.ISA
 
-	diag []float64 // P_ii, for sweeps
-	file *mapping  // the CSR file the slices are mapped from, or nil
+	diag    []float64 // P_ii, for sweeps
+	moments Moments   // of the values, taken by checkCSR
+	file    *mapping  // the CSR file the slices are mapped from, or nil
 }
 
 // NewCSR checks that rowPtr, col and val describe a symmetric, finite,
 // nonnegative n×n matrix with increasing columns within each row, and
 // returns it. It does not copy the slices.
 func NewCSR(rowPtr []int64, col []int32, val []float64) (*CSR, error) {
+	return checkCSR(rowPtr, col, val, nil)
+}
+
+// checkEntries is how many entries checkCSR checks between calls of its
+// hook: a range of the arrays still in cache when the hook reads it.
+const checkEntries = 1 << 16
+
+// checkCSR is NewCSR, in one pass over the arrays in order, which also
+// takes the values' Moments. If visit is not nil, it is called with every
+// range [lo, hi) of the entries, in order, once they are checked: so that
+// a file's checksum (openMapped, fileBuilder.finish) reads the arrays in
+// the same pass, and a graph larger than memory is read once, not three
+// times.
+func checkCSR(rowPtr []int64, col []int32, val []float64, visit func(lo, hi int64)) (*CSR, error) {
 	if len(rowPtr) < 2 || rowPtr[0] != 0 || rowPtr[len(rowPtr)-1] != int64(len(col)) || len(col) != len(val) {
 		return nil, fmt.Errorf("graph: %d row offsets, %d columns and %d values do not form a CSR matrix", len(rowPtr), len(col), len(val))
 	}
@@ -125,6 +140,8 @@ func NewCSR(rowPtr []int64, col []int32, val []float64) (*CSR, error) {
 	// graph larger than memory is checked without reading it at random;
 	// only a failed check looks for the entry that breaks it.
 	var fwd, bwd uint64
+	var mo Moments
+	var seen int64 // entries visited
 	for i := range n {
 		lo, hi := rowPtr[i], rowPtr[i+1]
 		for e := lo; e < hi; e++ {
@@ -142,12 +159,45 @@ func NewCSR(rowPtr []int64, col []int32, val []float64) (*CSR, error) {
 			}
 			fwd += entryHash(int32(i), j, v)
 			bwd += entryHash(j, int32(i), v)
+			mo.add(v)
+		}
+		if visit != nil && (hi-seen >= checkEntries || i == n-1) {
+			visit(seen, hi)
+			seen = hi
 		}
 	}
 	if fwd != bwd {
 		return nil, m.asymmetry()
 	}
+	m.moments = mo
 	return m, nil
+}
+
+// Moments are sums of the stored values of a CSR, Scale not applied,
+// taken when it was made: enough to check that S·P's sums and norms stay
+// in a float64's range without another pass over a graph that may be
+// larger than memory.
+type Moments struct {
+	Sum float64 // Σ v, in the order of the entries
+	Max float64 // the largest value
+	// Squares is Σ (v/Max)², kept as the largest value grows (each
+	// partial sum rescaled to the new largest), so that it neither
+	// overflows nor underflows where Σ v² would; ||P||² is Max²·Squares.
+	Squares float64
+}
+
+// add takes v >= 0 into the moments.
+func (mo *Moments) add(v float64) {
+	mo.Sum += v
+	switch {
+	case v > mo.Max:
+		r := mo.Max / v
+		mo.Squares = mo.Squares*r*r + 1
+		mo.Max = v
+	case v > 0:
+		r := v / mo.Max
+		mo.Squares += r * r
+	}
 }
 
 // entryHash mixes an entry (i, j, v) into 64 bits (SplitMix64's finalizer).
@@ -188,14 +238,13 @@ func (m *CSR) N() int { return len(m.RowPtr) - 1 }
 // NNZ returns the number of stored entries.
 func (m *CSR) NNZ() int64 { return m.RowPtr[len(m.RowPtr)-1] }
 
-// Sum returns the sum of the stored values, Scale not applied.
-func (m *CSR) Sum() float64 {
-	var s float64
-	for _, v := range m.Val {
-		s += v
-	}
-	return s
-}
+// Sum returns the sum of the stored values, Scale not applied, as NewCSR
+// found them: Moments().Sum.
+func (m *CSR) Sum() float64 { return m.moments.Sum }
+
+// Moments returns the sums of the stored values NewCSR took, Scale not
+// applied.
+func (m *CSR) Moments() Moments { return m.moments }
 
 // checkScale reports a Scale that no pass can use.
 func (m *CSR) checkScale() error {

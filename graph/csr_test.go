@@ -115,6 +115,16 @@ func testProductsMatchDense(t *testing.T, scale float64) {
 	if got, want := m.Sum(), floats.Sum(p); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("Sum %v, want %v", got, want)
 	}
+	var inOrder float64
+	for _, v := range m.Val {
+		inOrder += v
+	}
+	if m.Sum() != inOrder {
+		t.Errorf("Sum %v, want %v: the values added in the order of the entries", m.Sum(), inOrder)
+	}
+	if mo, top := m.Moments(), floats.Max(p); mo.Max != top || math.Abs(mo.Squares-floats.Dot(p, p)/(top*top)) > 1e-12*mo.Squares {
+		t.Errorf("Moments %+v, want the largest %v and Σ(v/largest)² %v", mo, top, floats.Dot(p, p)/(top*top))
+	}
 	rng := rand.New(rand.NewPCG(2, 3))
 	w := make([]float64, n*k)
 	for i := range w {

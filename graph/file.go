@@ -146,18 +146,78 @@ func openMapped(f *os.File) (*CSR, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if got := crc32.Checksum(mem[fileHeaderSize:], castagnoli); got != h.body {
-		store.UnmapReadOnly(mem)
-		return nil, 0, fmt.Errorf("bad checksum of the arrays 0x%08x, computed 0x%08x", h.body, got)
+	m, got, err := checkArrays(mem, int(h.n), int(h.nnz))
+	switch {
+	case got != h.body:
+		err = fmt.Errorf("bad checksum of the arrays 0x%08x, computed 0x%08x", h.body, got)
+	case err == nil:
+		m.file = &mapping{f: f, mem: mem}
+		return m, h.source, nil
 	}
-	rowPtr, val, col := arrays(mem, int(h.n), int(h.nnz))
-	m, err := NewCSR(rowPtr, col, val)
+	store.UnmapReadOnly(mem)
+	return nil, 0, err
+}
+
+// checkArrays checks the arrays of a CSR file of n rows and nnz entries
+// mapped at mem as NewCSR does, and returns the matrix and the CRC-32C of
+// the arrays, both from one pass over them in order: the row offsets, then
+// the values and columns of each range of entries as they are checked
+// (their checksums joined by crc32cJoin). Where the check fails, the
+// checksum is still that of all the arrays, so that a damaged file is
+// reported as such rather than by the entry the damage broke.
+func checkArrays(mem []byte, n, nnz int) (*CSR, uint32, error) {
+	rowPtr, val, col := arrays(mem, n, nnz)
+	valAt := fileHeaderSize + 8*(n+1)
+	colAt := valAt + 8*nnz
+	head := crc32.Checksum(mem[fileHeaderSize:valAt], castagnoli)
+	var vals, cols uint32
+	var done int64
+	m, err := checkCSR(rowPtr, col, val, func(lo, hi int64) {
+		vals = crc32.Update(vals, castagnoli, mem[valAt+8*int(lo):valAt+8*int(hi)])
+		cols = crc32.Update(cols, castagnoli, mem[colAt+4*int(lo):colAt+4*int(hi)])
+		done = hi
+	})
 	if err != nil {
-		store.UnmapReadOnly(mem)
-		return nil, 0, err
+		vals = crc32.Update(vals, castagnoli, mem[valAt+8*int(done):colAt])
+		cols = crc32.Update(cols, castagnoli, mem[colAt+4*int(done):])
 	}
-	m.file = &mapping{f: f, mem: mem}
-	return m, h.source, nil
+	sum := crc32cJoin(crc32cJoin(head, vals, 8*int64(nnz)), cols, 4*int64(nnz))
+	return m, sum, err
+}
+
+// crc32cJoin returns the CRC-32C of a‖b from a's CRC ca, b's CRC cb and
+// b's length: ca, as the register of a CRC of a followed by size zero
+// bytes, is multiplied by x^(8·size) modulo the polynomial, and cb added.
+// (The conditioning of the CRC, its inverted start and end, cancels out.)
+func crc32cJoin(ca, cb uint32, size int64) uint32 {
+	// In the CRC's bit-reflected order, bit 31 is x⁰ and bit 23 is x⁸:
+	// one byte. pow is x^(8·2^t) as the bits t of size are taken.
+	prod, pow := uint32(1)<<31, uint32(1)<<23
+	for ; size > 0; size >>= 1 {
+		if size&1 != 0 {
+			prod = gf2Mul(prod, pow)
+		}
+		pow = gf2Mul(pow, pow)
+	}
+	return gf2Mul(prod, ca) ^ cb
+}
+
+// gf2Mul multiplies two polynomials modulo CRC-32C's, both in the CRC's
+// bit-reflected order.
+func gf2Mul(a, b uint32) uint32 {
+	const poly = 0x82f63b78 // Castagnoli's, reflected
+	var p uint32
+	for m := uint32(1) << 31; m != 0; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+		}
+		if b&1 != 0 {
+			b = b>>1 ^ poly
+		} else {
+			b >>= 1
+		}
+	}
+	return p
 }
 
 // Close releases the file behind m, if any; m must not be used after.
@@ -221,8 +281,10 @@ func (fb *fileBuilder) abort() {
 }
 
 // finish moves the columns of the nnz entries kept next to their values,
-// writes the header, cuts the file to its length, renames it into place
-// and opens it as OpenFile does.
+// checks the matrix as NewCSR does and takes the arrays' checksum in the
+// same pass, writes the header, cuts the file to its length, renames it
+// into place and maps it read-only: the graph is read once, not again by
+// OpenFile.
 func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
 	// The values stay where they are; the columns move down to follow the
 	// nnz values kept (copy handles the overlap).
@@ -232,10 +294,14 @@ func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
 		copy(dst, col[:nnz])
 	}
 	size, _ := fileSize(uint64(fb.n), uint64(nnz))
-	h := fileHeader{version: fileVersion, n: uint64(fb.n), nnz: uint64(nnz), source: fb.source,
-		body: crc32.Checksum(fb.mem[fileHeaderSize:size], castagnoli)}
+	m, body, err := checkArrays(fb.mem[:size], fb.n, nnz)
+	if err != nil {
+		fb.abort()
+		return nil, fmt.Errorf("%s: %w", fb.path, err)
+	}
+	h := fileHeader{version: fileVersion, n: uint64(fb.n), nnz: uint64(nnz), source: fb.source, body: body}
 	copy(fb.mem, encodeFileHeader(h))
-	err := store.UnmapReadWrite(fb.f, fb.mem)
+	err = store.UnmapReadWrite(fb.f, fb.mem)
 	fb.mem = nil
 	if err == nil {
 		err = fb.f.Truncate(int64(size))
@@ -246,13 +312,17 @@ func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
 	if err == nil {
 		err = os.Rename(fb.tmp, fb.path)
 	}
+	var mem []byte
+	if err == nil {
+		mem, err = store.MapReadOnly(fb.f, size)
+	}
 	if err != nil {
 		fb.abort()
 		return nil, fmt.Errorf("%s: %w", fb.path, err)
 	}
-	fb.f.Close()
-	m, _, err := OpenFile(fb.path)
-	return m, err
+	m.RowPtr, m.Val, m.Col = arrays(mem, fb.n, nnz)
+	m.file = &mapping{f: fb.f, mem: mem}
+	return m, nil
 }
 
 // DumpFile prints the header of the CSR file at path and its first rows

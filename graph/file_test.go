@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,6 +148,8 @@ func TestOpenFileErrors(t *testing.T) {
 		{name: "truncated", change: func(b []byte) []byte { return b[:len(b)-4] }, want: "want"},
 		{name: "extended", change: func(b []byte) []byte { return append(b, 0) }, want: "want"},
 		{name: "body checksum", change: func(b []byte) []byte { b[valAt]++; return b }, want: "bad checksum of the arrays"},
+		{name: "column and body checksum", change: func(b []byte) []byte { b[len(b)-1] = 0x7f; return b }, want: "bad checksum of the arrays"},
+		{name: "column", change: func(b []byte) []byte { b[len(b)-1] = 0x7f; return body(b) }, want: "out of range"},
 		{name: "asymmetric", change: func(b []byte) []byte {
 			binary.LittleEndian.PutUint64(b[valAt+8:], 0x4000000000000000) // P_0j = 2 for row 0's first neighbour j
 			return body(b)
@@ -162,6 +165,25 @@ func TestOpenFileErrors(t *testing.T) {
 				t.Errorf("error %v, want one naming the file and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCRC32CJoin checks that joining the checksums of two byte strings
+// gives that of the two end to end, for lengths around the bits of size.
+func TestCRC32CJoin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, la := range []int{0, 1, 7, 100} {
+		for _, lb := range []int{0, 1, 2, 3, 8, 255, 256, 4097} {
+			ab := make([]byte, la+lb)
+			for i := range ab {
+				ab[i] = byte(rng.Uint32())
+			}
+			a, b := ab[:la], ab[la:]
+			want := crc32.Checksum(ab, castagnoli)
+			if got := crc32cJoin(crc32.Checksum(a, castagnoli), crc32.Checksum(b, castagnoli), int64(lb)); got != want {
+				t.Errorf("lengths %d and %d: joined 0x%08x, want 0x%08x", la, lb, got, want)
+			}
+		}
 	}
 }
 
