@@ -142,7 +142,7 @@ func openMapped(f *os.File) (*CSR, uint64, error) {
 	if fi.Size() != int64(size) {
 		return nil, 0, fmt.Errorf("file is %d bytes, want %d for %d rows and %d entries", fi.Size(), size, h.n, h.nnz)
 	}
-	mem, err := store.MapReadOnly(f, size)
+	mem, err := mapArrays(f, size)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -156,6 +156,18 @@ func openMapped(f *os.File) (*CSR, uint64, error) {
 	}
 	store.UnmapReadOnly(mem)
 	return nil, 0, err
+}
+
+// mapArrays maps the first size bytes of the CSR file f read-only, advised
+// as read in order (store.AdviseSequential): every pass over a graph reads
+// its rows in order. The advice is only that: a kernel that refuses it
+// reads the file as it would have.
+func mapArrays(f *os.File, size int) ([]byte, error) {
+	mem, err := store.MapReadOnly(f, size)
+	if err == nil {
+		_ = store.AdviseSequential(mem)
+	}
+	return mem, err
 }
 
 // checkArrays checks the arrays of a CSR file of n rows and nnz entries
@@ -314,7 +326,7 @@ func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
 	}
 	var mem []byte
 	if err == nil {
-		mem, err = store.MapReadOnly(fb.f, size)
+		mem, err = mapArrays(fb.f, size)
 	}
 	if err != nil {
 		fb.abort()

@@ -65,3 +65,16 @@ func UnmapAnonymous(b []byte) error {
 	}
 	return unmapReadOnly(b)
 }
+
+// AdviseSequential tells the kernel that the mapping b (of MapReadOnly or
+// MapReadWrite) is read in order, pass after pass, as a sweep reads a
+// graph: it reads ahead further, and reclaims the pages behind a pass
+// before others. A larger-than-memory file streamed this way then does not
+// push out of the page cache the pages that are read at random between
+// its passes (the solve's W). Advising nil does nothing.
+func AdviseSequential(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return adviseSequential(b)
+}

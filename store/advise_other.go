@@ -1,0 +1,6 @@
+//go:build !unix
+
+package store
+
+// adviseSequential does nothing where a mapping is memory of the process.
+func adviseSequential([]byte) error { return nil }
