@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
@@ -19,10 +18,6 @@ import (
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 )
-
-// clusterDir is the name of the run directory of -engine slurm's tasks in
-// the work directory (a sparse P's CSR file there is solver.GraphFile).
-const clusterDir = "cluster"
 
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
@@ -123,23 +118,19 @@ func (kc *kernelConfig) logProblem(pr *problem) {
 }
 
 // coordinator returns the engine of -engine slurm, the coordinator of
-// the tasks in the work directory of pr, which it sets in pr; nil for
-// local.
+// the tasks in the work directory of pr (cluster.NewSrun), which it sets
+// in pr; nil for local.
 func (kc *kernelConfig) coordinator(pr *problem) (affinity.Engine, error) {
 	if kc.engine != engineSlurm {
 		return nil, nil
 	}
-	dir, err := filepath.Abs(pr.dir)
+	co, err := cluster.NewSrun(pr.dir, kc.tasks, kc.retries)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-engine slurm: %w", err)
 	}
-	bin, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
-	}
-	pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
-		Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
-	return pr.coord, nil
+	co.Log, co.FS, co.Kernel = kc.log, kc.fsys, kc.isa
+	pr.coord = co
+	return co, nil
 }
 
 // knnRound is the kNN search's hook at the end of each round of the

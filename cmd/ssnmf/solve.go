@@ -149,7 +149,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	sv.prog = &progress{out: stderr, quiet: c.quiet, before: c.showBudget}
 	c.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if c.engine == engineSlurm && !c.quiet {
-		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(sv.dir, clusterDir))
+		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(sv.dir, cluster.RunDir))
 	}
 	setup := time.Now()
 	c.disk = diskio.Start()
