@@ -21,7 +21,7 @@ import (
 // graphCmd is the graph command: it writes the kNN graph of an input as an
 // edge list, which solve -affinity reads back to the same bits.
 func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	kc := kernelConfig{affinity: affinityKNN, gamma: gammaFlag{auto: true}, precision: tile.Float64}
+	kc := kernelConfig{affinity: affinityKNN, gamma: gammaFlag{auto: true}}
 	fs := newFlagSet("ssnmf graph", "Usage: ssnmf graph [flags] -o EDGES.parquet|.arrow|.csv [INPUT]\n\n"+
 		"Writes the kNN graph of the rows of INPUT (the built-in yeast data set if none), as\n"+
 		"solve -affinity knn builds it, as an edge list: src, dst (0-based rows, src <= dst, each\n"+
@@ -29,8 +29,8 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var marks flagMarks
 	weights := graphFlags(fs, &kc, &marks, "")
 	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0)")
-	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
-	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
+	fs.IntVar(&kc.run.BlockSize, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
+	fs.IntVar(&kc.run.Workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
 	kernelFlagVar(fs, &kc.kernel, nil)
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")

@@ -51,7 +51,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}()
 	}
 	pr.read = time.Since(begin)
-	o := kc.options(solver.Options{})
+	o := kc.options()
 	o.GammaRule, o.K = kc.gamma.rule, k
 	if kc.gamma.auto {
 		o.GammaRule = defaultRule
@@ -70,7 +70,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		return nil, kc.buildError(err)
 	}
 	pr.Problem = *p
-	kc.block = pr.BlockSize
+	kc.run.BlockSize = pr.BlockSize
 	kc.logProblem(pr)
 	return pr, nil
 }
@@ -108,12 +108,12 @@ func (kc *kernelConfig) buildError(err error) error {
 // clamped to the rows, and an approximate kNN search that stopped below
 // its recall target.
 func (kc *kernelConfig) logProblem(pr *problem) {
-	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.neighbors > pr.N() && kc.log != nil {
-		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.neighbors, pr.N(), pr.N()))
+	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.run.Neighbors > pr.N() && kc.log != nil {
+		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.run.Neighbors, pr.N(), pr.N()))
 	}
-	if st := pr.KNN; kc.log != nil && st.Method == graph.Approximate && st.RecallRows > 0 && st.Recall < kc.knnRecall {
+	if st := pr.KNN; kc.log != nil && st.Method == graph.Approximate && st.RecallRows > 0 && st.Recall < kc.run.KNNRecall {
 		kc.log(fmt.Sprintf("warning: the kNN search stopped after %d rounds (-knn-rounds) at sampled recall %.4f, below -knn-recall %v; more -knn-rounds or -knn-probes reach more",
-			len(st.Rounds), st.Recall, kc.knnRecall))
+			len(st.Rounds), st.Recall, kc.run.KNNRecall))
 	}
 }
 
@@ -128,7 +128,7 @@ func (kc *kernelConfig) coordinator(pr *problem) (affinity.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-engine slurm: %w", err)
 	}
-	co.Log, co.FS, co.Kernel = kc.log, kc.fsys, kc.isa
+	co.Log, co.FS, co.Kernel = kc.log, kc.fsys, kc.run.Kernel
 	pr.coord = co
 	return co, nil
 }

@@ -31,8 +31,8 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	for _, err := range warnings {
 		fmt.Fprintf(b.warn, "ssnmf: warning: %v\n", err)
 	}
-	s.Input, s.Precision, s.Affinity = c.inputName(), c.precision.String(), c.affinity
-	s.KernelFamily, s.CheckpointKernelFamily = c.isa.String(), c.checkpointKernel
+	s.Input, s.Precision, s.Affinity = c.inputName(), c.run.Precision.String(), c.affinity
+	s.KernelFamily, s.CheckpointKernelFamily = c.run.Kernel.String(), c.checkpointKernel
 	s.Seconds, s.AffinitySeconds = seconds, b.setup
 	s.PeakRSSBytes, s.Memory, s.Engine = solver.PeakRSS(), c.budget, c.engine
 	if co := pr.coord; co != nil {
