@@ -127,8 +127,8 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 	fs.Var(&kc.gamma, marks.needs("gamma", needGaussian), "-affinity gaussian: the kernel bandwidth `G` > 0, or a rule: neighbor (1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour, docs/bandwidth.md), mass (P has the mass of k balanced clusters, docs/quality.md); auto is "+defaultRule.String()+" (with another affinity the k-means start's memberships take the bandwidth of the "+defaultRule.String()+" rule)")
 	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
 	precision = fs.String(marks.needs("precision", needGaussian), "float64", "-affinity gaussian: the kernel values: float64, or float32 (sums are accumulated in float64 either way)")
-	fs.IntVar(&kc.run.BlockSize, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
-	fs.IntVar(&kc.run.Workers, marks.mutable("workers"), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
+	fs.IntVar(&kc.run.BlockSize, marks.atLeast(1, "tile"), tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
+	fs.IntVar(&kc.run.Workers, marks.atLeast(1, marks.mutable("workers")), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
 	fs.Uint64Var(&kc.run.Seed, "seed", 0, "seed of the initial point and of the gamma sample")
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats+" (auto: by the file's first bytes, then its extension)")
 	features = fs.String(marks.needs(marks.optionalFlag("features"), needFeatures), "", "comma-separated feature columns (default: every column but the label)")
@@ -142,9 +142,9 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 	fs.IntVar(&kc.run.Neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included (at least 2)")
 	fs.Var(&kc.knn, marks.needs("knn", needKNN), prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
 	fs.Float64Var(&kc.run.KNNRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
-	fs.IntVar(&kc.run.KNNProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
-	fs.IntVar(&kc.run.KNNRounds, marks.needs("knn-rounds", needApprox), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
-	fs.IntVar(&kc.knnDescent, marks.needs("knn-descent", needApprox), graph.DefaultLeafRounds, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach recall 0.99 at 10⁷ rows where leaf rounds alone do not (docs/knn.md); 0: no descent, every round searches leaf pairs")
+	fs.IntVar(&kc.run.KNNProbes, marks.atLeast(1, marks.needs("knn-probes", needApprox)), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
+	fs.IntVar(&kc.run.KNNRounds, marks.atLeast(1, marks.needs("knn-rounds", needApprox)), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
+	fs.IntVar(&kc.knnDescent, marks.atLeast(0, marks.needs("knn-descent", needApprox)), graph.DefaultLeafRounds, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach recall 0.99 at 10⁷ rows where leaf rounds alone do not (docs/knn.md); 0: no descent, every round searches leaf pairs")
 	fs.Var((*byteSize)(&kc.run.Memory), marks.mutable("mem"), "the memory budget `BYTES` (a number with an optional unit: kB, MB, GB, TB, or KiB, MiB, GiB, TiB): the Go heap is held to half of it and the kNN search's scratch in memory to a quarter, which the solve's W, P·W and P·S take when they fit, the rest is for the mapped files' pages (default: the memory cgroup's limit, if any; none otherwise)")
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
@@ -157,12 +157,6 @@ func (kc *kernelConfig) checkGraph(weights string) error {
 		return usagef("-neighbors must be >= 2, have %d: the neighbours of a row include the row itself, so fewer than 2 leave it no other", kc.run.Neighbors)
 	case !(kc.run.KNNRecall > 0 && kc.run.KNNRecall <= 1):
 		return usagef("-knn-recall must be in (0, 1], have %v", kc.run.KNNRecall)
-	case kc.run.KNNProbes < 1:
-		return usagef("-knn-probes must be >= 1, have %d", kc.run.KNNProbes)
-	case kc.run.KNNRounds < 1:
-		return usagef("-knn-rounds must be >= 1, have %d", kc.run.KNNRounds)
-	case kc.knnDescent < 0:
-		return usagef("-knn-descent must be >= 0, have %d", kc.knnDescent)
 	}
 	var err error
 	if kc.weights, err = graph.ParseWeights(weights); err != nil {
@@ -266,14 +260,6 @@ func (kc *kernelConfig) check(features, precision string) error {
 	if kc.format, err = input.ParseFormat(kc.format); err != nil {
 		return usagef("-format: %v", err)
 	}
-	switch {
-	case kc.run.Rows < 0:
-		return usagef("-rows must be >= 0, have %d", kc.run.Rows)
-	case kc.run.BlockSize < 1:
-		return usagef("-tile must be >= 1, have %d", kc.run.BlockSize)
-	case kc.run.Workers < 1:
-		return usagef("-workers must be >= 1, have %d", kc.run.Workers)
-	}
 	return nil
 }
 
@@ -283,6 +269,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	c, fs, fl := solveFlagSet()
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.marks.checkRanges(fs); err != nil {
 		return nil, err
 	}
 	if err := c.kernelConfig.check(*fl.features, *fl.precision); err != nil {
@@ -352,26 +341,26 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
 	c.scale = scaleFlag{solver.Scale{Rule: solver.ScaleAuto, Times: solver.DefaultScaleTimes}}
 	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
-	fs.IntVar(&c.run.Rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
+	fs.IntVar(&c.run.Rows, m.atLeast(0, m.needs("rows", needEdgesAlone)), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
 	fs.StringVar(&c.run.Method, "method", methods.Default, methodUsage())
-	fs.IntVar(&c.run.Moves, m.needs("moves", needRowCD), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
-	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needDenseRowCD), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.IntVar(&c.run.Moves, m.atLeast(1, m.needs("moves", needRowCD)), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
+	fs.Int64Var(&c.stripMemory, m.atLeast(0, m.needs("strip-memory", needDenseRowCD)), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.run.SweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.run.Workdir, "workdir", "", "`DIR` for the checkpoint, and the memory-mapped W, P·W and P·S files when they do not fit in memory (-mem), which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.run.Init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: spectral on a sparse P whose eigengap (1-λ_{k+1})/(1-λ_k) is at least 2, else kmeans when the features are at hand, else random (docs/spectral.md)")
-	fs.Float64Var(&c.tol, "tol", solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
-	fs.Float64Var(&c.run.Ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
-	fs.Float64Var(&c.run.Rtol, "rtol", 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
-	fs.Float64Var(&c.mtol, "mtol", solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
-	fs.Float64Var(&c.run.Frtol, "frtol", 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
+	fs.Float64Var(&c.tol, m.atLeast(0, "tol"), solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
+	fs.Float64Var(&c.run.Ftol, m.atLeast(0, "ftol"), 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.Float64Var(&c.run.Rtol, m.atLeast(0, "rtol"), 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.mtol, m.atLeast(0, "mtol"), solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
+	fs.Float64Var(&c.run.Frtol, m.atLeast(0, "frtol"), 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
 	fs.Var(durationFlag{&c.run.MaxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
-	fs.IntVar(&c.maxIter, m.mutable("max-iter"), solver.DefaultMaxIter, "stop after this many iterations")
-	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.run.Starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
+	fs.IntVar(&c.maxIter, m.atLeast(0, m.mutable("max-iter")), solver.DefaultMaxIter, "stop after this many iterations")
+	fs.IntVar(&c.refresh, m.atLeast(0, m.needs("refresh", needRefresh)), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
+	fs.IntVar(&c.run.Starts, m.atLeast(0, "starts"), 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
 	fs.IntVar(&c.run.Starts, "restarts", 0, "the former name of -starts (not both)")
-	fs.IntVar(&c.run.InitStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
-	fs.IntVar(&c.run.CheckpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.IntVar(&c.run.InitStarts, m.atLeast(0, m.needs("init-starts", needKMStart)), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
+	fs.IntVar(&c.run.CheckpointEvery, m.atLeast(0, m.mutable("checkpoint-every")), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.run.Model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
@@ -393,32 +382,10 @@ func (c *config) checkValues(pos []string) error {
 		return usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case info.Name == "":
 		return usagef("-method %q: want %s", c.run.Method, methods.List())
-	case c.run.Moves < 1:
-		return usagef("-moves must be >= 1, have %d", c.run.Moves)
-	case c.stripMemory < 0:
-		return usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
 	case c.run.SweepOrder != sweepAuto && c.run.SweepOrder != sweepPartition && c.run.SweepOrder != sweepInput:
 		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.run.SweepOrder)
-	case !(c.tol >= 0):
-		return usagef("-tol must be >= 0, have %v", c.tol)
-	case !(c.run.Ftol >= 0):
-		return usagef("-ftol must be >= 0, have %v", c.run.Ftol)
-	case !(c.run.Rtol >= 0) || !(c.run.Frtol >= 0):
-		return usagef("-rtol and -frtol must be >= 0, have %v and %v", c.run.Rtol, c.run.Frtol)
-	case !(c.mtol >= 0):
-		return usagef("-mtol must be >= 0, have %v", c.mtol)
 	case c.run.MaxTime < 0:
 		return usagef("-max-time must be >= 0, have %v", c.run.MaxTime)
-	case c.maxIter < 0:
-		return usagef("-max-iter must be >= 0, have %d", c.maxIter)
-	case c.refresh < 0:
-		return usagef("-refresh must be >= 0, have %d", c.refresh)
-	case c.run.Starts < 0:
-		return usagef("-starts must be >= 0, have %d", c.run.Starts)
-	case c.run.InitStarts < 0:
-		return usagef("-init-starts must be >= 0, have %d", c.run.InitStarts)
-	case c.run.CheckpointEvery < 0:
-		return usagef("-checkpoint-every must be >= 0, have %d", c.run.CheckpointEvery)
 	case c.run.CheckpointEvery > 0 && !info.Checkpoints:
 		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.run.Method, checkpointers())
 	case c.out != "" && input.TableFormat(c.out) == "":

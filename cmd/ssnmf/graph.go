@@ -29,8 +29,8 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var marks flagMarks
 	weights := graphFlags(fs, &kc, &marks, "")
 	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0)")
-	fs.IntVar(&kc.run.BlockSize, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
-	fs.IntVar(&kc.run.Workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
+	fs.IntVar(&kc.run.BlockSize, marks.atLeast(1, "tile"), tile.DefaultBlockSize, "edge `B` of the distance tiles")
+	fs.IntVar(&kc.run.Workers, marks.atLeast(1, "workers"), runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
 	kernelFlagVar(fs, &kc.kernel, nil)
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
@@ -40,6 +40,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	engineFlags(fs, &kc, &marks, func(name string) string { return name })
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
+		return err
+	}
+	if err := marks.checkRanges(fs); err != nil {
 		return err
 	}
 	if err := kc.checkEngine(); err != nil {

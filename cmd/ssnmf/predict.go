@@ -189,18 +189,21 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 	fs.StringVar(&c.model, "model", "", "the model `DIR` written by ssnmf solve -model (required)")
 	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (required; - for CSV on stdout)")
 	fs.Var(&c.knn, c.marks.needs("knn", needKNNModel), fmt.Sprintf("a kNN model's neighbour search: exact, approx (the nearest leaves by centroid, then a walk of the training graph) or auto: approx above %d training rows", graph.ApproxMinRows))
-	fs.IntVar(&c.probes, c.marks.needs("knn-probes", needApproxModel), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph, at first: doubled until the sampled recall reaches -knn-recall")
+	fs.IntVar(&c.probes, c.marks.atLeast(1, c.marks.needs("knn-probes", needApproxModel)), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph, at first: doubled until the sampled recall reaches -knn-recall")
 	fs.Float64Var(&c.recall, c.marks.needs("knn-recall", needApproxModel), graph.DefaultRecall, "-knn approx: the sampled recall@M the search reaches, as the graph's: its -knn-probes are doubled until it does (every leaf scanned gives the exact lists)")
-	fs.IntVar(&c.sample, c.marks.needs("knn-sample", needApproxModel), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (together, one scan of the training rows; 0: none, and -knn-probes is not raised)")
+	fs.IntVar(&c.sample, c.marks.atLeast(0, c.marks.needs("knn-sample", needApproxModel)), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (together, one scan of the training rows; 0: none, and -knn-probes is not raised)")
 	fs.Uint64Var(&c.seed, c.marks.needs("seed", needApproxModel), 0, "-knn approx: seed of the recall's sample of rows")
-	fs.IntVar(&c.batch, "batch", 1<<16, "rows predicted at a time")
-	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS); the result is the same for any number")
+	fs.IntVar(&c.batch, c.marks.atLeast(1, "batch"), 1<<16, "rows predicted at a time")
+	fs.IntVar(&c.workers, c.marks.atLeast(1, "workers"), runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS); the result is the same for any number")
 	fs.StringVar(&c.format, "format", input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated columns of INPUT that hold the model's features, in the model's order (default: the model's own feature names; other columns are ignored)")
 	fs.StringVar(&c.label, "label", "", "a column of INPUT that is never a feature; whatever it holds is ignored (default: \"label\" if present)")
 	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.marks.checkRanges(fs); err != nil {
 		return nil, err
 	}
 	if c.format, err = input.ParseFormat(c.format); err != nil {
@@ -215,16 +218,8 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	case len(pos) != 1:
 		return nil, usagef("predict takes one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.probes < 1:
-		return nil, usagef("-knn-probes must be >= 1, have %d", c.probes)
-	case c.sample < 0:
-		return nil, usagef("-knn-sample must be >= 0, have %d", c.sample)
 	case !(c.recall > 0 && c.recall <= 1):
 		return nil, usagef("-knn-recall must be in (0, 1], have %v", c.recall)
-	case c.batch < 1:
-		return nil, usagef("-batch must be >= 1, have %d", c.batch)
-	case c.workers < 1:
-		return nil, usagef("-workers must be >= 1, have %d", c.workers)
 	}
 	c.input = pos[0]
 	c.given = givenFlags(fs)

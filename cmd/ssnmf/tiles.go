@@ -26,6 +26,9 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := marks.checkRanges(fs); err != nil {
+		return err
+	}
 	if err := kc.check(*features, *precision); err != nil {
 		return err
 	}
