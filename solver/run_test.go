@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -137,5 +139,23 @@ func TestProblem(t *testing.T) {
 			pr.Close()
 		}
 		tab.Close()
+	}
+}
+
+// TestRunSaveModel checks that SaveModel saves the run's model, of its k
+// and rows, and that a directory that holds something else is refused
+// with an error naming it.
+func TestRunSaveModel(t *testing.T) {
+	dir := t.TempDir()
+	r, _, _ := runIn(t, dir, Options{K: 4, Workers: 2, Starts: 1, MaxIter: 5}, nil, nil)
+	meta, err := r.SaveModel(context.Background(), filepath.Join(dir, "m"), "yeast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.K != 4 || meta.N != r.Problem.N() || meta.Input != "yeast" {
+		t.Errorf("meta %+v: want k = 4, the %d rows and the input yeast", meta, r.Problem.N())
+	}
+	if _, err := r.SaveModel(context.Background(), dir, "yeast"); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("SaveModel in the work directory: err = %v, want one naming %s", err, dir)
 	}
 }
