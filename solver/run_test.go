@@ -159,3 +159,18 @@ func TestRunSaveModel(t *testing.T) {
 		t.Errorf("SaveModel in the work directory: err = %v, want one naming %s", err, dir)
 	}
 }
+
+// TestRunSummaryKernels checks that the summary names the kernel family
+// that ran and, where a resumed run ran another, the checkpoint's.
+func TestRunSummaryKernels(t *testing.T) {
+	r, res, w := runIn(t, t.TempDir(), Options{K: 4, Workers: 2, Starts: 1, MaxIter: 3}, nil, nil)
+	r.Kernel = "go"
+	for _, tc := range []struct{ saved, want string }{{"", ""}, {"go", ""}, {"avx2", "avx2"}} {
+		r.Saved = &Saved{Kernel: tc.saved}
+		s, _ := r.Summary(res, w)
+		if s.KernelFamily != "go" || s.CheckpointKernelFamily != tc.want || s.Precision != "float64" {
+			t.Errorf("checkpoint's kernels %q: kernel_family %q, checkpoint_kernel_family %q, precision %q; want go, %q and float64",
+				tc.saved, s.KernelFamily, s.CheckpointKernelFamily, s.Precision, tc.want)
+		}
+	}
+}

@@ -107,12 +107,9 @@ type config struct {
 	refresh     int      // 0: only when a stop is checked and at the end
 	stripMemory int64    // rowcd: bytes for a strip of P; 0 no bound
 	resume      string
-	// checkpointKernel is the kernel family of the checkpoint's run where
-	// a resumed run runs another, else "".
-	checkpointKernel string
-	out              string
-	summary          string
-	trace            string
+	out         string
+	summary     string
+	trace       string
 
 	// flags are the flags c was parsed from: their values are c's
 	// settings, as resolved (a checkpoint records them, canonicalArgs).
