@@ -39,12 +39,13 @@ func parseGen(args []string, stdout io.Writer) (*genConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(pos) > 0 {
+		return nil, usagef("gen takes no arguments, have %s (give the output with -o)", strings.Join(pos, " "))
+	}
 	if err := marks.checkRanges(fs); err != nil {
 		return nil, err
 	}
 	switch {
-	case len(pos) > 0:
-		return nil, usagef("gen takes no arguments, have %s (give the output with -o)", strings.Join(pos, " "))
 	case !(c.sep >= 0) || c.sep > 1e150:
 		return nil, usagef("-sep must be a number >= 0, have %v", c.sep)
 	case c.out == "":
