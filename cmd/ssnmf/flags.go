@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/solver"
 )
 
@@ -196,7 +197,7 @@ func (m *flagMarks) mutableList() string {
 	for i, name := range m.mutables {
 		dashed[i] = "-" + name
 	}
-	return joinWords(dashed, "and")
+	return enum.Join(dashed, "and")
 }
 
 // file marks the flag name as naming a file: a checkpoint records it as an
