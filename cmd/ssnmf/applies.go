@@ -168,13 +168,7 @@ func feasible(name string) bool {
 // feasibleMethods names the methods whose W may leave the simplex, as
 // "any -method but penalty".
 func feasibleMethods() string {
-	var names []string
-	for _, m := range methods.All() {
-		if m.Infeasible {
-			names = append(names, m.Name)
-		}
-	}
-	return "any -method but " + enum.Join(names, "or")
+	return "any -method but " + enum.Join(methods.With(func(m methods.Method) bool { return m.Infeasible }), "or")
 }
 
 // ownStart reports whether the method named name makes its own W from a

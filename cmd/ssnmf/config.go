@@ -409,12 +409,7 @@ func methodUsage() string {
 // checkpointers returns the names of the methods that save checkpoints,
 // as "fw and rowcd".
 func checkpointers() string {
-	var names []string
-	for _, m := range methods.All() {
-		if m.Checkpoints {
-			names = append(names, m.Name)
-		}
-	}
+	names := methods.With(func(m methods.Method) bool { return m.Checkpoints })
 	slices.Sort(names)
 	return strings.Join(names, " and ")
 }
