@@ -75,13 +75,19 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if checkOnly(ctx) {
 		return nil
 	}
-	begin := time.Now()
-	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) (err error) {
+	return kc.export(ctx, *out, stdout, kc.writeEdges(*out, time.Now(), stderr))
+}
+
+// writeEdges returns the end of the graph command begun at begin: it
+// reports the graph built and writes it, in the input's order of the
+// rows, to the edge list out.
+func (kc *kernelConfig) writeEdges(out string, begin time.Time, stderr io.Writer) func(w io.Writer, prob *problem) error {
+	return func(w io.Writer, prob *problem) (err error) {
 		g := prob.Graph()
 		if !kc.quiet {
 			total := time.Since(begin)
 			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs (reading %.1fs, the graph %.1fs) -> %s\n",
-				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), *out)
+				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), out)
 			fmt.Fprintf(stderr, "ssnmf: distances screened by the %s kernel (this CPU: %s)\n", cmp.Or(prob.KNN.Kernel, "portable"), tile.CPUFeatures())
 		}
 		// The rows were searched in the partition's order; the edges
@@ -93,9 +99,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			defer g.Close()
 			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
-		if err := affinity.WriteEdges(w, g, input.TableFormat(*out)); err != nil {
-			return fmt.Errorf("-o %s: %w", *out, err)
+		if err := affinity.WriteEdges(w, g, input.TableFormat(out)); err != nil {
+			return fmt.Errorf("-o %s: %w", out, err)
 		}
 		return nil
-	})
+	}
 }
