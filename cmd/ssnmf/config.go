@@ -146,7 +146,9 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
-// checkGraph checks -neighbors and the search's flags, and parses -weights.
+// checkGraph checks -neighbors and -knn-recall (the other ranges are
+// marked where the flags are defined, checkRanges), parses -weights and
+// applies the memory budget.
 func (kc *kernelConfig) checkGraph(weights string) error {
 	switch {
 	case kc.run.Neighbors < 2:
