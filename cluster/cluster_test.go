@@ -496,3 +496,19 @@ func TestDamagedPart(t *testing.T) {
 		}
 	}
 }
+
+// TestNewSrun checks that a solve's coordinator runs its steps in the run
+// directory RunDir of its work directory, as an absolute path, launched by
+// srun with this binary.
+func TestNewSrun(t *testing.T) {
+	t.Chdir(t.TempDir())
+	c, err := NewSrun("work", 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := os.Executable()
+	want, _ := filepath.Abs(filepath.Join("work", RunDir))
+	if s, ok := c.Launcher.(Srun); !ok || s.Binary != bin || c.Path != want || c.Tasks != 4 || c.Retries != 2 {
+		t.Errorf("NewSrun = %+v, want the run directory %s, 4 tasks, 2 retries and srun of %s", c, want, bin)
+	}
+}

@@ -6,9 +6,31 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
+
+// RunDir is the name of the run directory of a solve's coordinator in
+// its work directory.
+const RunDir = "cluster"
+
+// NewSrun returns the coordinator of a solve whose work directory is
+// workdir, with tasks tasks a step and up to retries retries of a failed
+// one: its run directory is RunDir there, as an absolute path, which the
+// tasks on other nodes see, and its steps are launched by srun running
+// this binary as the worker. The caller sets Log, FS and Kernel.
+func NewSrun(workdir string, tasks, retries int) (*Coordinator, error) {
+	dir, err := filepath.Abs(workdir)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("the path of this binary, for the tasks: %w", err)
+	}
+	return &Coordinator{Path: filepath.Join(dir, RunDir), Tasks: tasks, Retries: retries, Launcher: Srun{Binary: bin}}, nil
+}
 
 // Srun launches a step with Slurm's srun, inside the allocation (salloc or
 // sbatch) that the coordinator runs in: srun starts the tasks on the

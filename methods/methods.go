@@ -97,6 +97,17 @@ func Names() []string {
 	return names
 }
 
+// With returns the names of the methods that have has, the default first.
+func With(has func(Method) bool) []string {
+	var names []string
+	for _, m := range table {
+		if has(m) {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
 // Lookup returns the method called name.
 func Lookup(name string) (Method, error) {
 	for _, m := range table {

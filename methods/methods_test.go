@@ -33,6 +33,9 @@ func TestTable(t *testing.T) {
 	if _, err := Lookup("newton"); err == nil || !strings.Contains(err.Error(), List()) {
 		t.Errorf("Lookup(newton) error %v, want one listing the methods", err)
 	}
+	if got := strings.Join(With(func(m Method) bool { return m.Checkpoints }), " "); got != "rowcd fw" {
+		t.Errorf("the methods with checkpoints: %s, want rowcd fw", got)
+	}
 }
 
 func TestParams(t *testing.T) {

@@ -1,12 +1,16 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/store/workdir"
 )
 
@@ -76,4 +80,86 @@ func nameColumn(err error, names []string) error {
 		ve.Name = names[ve.Feature]
 	}
 	return err
+}
+
+// FileOptions are the settings of PredictFile: the file's format and its
+// columns of the model's features, the search and its tuning, the batches
+// and the hooks.
+type FileOptions struct {
+	// Options are the search; the tuning raises its Probes.
+	Options
+	// Format is the file's format (store/input's, input.Auto if ""), and
+	// Table names its columns of the model's features, in order.
+	Format string
+	Table  store.TableOptions
+	// Sample is the rows of the file, seeded by Seed, whose exact lists
+	// measure the approximate search's recall, its probes raised until it
+	// reaches Recall (TuneTable); 0 measures none.
+	Sample int
+	Seed   uint64
+	Recall float64
+	// Batch is the rows predicted at a time (PredictTable; all if 0).
+	Batch int
+	// Tuned, if not nil, is told each step of the tuning, and Progress
+	// the rows predicted of the file's rows after each batch (0 once the
+	// tuning is over, as the predicting begins).
+	Tuned    func(Tuned)
+	Progress func(done, rows int)
+}
+
+// A FilePrediction is what PredictFile made: the memberships of the rows
+// of the file, the search as tuned, and the times.
+type FilePrediction struct {
+	// W holds the memberships of the Rows rows (Rows×k), mapped in the
+	// work directory; the caller closes it.
+	W    *store.Matrix
+	Rows int
+	// Options are the search that ran, and Tuned the tuning's outcome
+	// (Rows 0 if none ran).
+	Options Options
+	Tuned   Tuned
+	// Read is the time to read the file, Took the time after it, of which
+	// Tuning the tuning's.
+	Read, Took, Tuning time.Duration
+}
+
+// An InputError is the error of a file that PredictFile cannot read as a
+// table of the model's features.
+type InputError struct{ Err error }
+
+// Error returns the text of the error that e wraps.
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that e wraps.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// PredictFile predicts the rows of the table file path (store/input),
+// read into the work directory dir (WorkDir) as o says: the search is
+// tuned on a sample of its rows (TuneTable), then every row is predicted
+// in batches (PredictTable) into the matrix file WFile there. A file that
+// cannot be read is an *InputError; a RowError's Row is the file's row,
+// and a ValueError names its column.
+func (m *Model) PredictFile(ctx context.Context, path, dir string, o FileOptions) (_ *FilePrediction, err error) {
+	begin := time.Now()
+	tab, err := input.Open(path, cmp.Or(o.Format, input.Auto), o.Table, dir)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer tab.Close()
+	defer fault.Catch(&err)() // names a fault before the close above unmaps the file
+	p := &FilePrediction{Rows: tab.N, Read: time.Since(begin)}
+	if p.Options, p.Tuned, err = m.TuneTable(ctx, tab, o.Sample, o.Seed, o.Recall, o.Options, o.Tuned); err != nil {
+		return nil, err
+	}
+	p.Tuning = time.Since(begin) - p.Read
+	var progress func(done int)
+	if o.Progress != nil {
+		progress = func(done int) { o.Progress(done, tab.N) }
+		progress(0)
+	}
+	if p.W, err = m.PredictTable(ctx, tab, dir, p.Options, o.Batch, progress); err != nil {
+		return nil, err
+	}
+	p.Took = time.Since(begin) - p.Read
+	return p, nil
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -80,5 +84,46 @@ func TestTuneTable(t *testing.T) {
 	var ve *ValueError
 	if !errors.As(err, &re) || re.Row != 3 || !errors.As(err, &ve) || ve.Name != "v" {
 		t.Fatalf("error %v, want row 3, column \"v\"", err)
+	}
+}
+
+// TestPredictFile predicts the rows of a CSV file: the memberships are
+// those of one Predict of its rows, Progress is told 0 and then each
+// batch, and a file that is not there is an InputError.
+func TestPredictFile(t *testing.T) {
+	n, p, rows := 200, 3, 30
+	m, _, _ := identityModel(t, blobs(n, p, 2, 4), n, p, graph.KNNOptions{Neighbors: 8, Weights: graph.SelfTuning, Method: graph.Exact}, 0)
+	y := blobs(rows, p, 2, 5)
+	var csv strings.Builder
+	csv.WriteString(strings.Join(m.Features(), ",") + "\n")
+	for i := range rows {
+		row := make([]string, p)
+		for j, v := range y[i*p : (i+1)*p] {
+			row[j] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		csv.WriteString(strings.Join(row, ",") + "\n")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.csv")
+	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, rows*m.K())
+	if err := m.Predict(context.Background(), y, rows, want, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var done []int
+	o := FileOptions{Table: store.TableOptions{Features: m.Features()}, Batch: 20, Progress: func(d, r int) { done = append(done, d) }}
+	pr, err := m.PredictFile(context.Background(), path, dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.W.Close()
+	if pr.Rows != rows || !slices.Equal(pr.W.Data(), want) || !slices.Equal(done, []int{0, 20, 30}) {
+		t.Errorf("rows %d, progress %v, the same memberships as Predict: %v; want %d, [0 20 30], true", pr.Rows, done, slices.Equal(pr.W.Data(), want), rows)
+	}
+	var ie *InputError
+	if _, err := m.PredictFile(context.Background(), filepath.Join(dir, "none.csv"), dir, o); !errors.As(err, &ie) {
+		t.Errorf("a missing file: err = %v, want an InputError", err)
 	}
 }

@@ -3,6 +3,7 @@ package solver
 import (
 	"cmp"
 	"context"
+	"fmt"
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
@@ -103,6 +104,17 @@ func (o Options) Problem(ctx context.Context, tab *store.Table, s Setup) (*Probl
 	}
 	pr.InputSum = sum
 	return pr, nil
+}
+
+// SaveModel saves the model of the run, whose W is the answer, in the
+// directory dir, atomically (model.Build, model.Save), the record's input
+// named input; an error names the directory.
+func (r *Run) SaveModel(ctx context.Context, dir, input string) (*model.Meta, error) {
+	meta, arrays, err := model.Build(ctx, r.Training(input))
+	if err != nil {
+		return nil, fmt.Errorf("model directory %s: %w", dir, err)
+	}
+	return meta, model.Save(dir, meta, arrays)
 }
 
 // Training returns what a model of the run needs (package model): the

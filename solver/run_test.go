@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -137,5 +139,38 @@ func TestProblem(t *testing.T) {
 			pr.Close()
 		}
 		tab.Close()
+	}
+}
+
+// TestRunSaveModel checks that SaveModel saves the run's model, of its k
+// and rows, and that a directory that holds something else is refused
+// with an error naming it.
+func TestRunSaveModel(t *testing.T) {
+	dir := t.TempDir()
+	r, _, _ := runIn(t, dir, Options{K: 4, Workers: 2, Starts: 1, MaxIter: 5}, nil, nil)
+	meta, err := r.SaveModel(context.Background(), filepath.Join(dir, "m"), "yeast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.K != 4 || meta.N != r.Problem.N() || meta.Input != "yeast" {
+		t.Errorf("meta %+v: want k = 4, the %d rows and the input yeast", meta, r.Problem.N())
+	}
+	if _, err := r.SaveModel(context.Background(), dir, "yeast"); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("SaveModel in the work directory: err = %v, want one naming %s", err, dir)
+	}
+}
+
+// TestRunSummaryKernels checks that the summary names the kernel family
+// that ran and, where a resumed run ran another, the checkpoint's.
+func TestRunSummaryKernels(t *testing.T) {
+	r, res, w := runIn(t, t.TempDir(), Options{K: 4, Workers: 2, Starts: 1, MaxIter: 3}, nil, nil)
+	r.Kernel = "go"
+	for _, tc := range []struct{ saved, want string }{{"", ""}, {"go", ""}, {"avx2", "avx2"}} {
+		r.Saved = &Saved{Kernel: tc.saved}
+		s, _ := r.Summary(res, w)
+		if s.KernelFamily != "go" || s.CheckpointKernelFamily != tc.want || s.Precision != "float64" {
+			t.Errorf("checkpoint's kernels %q: kernel_family %q, checkpoint_kernel_family %q, precision %q; want go, %q and float64",
+				tc.saved, s.KernelFamily, s.CheckpointKernelFamily, s.Precision, tc.want)
+		}
 	}
 }

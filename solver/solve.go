@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
-	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 )
@@ -211,24 +210,10 @@ func (s *solve) solve(ctx context.Context) (*Result, error) {
 	r.W = append([]float64(nil), w...)
 	r.Summary, _ = run.Summary(res, r.W) // a score that cannot be computed is left out
 	r.Summary.Input, r.Summary.Seconds = s.name, time.Since(run.Begin).Seconds()
-	if err := s.saveModel(ctx); err != nil {
-		return nil, err
+	if o := run.Options; o.Model != "" {
+		if _, err := run.SaveModel(ctx, o.Model, s.name); err != nil {
+			return nil, fmt.Errorf("Options.Model: %w", err)
+		}
 	}
 	return r, nil
-}
-
-// saveModel saves the model of the solve in Options.Model, if given.
-func (s *solve) saveModel(ctx context.Context) error {
-	o := s.run.Options
-	if o.Model == "" {
-		return nil
-	}
-	meta, arrays, err := model.Build(ctx, s.run.Training(s.name))
-	if err == nil {
-		err = model.Save(o.Model, meta, arrays)
-	}
-	if err != nil {
-		return fmt.Errorf("Options.Model %s: %w", o.Model, err)
-	}
-	return nil
 }

@@ -125,8 +125,9 @@ type Summary struct {
 }
 
 // Summary returns the summary of the run, which ended in res at w (n×k,
-// in the input's order of the rows): its settings, its result, P, the
-// passes, the starts, what the methods report and, given the labels, the
+// in the input's order of the rows): its settings (with the kernel family
+// that ran, Run.Kernel, and the checkpoint's, Saved.Kernel, where a
+// resumed run ran another), its result, P, the passes, the starts, what the methods report and, given the labels, the
 // scores of W against them. A score that cannot be computed is left out,
 // and its error returned among the warnings.
 func (r *Run) Summary(res *fw.Result, w []float64) (*Summary, []error) {
@@ -134,6 +135,7 @@ func (r *Run) Summary(res *fw.Result, w []float64) (*Summary, []error) {
 	s := &Summary{N: pr.N(), K: o.K, Method: o.Method, Step: o.Step.String(), Init: o.Init, InitRule: r.InitRule,
 		Gamma: pr.Gamma, GammaRule: pr.GammaRule, Standardize: !o.Raw,
 		Seed: o.Seed, Workers: o.Workers, Tile: pr.BlockSize, Kernel: pr.Kernel(), KNNKernel: pr.KNN.Kernel,
+		KernelFamily: r.Kernel, Precision: o.Precision.String(),
 		ResumedAt: r.ResumedAt, BestStart: r.Best,
 		Tol: max(o.Tol, 0), Ftol: o.Ftol, Rtol: o.Rtol, Mtol: max(o.Mtol, 0), Frtol: o.Frtol, MaxTimeSeconds: o.MaxTime.Seconds(),
 		MaxIter: max(o.MaxIter, 0), Refresh: max(o.Refresh, 0),
@@ -143,6 +145,9 @@ func (r *Run) Summary(res *fw.Result, w []float64) (*Summary, []error) {
 		SolveSeconds: res.Runtime.Seconds(), PFrobeniusSq: res.FrobSq, PMaxRowSum: res.MaxRowSum, Spectral: r.Spectral,
 	}
 	s.affinity(pr, o.Neighbors)
+	if sv := r.Saved; sv != nil && sv.Kernel != "" && sv.Kernel != r.Kernel {
+		s.CheckpointKernelFamily = sv.Kernel
+	}
 	if km := r.KMeans; km != nil {
 		s.StopReason, s.Converged = "kmeans-max-iter", false
 		if km.Converged {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/methods"
 )
 
@@ -167,13 +168,7 @@ func feasible(name string) bool {
 // feasibleMethods names the methods whose W may leave the simplex, as
 // "any -method but penalty".
 func feasibleMethods() string {
-	var names []string
-	for _, m := range methods.All() {
-		if m.Infeasible {
-			names = append(names, m.Name)
-		}
-	}
-	return "any -method but " + joinWords(names, "or")
+	return "any -method but " + enum.Join(methods.With(func(m methods.Method) bool { return m.Infeasible }), "or")
 }
 
 // ownStart reports whether the method named name makes its own W from a
@@ -189,7 +184,7 @@ func needMethod(names ...string) need {
 	for i, m := range names {
 		dashed[i] = "-method " + m
 	}
-	return need{want: joinWords(dashed, "or"), holds: func(s scope) bool { return slices.Contains(names, s.method) },
+	return need{want: enum.Join(dashed, "or"), holds: func(s scope) bool { return slices.Contains(names, s.method) },
 		have: func(s scope) string { return "the method is " + s.method }}
 }
 

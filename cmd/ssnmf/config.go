@@ -50,6 +50,14 @@ const (
 // kernelConfig is what defines P: the input's features and the Gaussian
 // kernel over them, or a tile file. The tiles command shares it with solve.
 type kernelConfig struct {
+	// run holds the settings that flags fill directly (k, the method, the
+	// initial point, the starts, the stop rules that 0 does not turn off,
+	// -max-time, rowcd's, -checkpoint-every, -workdir, -model, and P's
+	// that solver.Options has as the flags do: -rows, -neighbors, the
+	// search's, -tile, -workers, -seed, -mem; the precision and the
+	// kernel family that runs, resolved); options adds the rest. Init
+	// "auto" and Starts 0 are resolved by solving.resolve.
+	run            solver.Options
 	input          string // "" for the built-in data set
 	format         string // input format: a value of -format
 	features       []string
@@ -57,22 +65,12 @@ type kernelConfig struct {
 	gamma          gammaFlag
 	scale          scaleFlag // a sparse P's factor
 	standardize    bool
-	precision      tile.Precision
 	affinity       string        // tile file of P, or affinityKNN; "" to generate P from the features
-	rows           int           // -rows: an edge list's rows without INPUT; 0 takes them from its ids
-	neighbors      int           // -affinity knn: neighbours a row
 	neighborsGiven bool          // -neighbors was given: a clamp to n is reported
 	weights        graph.Weights // -affinity knn: the edges' weights
 	knn            knnFlag       // -affinity knn: the search
-	knnRecall      float64       // -knn approx: the recall target
-	knnProbes      int           // -knn approx: leaves searched with a leaf a round
-	knnRounds      int           // -knn approx: the most rounds
 	knnDescent     int           // -knn approx: leaf rounds before neighbour descent; 0 for none
-	block          int
-	workers        int
-	kernel         kernelFlag // -kernel, as given (or SSNMF_KERNEL)
-	isa            tile.ISA   // the kernel family that runs: kernel, resolved on this CPU
-	seed           uint64
+	kernel         kernelFlag    // -kernel, as given (or SSNMF_KERNEL)
 	quiet          bool
 	moments        bool // keep the standardization's means and deviations (for -model)
 
@@ -83,7 +81,6 @@ type kernelConfig struct {
 	// log prints a line of a coordinator's retries, or of the rounds of
 	// an approximate kNN search, on stderr.
 	log    func(msg string)
-	mem    byteSize      // -mem, 0 if not given
 	budget solver.Budget // of -mem or the memory cgroup, set by checkGraph
 	// budgetShown: the budget's line is printed (showBudget).
 	budgetShown bool
@@ -104,25 +101,15 @@ type kernelConfig struct {
 // config is the parsed command line of solve.
 type config struct {
 	kernelConfig
-	// run holds the run's settings that flags fill directly (k, the
-	// method, the initial point, the starts, the stop rules that 0 does
-	// not turn off, -max-time, rowcd's, -checkpoint-every, -workdir,
-	// -model); options adds P's and the rest. Init "auto" and Starts 0
-	// are resolved by solving.resolve.
-	run         solver.Options
 	start       fw.Start // the start of the random or corners init
 	tol, mtol   float64  // the gap tolerances, absolute and relative to ¼||WᵀW||²; 0 off
 	maxIter     int      // 0: no limit
 	refresh     int      // 0: only when a stop is checked and at the end
 	stripMemory int64    // rowcd: bytes for a strip of P; 0 no bound
 	resume      string
-	// checkpointKernel is the kernel family of the checkpoint's run where
-	// a resumed run runs another, else "".
-	checkpointKernel string
-	out              string
-	model            string // -model: the directory a model is saved in
-	summary          string
-	trace            string
+	out         string
+	summary     string
+	trace       string
 
 	// flags are the flags c was parsed from: their values are c's
 	// settings, as resolved (a checkpoint records them, canonicalArgs).
@@ -137,9 +124,9 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 	fs.Var(&kc.gamma, marks.needs("gamma", needGaussian), "-affinity gaussian: the kernel bandwidth `G` > 0, or a rule: neighbor (1/(4 s), s the median squared distance of a row to its 10th nearest distinct neighbour, docs/bandwidth.md), mass (P has the mass of k balanced clusters, docs/quality.md); auto is "+defaultRule.String()+" (with another affinity the k-means start's memberships take the bandwidth of the "+defaultRule.String()+" rule)")
 	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0); -standardize=false keeps the raw features")
 	precision = fs.String(marks.needs("precision", needGaussian), "float64", "-affinity gaussian: the kernel values: float64, or float32 (sums are accumulated in float64 either way)")
-	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
-	fs.IntVar(&kc.workers, marks.mutable("workers"), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
-	fs.Uint64Var(&kc.seed, "seed", 0, "seed of the initial point and of the gamma sample")
+	fs.IntVar(&kc.run.BlockSize, marks.atLeast(1, "tile"), tile.DefaultBlockSize, "tile edge `B`: P is produced in B×B tiles (at most n; each worker holds about 2 tiles of 8·B² bytes)")
+	fs.IntVar(&kc.run.Workers, marks.atLeast(1, marks.mutable("workers")), runtime.GOMAXPROCS(0), "goroutines for the tile and row passes (the default is GOMAXPROCS)")
+	fs.Uint64Var(&kc.run.Seed, "seed", 0, "seed of the initial point and of the gamma sample")
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats+" (auto: by the file's first bytes, then its extension)")
 	features = fs.String(marks.needs(marks.optionalFlag("features"), needFeatures), "", "comma-separated feature columns (default: every column but the label)")
 	fs.StringVar(&kc.label, marks.needs("label", needFeatures), "", "ground-truth column, never a feature (default: \"label\" if present); a row whose label is missing ("+store.MissingLabels+") is refused")
@@ -149,36 +136,32 @@ func kernelFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks) (features
 // graphFlags defines the flags of the kNN graph, which solve and graph
 // share, each usage starting with prefix; checkGraph resolves them.
 func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix string) (weights *string) {
-	fs.IntVar(&kc.neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included (at least 2)")
+	fs.IntVar(&kc.run.Neighbors, marks.needs("neighbors", needKNN), graph.DefaultNeighbors, prefix+"neighbours of a row, the row itself included (at least 2)")
 	fs.Var(&kc.knn, marks.needs("knn", needKNN), prefix+fmt.Sprintf("the neighbour search: exact (O(n²) distances), approx (a partition tree and rounds of neighbour descent, its recall measured on sampled rows), or auto: approx above %d rows", graph.ApproxMinRows))
-	fs.Float64Var(&kc.knnRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
-	fs.IntVar(&kc.knnProbes, marks.needs("knn-probes", needApprox), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
-	fs.IntVar(&kc.knnRounds, marks.needs("knn-rounds", needApprox), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
-	fs.IntVar(&kc.knnDescent, marks.needs("knn-descent", needApprox), graph.DefaultLeafRounds, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach recall 0.99 at 10⁷ rows where leaf rounds alone do not (docs/knn.md); 0: no descent, every round searches leaf pairs")
-	fs.Var(&kc.mem, marks.mutable("mem"), "the memory budget `BYTES` (a number with an optional unit: kB, MB, GB, TB, or KiB, MiB, GiB, TiB): the Go heap is held to half of it and the kNN search's scratch in memory to a quarter, which the solve's W, P·W and P·S take when they fit, the rest is for the mapped files' pages (default: the memory cgroup's limit, if any; none otherwise)")
+	fs.Float64Var(&kc.run.KNNRecall, marks.needs("knn-recall", needApprox), graph.DefaultRecall, prefix+"-knn approx: the sampled recall@M at which the search stops refining (at most -knn-rounds rounds)")
+	fs.IntVar(&kc.run.KNNProbes, marks.atLeast(1, marks.needs("knn-probes", needApprox)), graph.DefaultProbes, prefix+"-knn approx: the effort, leaves searched with each leaf in a round")
+	fs.IntVar(&kc.run.KNNRounds, marks.atLeast(1, marks.needs("knn-rounds", needApprox)), graph.DefaultRounds, prefix+"-knn approx: the most rounds")
+	fs.IntVar(&kc.knnDescent, marks.atLeast(0, marks.needs("knn-descent", needApprox)), graph.DefaultLeafRounds, prefix+"-knn approx: after this many rounds of leaf pairs, once a round cuts the sampled misses less than 2.5-fold, rounds of neighbour descent row by row, which reach recall 0.99 at 10⁷ rows where leaf rounds alone do not (docs/knn.md); 0: no descent, every round searches leaf pairs")
+	fs.Var((*byteSize)(&kc.run.Memory), marks.mutable("mem"), "the memory budget `BYTES` (a number with an optional unit: kB, MB, GB, TB, or KiB, MiB, GiB, TiB): the Go heap is held to half of it and the kNN search's scratch in memory to a quarter, which the solve's W, P·W and P·S take when they fit, the rest is for the mapped files' pages (default: the memory cgroup's limit, if any; none otherwise)")
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
-// checkGraph checks -neighbors and the search's flags, and parses -weights.
+// checkGraph checks -neighbors and -knn-recall (the other ranges are
+// marked where the flags are defined, checkRanges), parses -weights and
+// applies the memory budget.
 func (kc *kernelConfig) checkGraph(weights string) error {
 	switch {
-	case kc.neighbors < 2:
+	case kc.run.Neighbors < 2:
 		// A row's own self-loop is not a neighbour.
-		return usagef("-neighbors must be >= 2, have %d: the neighbours of a row include the row itself, so fewer than 2 leave it no other", kc.neighbors)
-	case !(kc.knnRecall > 0 && kc.knnRecall <= 1):
-		return usagef("-knn-recall must be in (0, 1], have %v", kc.knnRecall)
-	case kc.knnProbes < 1:
-		return usagef("-knn-probes must be >= 1, have %d", kc.knnProbes)
-	case kc.knnRounds < 1:
-		return usagef("-knn-rounds must be >= 1, have %d", kc.knnRounds)
-	case kc.knnDescent < 0:
-		return usagef("-knn-descent must be >= 0, have %d", kc.knnDescent)
+		return usagef("-neighbors must be >= 2, have %d: the neighbours of a row include the row itself, so fewer than 2 leave it no other", kc.run.Neighbors)
+	case !(kc.run.KNNRecall > 0 && kc.run.KNNRecall <= 1):
+		return usagef("-knn-recall must be in (0, 1], have %v", kc.run.KNNRecall)
 	}
 	var err error
 	if kc.weights, err = graph.ParseWeights(weights); err != nil {
 		return usagef("-weights: %v", err)
 	}
-	if kc.budget, err = newMemoryBudget(int64(kc.mem)); err != nil {
+	if kc.budget, err = newMemoryBudget(kc.run.Memory); err != nil {
 		return err
 	}
 	kc.budget.Apply()
@@ -208,7 +191,7 @@ func kernelFlagVar(fs *flag.FlagSet, f *kernelFlag, marks *flagMarks) {
 	fs.Var(f, marks.mutable("kernel"), "the vector kernels: auto (the fastest this CPU runs), go (portable), avx2, avx512 or neon; a family the CPU lacks is an error (default $"+kernelEnv+", else auto)")
 }
 
-// resolveKernel sets kc.isa to the family -kernel (or $SSNMF_KERNEL)
+// resolveKernel sets kc.run.Kernel to the family -kernel (or $SSNMF_KERNEL)
 // names, resolved on this CPU. A family the CPU lacks is an error, except
 // on a resumed run (resumed set), which goes on with the fastest family
 // the CPU has and returns a line that says so.
@@ -225,13 +208,13 @@ func (kc *kernelConfig) resolveKernel(resumed bool) (note string, err error) {
 	isa, err := kc.kernel.Resolve()
 	switch {
 	case err == nil:
-		kc.isa = isa
+		kc.run.Kernel = isa
 		return "", nil
 	case !resumed:
 		return "", usagef("%s: %v", what, err)
 	}
-	kc.isa, _ = kc.kernel.Fallback()
-	return fmt.Sprintf("%s of the checkpoint's run: this CPU (%s) lacks it; going on with %s, whose results differ in rounding", what, tile.CPUFeatures(), kc.isa), nil
+	kc.run.Kernel, _ = kc.kernel.Fallback()
+	return fmt.Sprintf("%s of the checkpoint's run: this CPU (%s) lacks it; going on with %s, whose results differ in rounding", what, tile.CPUFeatures(), kc.run.Kernel), nil
 }
 
 // knnFlag is -knn, the neighbour search: a graph.KNNMethod by name.
@@ -250,13 +233,12 @@ const (
 	sweepInput     = "input"
 )
 
-// options returns o with the solver's settings of P of the flags, as
-// resolved (config.options gives it the run's).
-func (kc *kernelConfig) options(o solver.Options) solver.Options {
-	o.Gaussian, o.Neighbors, o.Raw, o.Seed, o.Workers = kc.gaussian(), kc.neighbors, !kc.standardize, kc.seed, kc.workers
-	o.Memory, o.Rows, o.Gamma, o.Precision, o.BlockSize, o.Kernel = int64(kc.mem), kc.rows, kc.gamma.value, kc.precision, kc.block, kc.isa
-	o.Scale, o.Connectivity, o.KNN = kc.scale.Scale, kc.weights == graph.Connectivity, kc.knn.KNNMethod
-	o.KNNRecall, o.KNNProbes, o.KNNRounds, o.KNNDescent = kc.knnRecall, kc.knnProbes, kc.knnRounds, cmp.Or(kc.knnDescent, -1)
+// options returns the solver's settings of the flags, as resolved: run
+// and P's that the flags have otherwise (config.options adds the run's).
+func (kc *kernelConfig) options() solver.Options {
+	o := kc.run
+	o.Gaussian, o.Raw, o.Gamma, o.Scale = kc.gaussian(), !kc.standardize, kc.gamma.value, kc.scale.Scale
+	o.Connectivity, o.KNN, o.KNNDescent = kc.weights == graph.Connectivity, kc.knn.KNNMethod, cmp.Or(kc.knnDescent, -1)
 	if kc.fromFile() {
 		o.File = kc.affinity
 	}
@@ -271,19 +253,11 @@ func (kc *kernelConfig) check(features, precision string) error {
 		}
 	}
 	var err error
-	if kc.precision, err = tile.ParsePrecision(precision); err != nil {
+	if kc.run.Precision, err = tile.ParsePrecision(precision); err != nil {
 		return usagef("-precision: %v", err)
 	}
 	if kc.format, err = input.ParseFormat(kc.format); err != nil {
 		return usagef("-format: %v", err)
-	}
-	switch {
-	case kc.rows < 0:
-		return usagef("-rows must be >= 0, have %d", kc.rows)
-	case kc.block < 1:
-		return usagef("-tile must be >= 1, have %d", kc.block)
-	case kc.workers < 1:
-		return usagef("-workers must be >= 1, have %d", kc.workers)
 	}
 	return nil
 }
@@ -296,6 +270,9 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.marks.checkRanges(fs); err != nil {
+		return nil, err
+	}
 	if err := c.kernelConfig.check(*fl.features, *fl.precision); err != nil {
 		return nil, err
 	}
@@ -306,7 +283,7 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, err
 	}
 	// The flags hold the values as resolved, for a checkpoint to record.
-	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.precision.String(), c.run.Step.String()
+	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.run.Precision.String(), c.run.Step.String()
 	switch c.run.Init {
 	case initAuto, initKmeans, initSpectral:
 	default:
@@ -363,26 +340,26 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
 	c.scale = scaleFlag{solver.Scale{Rule: solver.ScaleAuto, Times: solver.DefaultScaleTimes}}
 	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
-	fs.IntVar(&c.rows, m.needs("rows", needEdgesAlone), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
+	fs.IntVar(&c.run.Rows, m.atLeast(0, m.needs("rows", needEdgesAlone)), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
 	fs.StringVar(&c.run.Method, "method", methods.Default, methodUsage())
-	fs.IntVar(&c.run.Moves, m.needs("moves", needRowCD), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
-	fs.Int64Var(&c.stripMemory, m.needs("strip-memory", needDenseRowCD), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
+	fs.IntVar(&c.run.Moves, m.atLeast(1, m.needs("moves", needRowCD)), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
+	fs.Int64Var(&c.stripMemory, m.atLeast(0, m.needs("strip-memory", needDenseRowCD)), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
 	fs.StringVar(&c.run.SweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.run.Workdir, "workdir", "", "`DIR` for the checkpoint, and the memory-mapped W, P·W and P·S files when they do not fit in memory (-mem), which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
 	fs.StringVar(&c.run.Init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: spectral on a sparse P whose eigengap (1-λ_{k+1})/(1-λ_k) is at least 2, else kmeans when the features are at hand, else random (docs/spectral.md)")
-	fs.Float64Var(&c.tol, "tol", solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
-	fs.Float64Var(&c.run.Ftol, "ftol", 0, "stop when the objective changes by less than this between iterations (0: off)")
-	fs.Float64Var(&c.run.Rtol, "rtol", 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
-	fs.Float64Var(&c.mtol, "mtol", solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
-	fs.Float64Var(&c.run.Frtol, "frtol", 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
+	fs.Float64Var(&c.tol, m.atLeast(0, "tol"), solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
+	fs.Float64Var(&c.run.Ftol, m.atLeast(0, "ftol"), 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.Float64Var(&c.run.Rtol, m.atLeast(0, "rtol"), 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.mtol, m.atLeast(0, "mtol"), solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
+	fs.Float64Var(&c.run.Frtol, m.atLeast(0, "frtol"), 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
 	fs.Var(durationFlag{&c.run.MaxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
-	fs.IntVar(&c.maxIter, m.mutable("max-iter"), solver.DefaultMaxIter, "stop after this many iterations")
-	fs.IntVar(&c.refresh, m.needs("refresh", needRefresh), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.run.Starts, "starts", 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
+	fs.IntVar(&c.maxIter, m.atLeast(0, m.mutable("max-iter")), solver.DefaultMaxIter, "stop after this many iterations")
+	fs.IntVar(&c.refresh, m.atLeast(0, m.needs("refresh", needRefresh)), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
+	fs.IntVar(&c.run.Starts, m.atLeast(0, "starts"), 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
 	fs.IntVar(&c.run.Starts, "restarts", 0, "the former name of -starts (not both)")
-	fs.IntVar(&c.run.InitStarts, m.needs("init-starts", needKMStart), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
-	fs.IntVar(&c.run.CheckpointEvery, m.mutable("checkpoint-every"), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.IntVar(&c.run.InitStarts, m.atLeast(0, m.needs("init-starts", needKMStart)), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
+	fs.IntVar(&c.run.CheckpointEvery, m.atLeast(0, m.mutable("checkpoint-every")), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.run.Model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
@@ -404,32 +381,10 @@ func (c *config) checkValues(pos []string) error {
 		return usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
 	case info.Name == "":
 		return usagef("-method %q: want %s", c.run.Method, methods.List())
-	case c.run.Moves < 1:
-		return usagef("-moves must be >= 1, have %d", c.run.Moves)
-	case c.stripMemory < 0:
-		return usagef("-strip-memory must be >= 0, have %d", c.stripMemory)
 	case c.run.SweepOrder != sweepAuto && c.run.SweepOrder != sweepPartition && c.run.SweepOrder != sweepInput:
 		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.run.SweepOrder)
-	case !(c.tol >= 0):
-		return usagef("-tol must be >= 0, have %v", c.tol)
-	case !(c.run.Ftol >= 0):
-		return usagef("-ftol must be >= 0, have %v", c.run.Ftol)
-	case !(c.run.Rtol >= 0) || !(c.run.Frtol >= 0):
-		return usagef("-rtol and -frtol must be >= 0, have %v and %v", c.run.Rtol, c.run.Frtol)
-	case !(c.mtol >= 0):
-		return usagef("-mtol must be >= 0, have %v", c.mtol)
 	case c.run.MaxTime < 0:
 		return usagef("-max-time must be >= 0, have %v", c.run.MaxTime)
-	case c.maxIter < 0:
-		return usagef("-max-iter must be >= 0, have %d", c.maxIter)
-	case c.refresh < 0:
-		return usagef("-refresh must be >= 0, have %d", c.refresh)
-	case c.run.Starts < 0:
-		return usagef("-starts must be >= 0, have %d", c.run.Starts)
-	case c.run.InitStarts < 0:
-		return usagef("-init-starts must be >= 0, have %d", c.run.InitStarts)
-	case c.run.CheckpointEvery < 0:
-		return usagef("-checkpoint-every must be >= 0, have %d", c.run.CheckpointEvery)
 	case c.run.CheckpointEvery > 0 && !info.Checkpoints:
 		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.run.Method, checkpointers())
 	case c.out != "" && input.TableFormat(c.out) == "":
@@ -456,12 +411,7 @@ func methodUsage() string {
 // checkpointers returns the names of the methods that save checkpoints,
 // as "fw and rowcd".
 func checkpointers() string {
-	var names []string
-	for _, m := range methods.All() {
-		if m.Checkpoints {
-			names = append(names, m.Name)
-		}
-	}
+	names := methods.With(func(m methods.Method) bool { return m.Checkpoints })
 	slices.Sort(names)
 	return strings.Join(names, " and ")
 }

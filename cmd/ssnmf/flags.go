@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/solver"
 )
 
@@ -149,6 +150,36 @@ type flagMarks struct {
 	files    []string        // name a file
 	optional []string        // left out of a checkpoint when empty
 	applies  map[string]need // apply only to runs with the need
+	mins     []flagMin       // at least a value, in the order defined
+}
+
+// flagMin is a flag's smallest value (flagMarks.atLeast).
+type flagMin struct {
+	name string
+	min  float64
+}
+
+// atLeast marks the flag name, of a number, as one whose value must be at
+// least min (checkRanges).
+func (m *flagMarks) atLeast(min float64, name string) string {
+	if m != nil {
+		m.mins = append(m.mins, flagMin{name, min})
+	}
+	return name
+}
+
+// checkRanges refuses the first value of fs, in the order the flags were
+// defined, below its flag's smallest (atLeast), or not a number:
+//
+//	-moves must be >= 1, have 0
+func (m *flagMarks) checkRanges(fs *flag.FlagSet) error {
+	for _, f := range m.mins {
+		s := fs.Lookup(f.name).Value.String()
+		if v, err := strconv.ParseFloat(s, 64); err != nil || !(v >= f.min) {
+			return usagef("-%s must be >= %v, have %s", f.name, f.min, s)
+		}
+	}
+	return nil
 }
 
 // mutable marks the flag name as one that may differ between a run and its
@@ -166,7 +197,7 @@ func (m *flagMarks) mutableList() string {
 	for i, name := range m.mutables {
 		dashed[i] = "-" + name
 	}
-	return joinWords(dashed, "and")
+	return enum.Join(dashed, "and")
 }
 
 // file marks the flag name as naming a file: a checkpoint records it as an

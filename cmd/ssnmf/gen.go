@@ -22,14 +22,15 @@ type genConfig struct {
 
 func parseGen(args []string, stdout io.Writer) (*genConfig, error) {
 	c := &genConfig{}
+	var marks flagMarks
 	fs := newFlagSet("ssnmf gen", "Usage: ssnmf gen -n N [flags] -o FILE.parquet|FILE.arrow|FILE.csv|FILE.csv.gz\n\n"+
 		"Writes a seeded Gaussian mixture: k centers drawn from N(0, sep² I), and n rows, each\n"+
 		"a center chosen uniformly at random plus N(0, I) noise, as float64 columns x1..xp and\n"+
 		"the center's index in an int32 column label. It generates and writes 65,536 rows at a\n"+
 		"time, so its memory does not grow with n; the file is renamed into place when complete.")
-	fs.IntVar(&c.n, "n", 0, "number of rows (required)")
-	fs.IntVar(&c.p, "p", 16, "number of features")
-	fs.IntVar(&c.k, "k", 10, "number of mixture components (classes)")
+	fs.IntVar(&c.n, marks.atLeast(1, "n"), 0, "number of rows (required)")
+	fs.IntVar(&c.p, marks.atLeast(1, "p"), 16, "number of features")
+	fs.IntVar(&c.k, marks.atLeast(1, "k"), 10, "number of mixture components (classes)")
 	fs.Uint64Var(&c.seed, "seed", 0, "random seed: the same seed and flags give the same values in every format")
 	fs.Float64Var(&c.sep, "sep", 2, "standard deviation of the centers, in units of the noise's")
 	fs.StringVar(&c.out, "o", "", "output `FILE`: .parquet, .arrow (Arrow IPC file), .csv or .csv.gz (required)")
@@ -38,15 +39,13 @@ func parseGen(args []string, stdout io.Writer) (*genConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(pos) > 0:
+	if len(pos) > 0 {
 		return nil, usagef("gen takes no arguments, have %s (give the output with -o)", strings.Join(pos, " "))
-	case c.n < 1:
-		return nil, usagef("-n must be >= 1, have %d", c.n)
-	case c.p < 1:
-		return nil, usagef("-p must be >= 1, have %d", c.p)
-	case c.k < 1:
-		return nil, usagef("-k must be >= 1, have %d", c.k)
+	}
+	if err := marks.checkRanges(fs); err != nil {
+		return nil, err
+	}
+	switch {
 	case !(c.sep >= 0) || c.sep > 1e150:
 		return nil, usagef("-sep must be a number >= 0, have %v", c.sep)
 	case c.out == "":

@@ -21,7 +21,7 @@ import (
 // graphCmd is the graph command: it writes the kNN graph of an input as an
 // edge list, which solve -affinity reads back to the same bits.
 func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	kc := kernelConfig{affinity: affinityKNN, gamma: gammaFlag{auto: true}, precision: tile.Float64}
+	kc := kernelConfig{affinity: affinityKNN, gamma: gammaFlag{auto: true}}
 	fs := newFlagSet("ssnmf graph", "Usage: ssnmf graph [flags] -o EDGES.parquet|.arrow|.csv [INPUT]\n\n"+
 		"Writes the kNN graph of the rows of INPUT (the built-in yeast data set if none), as\n"+
 		"solve -affinity knn builds it, as an edge list: src, dst (0-based rows, src <= dst, each\n"+
@@ -29,8 +29,8 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var marks flagMarks
 	weights := graphFlags(fs, &kc, &marks, "")
 	fs.BoolVar(&kc.standardize, marks.needs("standardize", needFeatures), true, "z-score each feature (population std; a constant feature becomes 0)")
-	fs.IntVar(&kc.block, "tile", tile.DefaultBlockSize, "edge `B` of the distance tiles")
-	fs.IntVar(&kc.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
+	fs.IntVar(&kc.run.BlockSize, marks.atLeast(1, "tile"), tile.DefaultBlockSize, "edge `B` of the distance tiles")
+	fs.IntVar(&kc.run.Workers, marks.atLeast(1, "workers"), runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS)")
 	kernelFlagVar(fs, &kc.kernel, nil)
 	fs.StringVar(&kc.format, marks.needs("format", needInput), input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated feature columns (default: every column but the label)")
@@ -40,6 +40,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	engineFlags(fs, &kc, &marks, func(name string) string { return name })
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
+		return err
+	}
+	if err := marks.checkRanges(fs); err != nil {
 		return err
 	}
 	if err := kc.checkEngine(); err != nil {
@@ -72,13 +75,19 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if checkOnly(ctx) {
 		return nil
 	}
-	begin := time.Now()
-	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) (err error) {
+	return kc.export(ctx, *out, stdout, kc.writeEdges(*out, time.Now(), stderr))
+}
+
+// writeEdges returns the end of the graph command begun at begin: it
+// reports the graph built and writes it, in the input's order of the
+// rows, to the edge list out.
+func (kc *kernelConfig) writeEdges(out string, begin time.Time, stderr io.Writer) func(w io.Writer, prob *problem) error {
+	return func(w io.Writer, prob *problem) (err error) {
 		g := prob.Graph()
 		if !kc.quiet {
 			total := time.Since(begin)
 			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs (reading %.1fs, the graph %.1fs) -> %s\n",
-				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), *out)
+				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), out)
 			fmt.Fprintf(stderr, "ssnmf: distances screened by the %s kernel (this CPU: %s)\n", cmp.Or(prob.KNN.Kernel, "portable"), tile.CPUFeatures())
 		}
 		// The rows were searched in the partition's order; the edges
@@ -90,9 +99,9 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			defer g.Close()
 			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
-		if err := affinity.WriteEdges(w, g, input.TableFormat(*out)); err != nil {
-			return fmt.Errorf("-o %s: %w", *out, err)
+		if err := affinity.WriteEdges(w, g, input.TableFormat(out)); err != nil {
+			return fmt.Errorf("-o %s: %w", out, err)
 		}
 		return nil
-	})
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/solver"
 )
@@ -199,15 +200,6 @@ func checkOnly(ctx context.Context) bool {
 	return v
 }
 
-// joinWords joins words as prose does, with conj ("and", "or") before the
-// last: "a", "a or b", "a, b or c".
-func joinWords(words []string, conj string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
-}
-
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return runStop(ctx, args, stdout, stderr, nil)
@@ -231,7 +223,7 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer, stop 
 			for j, c := range commands {
 				names[j] = c.name
 			}
-			err = usagef("unknown command %q (want %s)", name, joinWords(names, "or"))
+			err = usagef("unknown command %q (want %s)", name, enum.Join(names, "or"))
 			break
 		}
 		err = commands[i].guarded(ctx, args[1:], stdout, stderr, stop)

@@ -46,11 +46,8 @@ func (c *config) checkModelPaths() error {
 // saveModel writes the model of the solve r, W (n×k) in P's order, to
 // the directory of -model, atomically (package model).
 func (c *config) saveModel(ctx context.Context, r *solver.Run, stderr io.Writer) error {
-	meta, arrays, err := model.Build(ctx, r.Training(c.inputName()))
+	meta, err := r.SaveModel(ctx, c.run.Model, c.inputName())
 	if err != nil {
-		return fmt.Errorf("-model %s: %w", c.run.Model, err)
-	}
-	if err := model.Save(c.run.Model, meta, arrays); err != nil {
 		return fmt.Errorf("-model: %w", err)
 	}
 	if !c.quiet {

@@ -80,54 +80,46 @@ func predictCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	return c.predict(ctx, m, dir, out, stderr)
 }
 
-// predict reads INPUT into dir, predicts its rows, writes their
-// memberships to out and commits it, and reports the run.
+// predict reads INPUT into dir, predicts its rows (model.PredictFile),
+// writes their memberships to out and commits it, and reports the run.
 func (c *predictConfig) predict(ctx context.Context, m *model.Model, dir string, out *store.AtomicFile, stderr io.Writer) (err error) {
-	begin := time.Now()
 	topt, err := c.columns(m.Features())
 	if err != nil {
 		return err
 	}
-	tab, err := input.Open(c.input, c.format, topt, dir)
-	if err != nil {
-		return usageError{err}
-	}
-	defer tab.Close()
-	defer fault.Catch(&err)()
-	read := time.Since(begin)
-	opt, tuned, err := m.TuneTable(ctx, tab, c.sample, c.seed, c.recall, model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers},
-		func(t model.Tuned) {
+	var last time.Time
+	p, err := m.PredictFile(ctx, c.input, dir, model.FileOptions{Options: model.Options{Search: c.knn.KNNMethod, Probes: c.probes, Workers: c.workers},
+		Format: c.format, Table: topt, Sample: c.sample, Seed: c.seed, Recall: c.recall, Batch: c.batch,
+		Tuned: func(t model.Tuned) {
 			c.progressf(stderr, "predict search: %d probes, sampled recall@%d %.4f on %d rows (-knn-recall %v)", t.Probes, m.Meta().Neighbors, t.Recall, t.Rows, c.recall)
-		})
+		},
+		Progress: func(done, rows int) {
+			if done == 0 {
+				last = time.Now()
+			} else if time.Since(last) > time.Second {
+				c.progressf(stderr, "predicted %d of %d rows", done, rows)
+				last = time.Now()
+			}
+		}})
+	if ie := new(model.InputError); errors.As(err, &ie) {
+		return usageError{ie.Err}
+	}
 	if err != nil {
 		return c.rowError(err)
 	}
-	tuning := time.Since(begin) - read
-	last := time.Now()
-	wm, err := m.PredictTable(ctx, tab, dir, opt, c.batch, func(done int) {
-		if time.Since(last) > time.Second {
-			c.progressf(stderr, "predicted %d of %d rows", done, tab.N)
-			last = time.Now()
-		}
-	})
-	if err != nil {
-		return c.rowError(err)
-	}
-	defer wm.Close()
+	defer p.W.Close()
 	defer fault.Catch(&err)()
-	w := wm.Data()
-	took := time.Since(begin) - read
 	if err := m.Unchanged(); err != nil {
 		return err
 	}
-	if err := writeMemberships(out, c.out, w, tab.N, m.K()); err != nil {
+	if err := writeMemberships(out, c.out, p.W.Data(), p.Rows, m.K()); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
 		return err
 	}
 	if !c.quiet {
-		c.reportPredict(stderr, m, tab.N, opt, tuned, took, tuning, read)
+		c.reportPredict(stderr, m, p)
 	}
 	return nil
 }
@@ -145,11 +137,10 @@ func openModel(dir string) (*model.Model, error) {
 	return m, nil
 }
 
-// reportPredict prints the line of a prediction of rows rows: the model,
-// the search with opt (and the probes tuned, if any), and the times: took
-// to predict, of which tuning to choose the probes, and read to read.
-func (c *predictConfig) reportPredict(stderr io.Writer, m *model.Model, rows int, opt model.Options, tuned model.Tuned, took, tuning, read time.Duration) {
-	meta := m.Meta()
+// reportPredict prints the line of the prediction p: the model, the
+// search (and the probes tuned, if any), and the times.
+func (c *predictConfig) reportPredict(stderr io.Writer, m *model.Model, p *model.FilePrediction) {
+	meta, opt, tuned, rows := m.Meta(), p.Options, p.Tuned, p.Rows
 	search := "every training row"
 	if meta.Affinity == model.KNN {
 		search = fmt.Sprintf("%d neighbours, %s search", meta.Neighbors, m.Search(opt))
@@ -162,10 +153,10 @@ func (c *predictConfig) reportPredict(stderr io.Writer, m *model.Model, rows int
 	}
 	choosing := ""
 	if tuned.Rows > 0 {
-		choosing = fmt.Sprintf(", of which %.2fs choosing the probes", tuning.Seconds())
+		choosing = fmt.Sprintf(", of which %.2fs choosing the probes", p.Tuning.Seconds())
 	}
 	fmt.Fprintf(stderr, "ssnmf: predicted %d rows of %s against %s (n=%d k=%d, %s affinity, %s) in %.2fs%s (%.3g rows/s; reading %.2fs)\n",
-		rows, c.input, c.model, meta.N, meta.K, meta.Affinity, search, took.Seconds(), choosing, float64(rows)/max(took.Seconds(), 1e-9), read.Seconds())
+		rows, c.input, c.model, meta.N, meta.K, meta.Affinity, search, p.Took.Seconds(), choosing, float64(rows)/max(p.Took.Seconds(), 1e-9), p.Read.Seconds())
 }
 
 // parsePredict parses the command line of predict.
@@ -189,18 +180,21 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 	fs.StringVar(&c.model, "model", "", "the model `DIR` written by ssnmf solve -model (required)")
 	fs.StringVar(&c.out, "out", "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (required; - for CSV on stdout)")
 	fs.Var(&c.knn, c.marks.needs("knn", needKNNModel), fmt.Sprintf("a kNN model's neighbour search: exact, approx (the nearest leaves by centroid, then a walk of the training graph) or auto: approx above %d training rows", graph.ApproxMinRows))
-	fs.IntVar(&c.probes, c.marks.needs("knn-probes", needApproxModel), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph, at first: doubled until the sampled recall reaches -knn-recall")
+	fs.IntVar(&c.probes, c.marks.atLeast(1, c.marks.needs("knn-probes", needApproxModel)), model.DefaultProbes, "-knn approx: the leaves (512 training rows each) scanned for a row before the walk of the training graph, at first: doubled until the sampled recall reaches -knn-recall")
 	fs.Float64Var(&c.recall, c.marks.needs("knn-recall", needApproxModel), graph.DefaultRecall, "-knn approx: the sampled recall@M the search reaches, as the graph's: its -knn-probes are doubled until it does (every leaf scanned gives the exact lists)")
-	fs.IntVar(&c.sample, c.marks.needs("knn-sample", needApproxModel), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (together, one scan of the training rows; 0: none, and -knn-probes is not raised)")
+	fs.IntVar(&c.sample, c.marks.atLeast(0, c.marks.needs("knn-sample", needApproxModel)), 1000, "-knn approx: rows of INPUT whose exact lists measure the search's recall (together, one scan of the training rows; 0: none, and -knn-probes is not raised)")
 	fs.Uint64Var(&c.seed, c.marks.needs("seed", needApproxModel), 0, "-knn approx: seed of the recall's sample of rows")
-	fs.IntVar(&c.batch, "batch", 1<<16, "rows predicted at a time")
-	fs.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS); the result is the same for any number")
+	fs.IntVar(&c.batch, c.marks.atLeast(1, "batch"), 1<<16, "rows predicted at a time")
+	fs.IntVar(&c.workers, c.marks.atLeast(1, "workers"), runtime.GOMAXPROCS(0), "goroutines (the default is GOMAXPROCS); the result is the same for any number")
 	fs.StringVar(&c.format, "format", input.Auto, "input format: "+input.Formats)
 	features := fs.String("features", "", "comma-separated columns of INPUT that hold the model's features, in the model's order (default: the model's own feature names; other columns are ignored)")
 	fs.StringVar(&c.label, "label", "", "a column of INPUT that is never a feature; whatever it holds is ignored (default: \"label\" if present)")
 	fs.BoolVar(&c.quiet, "q", false, "no progress on stderr")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.marks.checkRanges(fs); err != nil {
 		return nil, err
 	}
 	if c.format, err = input.ParseFormat(c.format); err != nil {
@@ -215,16 +209,8 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 		return nil, usagef("-out %s: unknown extension, want .csv, .parquet or .arrow", c.out)
 	case len(pos) != 1:
 		return nil, usagef("predict takes one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case c.probes < 1:
-		return nil, usagef("-knn-probes must be >= 1, have %d", c.probes)
-	case c.sample < 0:
-		return nil, usagef("-knn-sample must be >= 0, have %d", c.sample)
 	case !(c.recall > 0 && c.recall <= 1):
 		return nil, usagef("-knn-recall must be in (0, 1], have %v", c.recall)
-	case c.batch < 1:
-		return nil, usagef("-batch must be >= 1, have %d", c.batch)
-	case c.workers < 1:
-		return nil, usagef("-workers must be >= 1, have %d", c.workers)
 	}
 	c.input = pos[0]
 	c.given = givenFlags(fs)

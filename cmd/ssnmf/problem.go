@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
@@ -19,10 +18,6 @@ import (
 	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/input"
 )
-
-// clusterDir is the name of the run directory of -engine slurm's tasks in
-// the work directory (a sparse P's CSR file there is solver.GraphFile).
-const clusterDir = "cluster"
 
 // problem is the input of a run and the affinity matrix P built from it.
 type problem struct {
@@ -56,7 +51,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		}()
 	}
 	pr.read = time.Since(begin)
-	o := kc.options(solver.Options{})
+	o := kc.options()
 	o.GammaRule, o.K = kc.gamma.rule, k
 	if kc.gamma.auto {
 		o.GammaRule = defaultRule
@@ -75,7 +70,7 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 		return nil, kc.buildError(err)
 	}
 	pr.Problem = *p
-	kc.block = pr.BlockSize
+	kc.run.BlockSize = pr.BlockSize
 	kc.logProblem(pr)
 	return pr, nil
 }
@@ -113,33 +108,29 @@ func (kc *kernelConfig) buildError(err error) error {
 // clamped to the rows, and an approximate kNN search that stopped below
 // its recall target.
 func (kc *kernelConfig) logProblem(pr *problem) {
-	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.neighbors > pr.N() && kc.log != nil {
-		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.neighbors, pr.N(), pr.N()))
+	if kc.affinity == affinityKNN && kc.neighborsGiven && kc.run.Neighbors > pr.N() && kc.log != nil {
+		kc.log(fmt.Sprintf("-neighbors %d is more than the %d rows: clamped to %d", kc.run.Neighbors, pr.N(), pr.N()))
 	}
-	if st := pr.KNN; kc.log != nil && st.Method == graph.Approximate && st.RecallRows > 0 && st.Recall < kc.knnRecall {
+	if st := pr.KNN; kc.log != nil && st.Method == graph.Approximate && st.RecallRows > 0 && st.Recall < kc.run.KNNRecall {
 		kc.log(fmt.Sprintf("warning: the kNN search stopped after %d rounds (-knn-rounds) at sampled recall %.4f, below -knn-recall %v; more -knn-rounds or -knn-probes reach more",
-			len(st.Rounds), st.Recall, kc.knnRecall))
+			len(st.Rounds), st.Recall, kc.run.KNNRecall))
 	}
 }
 
 // coordinator returns the engine of -engine slurm, the coordinator of
-// the tasks in the work directory of pr, which it sets in pr; nil for
-// local.
+// the tasks in the work directory of pr (cluster.NewSrun), which it sets
+// in pr; nil for local.
 func (kc *kernelConfig) coordinator(pr *problem) (affinity.Engine, error) {
 	if kc.engine != engineSlurm {
 		return nil, nil
 	}
-	dir, err := filepath.Abs(pr.dir)
+	co, err := cluster.NewSrun(pr.dir, kc.tasks, kc.retries)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-engine slurm: %w", err)
 	}
-	bin, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("-engine slurm: the path of this binary, for the tasks: %w", err)
-	}
-	pr.coord = &cluster.Coordinator{Path: filepath.Join(dir, clusterDir), Tasks: kc.tasks, Retries: kc.retries,
-		Launcher: cluster.Srun{Binary: bin}, Log: kc.log, FS: kc.fsys, Kernel: kc.isa}
-	return pr.coord, nil
+	co.Log, co.FS, co.Kernel = kc.log, kc.fsys, kc.run.Kernel
+	pr.coord = co
+	return co, nil
 }
 
 // knnRound is the kNN search's hook at the end of each round of the

@@ -183,11 +183,8 @@ func (c *config) resolveKernels(saved *solver.Saved, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if saved != nil && saved.Kernel != "" && saved.Kernel != c.isa.String() {
-		c.checkpointKernel = saved.Kernel
-		if note == "" {
-			note = fmt.Sprintf("the checkpoint's run ran the %s kernels; this CPU (%s) runs %s, whose results differ in rounding", saved.Kernel, tile.CPUFeatures(), c.isa)
-		}
+	if saved != nil && saved.Kernel != "" && saved.Kernel != c.run.Kernel.String() && note == "" {
+		note = fmt.Sprintf("the checkpoint's run ran the %s kernels; this CPU (%s) runs %s, whose results differ in rounding", saved.Kernel, tile.CPUFeatures(), c.run.Kernel)
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, "ssnmf: "+note)

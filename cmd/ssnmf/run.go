@@ -22,7 +22,7 @@ func (c *config) checkScale(prob *problem) error {
 // and the initial point of the problem; a stop rule or bound that its flag
 // turns off with 0 is negative there.
 func (c *config) options() solver.Options {
-	o := c.kernelConfig.options(c.run)
+	o := c.kernelConfig.options()
 	o.MaxIter, o.Tol, o.Mtol, o.Refresh, o.StripMemory = offRule(c.maxIter), offRule(c.tol), offRule(c.mtol), offRule(c.refresh), offRule(c.stripMemory)
 	return o
 }
@@ -43,7 +43,7 @@ func offRule[T int | int64 | float64](v T) T {
 func (sv *solving) newRun(info methods.Method, prob *problem, m *solver.Meter, ws *solver.Workspace, rep *report) (*solver.Run, error) {
 	c := sv.c
 	r := &solver.Run{Options: c.options(), Problem: &prob.Problem, Meter: m, Workspace: ws, Observer: rep, Stop: sv.stop, Begin: sv.begin,
-		Trace: rep.trace, TraceName: "-trace " + c.trace, FS: c.fs(), Saved: sv.saved, Kernel: c.isa.String()}
+		Trace: rep.trace, TraceName: "-trace " + c.trace, FS: c.fs(), Saved: sv.saved, Kernel: c.run.Kernel.String()}
 	if info.Checkpoints {
 		var err error
 		if r.Args, err = c.canonicalArgs(); err != nil {

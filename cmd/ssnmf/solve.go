@@ -149,7 +149,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	sv.prog = &progress{out: stderr, quiet: c.quiet, before: c.showBudget}
 	c.log = func(msg string) { fmt.Fprintln(stderr, "ssnmf: "+msg) }
 	if c.engine == engineSlurm && !c.quiet {
-		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(sv.dir, clusterDir))
+		fmt.Fprintf(stderr, "ssnmf: -engine slurm: %d tasks a step, up to %d retries, run directory %s\n", c.tasks, c.retries, filepath.Join(sv.dir, cluster.RunDir))
 	}
 	setup := time.Now()
 	c.disk = diskio.Start()
@@ -299,7 +299,7 @@ func (sv *solving) announce(prob *problem) {
 		knn = " knn-kernel=" + s
 	}
 	fmt.Fprintf(sv.stderr, "ssnmf: %s: n=%d k=%d %s tile=%d workers=%d method=%s kernel=%s%s workdir=%s\n",
-		c.inputName(), prob.N(), c.run.K, prob.Describe(), c.block, c.workers, c.run.Method, prob.Kernel(), knn, sv.dir)
+		c.inputName(), prob.N(), c.run.K, prob.Describe(), c.run.BlockSize, c.run.Workers, c.run.Method, prob.Kernel(), knn, sv.dir)
 }
 
 // solved is the error of a solve that ended with err, or was stopped by

@@ -23,7 +23,7 @@ type summaryBuilder struct {
 
 // finish makes the summary of the run's result res, which took seconds
 // in all and ended at w, with what the command adds: the input's name, the
-// kernels, the flag of the affinity, the engine, the memory and the times.
+// flag of the affinity, the engine, the memory and the times.
 // A score that cannot be computed is left out, with a warning.
 func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	c, pr := b.cfg, b.prob
@@ -31,8 +31,7 @@ func (b *summaryBuilder) finish(res *fw.Result, seconds float64, w []float64) {
 	for _, err := range warnings {
 		fmt.Fprintf(b.warn, "ssnmf: warning: %v\n", err)
 	}
-	s.Input, s.Precision, s.Affinity = c.inputName(), c.precision.String(), c.affinity
-	s.KernelFamily, s.CheckpointKernelFamily = c.isa.String(), c.checkpointKernel
+	s.Input, s.Affinity = c.inputName(), c.affinity
 	s.Seconds, s.AffinitySeconds = seconds, b.setup
 	s.PeakRSSBytes, s.Memory, s.Engine = solver.PeakRSS(), c.budget, c.engine
 	if co := pr.coord; co != nil {

@@ -26,6 +26,9 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := marks.checkRanges(fs); err != nil {
+		return err
+	}
 	if err := kc.check(*features, *precision); err != nil {
 		return err
 	}
@@ -45,11 +48,11 @@ func tiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return kc.export(ctx, *out, stdout, func(w io.Writer, prob *problem) error {
-		opt := tilefile.Options{Block: kc.block, Float32: kc.precision == tile.Float32, Workers: kc.workers,
+		opt := tilefile.Options{Block: kc.run.BlockSize, Float32: kc.run.Precision == tile.Float32, Workers: kc.run.Workers,
 			Meta: map[string]string{"kernel": "gaussian", "gamma": fmt.Sprint(prob.Gamma), "gamma_rule": prob.GammaRule,
 				"standardize": fmt.Sprint(kc.standardize), "input": kc.inputName()}}
 		if !kc.quiet {
-			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s tile=%d -> %s\n", kc.inputName(), prob.N(), prob.Describe(), kc.block, *out)
+			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s tile=%d -> %s\n", kc.inputName(), prob.N(), prob.Describe(), kc.run.BlockSize, *out)
 			begin, last := time.Now(), time.Now()
 			opt.Progress = func(done, total int) {
 				if time.Since(last) >= passProgressEvery || done == total {

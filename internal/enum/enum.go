@@ -1,6 +1,7 @@
 // Package enum names the values of small integer enumerations (step rules,
 // starts, statuses, edge weights) from a table of names, one name a value,
-// so that String and the parser of each enumeration agree by construction.
+// so that String and the parser of each enumeration agree by construction;
+// List and Join name several in prose ("a, b or c").
 package enum
 
 import (
@@ -28,9 +29,13 @@ func Parse[E ~int](names []string, s, what string) (E, error) {
 }
 
 // List returns the names as "a, b or c".
-func List(names []string) string {
-	if len(names) == 1 {
-		return names[0]
+func List(names []string) string { return Join(names, "or") }
+
+// Join joins words as prose does, with conj ("and", "or") before the
+// last: "a", "a or b", "a, b or c"; "" for none.
+func Join(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }

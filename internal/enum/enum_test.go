@@ -30,3 +30,12 @@ func TestNameAndParse(t *testing.T) {
 		t.Errorf("List of one = %q", got)
 	}
 }
+
+// TestJoin checks the prose lists of none, one, two and three words.
+func TestJoin(t *testing.T) {
+	for n, want := range []string{"", "red", "red and green", "red, green and blue"} {
+		if got := Join(colors[:n], "and"); got != want {
+			t.Errorf("Join of %d = %q, want %q", n, got, want)
+		}
+	}
+}
