@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// adviseSequential tells the kernel that b, a mapping, is read in order.
+// adviseSequential passes MADV_SEQUENTIAL on the page-aligned b to madvise.
 func adviseSequential(b []byte) error {
 	return os.NewSyscallError("madvise", unix.Madvise(b, unix.MADV_SEQUENTIAL))
 }

@@ -1,6 +1,9 @@
 package store
 
-import "os"
+import (
+	"os"
+	"unsafe"
+)
 
 // MapReadOnly maps the first size bytes of f, open for reading, read-only
 // and shared, for readers that view a file in place (such as the tile
@@ -66,15 +69,33 @@ func UnmapAnonymous(b []byte) error {
 	return unmapReadOnly(b)
 }
 
-// AdviseSequential tells the kernel that the mapping b (of MapReadOnly or
-// MapReadWrite) is read in order, pass after pass, as a sweep reads a
-// graph: it reads ahead further, and reclaims the pages behind a pass
-// before others. A larger-than-memory file streamed this way then does not
-// push out of the page cache the pages that are read at random between
-// its passes (the solve's W). Advising nil does nothing.
+// AdviseSequential tells the kernel that the pages of b, a mapping (of
+// MapReadOnly or MapReadWrite, or a part of one), are read in order, pass
+// after pass, as a sweep reads a graph: it reads further ahead, and
+// reclaims the pages behind a pass before others, so that a
+// larger-than-memory file streamed this way does not push out of the page
+// cache the pages read at random between its passes (the solve's W). Only
+// the pages wholly inside b are advised, so that the advice never reaches
+// memory beside it. It changes no byte of b. Where a mapping is memory of
+// the process (no mmap), it does nothing.
 func AdviseSequential(b []byte) error {
-	if b == nil {
+	lo, hi := wholePages(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+	if lo == hi {
 		return nil
 	}
-	return adviseSequential(b)
+	return adviseSequential(b[lo:hi])
+}
+
+// advicePage is the unit of AdviseSequential's pages: 4 KiB, or a part of a larger
+// page, which madvise rounds out only at the end.
+const advicePage = 4096
+
+// wholePages returns the offsets [lo, hi) of the whole pages of the n
+// bytes at address start; lo = hi if there is none.
+func wholePages(start uintptr, n int) (lo, hi int) {
+	lo = int((advicePage - start%advicePage) % advicePage)
+	if n < lo+advicePage {
+		return 0, 0
+	}
+	return lo, lo + (n-lo)/advicePage*advicePage
 }

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestAdviseSequential checks that the advice, on a whole mapping and on
+// parts of it that start and end inside pages, is taken without error and
+// changes no byte; and that a part too small to hold a whole page is left
+// alone.
+func TestAdviseSequential(t *testing.T) {
+	const size = 5*4096 + 123
+	want := make([]byte, size)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	path := filepath.Join(t.TempDir(), "m")
+	if err := os.WriteFile(path, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mem, err := MapReadOnly(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer UnmapReadOnly(mem)
+	for _, tc := range []struct {
+		name   string
+		lo, hi int
+	}{
+		{"whole", 0, size},
+		{"inside pages", 100, 4*4096 + 5},
+		{"less than a page", 4000, 4200},
+		{"empty", 10, 10},
+	} {
+		if err := AdviseSequential(mem[tc.lo:tc.hi]); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	if !bytes.Equal(mem, want) {
+		t.Error("the advice changed the mapping's bytes")
+	}
+}
+
+// TestWholePages checks the pages AdviseSequential advises: whole, inside the bytes.
+func TestWholePages(t *testing.T) {
+	for _, tc := range []struct {
+		start     uintptr
+		n, lo, hi int
+	}{
+		{4096, 8192, 0, 8192},
+		{4096, 8191, 0, 4096},
+		{4097, 8192, 4095, 4095 + 4096},
+		{4097, 8190, 0, 0},
+		{8191, 4097, 1, 4097},
+		{8192, 4095, 0, 0},
+		{0, 0, 0, 0},
+	} {
+		if lo, hi := wholePages(tc.start, tc.n); lo != tc.lo || hi != tc.hi {
+			t.Errorf("wholePages(%d, %d) = [%d, %d), want [%d, %d)", tc.start, tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
