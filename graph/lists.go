@@ -171,17 +171,13 @@ func (b *best) rowLess(j1, j2 int32) bool {
 // distances become the edges' half weights, its lists are sorted by row.
 func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, workers int) (*CSR, error) {
 	n, m := len(b.cnt), b.m
-	if err := b.halfWeights(w, workers); err != nil {
+	// The lists are read five times in order and written once: for the
+	// entries of each row and the scales, to weigh and sort them, to
+	// bucket their reverse halves, and to merge them with those (to
+	// count, then to write).
+	sigma, count := b.scalesAndCounts(w == SelfTuning)
+	if err := b.weighByRow(sigma, workers); err != nil {
 		return nil, err
-	}
-	// Every edge of C once from each end: row i gets (j, w/2) for its own
-	// neighbours j and for every row j that has i as a neighbour.
-	count := make([]int64, n)
-	for i := range n {
-		count[i] += int64(b.cnt[i])
-		for e := range int(b.cnt[i]) {
-			count[b.j[i*m+e]]++
-		}
 	}
 	rev, err := newReverse(b, count, sp)
 	if err != nil {
@@ -192,9 +188,6 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, wo
 		for e := range int(b.cnt[i]) {
 			rev.add(b.j[i*m+e], int32(i), b.d[i*m+e])
 		}
-	}
-	if err := b.sortByRow(workers); err != nil {
-		return nil, err
 	}
 	// count becomes the entries of each row once its lists are merged.
 	err = rev.eachRow(workers, func(i int, in []revEntry) { count[i] = b.mergeRow(i, in, nil, nil) })
@@ -214,25 +207,6 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, wo
 		return nil, err
 	}
 	return es.sorted()
-}
-
-// sortByRow sorts every list by its rows (columns of P), on workers
-// goroutines. Its error is a fault of a mapping (fault.Guard).
-func (b *best) sortByRow(workers int) error {
-	n, m := len(b.cnt), b.m
-	const chunk = 1 << 14 // rows a task
-	return parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
-		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
-			js, ds := b.j[i*m:i*m+int(b.cnt[i])], b.d[i*m:]
-			for e := 1; e < len(js); e++ { // insertion: m is small
-				j, d, q := js[e], ds[e], e
-				for ; q > 0 && js[q-1] > j; q-- {
-					js[q], ds[q] = js[q-1], ds[q-1]
-				}
-				js[q], ds[q] = j, d
-			}
-		}
-	})
 }
 
 // mergeRow merges row i's own list, sorted by row, and its reverse
@@ -265,25 +239,29 @@ func (b *best) mergeRow(i int, in []revEntry, col []int32, val []float64) int64 
 	return int64(out)
 }
 
-// halfWeights replaces every candidate's distance by half its edge's
-// weight: 1/2, or for SelfTuning exp(-d²/(σ_i σ_j))/2, on workers
-// goroutines. Its error is a fault of a mapping (fault.Guard).
-func (b *best) halfWeights(w Weights, workers int) error {
+// weighByRow replaces every candidate's distance by half its edge's
+// weight, 1/2, or, with the self-tuning scales sigma, exp(-d²/(σ_i σ_j))/2,
+// and sorts every list by its rows (columns of P), on workers goroutines:
+// one pass over the lists. Its error is a fault of a mapping (fault.Guard).
+func (b *best) weighByRow(sigma []float64, workers int) error {
 	n, m := len(b.cnt), b.m
-	var sigma []float64
-	if w == SelfTuning {
-		sigma = b.sigmas()
-	}
 	const chunk = 1 << 14 // rows a task
 	return parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
 		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
-			for e := range int(b.cnt[i]) {
+			js, ds := b.j[i*m:i*m+int(b.cnt[i])], b.d[i*m:]
+			for e, j := range js {
 				v := 1.0
 				if sigma != nil {
-					j, d := int(b.j[i*m+e]), max(b.d[i*m+e], 0)
-					v = negexp.Of(d / (sigma[i] * sigma[j]))
+					v = negexp.Of(max(ds[e], 0) / (sigma[i] * sigma[j]))
 				}
-				b.d[i*m+e] = v / 2
+				ds[e] = v / 2
+			}
+			for e := 1; e < len(js); e++ { // insertion: m is small
+				j, d, q := js[e], ds[e], e
+				for ; q > 0 && js[q-1] > j; q-- {
+					js[q], ds[q] = js[q-1], ds[q-1]
+				}
+				js[q], ds[q] = j, d
 			}
 		}
 	})
@@ -387,13 +365,26 @@ func (r *reverse) rows(q int) [][]revEntry {
 	return out
 }
 
-// sigmas returns the self-tuning scales: the distance of each row to its
-// SigmaNeighbor-th nearest other row, floored.
-func (b *best) sigmas() []float64 {
+// scalesAndCounts returns, from one pass over the lists, the entries each
+// row of P gets before its lists are merged (its own, and one for every
+// row that has it as a neighbour: every edge of C once from each end), and
+// if selfTuning the self-tuning scales: the distance of each row to its
+// SigmaNeighbor-th nearest other row, floored; else nil.
+func (b *best) scalesAndCounts(selfTuning bool) ([]float64, []int64) {
 	n, m := len(b.cnt), b.m
-	sigma := make([]float64, n)
-	var pos []float64
+	count := make([]int64, n)
+	var sigma, pos []float64
+	if selfTuning {
+		sigma = make([]float64, n)
+	}
 	for i := range n {
+		count[i] += int64(b.cnt[i])
+		for _, j := range b.j[i*m : i*m+int(b.cnt[i])] {
+			count[j]++
+		}
+		if sigma == nil {
+			continue
+		}
 		e := min(SigmaNeighbor, int(b.cnt[i])-1) // entry 0 is the row itself
 		sigma[i] = math.Sqrt(max(b.d[i*m+e], 0))
 		if sigma[i] > 0 {
@@ -408,5 +399,5 @@ func (b *best) sigmas() []float64 {
 	for i, s := range sigma {
 		sigma[i] = max(s, floor)
 	}
-	return sigma
+	return sigma, count
 }
