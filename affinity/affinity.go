@@ -374,7 +374,7 @@ func (b *Built) useGraph(g *graph.CSR, spec Spec) (*Built, error) {
 		b.Scale = n * n / (float64(spec.Clusters) * sum)
 		b.ScaleRule = fmt.Sprintf("mass: n²/(k·ΣP) = %.4g, the mass of %d balanced clusters", b.Scale, spec.Clusters)
 	}
-	if err := checkSum(g, sum, b.Scale, spec); err != nil {
+	if err := checkSum(g, b.Scale, spec); err != nil {
 		g.Close()
 		return nil, err
 	}
@@ -421,7 +421,7 @@ func (b *Built) MultiplyScale(f float64) error {
 	if !(f > 0) || !(scale > 0) || math.IsInf(scale, 0) {
 		return fmt.Errorf("affinity: %v times the scale %v is out of range", f, b.Scale)
 	}
-	if err := checkSum(b.graph, b.graph.Sum(), scale, Spec{Scale: scale}); err != nil {
+	if err := checkSum(b.graph, scale, Spec{Scale: scale}); err != nil {
 		return err
 	}
 	b.Scale, b.graph.Scale = scale, scale

@@ -47,7 +47,9 @@ func checkRaw(tab *store.Table, name string) error {
 // checkSum refuses a graph whose stored values sum to 0 (P = 0: nothing
 // to cluster), to infinity, or to a value whose scale (given, or the
 // mass rule's) leaves S·P's squared norm out of a float64's range.
-func checkSum(g *graph.CSR, sum, scale float64, spec Spec) error {
+func checkSum(g *graph.CSR, scale float64, spec Spec) error {
+	mo := g.Moments()
+	sum := mo.Sum
 	what := "the kNN graph"
 	if spec.File != "" {
 		what = spec.File
@@ -62,7 +64,6 @@ func checkSum(g *graph.CSR, sum, scale float64, spec Spec) error {
 	}
 	// Σ(S·v)², as top²·S²·Σ(v/top)² so that no term overflows before the
 	// total does (graph.Moments).
-	mo := g.Moments()
 	top, frob := mo.Max, mo.Squares
 	if f := frob * (scale * top) * (scale * top); math.IsInf(f, 0) || f == 0 {
 		given := "the mass rule's scale"
