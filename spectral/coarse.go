@@ -328,12 +328,12 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 }
 
 // checked takes the Rayleigh-Ritz step of A and checks its residuals
-// unless the block has been checked.
+// unless the block has been checked; the residuals' block is its scratch.
 func (s *solver) checked(ctx context.Context) error {
 	if s.res != nil {
 		return nil
 	}
-	if err := s.restart(ctx); err != nil {
+	if err := s.restart(ctx, s.r); err != nil {
 		return err
 	}
 	return s.check(ctx)
@@ -358,7 +358,7 @@ func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
 		if s.f.degree >= 2 && e > 0 {
 			s.f.on, s.f.edge = true, e
 		}
-		if err := s.applyB(ctx, s.r, s.x, b); err != nil {
+		if err := s.applyB(ctx, s.r, s.x, s.ax, b); err != nil { // A·X is made again below
 			return it, err
 		}
 		g, err := gram(ctx, s.workers, n, s.r, b, s.r, b)
@@ -376,7 +376,7 @@ func (s *solver) sweeps(ctx context.Context, sweeps int) (int, error) {
 			return it, err
 		}
 		s.f.on = false
-		if err := s.restart(ctx); err != nil {
+		if err := s.restart(ctx, s.r); err != nil {
 			return it, err
 		}
 		if err := s.check(ctx); err != nil {

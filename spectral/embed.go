@@ -211,7 +211,7 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	var it int
 	if opt.Sweeps > 0 {
 		it, err = s.sweeps(ctx, opt.Sweeps)
-	} else if err = s.restart(ctx); err == nil {
+	} else if err = s.restart(ctx, nil); err == nil { // the filter is off
 		it, err = s.iterate(ctx, cmpOr(opt.MaxIter, DefaultMaxIter))
 	}
 	if err != nil {
@@ -298,8 +298,11 @@ type solver struct {
 	p, ap     []float64 // n×pw, the directions of the last step and B·P; pw = 0 at first
 	pw        int
 	r, ar     []float64 // n×b storage: residuals, then directions, and their products with B
-	s1, s2    []float64 // n×b spares
-	lambda    []float64 // b Ritz values of B, descending
+	s1, s2    []float64 // n×b scratch
+	// spare is the n×b scratch of the filter's products in LOBPCG
+	// (applyB); the sweeps give it B·X's place instead.
+	spare  []float64
+	lambda []float64 // b Ritz values of B, descending
 	// Of A (check): its Ritz values on the block's span, ascending, and the
 	// Rayleigh quotients and residual norms of the block's columns.
 	theta, rho, res []float64
@@ -316,12 +319,8 @@ type solver struct {
 // 0 (fromCoarse), and makes it orthonormal.
 func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) error {
 	n, b, deg := s.n, s.b, s.deg
-	for _, m := range []*[]float64{&s.x, &s.ax, &s.r, &s.s1, &s.s2} {
-		*m = make([]float64, n*b)
-	}
-	if s.f.degree >= 2 {
-		s.f.c0, s.f.c1 = make([]float64, n*b), make([]float64, n*b)
-	}
+	// The other blocks are made after the coarse graphs are gone.
+	s.x = make([]float64, n*b)
 	err := ordered.Run(ctx, s.workers, chunks(n), func() struct{} { return struct{}{} },
 		func(_ context.Context, t int, _ struct{}) error {
 			rng := rand.New(rand.NewPCG(seed, uint64(t)))
@@ -348,6 +347,9 @@ func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) er
 			return err
 		}
 	}
+	for _, m := range []*[]float64{&s.ax, &s.r, &s.s1, &s.s2} {
+		*m = make([]float64, n*b)
+	}
 	g, err := gram(ctx, s.workers, n, s.x, b, s.x, b)
 	if err != nil {
 		return err
@@ -360,19 +362,20 @@ func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) er
 		return fmt.Errorf("spectral: the starting block of %d columns has rank %d", b, w)
 	}
 	// The first column of T only scales D^½·1, which stays in the block.
-	if err := combine(ctx, s.workers, n, s.s1, b, term{m: s.x, w: b, c: t}); err != nil {
+	if err := combine(ctx, s.workers, n, s.r, b, term{m: s.x, w: b, c: t}); err != nil {
 		return err
 	}
-	copy(s.x, s.s1)
+	copy(s.x, s.r)
 	return nil
 }
 
 // restart sets B·X by a product with B and takes the Rayleigh-Ritz step
 // of X alone: the start of LOBPCG, and its restart with a new filter.
-func (s *solver) restart(ctx context.Context) error {
+// spare is the filter's scratch (applyB), not needed while it is off.
+func (s *solver) restart(ctx context.Context, spare []float64) error {
 	n, b := s.n, s.b
 	s.pw = 0
-	if err := s.applyB(ctx, s.ax, s.x, b); err != nil {
+	if err := s.applyB(ctx, s.ax, s.x, spare, b); err != nil {
 		return err
 	}
 	h, err := gram(ctx, s.workers, n, s.x, b, s.ax, b)
@@ -444,7 +447,7 @@ func (s *solver) residuals(ctx context.Context) error {
 // and restarts with a Chebyshev filter once the least Ritz value of A
 // bounds one that damps enough more of the spectrum (filter.better).
 func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
-	for _, m := range []*[]float64{&s.ar, &s.p, &s.ap} {
+	for _, m := range []*[]float64{&s.ar, &s.p, &s.ap, &s.spare} {
 		*m = make([]float64, s.n*s.b)
 	}
 	for it := 0; ; it++ {
@@ -459,7 +462,7 @@ func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
 		}
 		if e := edgeFor(s.theta[0]); s.f.better(e) {
 			s.f.on, s.f.edge = true, e
-			if err := s.restart(ctx); err != nil {
+			if err := s.restart(ctx, s.spare); err != nil {
 				return it, err
 			}
 			if err := s.check(ctx); err != nil {
@@ -541,7 +544,7 @@ func (s *solver) step(ctx context.Context, active []int) (bool, error) {
 		return false, err
 	}
 	rr := s.r[:n*a]
-	if err := s.applyB(ctx, s.ar, rr, a); err != nil {
+	if err := s.applyB(ctx, s.ar, rr, s.spare, a); err != nil {
 		return false, err
 	}
 	ar := s.ar[:n*a]

@@ -23,7 +23,6 @@ type filter struct {
 	degree int
 	on     bool
 	edge   float64
-	c0, c1 []float64 // n×b, the recurrence's terms
 }
 
 // edgeFor returns the upper end of the damped interval for theta, the
@@ -46,8 +45,11 @@ func (f *filter) better(e float64) bool {
 	return 1-e < 0.5*(1-f.edge)
 }
 
-// applyB sets dst = B·src for the n×w blocks, using s1 and s2 as scratch.
-func (s *solver) applyB(ctx context.Context, dst, src []float64, w int) error {
+// applyB sets dst = B·src for the n×w blocks, using s1 and s2 as scratch
+// and, with the filter on, spare (n×w, neither dst nor src): the terms of
+// the recurrence alternate between dst and spare, so that the last lands
+// in dst.
+func (s *solver) applyB(ctx context.Context, dst, src, spare []float64, w int) error {
 	f, n := &s.f, s.n
 	if !f.on {
 		return s.op.apply(ctx, dst, src, s.s1, w)
@@ -55,30 +57,36 @@ func (s *solver) applyB(ctx context.Context, dst, src []float64, w int) error {
 	// ℓ(A) = αA + βI.
 	alpha, beta := 2/(f.edge+1), -(f.edge-1)/(f.edge+1)
 	ay := s.s2[:n*w]
-	prev, cur := src[:n*w], f.c0[:n*w]
+	slot := func(j int) []float64 { // where T_j goes
+		if (f.degree-j)%2 == 0 {
+			return dst[:n*w]
+		}
+		return spare[:n*w]
+	}
+	prev, cur := src[:n*w], slot(1)
 	if err := s.op.apply(ctx, ay, prev, s.s1, w); err != nil {
 		return err
 	}
-	if err := combine(ctx, s.workers, n, cur, w, term{m: ay, w: w, diag: fill(w, alpha)}, term{m: prev, w: w, diag: fill(w, beta)}); err != nil {
+	if err := combine(ctx, s.workers, n, cur, w, termOf(ay, w, alpha), termOf(prev, w, beta)); err != nil {
 		return err
 	}
 	for j := 1; j < f.degree; j++ {
 		if err := s.op.apply(ctx, ay, cur, s.s1, w); err != nil {
 			return err
 		}
-		next := prev // T_{j+1} = 2ℓ(A)T_j - T_{j-1}, row by row over T_{j-1}
-		if j == 1 {
-			next = f.c1[:n*w]
-		}
-		if err := combine(ctx, s.workers, n, next, w, term{m: ay, w: w, diag: fill(w, 2*alpha)},
-			term{m: cur, w: w, diag: fill(w, 2*beta)}, term{m: prev, w: w, diag: fill(w, -1)}); err != nil {
+		// T_{j+1} = 2ℓ(A)T_j - T_{j-1}: from T_2 on, row by row over
+		// T_{j-1}, whose place it takes.
+		next := slot(j + 1)
+		if err := combine(ctx, s.workers, n, next, w, termOf(ay, w, 2*alpha), termOf(cur, w, 2*beta), termOf(prev, w, -1)); err != nil {
 			return err
 		}
 		prev, cur = cur, next
 	}
-	copy(dst[:n*w], cur)
 	return nil
 }
+
+// termOf is the term of the n×w block m times v.
+func termOf(m []float64, w int, v float64) term { return term{m: m, w: w, diag: fill(w, v)} }
 
 // fill returns w copies of v.
 func fill(w int, v float64) []float64 {

@@ -109,20 +109,23 @@ func (st *Start) Memberships(ctx context.Context, w []float64, k int, s kmeans.S
 
 // Bytes returns about the most heap bytes Embed and NewStart take with
 // the options opt for a graph of n rows and nnz entries: the block vectors
-// (10 blocks of n×b float64, 7 with Sweeps), the rows' degrees, with a
-// coarse start the cells and the coarse graphs, bounded by P's entries
-// (12 bytes each), and the embedding and the start's normalised rows.
+// (9 blocks of n×b float64 for LOBPCG, 5 with Sweeps), the rows' degrees,
+// the embedding and the start's normalised rows. A coarse start is made
+// before all but the first block: it holds that block, the cells and the
+// coarse graphs, the first bounded by P's entries (12 bytes each) and the
+// levels below by an eighth of its rows.
 func Bytes(n, nnz int64, opt Options) int64 {
 	b := min(int64(cmpOr(opt.Block, opt.K+1+DefaultGuard)), n)
-	blocks := int64(10)
+	blocks := int64(9)
 	if opt.Sweeps > 0 {
-		blocks = 7
+		blocks = 5
 	}
-	bytes := blocks*n*b*8 + 3*n*8 + 2*n*int64(opt.K)*8
+	held := blocks * n * b * 8
 	if opt.Sweeps > 0 || opt.CellRows > 0 {
-		// The cells, their members and the spread's two labels; the first
-		// coarse graph, and the levels below, whose rows shrink 16-fold.
-		bytes += 4*n*4 + nnz*12 + (n/8)*(blocks*b*8+3*8)
+		// The first block; the rows' least strong weights, the cells'
+		// labels, members and seeds; the first coarse graph; the levels
+		// below.
+		held = max(held, n*b*8+32*n+nnz*12+(n/8)*(blocks*b*8+4*8))
 	}
-	return bytes
+	return held + 4*n*8 + 2*n*int64(opt.K)*8
 }
