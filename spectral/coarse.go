@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -259,65 +260,71 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 		}
 	}
 	type part struct {
-		acc     []float64
-		seen    []bool
-		touched []int32
-		rows    []int64 // entries of each cell of the chunk
-		col     []int32
-		val     []float64
+		acc  []float64
+		set  cellSet
+		rows []int64 // entries of each cell of the chunk
+		col  []int32
+		val  []float64
 	}
+	// The chunks' entries are kept as they come, and copied once into
+	// arrays of the coarse graph's size.
 	rowPtr := make([]int64, 1, m+1)
-	var col []int32
-	var val []float64
+	cols, vals := make([][]int32, chunks(m)), make([][]float64, chunks(m))
 	err := ordered.Run(ctx, op.workers, chunks(m),
-		func() *part { return &part{acc: make([]float64, m), seen: make([]bool, m)} },
+		func() *part { return &part{acc: make([]float64, m), set: newCellSet(m)} },
 		func(_ context.Context, t int, p *part) error {
 			p.rows, p.col, p.val = p.rows[:0], p.col[:0], p.val[:0]
 			for a := t * chunkRows; a < min(m, (t+1)*chunkRows); a++ {
 				for _, i := range members[first[a]:first[a+1]] {
 					lo := g.RowPtr[i]
 					for e, j := range g.Col[lo:g.RowPtr[i+1]] {
-						q := c.of[j]
-						if q < 0 {
-							continue
+						if q := c.of[j]; q >= 0 {
+							p.set.add(q)
+							p.acc[q] += g.Val[lo+int64(e)]
 						}
-						if !p.seen[q] {
-							p.seen[q], p.touched = true, append(p.touched, q)
-						}
-						p.acc[q] += g.Val[lo+int64(e)]
 					}
 				}
-				slices.Sort(p.touched)
-				for _, q := range p.touched {
+				before := len(p.col)
+				p.set.drain(func(q int32) {
 					p.col, p.val = append(p.col, q), append(p.val, p.acc[q])
-					p.acc[q], p.seen[q] = 0, false
-				}
-				p.rows = append(p.rows, int64(len(p.touched)))
-				p.touched = p.touched[:0]
+					p.acc[q] = 0
+				})
+				p.rows = append(p.rows, int64(len(p.col)-before))
 			}
+			// The part's arrays are reused; the chunk's entries are kept.
+			cols[t], vals[t] = slices.Clone(p.col), slices.Clone(p.val)
 			return nil
 		},
 		func(_ int, p *part) error {
 			for _, r := range p.rows {
 				rowPtr = append(rowPtr, rowPtr[len(rowPtr)-1]+r)
 			}
-			col, val = append(col, p.col...), append(val, p.val...)
 			return nil
 		})
 	if err != nil {
 		return nil, err
 	}
+	col, val := slices.Concat(cols...), slices.Concat(vals...)
+	cols, vals = nil, nil
 	// The sums of (a, q) and (q, a) add the same values in other orders:
 	// the entries below the diagonal take those above it, so that the
 	// coarse graph is symmetric to the bit.
-	for a := range m {
-		for e := rowPtr[a]; e < rowPtr[a+1] && int(col[e]) < a; e++ {
-			q := int(col[e])
-			row := col[rowPtr[q]:rowPtr[q+1]]
-			if k, ok := slices.BinarySearch(row, int32(a)); ok {
-				val[e] = val[rowPtr[q]+int64(k)]
+	err = ordered.Run(ctx, op.workers, chunks(m), func() struct{} { return struct{}{} },
+		func(_ context.Context, t int, _ struct{}) error {
+			for a := t * chunkRows; a < min(m, (t+1)*chunkRows); a++ {
+				for e := rowPtr[a]; e < rowPtr[a+1] && int(col[e]) < a; e++ {
+					q := int(col[e])
+					row := col[rowPtr[q]:rowPtr[q+1]]
+					if k, ok := slices.BinarySearch(row, int32(a)); ok {
+						val[e] = val[rowPtr[q]+int64(k)]
+					}
+				}
 			}
-		}
+			return nil
+		},
+		func(int, struct{}) error { return nil })
+	if err != nil {
+		return nil, err
 	}
 	pc, err := graph.NewCSR(rowPtr, col, val)
 	if err != nil {
@@ -427,4 +434,38 @@ func components(ctx context.Context, g *graph.CSR) (int, error) {
 		}
 	}
 	return c, nil
+}
+
+// cellSet is a set of cells that yields them in increasing order in time
+// proportional to their number plus a 4096th of the cells: a bit a cell,
+// and a bit for each word of those that is not zero.
+type cellSet struct {
+	bits, words []uint64
+}
+
+func newCellSet(m int) cellSet {
+	w := (m + 63) / 64
+	return cellSet{bits: make([]uint64, w), words: make([]uint64, (w+63)/64)}
+}
+
+// add adds cell q.
+func (s *cellSet) add(q int32) {
+	w := q >> 6
+	s.bits[w] |= 1 << (q & 63)
+	s.words[w>>6] |= 1 << (w & 63)
+}
+
+// drain calls f for each cell of the set, in increasing order, and
+// empties it.
+func (s *cellSet) drain(f func(q int32)) {
+	for x, top := range s.words {
+		for ; top != 0; top &= top - 1 {
+			w := x*64 + bits.TrailingZeros64(top)
+			for word := s.bits[w]; word != 0; word &= word - 1 {
+				f(int32(w*64 + bits.TrailingZeros64(word)))
+			}
+			s.bits[w] = 0
+		}
+		s.words[x] = 0
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/graph"
@@ -161,4 +163,34 @@ func TestSweeps(t *testing.T) {
 	}
 	t.Logf("ARI: approximate and exact %.4f, against the blobs %.4f and %.4f", both, ofApprox, ofExact)
 	t.Logf("approximate: %d passes, %d levels, values %.6f, residuals %.2g", e.Passes, e.Levels, e.Values, e.Residuals)
+}
+
+// TestCellSet checks that a cellSet yields the distinct cells added, in
+// increasing order, and is empty after.
+func TestCellSet(t *testing.T) {
+	for _, m := range []int{1, 63, 64, 65, 4096, 4097, 300_000} {
+		s := newCellSet(m)
+		rng := rand.New(rand.NewPCG(uint64(m), 1))
+		for round := range 3 {
+			want := map[int32]bool{}
+			for range rng.IntN(3 * (round + 1) * 50) {
+				q := int32(rng.IntN(m))
+				s.add(q)
+				want[q] = true
+			}
+			var got []int32
+			s.drain(func(q int32) { got = append(got, q) })
+			if len(got) != len(want) || !slices.IsSorted(got) {
+				t.Fatalf("m=%d: drained %d cells (sorted %v), want the %d added", m, len(got), slices.IsSorted(got), len(want))
+			}
+			for _, q := range got {
+				if !want[q] {
+					t.Fatalf("m=%d: drained %d, never added", m, q)
+				}
+			}
+			if slices.ContainsFunc(s.bits, func(w uint64) bool { return w != 0 }) || slices.ContainsFunc(s.words, func(w uint64) bool { return w != 0 }) {
+				t.Fatalf("m=%d: not empty after drain", m)
+			}
+		}
+	}
 }
