@@ -309,21 +309,7 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 	// The sums of (a, q) and (q, a) add the same values in other orders:
 	// the entries below the diagonal take those above it, so that the
 	// coarse graph is symmetric to the bit.
-	err = ordered.Run(ctx, op.workers, chunks(m), func() struct{} { return struct{}{} },
-		func(_ context.Context, t int, _ struct{}) error {
-			for a := t * chunkRows; a < min(m, (t+1)*chunkRows); a++ {
-				for e := rowPtr[a]; e < rowPtr[a+1] && int(col[e]) < a; e++ {
-					q := int(col[e])
-					row := col[rowPtr[q]:rowPtr[q+1]]
-					if k, ok := slices.BinarySearch(row, int32(a)); ok {
-						val[e] = val[rowPtr[q]+int64(k)]
-					}
-				}
-			}
-			return nil
-		},
-		func(int, struct{}) error { return nil })
-	if err != nil {
+	if err := mirrorUpper(rowPtr, col, val); err != nil {
 		return nil, err
 	}
 	pc, err := graph.NewCSR(rowPtr, col, val)
@@ -434,6 +420,35 @@ func components(ctx context.Context, g *graph.CSR) (int, error) {
 		}
 	}
 	return c, nil
+}
+
+// mirrorUpper sets every entry (a, q) below the diagonal of the CSR
+// matrix to the entry (q, a) above it, in one pass over the rows: row a's
+// entries below the diagonal are those of the rows q < a that have a
+// column a, in increasing q, so a cursor a row finds each in turn. It
+// fails if the matrix is not symmetric in its pattern.
+func mirrorUpper(rowPtr []int64, col []int32, val []float64) error {
+	m := len(rowPtr) - 1
+	next := slices.Clone(rowPtr[:m]) // by row: its next entry below the diagonal
+	for q := range m {
+		lo, hi := rowPtr[q], rowPtr[q+1]
+		e, _ := slices.BinarySearch(col[lo:hi], int32(q)+1)
+		for e := lo + int64(e); e < hi; e++ {
+			a := col[e]
+			at := next[a]
+			if at >= rowPtr[a+1] || col[at] != int32(q) {
+				return fmt.Errorf("spectral: the coarse graph has an entry (%d, %d) but not (%d, %d)", q, a, a, q)
+			}
+			val[at] = val[e]
+			next[a]++
+		}
+	}
+	for a := range m {
+		if next[a] < rowPtr[a+1] && col[next[a]] < int32(a) {
+			return fmt.Errorf("spectral: the coarse graph has an entry (%d, %d) but not (%d, %d)", a, col[next[a]], col[next[a]], a)
+		}
+	}
+	return nil
 }
 
 // cellSet is a set of cells that yields them in increasing order in time

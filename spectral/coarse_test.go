@@ -194,3 +194,28 @@ func TestCellSet(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorUpper checks that mirrorUpper copies the entries above the
+// diagonal to those below, and refuses a pattern that is not symmetric.
+func TestMirrorUpper(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rowPtr []int64
+		col    []int32
+		val    []float64
+		want   []float64
+		err    bool
+	}{
+		{"symmetric", []int64{0, 2, 5, 7}, []int32{0, 1, 0, 1, 2, 1, 2}, []float64{1, 2, 9, 3, 4, 8, 5}, []float64{1, 2, 2, 3, 4, 4, 5}, false},
+		{"diagonal", []int64{0, 1, 2}, []int32{0, 1}, []float64{1, 2}, []float64{1, 2}, false},
+		{"missing below", []int64{0, 2, 2}, []int32{0, 1}, []float64{1, 2}, nil, true},
+		{"missing above", []int64{0, 1, 3}, []int32{0, 0, 1}, []float64{1, 2, 3}, nil, true},
+		{"other column", []int64{0, 2, 3, 5}, []int32{0, 2, 1, 1, 2}, []float64{1, 2, 3, 4, 5}, nil, true},
+	} {
+		val := slices.Clone(tc.val)
+		err := mirrorUpper(tc.rowPtr, tc.col, val)
+		if (err != nil) != tc.err || err == nil && !slices.Equal(val, tc.want) {
+			t.Errorf("%s: values %v, error %v; want %v, error %v", tc.name, val, err, tc.want, tc.err)
+		}
+	}
+}
