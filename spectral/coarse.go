@@ -55,7 +55,10 @@ func grow(ctx context.Context, op *operator, m int, seed uint64) (*cells, error)
 	for i := range cur {
 		cur[i] = -1
 	}
-	least := leastStrong(op)
+	least, err := leastStrong(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	c := &cells{of: cur}
 	rng := rand.New(rand.NewPCG(seed, 0x636f61727365)) // "coarse"
 	want := m
@@ -97,18 +100,22 @@ func grow(ctx context.Context, op *operator, m int, seed uint64) (*cells, error)
 
 // leastStrong returns for each row the least weight of a strong edge:
 // strength times its heaviest edge to another row.
-func leastStrong(op *operator) []float64 {
+func leastStrong(ctx context.Context, op *operator) ([]float64, error) {
 	g := op.g
 	least := make([]float64, g.N())
-	for i := range least {
-		lo := g.RowPtr[i]
-		for e, j := range g.Col[lo:g.RowPtr[i+1]] {
-			if int(j) != i {
-				least[i] = max(least[i], strength*g.Val[lo+int64(e)])
+	return least, ordered.Run(ctx, op.workers, chunks(len(least)), func() struct{} { return struct{}{} },
+		func(_ context.Context, t int, _ struct{}) error {
+			for i := t * chunkRows; i < min(len(least), (t+1)*chunkRows); i++ {
+				lo := g.RowPtr[i]
+				for e, j := range g.Col[lo:g.RowPtr[i+1]] {
+					if int(j) != i {
+						least[i] = max(least[i], strength*g.Val[lo+int64(e)])
+					}
+				}
 			}
-		}
-	}
-	return least
+			return nil
+		},
+		func(int, struct{}) error { return nil })
 }
 
 // spread runs rounds in which each row without a cell takes the cell of

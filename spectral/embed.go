@@ -42,6 +42,7 @@ import (
 	"slices"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/ordered"
 )
 
@@ -198,6 +199,19 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The components, a pass on one goroutine, are counted beside the
+	// embedding's passes on the workers.
+	var comps int
+	var compErr error
+	counted := make(chan struct{})
+	go func() {
+		defer close(counted)
+		compErr = fault.Guard(func() (err error) {
+			comps, err = components(ctx, g)
+			return err
+		})()
+	}()
+	defer func() { <-counted }()
 	cellRows := opt.CellRows
 	if cellRows == 0 {
 		cellRows = -1
@@ -217,9 +231,8 @@ func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
 	if err != nil {
 		return nil, err
 	}
-	comps, err := components(ctx, g)
-	if err != nil {
-		return nil, err
+	if <-counted; compErr != nil {
+		return nil, compErr
 	}
 	n, nv := s.n, s.nv
 	e := &Embedding{N: n, K: opt.K, Block: s.b, Iterations: it, Passes: s.op.passes, Levels: s.levels, Isolated: isolated, Components: comps,
