@@ -30,7 +30,19 @@ func gram(ctx context.Context, workers, n int, a []float64, wa int, b []float64,
 		func() []float64 { return make([]float64, wa*wb) },
 		func(_ context.Context, t int, part []float64) error {
 			clear(part)
-			for i := t * chunkRows; i < min(n, (t+1)*chunkRows); i++ {
+			i, end := t*chunkRows, min(n, (t+1)*chunkRows)
+			// Two rows at a time, each sum still added row by row.
+			for ; i+1 < end; i += 2 {
+				ai, bi := a[i*wa:(i+1)*wa], b[i*wb:(i+1)*wb]
+				aj, bj := a[(i+1)*wa:(i+2)*wa], b[(i+1)*wb:(i+2)*wb]
+				for r, x := range ai {
+					row, x2 := part[r*wb:(r+1)*wb], aj[r]
+					for c, y := range bi {
+						row[c] = row[c] + float64(x*y) + float64(x2*bj[c])
+					}
+				}
+			}
+			for ; i < end; i++ {
 				ai, bi := a[i*wa:(i+1)*wa], b[i*wb:(i+1)*wb]
 				for r, x := range ai {
 					row := part[r*wb : (r+1)*wb]
@@ -66,8 +78,16 @@ func (tm *term) add(row []float64, i int) {
 	mi := tm.m[i*tm.w : (i+1)*tm.w]
 	switch {
 	case tm.c != nil:
-		wd := len(row)
-		for r, x := range mi {
+		wd, r := len(row), 0
+		// Two rows of C at a time, each sum still added in the order of r.
+		for ; r+1 < len(mi); r += 2 {
+			x, x2, c2 := mi[r], mi[r+1], tm.c[(r+1)*wd:(r+2)*wd]
+			for c, y := range tm.c[r*wd : (r+1)*wd] {
+				row[c] = row[c] + float64(x*y) + float64(x2*c2[c])
+			}
+		}
+		for ; r < len(mi); r++ {
+			x := mi[r]
 			for c, y := range tm.c[r*wd : (r+1)*wd] {
 				row[c] += float64(x * y)
 			}
