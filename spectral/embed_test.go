@@ -221,10 +221,21 @@ func testEmbedDense(t *testing.T, g *graph.CSR, opt Options, ones, isolated int)
 }
 
 // TestEmbedWorkers checks the same bits for 1, 2 and 5 workers on a graph
-// of several chunks of rows.
+// of several chunks of rows, and on one whose first coarse graph has
+// several chunks of cells.
 func TestEmbedWorkers(t *testing.T) {
-	g := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
-	for _, opt := range []Options{{K: 4, Seed: 3}, {K: 4, Seed: 3, Sweeps: 1}, {K: 4, Seed: 3, CellRows: DefaultCellRows}} {
+	small := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
+	large := graphCase{n: 12000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
+	for _, tc := range []struct {
+		g   *graph.CSR
+		opt Options
+	}{
+		{small, Options{K: 4, Seed: 3}},
+		{small, Options{K: 4, Seed: 3, Sweeps: 1}},
+		{small, Options{K: 4, Seed: 3, CellRows: DefaultCellRows}},
+		{large, Options{K: 4, Seed: 3, Sweeps: 1, CellRows: 2}},
+	} {
+		g, opt := tc.g, tc.opt
 		var first *Embedding
 		for _, w := range []int{1, 2, 5} {
 			g.Workers, opt.Workers = w, w
