@@ -274,7 +274,7 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 		val  []float64
 	}
 	// The chunks' entries are kept as they come, and copied once into
-	// arrays of the coarse graph's size.
+	// arrays of the coarse graph's size, on the workers.
 	rowPtr := make([]int64, 1, m+1)
 	cols, vals := make([][]int32, chunks(m)), make([][]float64, chunks(m))
 	err := ordered.Run(ctx, op.workers, chunks(m),
@@ -311,8 +311,19 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 	if err != nil {
 		return nil, err
 	}
-	col, val := slices.Concat(cols...), slices.Concat(vals...)
-	cols, vals = nil, nil
+	col, val := make([]int32, rowPtr[m]), make([]float64, rowPtr[m])
+	err = ordered.Run(ctx, op.workers, chunks(m), func() struct{} { return struct{}{} },
+		func(_ context.Context, t int, _ struct{}) error {
+			at := rowPtr[t*chunkRows]
+			copy(col[at:], cols[t])
+			copy(val[at:], vals[t])
+			cols[t], vals[t] = nil, nil
+			return nil
+		},
+		func(int, struct{}) error { return nil })
+	if err != nil {
+		return nil, err
+	}
 	// The sums of (a, q) and (q, a) add the same values in other orders:
 	// the entries below the diagonal take those above it, so that the
 	// coarse graph is symmetric to the bit.
