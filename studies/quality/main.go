@@ -152,6 +152,11 @@ type options struct {
 	// auto, with spectral, lists the records of the default -init auto,
 	// checked against the rule of its eigengap (spectralAuto).
 	auto []string
+	// gaps are the eigengap thresholds of the gated rules (spectralGaps
+	// if empty); gatedOnly leaves the other rules out of the -spectral
+	// report, so that its leave-sets-out picks a threshold.
+	gaps      []float64
+	gatedOnly bool
 }
 
 func main() {
@@ -174,6 +179,8 @@ func main() {
 	flag.Uint64Var(&o.lsoSeed, "lso-seed", 1, "-lso: the seed of the halves")
 	spectral := flag.String("spectral", "", "comma-separated record files of the spectral study (candidates defaults, spectral-start, method-spectral) to report on, with -anchors")
 	auto := flag.String("auto", "", "-spectral: comma-separated record files of the default -init auto (candidate defaults) to check against the rule of its eigengap")
+	gaps := flag.String("gaps", "", "-spectral: comma-separated eigengap thresholds of the gated rules (default 1.5,2,3,5,10,20)")
+	flag.BoolVar(&o.gatedOnly, "gated-only", false, "-spectral: report the gated rules alone, so that the leave-sets-out picks among thresholds")
 	extra := flag.String("args", "", "space-separated arguments added to every run, for example \"-workers 1\"")
 	flag.Parse()
 	o.extra = strings.Fields(*extra)
@@ -188,6 +195,14 @@ func main() {
 	}
 	if *auto != "" {
 		o.auto = strings.Split(*auto, ",")
+	}
+	for _, g := range strings.FieldsFunc(*gaps, func(r rune) bool { return r == ',' }) {
+		t, err := strconv.ParseFloat(g, 64)
+		if err != nil || !(t > 1) {
+			fmt.Fprintf(os.Stderr, "quality: -gaps: %q is not a threshold above 1\n", g)
+			os.Exit(2)
+		}
+		o.gaps = append(o.gaps, t)
 	}
 	o.data = strings.Split(*data, ",")
 	if *sets != "" {

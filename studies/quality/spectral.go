@@ -103,7 +103,7 @@ func byMisfit(s spectralStart) float64    { return s.misfit }
 func first(starts []spectralStart, r int) []spectralStart { return starts[:min(r, len(starts))] }
 
 // spectralRules are the rules the study compares.
-func spectralRules() []spectralRule {
+func spectralRules(gaps []float64, gatedOnly bool) []spectralRule {
 	mixed := func(ks, ss int, key func(spectralStart) float64) func(spectralSet) (spectralStart, bool) {
 		return func(s spectralSet) (spectralStart, bool) {
 			if len(s.spectral) == 0 {
@@ -131,7 +131,13 @@ func spectralRules() []spectralRule {
 		{name: "1 k-means + 1 spectral start, least f", pick: mixed(1, 1, byObjective)},
 		{name: "-method spectral", ari: func(s spectralSet) float64 { return s.method }},
 	}
-	for _, t := range spectralGaps {
+	if gatedOnly {
+		rules = rules[:1]
+	}
+	if len(gaps) == 0 {
+		gaps = spectralGaps
+	}
+	for _, t := range gaps {
 		rules = append(rules, spectralRule{name: fmt.Sprintf("the spectral start if the eigengap >= %g, else the default", t), pick: gated(t)})
 	}
 	return rules
@@ -229,7 +235,7 @@ func spectralReport(o options, out io.Writer) error {
 		return fmt.Errorf("-spectral: %d sets with the runs of defaults and spectral-start on the one P, want at least 4", len(sets))
 	}
 	var rules []spectralRule
-	for _, r := range spectralRules() {
+	for _, r := range spectralRules(o.gaps, o.gatedOnly) {
 		if slices.ContainsFunc(sets, func(s spectralSet) bool { return math.IsNaN(r.ariOf(s)) }) {
 			fmt.Fprintf(out, "Left out: the rule %q, not known on every set.\n", r.name)
 			continue

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,7 +79,7 @@ func TestSpectralRules(t *testing.T) {
 		"1 k-means + 1 spectral start, least f":                   0.9,
 		"-method spectral":                                        0.7,
 	}
-	rules := spectralRules()
+	rules := spectralRules(nil, false)
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules, want %d", len(rules), len(want))
 	}
@@ -94,6 +95,20 @@ func TestSpectralRules(t *testing.T) {
 	noGap.gap = math.NaN()
 	if got := rules[len(rules)-1].ariOf(noGap); !math.IsNaN(got) {
 		t.Errorf("a gated rule on a set without eigenvalues: ARI %v, want NaN", got)
+	}
+	gated := spectralRules([]float64{3.5, 4, 4.5}, true)
+	var names []string
+	for _, r := range gated {
+		names = append(names, fmt.Sprintf("%s: %v", r.name, r.ariOf(s)))
+	}
+	wantGated := []string{
+		"the default (its k-means starts, least f): 0.2",
+		"the spectral start if the eigengap >= 3.5, else the default: 0.8",
+		"the spectral start if the eigengap >= 4, else the default: 0.8",
+		"the spectral start if the eigengap >= 4.5, else the default: 0.2",
+	}
+	if !slices.Equal(names, wantGated) {
+		t.Errorf("gated rules at 3.5, 4, 4.5 on a set of gap 4:\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(wantGated, "\n"))
 	}
 }
 

@@ -1,8 +1,8 @@
 // Command spectral writes the generated non-convex data sets of the first
 // measurement of the spectral start and of -method spectral
 // (studies/spectral/README.md): concentric rings, interleaved half-moons,
-// interleaved spirals, a disc nested in a ring and parallel elongated bars
-// in the plane, with Gaussian noise, seeded, as CSV files with the columns
+// interleaved spirals, a disc nested in a ring, parallel elongated bars
+// and two bananas about a disc in the plane, with Gaussian noise, seeded, as CSV files with the columns
 // x, y and label.
 //
 //	go run ./studies/spectral -n 3000 -seed 1 -o DIR
@@ -66,13 +66,29 @@ var shapes = []shape{
 	{"elongated", 3, 0.12, func(c int, t float64) (float64, float64) {
 		return 8*t - 4, 0.8 * float64(c)
 	}, []int{0, 1, 0, 1, 2}},
+	// Bananas: two arcs of radius 2 and 120° facing each other, "()",
+	// their middles 1.6 apart and their tips crossed, 0.4 apart, about a
+	// disc of radius 0.4, sizes 2:2:1: issue 35's banana and disc, added
+	// after AutoEigengap was fixed, for its confirmation.
+	{"bananas", 3, 0.1, func(c int, t float64) (float64, float64) {
+		switch c {
+		case 0:
+			a := 2 * math.Pi * (1.0/3 + t/3)
+			return 1.2 + 2*math.Cos(a), 2 * math.Sin(a)
+		case 1:
+			a := 2 * math.Pi * (t/3 - 1.0/6)
+			return -1.2 + 2*math.Cos(a), 2 * math.Sin(a)
+		}
+		r, a := 0.4*math.Sqrt(math.Mod(t*7919, 1)), 2*math.Pi*t
+		return r * math.Cos(a), r * math.Sin(a)
+	}, []int{0, 1, 0, 1, 2}},
 }
 
 func main() {
 	n := flag.Int("n", 3000, "rows of each set, split evenly among its classes")
 	seed := flag.Uint64("seed", 1, "seed of the draws")
 	out := flag.String("o", ".", "directory of the CSV files")
-	only := flag.String("shape", "", "write only this shape: rings, moons, spirals, nested or elongated")
+	only := flag.String("shape", "", "write only this shape: rings, moons, spirals, nested, elongated or bananas")
 	flag.Parse()
 	chosen, err := pick(*only)
 	if err != nil {
