@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -57,20 +58,20 @@ type approxSearch struct {
 // first, by searching exactly the tiles of a sparse set of pairs of blocks
 // (see KNN), and returns the lists (by row), the scratch that holds them,
 // and what the search did.
-func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, sp *scratchSpace) (*best, *scratch, *KNNStats, error) {
+func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, sp *store.ScratchSpace) (*best, *store.Scratch, *KNNStats, error) {
 	bs := min(cmp.Or(opt.Leaf, DefaultLeaf), n)
 	a := &approxSearch{x: x, n: n, p: p, m: m, bs: bs, nb: (n + bs - 1) / bs, workers: max(1, opt.Workers),
 		kernel: opt.Kernel, progress: opt.Progress, probes: cmp.Or(opt.Probes, DefaultProbes), rounds: cmp.Or(opt.Rounds, DefaultRounds)}
 	a.elsewhere = leafRoundsElsewhere(x, n, p, opt)
 	a.isa, _ = opt.Kernel.Resolve()
 	var err error
-	var sc *scratch
+	var sc *store.Scratch
 	if a.lists, a.bound, sc, err = bestIn(sp, n, m); err != nil {
 		return nil, nil, nil, err
 	}
 	a.lists.id = opt.Order // ties go to the lower input row
-	fail := func(err error) (*best, *scratch, *KNNStats, error) {
-		sc.release()
+	fail := func(err error) (*best, *store.Scratch, *KNNStats, error) {
+		sc.Release()
 		return nil, nil, nil, err
 	}
 	if a.pairs, err = tile.NewPairs(x, n, p, bs, opt.Kernel); err != nil {
@@ -78,19 +79,19 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	}
 	// The vector kernel's panels, as large as the features, go to the
 	// scratch directory too.
-	var panels *scratch
+	var panels *store.Scratch
 	defer func() {
 		if panels != nil {
-			panels.release()
+			panels.Release()
 		}
 	}()
 	a.pairs.Memory = func(size int) ([]byte, error) {
 		var err error
-		panels, err = newScratch(sp, size)
+		panels, err = sp.New(size)
 		if err != nil {
 			return nil, err
 		}
-		return panels.mem, nil
+		return panels.Mem, nil
 	}
 	if err := a.seedBounds(ctx); err != nil {
 		return fail(err)
@@ -106,7 +107,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	var desc *descent
 	defer func() {
 		if desc != nil {
-			desc.sc.release()
+			desc.sc.Release()
 		}
 	}()
 	tiles, err := a.firstTiles(ctx)

@@ -71,7 +71,7 @@ func TestApproxRecall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer sc.release()
+			defer sc.Release()
 			got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
 			t.Logf("%d rounds, %d tiles of %d, sampled recall %.4f, true recall %.4f", len(st.Rounds), st.Tiles, st.Leaves*(st.Leaves+1)/2, st.Recall, got)
 			if st.Recall < tc.recall && len(st.Rounds) < DefaultRounds {
@@ -222,7 +222,7 @@ func TestApproxDuplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sc.release()
+	defer sc.Release()
 	if st.Recall != 1 {
 		t.Errorf("sampled recall %v, want 1", st.Recall)
 	}
@@ -378,7 +378,7 @@ func TestApproxListsDistinct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sc.release()
+	defer sc.Release()
 	for i := range n {
 		row := slices.Clone(lists.j[i*m : i*m+int(lists.cnt[i])])
 		slices.Sort(row)
@@ -425,7 +425,7 @@ func TestApproxDescent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer sc.release()
+				defer sc.Release()
 				descents := descentRounds(st.Rounds)
 				if descents == 0 {
 					t.Fatalf("workers=%d: no round of descent in %+v", w.workers, st.Rounds)
@@ -482,7 +482,7 @@ func TestApproxDescentDuplicates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer sc.release()
+		defer sc.Release()
 		if !st.Rounds[1].Descent || st.Recall != 1 {
 			t.Errorf("workers=%d: rounds %+v, sampled recall %v; want descent in round 2, and recall 1 at the end", workers, st.Rounds, st.Recall)
 		}
@@ -525,7 +525,7 @@ func BenchmarkApproxRounds(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				sc.release()
+				sc.Release()
 				if got := st.Rounds[1].Descent; got != (kind.leafRounds > 0) {
 					b.Fatalf("round 2 of descent: %v", got)
 				}
@@ -559,7 +559,7 @@ func TestDescentProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sc.release()
+	defer sc.Release()
 	descents := descentRounds(st.Rounds)
 	if descents == 0 || len(done) != descents {
 		t.Fatalf("%d rounds of descent, progress of %d passes: %v", descents, len(done), done)
@@ -575,7 +575,7 @@ func TestDescentProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sc2.release()
+	defer sc2.Release()
 	for i, r := range st.Rounds {
 		if r.Descent {
 			t.Errorf("LeafRounds -1: round %d is one of descent", i+1)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ssnmf/ssnmf/internal/fault"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -56,7 +57,7 @@ type descent struct {
 	cand    []int32 // by row, width: a candidate v, ^v if new; none after the last
 	prev    []int32 // by row, fw: the forward candidates of the last round, ascending, then -1
 	rank    []uint8 // by row, reverse: a reverse candidate's rank in its own list
-	sc      *scratch
+	sc      *store.Scratch
 	reverse int
 	fw      int  // forward candidates a row: its nearest in its list
 	last    int  // the round whose forward pass ran last; -1 none
@@ -70,19 +71,19 @@ type descent struct {
 // newDescent returns the state of neighbour descent on a's lists, with
 // forward and reverse candidates a row, in scratch memory from sp:
 // n·(8·forward + 5·reverse) bytes.
-func newDescent(a *approxSearch, sp *scratchSpace, forward, reverse int) (*descent, error) {
+func newDescent(a *approxSearch, sp *store.ScratchSpace, forward, reverse int) (*descent, error) {
 	fw := min(a.m-1, forward)
 	width := fw + reverse
 	size := (a.n*width*4+7)&^7 + (a.n*fw*4+7)&^7 + (a.n*reverse+7)&^7
-	sc, err := newScratch(sp, size)
+	sc, err := sp.New(size)
 	if err != nil {
 		return nil, err
 	}
 	off := 0
 	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, last: -1, rangeRows: backwardRange, chunk: backwardChunk}
-	d.cand = carve[int32](sc, &off, a.n*width)
-	d.prev = carve[int32](sc, &off, a.n*fw)
-	d.rank = carve[uint8](sc, &off, a.n*reverse)
+	d.cand = store.Carve[int32](sc, &off, a.n*width)
+	d.prev = store.Carve[int32](sc, &off, a.n*fw)
+	d.rank = store.Carve[uint8](sc, &off, a.n*reverse)
 	for i := range d.prev {
 		d.prev[i] = -1
 	}

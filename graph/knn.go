@@ -287,13 +287,13 @@ func KNN(ctx context.Context, x []float64, n, p int, opt KNNOptions) (*CSR, erro
 	sp := opt.scratchSpace()
 	switch {
 	case method == Approximate:
-		var sc *scratch
+		var sc *store.Scratch
 		var st *KNNStats
 		if nb, sc, st, err = approxNeighbors(ctx, x, n, p, m, opt, sp); err != nil {
 			return nil, err // a failed search's stats stay those of no search
 		}
 		stats = st
-		defer sc.release()
+		defer sc.Release()
 	case opt.Search != nil:
 		o := opt
 		o.Search, o.File, o.Progress, o.Stats = nil, "", nil, nil
@@ -331,8 +331,8 @@ func (opt *KNNOptions) leafRounds() int {
 }
 
 // scratchSpace returns the space of ScratchDir and ScratchMemory.
-func (opt *KNNOptions) scratchSpace() *scratchSpace {
-	return newScratchSpace(opt.ScratchDir, opt.ScratchMemory)
+func (opt *KNNOptions) scratchSpace() *store.ScratchSpace {
+	return store.NewScratchSpace(opt.ScratchDir, opt.ScratchMemory)
 }
 
 // checkKNN checks the arguments of a kNN build and returns its M, cut to n.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ssnmf/ssnmf/internal/negexp"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // best is the M best candidates of each of a set of rows, by (d², index),
@@ -162,14 +164,14 @@ func (b *best) rowLess(j1, j2 int32) bool {
 // graph symmetrizes the neighbour lists into P = W ∘ (C + Cᵀ)/2, in memory
 // or in the CSR file path, tagged source, on workers goroutines (the same
 // bits for any number). The reverse halves of the edges go through scratch
-// memory from sp (see newScratch), bucketed by ranges of rows. Every row
+// memory from sp (see store.Scratch), bucketed by ranges of rows. Every row
 // of P merges two lists sorted by column, its own (sorted here) and its
 // reverse ones (added in the order of their rows), the two halves of a
 // mutual edge added up: a first pass counts each row's entries, a second
 // writes them where they belong, so the file is made at its length and
 // each of its pages is written once, in ranges of rows. It consumes b: its
 // distances become the edges' half weights, its lists are sorted by row.
-func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, workers int) (*CSR, error) {
+func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpace, workers int) (*CSR, error) {
 	n, m := len(b.cnt), b.m
 	// The lists are read five times in order and written once: for the
 	// entries of each row and the scales, to weigh and sort them, to
@@ -183,7 +185,7 @@ func (b *best) graph(w Weights, path string, source uint64, sp *scratchSpace, wo
 	if err != nil {
 		return nil, err
 	}
-	defer rev.sc.release()
+	defer rev.sc.Release()
 	for i := range n {
 		for e := range int(b.cnt[i]) {
 			rev.add(b.j[i*m+e], int32(i), b.d[i*m+e])
@@ -282,7 +284,7 @@ type revEntry struct {
 // of consecutive rows: bucket q holds the entries of the rows
 // [first[q], first[q+1]), at [bucket[q], bucket[q+1]) of all.
 type reverse struct {
-	sc     *scratch
+	sc     *store.Scratch
 	all    []revEntry
 	first  []int32 // by bucket, its first row; then n
 	bucket []int64 // by bucket, its first entry; then the total
@@ -295,7 +297,7 @@ type reverse struct {
 // rows' entries in all are count (own ones included), in scratch memory
 // from sp, cut into buckets of at most reverseBucketEntries entries (or of
 // one row).
-func newReverse(b *best, count []int64, sp *scratchSpace) (*reverse, error) {
+func newReverse(b *best, count []int64, sp *store.ScratchSpace) (*reverse, error) {
 	n := len(count)
 	r := &reverse{of: make([]int32, n)}
 	var total, size int64
@@ -314,10 +316,10 @@ func newReverse(b *best, count []int64, sp *scratchSpace) (*reverse, error) {
 	r.bucket = append(r.bucket, total)
 	r.next = slices.Clone(r.bucket)
 	var err error
-	if r.sc, err = newScratch(sp, int(total)*int(unsafe.Sizeof(revEntry{}))); err != nil {
+	if r.sc, err = sp.New(int(total) * int(unsafe.Sizeof(revEntry{}))); err != nil {
 		return nil, err
 	}
-	r.all = carve[revEntry](r.sc, new(int), int(total))
+	r.all = store.Carve[revEntry](r.sc, new(int), int(total))
 	return r, nil
 }
 
@@ -400,4 +402,29 @@ func (b *best) scalesAndCounts(selfTuning bool) ([]float64, []int64) {
 		sigma[i] = max(s, floor)
 	}
 	return sigma, count
+}
+
+// bestIn returns empty lists of m candidates for rows rows, and the bounds
+// of those rows (see approxSearch), in scratch memory from sp.
+func bestIn(sp *store.ScratchSpace, rows, m int) (*best, []uint64, *store.Scratch, error) {
+	size := rows*m*8 + (rows*m*4+7)&^7 + (rows*4+7)&^7 + rows*8
+	s, err := sp.New(size)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	off := 0
+	b := &best{m: m}
+	b.d = store.Carve[float64](s, &off, rows*m)
+	b.j = store.Carve[int32](s, &off, rows*m)
+	b.cnt = store.Carve[int32](s, &off, rows)
+	return b, store.Carve[uint64](s, &off, rows), s, nil
+}
+
+// loadBound and storeBound read and write a row's bound atomically.
+func loadBound(w []uint64, i int) float64 {
+	return math.Float64frombits(atomic.LoadUint64(&w[i]))
+}
+
+func storeBound(w []uint64, i int, v float64) {
+	atomic.StoreUint64(&w[i], math.Float64bits(v))
 }

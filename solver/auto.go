@@ -23,8 +23,10 @@ const AutoEigengap = 1.75
 // chooseInit resolves Init auto, once: on a sparse P, for a method that
 // starts from an initial point, it makes the graph's approximate spectral
 // embedding and takes InitSpectral where its eigengap is at least
-// AutoEigengap; elsewhere, or where the embedding would not fit the
-// memory or fails, InitKMeans when the features are at hand, else a random
+// AutoEigengap; elsewhere, or where the embedding's heap would not fit
+// the memory (its blocks and coarse graphs are in the workspace's scratch
+// space, Workspace.ScratchSpace: anonymous memory, then files), or where
+// it fails, InitKMeans when the features are at hand, else a random
 // start. A canceled ctx or a stop ends it with the embedding's error.
 // r.InitRule says why where the graph was looked at.
 func (r *Run) chooseInit(ctx context.Context) error {
@@ -42,7 +44,11 @@ func (r *Run) chooseInit(ctx context.Context) error {
 		return nil // no graph to embed, no start to make, or one cluster
 	}
 	opt := spectral.Options{K: o.K, Sweeps: spectral.StartSweeps}
-	if need, have := spectral.Bytes(int64(pr.N()), g.NNZ(), opt), embedMemory(o.Memory); have > 0 && need > have {
+	need, scratch := spectral.Bytes(int64(pr.N()), g.NNZ(), opt)
+	if r.Workspace == nil { // no scratch space: the blocks are on the heap too
+		need += scratch
+	}
+	if have := embedMemory(o.Memory); have > 0 && need > have {
 		r.InitRule = fmt.Sprintf("the spectral embedding's %s would not fit the %s of memory", diskio.Size(need), diskio.Size(have))
 		return nil
 	}

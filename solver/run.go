@@ -173,6 +173,10 @@ type SpectralReport struct {
 	Seconds      float64   `json:"seconds"`
 	IsolatedRows int       `json:"isolated_rows,omitempty"`
 	Beta         float64   `json:"beta"`
+	// ScratchFileBytes are the bytes of its blocks and coarse graphs made
+	// in scratch files of the work directory, beyond the memory the
+	// budget left them (Workspace.ScratchSpace); 0: all in memory.
+	ScratchFileBytes int64 `json:"scratch_file_bytes,omitempty"`
 }
 
 // newSpectralReport returns the report of the embedding e, made by LOBPCG
@@ -520,6 +524,9 @@ func (r *Run) spectralStart(parent context.Context) (*spectral.Start, error) {
 	c, obs := r.Options, r.Observer
 	begin := time.Now()
 	opt := spectral.Options{K: c.K, Seed: c.Seed, Workers: c.Workers}
+	if r.Workspace != nil {
+		opt.Scratch = r.Workspace.ScratchSpace()
+	}
 	if !r.info.Graph { // a start needs the subspace, not residuals of 1e-6
 		opt.Sweeps = spectral.StartSweeps
 	}
@@ -540,6 +547,9 @@ func (r *Run) spectralStart(parent context.Context) (*spectral.Start, error) {
 		return nil, err
 	}
 	rep := newSpectralReport(e, opt.Sweeps, st.Beta, time.Since(begin))
+	if opt.Scratch != nil {
+		rep.ScratchFileBytes = opt.Scratch.FileBytes()
+	}
 	r.Spectral, r.spectral = rep, st
 	if obs != nil {
 		obs.SpectralDone(e, rep)

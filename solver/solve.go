@@ -142,18 +142,16 @@ func (o Options) checkpoint(dir string) (*Saved, error) {
 	return saved, nil
 }
 
-// open checks a resumed run's P against its checkpoint, scales P and
-// makes the workspace in dir, with scratch bytes of memory; a new run in
-// a Workdir clears what an earlier run left there.
+// open checks a resumed run's P against its checkpoint, makes the
+// workspace in dir, with scratch bytes of memory, and scales P (the
+// spectral embedding of Init auto takes its scratch from the workspace);
+// a new run in a Workdir clears what an earlier run left there.
 func (s *solve) open(ctx context.Context, dir string, scratch int64) error {
 	r := s.run
 	if r.Saved != nil {
 		if err := r.Saved.Check(r.Problem); err != nil {
 			return &CheckpointError{fmt.Errorf("Options.Resume: %w", err)}
 		}
-	}
-	if err := r.Scale(ctx); err != nil {
-		return err
 	}
 	var err error
 	if r.Workspace, err = NewWorkspace(dir, r.Problem.N(), r.Options.K, scratch); err != nil {
@@ -164,6 +162,10 @@ func (s *solve) open(ctx context.Context, dir string, scratch int64) error {
 			r.Workspace.Close()
 			return fmt.Errorf("Options.Workdir %s: %w", dir, err)
 		}
+	}
+	if err := r.Scale(ctx); err != nil {
+		r.Workspace.Close()
+		return err
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/internal/diskio"
 )
 
 // WriteText writes the summary as ssnmf solve prints it: a table of the
@@ -23,8 +24,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 		row("init", "%s (auto: %s)", s.Init, s.InitRule)
 	}
 	if sp := s.Spectral; sp != nil {
-		row("spectral", "eigenvalues %s; %d components, eigengap %.3g; largest residual %.2g; %d passes over P, %.2fs",
-			sp.FormatEigenvalues(), sp.Components, float64(sp.Eigengap), slices.Max(sp.Residuals), sp.Passes, sp.Seconds)
+		files := ""
+		if sp.ScratchFileBytes > 0 {
+			files = fmt.Sprintf(", %s of its blocks and coarse graphs in scratch files", diskio.Size(sp.ScratchFileBytes))
+		}
+		row("spectral", "eigenvalues %s; %d components, eigengap %.3g; largest residual %.2g; %d passes over P, %.2fs%s",
+			sp.FormatEigenvalues(), sp.Components, float64(sp.Eigengap), slices.Max(sp.Residuals), sp.Passes, sp.Seconds, files)
 	}
 	row("objective", "%.10g", s.Objective)
 	if len(s.Starts) > 1 {

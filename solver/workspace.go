@@ -39,6 +39,7 @@ type Workspace struct {
 	InMemory bool
 	mats     []*store.Matrix
 	anon     [][]byte
+	spare    int64 // the memory granted that the matrices do not take
 }
 
 // WorkspaceBytes returns the most bytes the matrices of a workspace of n
@@ -50,7 +51,10 @@ func WorkspaceBytes(n, k int) int64 { return 5 * 8 * int64(n) * int64(k) }
 // anonymous memory if WorkspaceBytes(n, k) is at most memory, else as
 // matrix files in the directory dir, mapped.
 func NewWorkspace(dir string, n, k int, memory int64) (*Workspace, error) {
-	ws := &Workspace{Dir: dir, N: n, K: k, InMemory: WorkspaceBytes(n, k) <= memory}
+	ws := &Workspace{Dir: dir, N: n, K: k, InMemory: WorkspaceBytes(n, k) <= memory, spare: memory}
+	if ws.InMemory {
+		ws.spare -= WorkspaceBytes(n, k)
+	}
 	for _, m := range []struct {
 		name string
 		dst  *[]float64
@@ -62,6 +66,14 @@ func NewWorkspace(dir string, n, k int, memory int64) (*Workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// ScratchSpace returns the space of the run's other scratch memory (the
+// spectral embedding's blocks and coarse graphs): anonymous memory up to
+// what the memory granted to NewWorkspace leaves beside the matrices,
+// then unlinked files in the work directory.
+func (ws *Workspace) ScratchSpace() *store.ScratchSpace {
+	return store.NewScratchSpace(ws.Dir, max(ws.spare, 0))
 }
 
 // Matrix makes an n×k matrix of zeros, in anonymous memory or as the

@@ -2,6 +2,7 @@ package spectral
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // DefaultCellRows is the rows of a cell, on average, of the coarse graph
@@ -166,7 +168,7 @@ func spread(ctx context.Context, op *operator, cur []int32, least []float64) err
 // smoothed there by levelSweeps sweeps), prolonged to the rows: on row i
 // of cell c, the coarse vector's entry at c times √(d_i / vol c). The
 // other columns are left as they are.
-func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRows int) error {
+func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRows int) (err error) {
 	live := 0
 	for _, d := range s.op.dinv {
 		if d > 0 {
@@ -180,15 +182,18 @@ func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRow
 	if err != nil || c.m > live/2 {
 		return err // no coarser graph: the random start
 	}
-	pc, err := coarseGraph(ctx, s.op, c)
+	pc, sc, err := coarseGraph(ctx, s.op, c, s.space)
 	if err != nil {
 		return err
 	}
+	defer func() { err = errors.Join(err, sc.Release()) }()
 	op, cdeg, _, err := newOperator(ctx, pc, s.workers)
 	if err != nil {
 		return err
 	}
-	cs := &solver{op: op, deg: cdeg, n: c.m, b: min(s.b, c.m), tol: s.tol, workers: s.workers, f: filter{degree: s.f.degree}, denseRows: s.denseRows}
+	cs := &solver{op: op, deg: cdeg, n: c.m, b: min(s.b, c.m), tol: s.tol, workers: s.workers, f: filter{degree: s.f.degree}, denseRows: s.denseRows,
+		space: s.space}
+	defer func() { err = errors.Join(err, cs.release()) }()
 	cs.nv = min(s.nv, cs.b)
 	if err := cs.start(ctx, seed, level+1, cellRows); err != nil {
 		return err
@@ -246,8 +251,10 @@ func (s *solver) dense(ctx context.Context) error {
 
 // coarseGraph returns the coarse graph of the cells: its entry (a, q) is
 // the sum of P_ij over the rows i of cell a and j of cell q, added row by
-// row in the order of the rows, so the same bits for any workers.
-func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error) {
+// row in the order of the rows, so the same bits for any workers. Its
+// entries are in scratch memory from space, returned to be released when
+// the graph is no longer used.
+func coarseGraph(ctx context.Context, op *operator, c *cells, space *store.ScratchSpace) (*graph.CSR, *store.Scratch, error) {
 	g, m := op.g, c.m
 	// The rows of each cell, in row order: a counting sort.
 	first := make([]int, m+1)
@@ -266,21 +273,39 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 			at[a]++
 		}
 	}
+	// Each chunk of cells writes its entries into a region of the arrays
+	// as long as its members' entries of P, at most; the regions are then
+	// closed up, in chunk order.
+	region := make([]int64, chunks(m)+1)
+	for t := range chunks(m) {
+		e := region[t]
+		for _, i := range members[first[t*chunkRows]:first[min(m, (t+1)*chunkRows)]] {
+			e += g.RowPtr[i+1] - g.RowPtr[i]
+		}
+		region[t+1] = e
+	}
+	total := int(region[chunks(m)])
+	sc, err := space.New(total*8 + (total*4+7)&^7)
+	if err != nil {
+		return nil, nil, fmt.Errorf("spectral: the coarse graph's entries: %w", err)
+	}
+	off := 0
+	val := store.Carve[float64](sc, &off, total)
+	col := store.Carve[int32](sc, &off, total)
+	fail := func(err error) (*graph.CSR, *store.Scratch, error) {
+		return nil, nil, errors.Join(err, sc.Release())
+	}
 	type part struct {
 		acc  []float64
 		set  cellSet
 		rows []int64 // entries of each cell of the chunk
-		col  []int32
-		val  []float64
 	}
-	// The chunks' entries are kept as they come, and copied once into
-	// arrays of the coarse graph's size, on the workers.
 	rowPtr := make([]int64, 1, m+1)
-	cols, vals := make([][]int32, chunks(m)), make([][]float64, chunks(m))
-	err := ordered.Run(ctx, op.workers, chunks(m),
+	err = ordered.Run(ctx, op.workers, chunks(m),
 		func() *part { return &part{acc: make([]float64, m), set: newCellSet(m)} },
 		func(_ context.Context, t int, p *part) error {
-			p.rows, p.col, p.val = p.rows[:0], p.col[:0], p.val[:0]
+			p.rows = p.rows[:0]
+			at := region[t]
 			for a := t * chunkRows; a < min(m, (t+1)*chunkRows); a++ {
 				for _, i := range members[first[a]:first[a+1]] {
 					lo := g.RowPtr[i]
@@ -291,15 +316,14 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 						}
 					}
 				}
-				before := len(p.col)
+				before := at
 				p.set.drain(func(q int32) {
-					p.col, p.val = append(p.col, q), append(p.val, p.acc[q])
+					col[at], val[at] = q, p.acc[q]
 					p.acc[q] = 0
+					at++
 				})
-				p.rows = append(p.rows, int64(len(p.col)-before))
+				p.rows = append(p.rows, at-before)
 			}
-			// The part's arrays are reused; the chunk's entries are kept.
-			cols[t], vals[t] = slices.Clone(p.col), slices.Clone(p.val)
 			return nil
 		},
 		func(_ int, p *part) error {
@@ -309,33 +333,29 @@ func coarseGraph(ctx context.Context, op *operator, c *cells) (*graph.CSR, error
 			return nil
 		})
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	col, val := make([]int32, rowPtr[m]), make([]float64, rowPtr[m])
-	err = ordered.Run(ctx, op.workers, chunks(m), func() struct{} { return struct{}{} },
-		func(_ context.Context, t int, _ struct{}) error {
-			at := rowPtr[t*chunkRows]
-			copy(col[at:], cols[t])
-			copy(val[at:], vals[t])
-			cols[t], vals[t] = nil, nil
-			return nil
-		},
-		func(int, struct{}) error { return nil })
-	if err != nil {
-		return nil, err
+	// A chunk's entries move down to their place, which is at or before
+	// their region's start and ends before the next region's.
+	for t := range chunks(m) {
+		to, from := rowPtr[t*chunkRows], region[t]
+		cnt := rowPtr[min(m, (t+1)*chunkRows)] - to
+		copy(col[to:to+cnt], col[from:from+cnt])
+		copy(val[to:to+cnt], val[from:from+cnt])
 	}
+	col, val = col[:rowPtr[m]], val[:rowPtr[m]]
 	// The sums of (a, q) and (q, a) add the same values in other orders:
 	// the entries below the diagonal take those above it, so that the
 	// coarse graph is symmetric to the bit.
 	if err := mirrorUpper(rowPtr, col, val); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	pc, err := graph.NewCSR(rowPtr, col, val)
 	if err != nil {
-		return nil, fmt.Errorf("spectral: the coarse graph: %w", err)
+		return fail(fmt.Errorf("spectral: the coarse graph: %w", err))
 	}
 	pc.Scale, pc.Workers, pc.Kernel = 1, op.workers, op.g.Kernel
-	return pc, nil
+	return pc, sc, nil
 }
 
 // checked takes the Rayleigh-Ritz step of A and checks its residuals

@@ -11,13 +11,15 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/kmeans"
 	"github.com/ssnmf/ssnmf/score"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // TestCoarseGraph checks the cells and the coarse graph against their
 // definitions: every row with an edge is in one cell and a row without
 // one in none; a cell is connected and within one component of the graph;
 // the coarse graph's entry (a, q) is the sum of P over the rows of cells a
-// and q, and it is symmetric to the bit.
+// and q, and it is symmetric to the bit, and the same bits in a scratch
+// file as on the heap.
 func TestCoarseGraph(t *testing.T) {
 	for _, gc := range []graphCase{
 		{n: 600, c: 3, neighbors: 8, spread: 0.3, seed: 1},
@@ -45,8 +47,19 @@ func TestCoarseGraph(t *testing.T) {
 			}
 		}
 		checkConnected(t, g, c)
-		pc, err := coarseGraph(context.Background(), op, c)
+		pc, _, err := coarseGraph(context.Background(), op, c, nil)
 		if err != nil {
+			t.Fatal(err)
+		}
+		// In a file, the same bits.
+		pf, sc, err := coarseGraph(context.Background(), op, c, store.NewScratchSpace(t.TempDir(), 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Where() != "file" || !slices.Equal(pf.RowPtr, pc.RowPtr) || !slices.Equal(pf.Col, pc.Col) || !slices.Equal(pf.Val, pc.Val) {
+			t.Errorf("the coarse graph in scratch (%s) differs from the one on the heap", sc.Where())
+		}
+		if err := sc.Release(); err != nil {
 			t.Fatal(err)
 		}
 		want := make([]float64, c.m*c.m)

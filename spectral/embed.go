@@ -26,11 +26,13 @@
 // Every product is one pass over the CSR graph (graph.CSR.Mul) on its
 // workers, and every block inner product is summed in fixed chunks of
 // rows, in chunk order, so that the embedding has the same bits for any
-// number of workers. The block vectors are held in memory: 10 blocks of
-// n×b float64 values (b the block's width, K+1 plus a guard of 4), so
-// 80·n·b bytes: 1.2 GB at n = 10⁶ and K = 10; with Sweeps 7 blocks, and
-// the coarse graphs on the heap (the first of them held 43% of P's
-// entries on 10⁶ rows of ssnmf gen, 12 bytes each).
+// number of workers. The block vectors are 9 blocks of n×b float64
+// values (b the block's width, K+1 plus a guard of 4), 72·n·b bytes: 1.1
+// GB at n = 10⁶ and K = 10; with Sweeps 5 blocks, and the coarse graphs
+// (the first of them held 43% of P's entries on 10⁶ rows of ssnmf gen, 12
+// bytes each). They are scratch memory of Options.Scratch (anonymous
+// memory, then files; see store.Scratch), the heap if it is nil; the heap
+// holds O(n) words beside them (Bytes).
 package spectral
 
 import (
@@ -44,6 +46,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/ordered"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // Defaults of Options.
@@ -77,6 +80,11 @@ type Options struct {
 	// the study validated.
 	CellRows int
 	Workers  int // goroutines of the passes; 0: 1. Any number gives the same bits.
+	// Scratch is where the block vectors and the coarse graphs' entries
+	// go: anonymous memory up to its budget, then files
+	// (store.ScratchSpace); nil: the heap. Where they are changes no bit
+	// of the embedding.
+	Scratch *store.ScratchSpace
 	// Sweeps, if > 0, makes the embedding approximate: the coarse start
 	// (Cells) smoothed by Sweeps products with the Chebyshev filter of
 	// degree Degree, each followed by a Rayleigh-Ritz step of A, with no
@@ -194,11 +202,16 @@ func newOperator(ctx context.Context, g *graph.CSR, workers int) (*operator, []f
 // (Converged false); or, with opt.Sweeps, that many sweeps of the filter
 // (an approximate embedding, for a start). It fails on bad options or a
 // canceled ctx.
-func Embed(ctx context.Context, g *graph.CSR, opt Options) (*Embedding, error) {
+func Embed(ctx context.Context, g *graph.CSR, opt Options) (_ *Embedding, err error) {
 	s, isolated, err := newSolver(ctx, g, opt)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if rerr := s.release(); err == nil {
+			err = rerr
+		}
+	}()
 	// The components, a pass on one goroutine, are counted beside the
 	// embedding's passes on the workers.
 	var comps int
@@ -275,7 +288,7 @@ func newSolver(ctx context.Context, g *graph.CSR, opt Options) (*solver, int, er
 		degree = cmpOr(opt.Degree, DefaultSweepDegree)
 	}
 	return &solver{op: op, deg: deg, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: degree},
-		denseRows: cmpOr(opt.denseRows, denseRows), progress: opt.Progress}, isolated, nil
+		denseRows: cmpOr(opt.denseRows, denseRows), progress: opt.Progress, space: opt.Scratch}, isolated, nil
 }
 
 // first returns the column indices 0 to k-1.
@@ -325,6 +338,31 @@ type solver struct {
 	// A to the coarse A. 0: unknown.
 	least    float64
 	progress func(iterations, passes int, residual float64)
+	// space is where the blocks are (nil: the heap), held what holds them.
+	space *store.ScratchSpace
+	held  []*store.Scratch
+}
+
+// blocks sets each of ms to a zeroed n×b block from the solver's space.
+func (s *solver) blocks(ms ...*[]float64) error {
+	for _, m := range ms {
+		v, sc, err := s.space.Float64s(s.n * s.b)
+		if err != nil {
+			return fmt.Errorf("spectral: a block of %d×%d: %w", s.n, s.b, err)
+		}
+		*m, s.held = v, append(s.held, sc)
+	}
+	return nil
+}
+
+// release frees the solver's blocks, which must not be used after.
+func (s *solver) release() error {
+	errs := make([]error, len(s.held))
+	for i, sc := range s.held {
+		errs[i] = sc.Release()
+	}
+	s.held = nil
+	return errors.Join(errs...)
 }
 
 // start sets the block to D^½·1 and seeded random columns, the leading
@@ -333,7 +371,9 @@ type solver struct {
 func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) error {
 	n, b, deg := s.n, s.b, s.deg
 	// The other blocks are made after the coarse graphs are gone.
-	s.x = make([]float64, n*b)
+	if err := s.blocks(&s.x); err != nil {
+		return err
+	}
 	err := ordered.Run(ctx, s.workers, chunks(n), func() struct{} { return struct{}{} },
 		func(_ context.Context, t int, _ struct{}) error {
 			rng := rand.New(rand.NewPCG(seed, uint64(t)))
@@ -360,8 +400,8 @@ func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) er
 			return err
 		}
 	}
-	for _, m := range []*[]float64{&s.ax, &s.r, &s.s1, &s.s2} {
-		*m = make([]float64, n*b)
+	if err := s.blocks(&s.ax, &s.r, &s.s1, &s.s2); err != nil {
+		return err
 	}
 	g, err := gram(ctx, s.workers, n, s.x, b, s.x, b)
 	if err != nil {
@@ -460,8 +500,8 @@ func (s *solver) residuals(ctx context.Context) error {
 // and restarts with a Chebyshev filter once the least Ritz value of A
 // bounds one that damps enough more of the spectrum (filter.better).
 func (s *solver) iterate(ctx context.Context, maxIter int) (int, error) {
-	for _, m := range []*[]float64{&s.ar, &s.p, &s.ap, &s.spare} {
-		*m = make([]float64, s.n*s.b)
+	if err := s.blocks(&s.ar, &s.p, &s.ap, &s.spare); err != nil {
+		return 0, err
 	}
 	for it := 0; ; it++ {
 		if err := s.check(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // blobsGraph returns the symmetrised kNN graph (Gaussian weights) of n
@@ -222,7 +223,8 @@ func testEmbedDense(t *testing.T, g *graph.CSR, opt Options, ones, isolated int)
 
 // TestEmbedWorkers checks the same bits for 1, 2 and 5 workers on a graph
 // of several chunks of rows, and on one whose first coarse graph has
-// several chunks of cells.
+// several chunks of cells; and with the blocks and coarse graphs in
+// scratch files, or partly in anonymous memory, rather than the heap.
 func TestEmbedWorkers(t *testing.T) {
 	small := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
 	large := graphCase{n: 12000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
@@ -250,6 +252,23 @@ func TestEmbedWorkers(t *testing.T) {
 			}
 			if !slices.Equal(e.Vectors, first.Vectors) || !slices.Equal(e.Values, first.Values) || e.Passes != first.Passes {
 				t.Errorf("%+v, %d workers: not the bits of 1 worker", opt, w)
+			}
+		}
+		// Its blocks and coarse graphs in files, or some in anonymous
+		// memory and the rest in files: the same bits, and every byte of
+		// the space given back.
+		for _, memory := range []int64{0, int64(g.N()) * 9 * 8 * 2} {
+			space := store.NewScratchSpace(t.TempDir(), memory)
+			opt.Scratch, opt.Workers, g.Workers = space, 2, 2
+			e, err := Embed(context.Background(), g, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(e.Vectors, first.Vectors) || !slices.Equal(e.Values, first.Values) {
+				t.Errorf("%+v, scratch of %d bytes of memory: not the bits of the heap", opt, memory)
+			}
+			if space.Left() != memory {
+				t.Errorf("%+v: %d bytes of the scratch's memory left after the embedding, want all %d", opt, space.Left(), memory)
 			}
 		}
 	}

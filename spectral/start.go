@@ -107,25 +107,31 @@ func (st *Start) Memberships(ctx context.Context, w []float64, k int, s kmeans.S
 	return km, km.Soft(w, st.Rows, st.Beta)
 }
 
-// Bytes returns about the most heap bytes Embed and NewStart take with
-// the options opt for a graph of n rows and nnz entries: the block vectors
-// (9 blocks of n×b float64 for LOBPCG, 5 with Sweeps), the rows' degrees,
-// the embedding and the start's normalised rows. A coarse start is made
-// before all but the first block: it holds that block, the cells and the
-// coarse graphs, the first bounded by P's entries (12 bytes each) and the
-// levels below by an eighth of its rows.
-func Bytes(n, nnz int64, opt Options) int64 {
+// Bytes returns about the most bytes Embed and NewStart take with the
+// options opt for a graph of n rows and nnz entries: on the heap, the
+// rows' degrees, the embedding and the start's normalised rows, and for a
+// coarse start the cells of each level and the last level's dense
+// solve; in opt.Scratch (on the heap too if
+// it is nil), the block vectors (9 blocks of n×b float64 for LOBPCG, 5
+// with Sweeps) and the coarse graphs' entries. A coarse start is made
+// before all but the first block: it holds that block and the coarse
+// graphs, the first bounded by P's entries (12 bytes each) and the levels
+// below by an eighth of its rows.
+func Bytes(n, nnz int64, opt Options) (heap, scratch int64) {
 	b := min(int64(cmpOr(opt.Block, opt.K+1+DefaultGuard)), n)
 	blocks := int64(9)
 	if opt.Sweeps > 0 {
 		blocks = 5
 	}
-	held := blocks * n * b * 8
+	heap = 4*n*8 + 2*n*int64(opt.K)*8
+	scratch = blocks * n * b * 8
 	if opt.Sweeps > 0 || opt.CellRows > 0 {
-		// The first block; the rows' least strong weights, the cells'
-		// labels, members and seeds; the first coarse graph; the levels
+		// The rows' least strong weights, the cells' labels, members and
+		// seeds, at each level, and the dense solve at the last; the
+		// first block, the first coarse graph and the levels' blocks
 		// below.
-		held = max(held, n*b*8+32*n+nnz*12+(n/8)*(blocks*b*8+4*8))
+		heap += 32*n + (n/8)*32 + 4*denseRows*denseRows*8
+		scratch = max(scratch, n*b*8+nnz*12+(n/8)*blocks*b*8)
 	}
-	return held + 4*n*8 + 2*n*int64(opt.K)*8
+	return heap, scratch
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ssnmf/ssnmf/kmeans"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // The spectral start of a graph with isolated rows: the normalised rows
@@ -97,21 +98,33 @@ func TestEigengap(t *testing.T) {
 
 // TestBytes checks Bytes against the bytes Embed allocates, within a
 // factor of 3 either way: the blocks dominate both, and Bytes is the most
-// held at once, where the allocations add up what was freed too.
+// held at once, where the allocations add up what was freed too. With
+// Options.Scratch, the heap allocations fall by Bytes' scratch part,
+// within a factor of 3 either way: the blocks and coarse graphs are no
+// longer on the heap.
 func TestBytes(t *testing.T) {
 	g := graphCase{n: 5000, c: 4, neighbors: 8, spread: 0.3, seed: 9}.build(t)
-	for _, opt := range []Options{{K: 4, Seed: 3}, {K: 4, Seed: 3, Sweeps: 1}} {
+	allocated := func(opt Options) int64 {
+		t.Helper()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		if _, err := Embed(context.Background(), g, opt); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
-		alloc := int64(after.TotalAlloc - before.TotalAlloc)
-		est := Bytes(int64(g.N()), g.NNZ(), opt)
-		if est > 3*alloc || alloc > 3*est {
-			t.Errorf("%+v: Bytes %d, Embed allocated %d", opt, est, alloc)
+		return int64(after.TotalAlloc - before.TotalAlloc)
+	}
+	for _, opt := range []Options{{K: 4, Seed: 3}, {K: 4, Seed: 3, Sweeps: 1}} {
+		heap, scratch := Bytes(int64(g.N()), g.NNZ(), opt)
+		all := allocated(opt)
+		if est := heap + scratch; est > 3*all || all > 3*est {
+			t.Errorf("%+v: Bytes %d, Embed allocated %d", opt, est, all)
 		}
-		t.Logf("%+v: Bytes %d, Embed allocated %d", opt, est, alloc)
+		opt.Scratch = store.NewScratchSpace(t.TempDir(), 0)
+		moved := all - allocated(opt)
+		if scratch > 3*moved || moved > 3*scratch {
+			t.Errorf("%+v: Bytes' scratch part %d, the heap allocations fell by %d with Options.Scratch", opt, scratch, moved)
+		}
+		t.Logf("Sweeps %d: Bytes %d + %d, Embed allocated %d on the heap, %d with Options.Scratch", opt.Sweeps, heap, scratch, all, all-moved)
 	}
 }

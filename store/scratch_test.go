@@ -1,0 +1,65 @@
+package store
+
+import "testing"
+
+// TestScratchSpace checks where scratch memory goes: anonymous memory
+// while the budget holds a piece whole, then a file in the directory (the
+// heap without one, or without a space), and that a released piece gives
+// its budget back.
+func TestScratchSpace(t *testing.T) {
+	sp := NewScratchSpace(t.TempDir(), 100)
+	get := func(size int, want string) *Scratch {
+		t.Helper()
+		s, err := sp.New(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Where(); got != want || len(s.Mem) != size {
+			t.Fatalf("%d bytes with %d left: %s of %d bytes, want %s", size, sp.Left(), got, len(s.Mem), want)
+		}
+		for i := range s.Mem {
+			if s.Mem[i] != 0 {
+				t.Fatalf("byte %d of new scratch is %d", i, s.Mem[i])
+			}
+			s.Mem[i] = 1
+		}
+		return s
+	}
+	a := get(60, "memory")
+	b := get(60, "file")
+	c := get(40, "memory")
+	if sp.Left() != 0 {
+		t.Fatalf("budget left %d, want 0", sp.Left())
+	}
+	for _, s := range []*Scratch{a, b} {
+		if err := s.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := get(60, "memory")
+	for _, s := range []*Scratch{c, d} {
+		if err := s.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sp.Left() != 100 || sp.FileBytes() != 60 {
+		t.Fatalf("budget left %d after every release, want 100; %d bytes made in files, want 60", sp.Left(), sp.FileBytes())
+	}
+	sp = NewScratchSpace("", 10)
+	get(20, "heap").Release()
+	var none *ScratchSpace
+	if s, err := none.New(8); err != nil || s.Where() != "heap" {
+		t.Errorf("a nil space: %v, %v; want heap memory", s, err)
+	}
+	if err := (*Scratch)(nil).Release(); err != nil {
+		t.Errorf("releasing a nil scratch: %v", err)
+	}
+	f, s, err := NewScratchSpace(t.TempDir(), 0).Float64s(3)
+	if err != nil || len(f) != 3 || s.Where() != "file" {
+		t.Fatalf("Float64s(3) in a space of no memory: %d values, %v; want 3 in a file", len(f), err)
+	}
+	f[2] = 1.5
+	if err := s.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
