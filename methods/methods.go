@@ -31,7 +31,7 @@ type Params struct {
 	KMeans   kmeans.Settings // kmeans, spectral: its starts, seed, iterations and workers
 
 	// Spectral are the normalised rows of the graph's spectral embedding
-	// (n×SpectralDim, spectral.Embedding.Rows) and SpectralBeta the
+	// (n×SpectralDim, spectral.Start.Rows) and SpectralBeta the
 	// bandwidth of their clusters' soft memberships, for spectral.
 	Spectral     []float64
 	SpectralDim  int

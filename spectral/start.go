@@ -49,33 +49,31 @@ func Eigengap(values []float64, k, components int) float64 {
 // (studies/spectral/README.md).
 const EigenOne = 1e-6
 
-// Rows returns the rows of the embedding normalised to unit length, the
-// points that Ng, Jordan and Weiss cluster by k-means (n×K, row-major); a
-// row that is 0 (a row of degree 0) stays 0.
-func (e *Embedding) Rows() []float64 {
-	rows := make([]float64, len(e.Vectors))
-	for i := range e.N {
-		src, dst := e.Vectors[i*e.K:(i+1)*e.K], rows[i*e.K:(i+1)*e.K]
+// normalizeRows scales each row of v (n×k, row-major) to unit length: the
+// points that Ng, Jordan and Weiss cluster by k-means. A row that is 0 (a
+// row of degree 0) stays 0.
+func normalizeRows(v []float64, k int) {
+	for i := 0; i < len(v); i += k {
+		row := v[i : i+k]
 		var sq float64
-		for _, v := range src {
-			sq += v * v
+		for _, x := range row {
+			sq += x * x
 		}
 		if sq == 0 {
 			continue
 		}
 		norm := math.Sqrt(sq)
-		for c, v := range src {
-			dst[c] = v / norm
+		for c, x := range row {
+			row[c] = x / norm
 		}
 	}
-	return rows
 }
 
 // Start is the spectral start of a run: the normalised rows of the
 // embedding and the bandwidth of their k-means clusters' soft
 // memberships.
 type Start struct {
-	Rows []float64 // n×K, Embedding.Rows
+	Rows []float64 // n×K: the embedding's rows normalised to unit length
 	K    int
 	// Beta is the bandwidth of the soft memberships: the neighbour rule
 	// (tile.AutoBandwidth) on the normalised rows, the rule whose
@@ -84,9 +82,11 @@ type Start struct {
 }
 
 // NewStart returns the spectral start of the embedding e; seed draws the
-// rows that measure the bandwidth.
+// rows that measure the bandwidth. It takes e's vectors: it normalises
+// their rows in place, and they are the start's Rows after.
 func NewStart(e *Embedding, seed uint64) (*Start, error) {
-	rows := e.Rows()
+	rows := e.Vectors
+	normalizeRows(rows, e.K)
 	bw, err := tile.AutoBandwidth(rows, e.N, e.K, seed)
 	if err != nil {
 		return nil, fmt.Errorf("spectral: the bandwidth of the embedding's rows: %w", err)
@@ -107,30 +107,30 @@ func (st *Start) Memberships(ctx context.Context, w []float64, k int, s kmeans.S
 	return km, km.Soft(w, st.Rows, st.Beta)
 }
 
-// Bytes returns about the most bytes Embed and NewStart take with the
-// options opt for a graph of n rows and nnz entries: on the heap, the
-// rows' degrees, the embedding and the start's normalised rows, and for a
-// coarse start the cells of each level and the last level's dense
-// solve; in opt.Scratch (on the heap too if
-// it is nil), the block vectors (9 blocks of n×b float64 for LOBPCG, 5
-// with Sweeps) and the coarse graphs' entries. A coarse start is made
-// before all but the first block: it holds that block and the coarse
-// graphs, the first bounded by P's entries (12 bytes each) and the levels
-// below by an eighth of its rows.
+// Bytes returns about the most bytes Embed and NewStart hold at once
+// with the options opt for a graph of n rows and nnz entries. On the
+// heap: the rows' degrees, and either the cells of each level (a coarse
+// start), the components' union-find and the last level's dense solve, or
+// later the embedding, whose rows NewStart normalises in place. In
+// opt.Scratch (on the heap too if it is nil): the block vectors (9 blocks
+// of n×b float64 for LOBPCG, 5 with Sweeps) and the coarse graphs'
+// entries. A coarse start is made before all but the first block: it
+// holds that block and the coarse graphs, the first bounded by P's
+// entries (12 bytes each) and the levels below by an eighth of its rows.
 func Bytes(n, nnz int64, opt Options) (heap, scratch int64) {
 	b := min(int64(cmpOr(opt.Block, opt.K+1+DefaultGuard)), n)
 	blocks := int64(9)
 	if opt.Sweeps > 0 {
 		blocks = 5
 	}
-	heap = 4*n*8 + 2*n*int64(opt.K)*8
+	heap = 2*n*8 + max(4*n, n*int64(opt.K)*8)
 	scratch = blocks * n * b * 8
 	if opt.Sweeps > 0 || opt.CellRows > 0 {
 		// The rows' least strong weights, the cells' labels, members and
 		// seeds, at each level, and the dense solve at the last; the
 		// first block, the first coarse graph and the levels' blocks
 		// below.
-		heap += 32*n + (n/8)*32 + 4*denseRows*denseRows*8
+		heap = max(heap, 2*n*8+4*n+32*n+(n/8)*32+4*denseRows*denseRows*8)
 		scratch = max(scratch, n*b*8+nnz*12+(n/8)*blocks*b*8)
 	}
 	return heap, scratch

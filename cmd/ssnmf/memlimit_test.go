@@ -15,7 +15,9 @@ import (
 // TestMemoryLimit runs a real solve with the default settings (the
 // approximate kNN graph above graph.ApproxMinRows rows) inside a Linux
 // memory cgroup whose limit is a third of what the run leaves in its work
-// directory: it must finish, and cluster as well as it does unbound.
+// directory: it must finish, take the same start as unbound (the
+// spectral embedding's blocks and coarse graphs go to scratch files), and
+// give the same W, to the bit.
 // The cgroup counts the page cache of the mapped files, so the run
 // finishes only if its heap stays bounded and its files are visited in
 // a way that lets the kernel write pages back and drop them. It skips,
@@ -34,7 +36,7 @@ func TestMemoryLimit(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	data, work, sum := filepath.Join(dir, "mix.parquet"), filepath.Join(dir, "work"), filepath.Join(dir, "s.json")
+	data, work, sum, wOut := filepath.Join(dir, "mix.parquet"), filepath.Join(dir, "work"), filepath.Join(dir, "s.json"), filepath.Join(dir, "w.csv")
 	if code, _, stderr := ssnmf(t, "gen", "-q", "-n", strconv.Itoa(n), "-p", "16", "-k", "10", "-sep", "6", "-seed", "1", "-o", data); code != exitOK {
 		t.Fatalf("gen: exit %d: %s", code, stderr)
 	}
@@ -48,7 +50,7 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("bash", script, strconv.FormatInt(limit, 10), os.Args[0],
-		"solve", "-q", "-workers", "2", "-workdir", work, "-summary", sum, data)
+		"solve", "-q", "-workers", "2", "-workdir", work, "-summary", sum, "-out", wOut, data)
 	cmd.Env = append(os.Environ(), "SSNMF_TEST_MAIN=1", "GOMAXPROCS=2")
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimSpace(string(out))
@@ -64,14 +66,18 @@ func TestMemoryLimit(t *testing.T) {
 		}
 		return nil
 	})
-	var s solver.Summary
-	raw, err := os.ReadFile(sum)
-	if err == nil {
-		err = json.Unmarshal(raw, &s)
+	readSummary := func(path string) solver.Summary {
+		var s solver.Summary
+		raw, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(raw, &s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readSummary(sum)
 	if s.ARI == nil {
 		t.Fatal("the summary has no ARI")
 	}
@@ -85,5 +91,22 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	if *s.ARI < 0.95 {
 		t.Errorf("ARI %.4f, want at least 0.95 on a well separated mixture", *s.ARI)
+	}
+	// The same run unbound: the same start and the same W.
+	freeSum, freeOut := filepath.Join(dir, "free.json"), filepath.Join(dir, "free.csv")
+	if code, _, stderr := ssnmf(t, "solve", "-q", "-workers", "2", "-summary", freeSum, "-out", freeOut, data); code != exitOK {
+		t.Fatalf("solve unbound: exit %d: %s", code, stderr)
+	}
+	free := readSummary(freeSum)
+	var files int64
+	if s.Spectral != nil {
+		files = s.Spectral.ScratchFileBytes
+	}
+	t.Logf("init %s (%s) in the cgroup, %d bytes of the spectral embedding in scratch files; unbound %s (%s)", s.Init, s.InitRule, files, free.Init, free.InitRule)
+	if s.Init != free.Init {
+		t.Errorf("init %s (%s) in the cgroup, %s (%s) unbound", s.Init, s.InitRule, free.Init, free.InitRule)
+	}
+	if a, b := readFiles(t, wOut)[wOut], readFiles(t, freeOut)[freeOut]; string(a) != string(b) {
+		t.Errorf("W in the cgroup differs from W unbound")
 	}
 }
