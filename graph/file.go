@@ -170,6 +170,21 @@ func mapArrays(f *os.File, size int) ([]byte, error) {
 	return mem, err
 }
 
+// AdviseRandom tells the kernel that the rows of m, mapped from a CSR
+// file, are about to be read in no order of the file (store.AdviseRandom),
+// or, with random false, in order again, as mapped
+// (store.AdviseSequential). It changes no value of m; for a matrix in
+// memory it does nothing.
+func (m *CSR) AdviseRandom(random bool) error {
+	switch {
+	case m.file == nil:
+		return nil
+	case random:
+		return store.AdviseRandom(m.file.mem)
+	}
+	return store.AdviseSequential(m.file.mem)
+}
+
 // checkArrays checks the arrays of a CSR file of n rows and nnz entries
 // mapped at mem as NewCSR does, and returns the matrix and the CRC-32C of
 // the arrays, both from one pass over them in order: the row offsets, then

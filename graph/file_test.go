@@ -23,7 +23,8 @@ func sameCSR(a, b *CSR) bool {
 
 // TestFileKNN checks that a kNN graph assembled in a CSR file has the bits
 // of the one assembled in memory, that the file reopens to them, and that
-// KNN reuses the file for the same rows and options only.
+// KNN reuses the file for the same rows and options only; and that the
+// advice of the order of its reads changes no value.
 func TestFileKNN(t *testing.T) {
 	const n, p = 150, 3
 	x := points(n, p, 8)
@@ -52,6 +53,18 @@ func TestFileKNN(t *testing.T) {
 	}
 	if !sameCSR(h, mem) || src != knnSource(x, n, p, 7, KNNOptions{Weights: SelfTuning}) {
 		t.Errorf("reopened: same bits %t, source %x", sameCSR(h, mem), src)
+	}
+	// The advice of the reads' order, on the file and in memory, changes
+	// no value.
+	for _, m := range []*CSR{h, mem} {
+		for _, random := range []bool{true, false} {
+			if err := m.AdviseRandom(random); err != nil {
+				t.Errorf("AdviseRandom(%t): %v", random, err)
+			}
+		}
+	}
+	if !sameCSR(h, mem) {
+		t.Error("the advice changed the graph")
 	}
 	h.Close()
 

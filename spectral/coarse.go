@@ -182,7 +182,12 @@ func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRow
 	if err != nil || c.m > live/2 {
 		return err // no coarser graph: the random start
 	}
+	// The coarse graph reads the rows of P cell by cell, in no order of
+	// its file: a fault should read its page, not the pages around it.
+	// The advice is only that; it changes no value.
+	_ = s.op.g.AdviseRandom(true)
 	pc, sc, err := coarseGraph(ctx, s.op, c, s.space)
+	_ = s.op.g.AdviseRandom(false)
 	if err != nil {
 		return err
 	}

@@ -400,7 +400,9 @@ func (s *solver) start(ctx context.Context, seed uint64, level, cellRows int) er
 			return err
 		}
 	}
-	if err := s.blocks(&s.ax, &s.r, &s.s1, &s.s2); err != nil {
+	// s1 first: every product gathers its rows at random (operator.apply),
+	// so it is the block to keep in memory when not all of them fit.
+	if err := s.blocks(&s.s1, &s.ax, &s.r, &s.s2); err != nil {
 		return err
 	}
 	g, err := gram(ctx, s.workers, n, s.x, b, s.x, b)

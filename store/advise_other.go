@@ -4,3 +4,6 @@ package store
 
 // adviseSequential does nothing where a mapping is memory of the process.
 func adviseSequential([]byte) error { return nil }
+
+// adviseRandom does nothing where a mapping is memory of the process.
+func adviseRandom([]byte) error { return nil }

@@ -12,3 +12,8 @@ import (
 func adviseSequential(b []byte) error {
 	return os.NewSyscallError("madvise", unix.Madvise(b, unix.MADV_SEQUENTIAL))
 }
+
+// adviseRandom passes MADV_RANDOM on the page-aligned b to madvise.
+func adviseRandom(b []byte) error {
+	return os.NewSyscallError("madvise", unix.Madvise(b, unix.MADV_RANDOM))
+}

@@ -86,6 +86,20 @@ func AdviseSequential(b []byte) error {
 	return adviseSequential(b[lo:hi])
 }
 
+// AdviseRandom tells the kernel that the pages of b, a mapping as for
+// AdviseSequential, are about to be read at random: a page fault reads
+// that page alone, not the pages around it, which a pass that visits
+// rows in no order of the file would read in vain, and under memory
+// pressure read again. AdviseSequential undoes it. It changes no byte of
+// b, and does nothing where a mapping is memory of the process.
+func AdviseRandom(b []byte) error {
+	lo, hi := wholePages(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+	if lo == hi {
+		return nil
+	}
+	return adviseRandom(b[lo:hi])
+}
+
 // advicePage is the unit of AdviseSequential's pages: 4 KiB, or a part of a larger
 // page, which madvise rounds out only at the end.
 const advicePage = 4096

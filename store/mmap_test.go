@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestAdviseSequential checks that the advice, on a whole mapping and on
-// parts of it that start and end inside pages, is taken without error and
-// changes no byte; and that a part too small to hold a whole page is left
-// alone.
+// TestAdviseSequential checks that the advice, sequential and random, on
+// a whole mapping and on parts of it that start and end inside pages, is
+// taken without error and changes no byte; and that a part too small to
+// hold a whole page is left alone.
 func TestAdviseSequential(t *testing.T) {
 	const size = 5*4096 + 123
 	want := make([]byte, size)
@@ -40,6 +40,9 @@ func TestAdviseSequential(t *testing.T) {
 		{"less than a page", 4000, 4200},
 		{"empty", 10, 10},
 	} {
+		if err := AdviseRandom(mem[tc.lo:tc.hi]); err != nil {
+			t.Errorf("%s, random: %v", tc.name, err)
+		}
 		if err := AdviseSequential(mem[tc.lo:tc.hi]); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
