@@ -326,6 +326,12 @@ func (r *Run) initialize(ctx context.Context, seed uint64) error {
 			return err
 		}
 		_, err = st.Memberships(ctx, ws.W, o.K, r.kmeansStart(ws.N, st.K, seed))
+		if r.start == o.Starts-1 {
+			// The last start's W is made: the rows (n×K on the heap) are
+			// not needed again, and the sweeps may want their memory for
+			// the page cache. A later need makes them again, the same bits.
+			r.spectral = nil
+		}
 		return err
 	case InitKMeans:
 	default:
@@ -353,15 +359,14 @@ func (r *Run) kmeansStart(n, p int, seed uint64) kmeans.Settings {
 	return KMeansStart(n, p, r.Options.K, r.Options.InitStarts, r.Options.Workers, seed, r.Problem.Order)
 }
 
-// Scale resolves Init auto (which may make the graph's spectral
-// embedding), then applies the sizes rule (and auto, when it means sizes)
-// to a sparse P, the other rules having been applied as P was built, and
-// then a rule's multiple (Options.Scale).
+// Scale applies the sizes rule (and auto, when it means sizes) to a
+// sparse P, the other rules having been applied as P was built, resolves
+// Init auto (which may make the graph's spectral embedding, which does not
+// depend on P's scale), and then applies a rule's multiple
+// (Options.Scale). The sizes rule's k-means comes first, so that it
+// passes over the features before the embedding's rows take memory.
 func (r *Run) Scale(ctx context.Context) error {
 	if err := r.resolve(); err != nil {
-		return err
-	}
-	if err := r.chooseInit(ctx); err != nil {
 		return err
 	}
 	pr := r.Problem
@@ -370,6 +375,12 @@ func (r *Run) Scale(ctx context.Context) error {
 		if err := r.scaleToSizes(ctx); err != nil {
 			return err
 		}
+	}
+	if err := r.chooseInit(ctx); err != nil {
+		return err
+	}
+	if r.Options.Init != InitKMeans {
+		r.sizesKM = nil // start 0's clustering only for the k-means start
 	}
 	if times != 1 && pr.Graph() != nil {
 		return pr.MultiplyScale(times)
@@ -387,7 +398,7 @@ func (r *Run) scaleToSizes(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("-scale sizes: %w", err)
 	}
-	if o.Init == InitKMeans {
+	if o.Init == InitKMeans || o.Init == InitAuto {
 		r.sizesKM = km // start 0's k-means start: the same clustering
 	}
 	return r.Problem.ScaleToSizes(km.Sizes, fmt.Sprintf("the k-means start of seed %d", o.Seed))
