@@ -46,7 +46,8 @@ func atLeast0(v any) func() string {
 	return func() string { return fmt.Sprintf(" must be >= 0, have %v", v) }
 }
 
-// checks are the rules of Check, in the order it applies them.
+// checks are the rules of Check, in the order it applies them: the
+// ranges of numbers, then the names (as ssnmf solve checks its flags).
 func (o Options) checks() []fieldCheck {
 	_, methodErr := methods.Lookup(o.Method)
 	var initErr error
@@ -59,40 +60,40 @@ func (o Options) checks() []fieldCheck {
 		return func() string { return fmt.Sprintf(" must be a number (a negative one turns its rule off), have %v", v) }
 	}
 	return []fieldCheck{
-		{"Method", o.Method != "" && methodErr != nil, func() string { return fmt.Sprintf(" %q: want %s", o.Method, methods.List()) }},
 		{"K", o.K < 0, atLeast0(o.K)},
 		{"Neighbors", o.Neighbors < 0, atLeast0(o.Neighbors)},
 		{"Neighbors", o.Neighbors == 1, func() string { return " must be >= 2, have 1: the neighbours of a row include the row itself" }},
-		{"Starts", o.Starts < 0, atLeast0(o.Starts)},
 		{"Workers", o.Workers < 0, atLeast0(o.Workers)},
 		{"Memory", o.Memory < 0, atLeast0(o.Memory)},
 		{"Tol", math.IsNaN(o.Tol), notNumber(o.Tol)},
 		{"Mtol", math.IsNaN(o.Mtol), notNumber(o.Mtol)},
-		{"Init", initErr != nil, func() string {
-			return fmt.Sprintf(": %v (or %s, %s, %s)", initErr, InitAuto, InitKMeans, InitSpectral)
-		}},
-		{"SweepOrder", !sweep, func() string {
-			return fmt.Sprintf(" must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
-		}},
-		{"Scale.Rule", !rule, func() string {
-			return fmt.Sprintf(" must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
-		}},
-		{"Resume", o.Resume && o.Workdir == "", func() string { return " goes on from the checkpoint in Workdir: give the Workdir" }},
-		{"InitStarts", o.InitStarts < 0, atLeast0(o.InitStarts)},
-		{"Moves", o.Moves < 0, atLeast0(o.Moves)},
-		{"MaxTime", o.MaxTime < 0, atLeast0(o.MaxTime)},
-		{"CheckpointEvery", o.CheckpointEvery < 0, atLeast0(o.CheckpointEvery)},
 		{"Rows", o.Rows < 0, atLeast0(o.Rows)},
 		{"BlockSize", o.BlockSize < 0, atLeast0(o.BlockSize)},
 		{"KNNProbes", o.KNNProbes < 0, atLeast0(o.KNNProbes)},
 		{"KNNRounds", o.KNNRounds < 0, atLeast0(o.KNNRounds)},
+		{"Moves", o.Moves < 0, atLeast0(o.Moves)},
+		{"Ftol", !(o.Ftol >= 0), atLeast0(o.Ftol)},
+		{"Rtol", !(o.Rtol >= 0), atLeast0(o.Rtol)},
+		{"Frtol", !(o.Frtol >= 0), atLeast0(o.Frtol)},
+		{"Starts", o.Starts < 0, atLeast0(o.Starts)},
+		{"InitStarts", o.InitStarts < 0, atLeast0(o.InitStarts)},
+		{"CheckpointEvery", o.CheckpointEvery < 0, atLeast0(o.CheckpointEvery)},
+		{"Init", initErr != nil, func() string {
+			return fmt.Sprintf(": %v (or %s, %s, %s)", initErr, InitKMeans, InitSpectral, InitAuto)
+		}},
+		{"Method", o.Method != "" && methodErr != nil, func() string { return fmt.Sprintf(" %q: want %s", o.Method, methods.List()) }},
+		{"SweepOrder", !sweep, func() string {
+			return fmt.Sprintf(" must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
+		}},
+		{"MaxTime", o.MaxTime < 0, atLeast0(o.MaxTime)},
+		{"Scale.Rule", !rule, func() string {
+			return fmt.Sprintf(" must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
+		}},
+		{"Resume", o.Resume && o.Workdir == "", func() string { return " goes on from the checkpoint in Workdir: give the Workdir" }},
 		{"Gamma", !(o.Gamma >= 0), atLeast0(o.Gamma)},
 		{"KNNRecall", !(o.KNNRecall >= 0 && o.KNNRecall <= 1), func() string {
 			return fmt.Sprintf(" must be in [0, 1], have %v", o.KNNRecall)
 		}},
-		{"Ftol", !(o.Ftol >= 0), atLeast0(o.Ftol)},
-		{"Rtol", !(o.Rtol >= 0), atLeast0(o.Rtol)},
-		{"Frtol", !(o.Frtol >= 0), atLeast0(o.Frtol)},
 		{"Scale.Factor", !(o.Scale.Factor >= 0), atLeast0(o.Scale.Factor)},
 		{"Scale.Times", !(o.Scale.Times >= 0), atLeast0(o.Scale.Times)},
 	}

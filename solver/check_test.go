@@ -25,7 +25,7 @@ func TestCheck(t *testing.T) {
 		{"neighbors negative", Options{Neighbors: -2}, "Neighbors", " must be >= 0, have -2"},
 		{"memory", Options{Memory: -5}, "Memory", " must be >= 0, have -5"},
 		{"tol", Options{Tol: math.NaN()}, "Tol", " must be a number (a negative one turns its rule off), have NaN"},
-		{"init", Options{Init: "nope"}, "Init", "(or auto, kmeans, spectral)"},
+		{"init", Options{Init: "nope"}, "Init", "(or kmeans, spectral, auto)"},
 		{"sweep order", Options{SweepOrder: "nope"}, "SweepOrder", ` must be auto, partition or input, have "nope"`},
 		{"scale rule", Options{Scale: Scale{Rule: "nope"}}, "Scale.Rule", ` must be auto, sizes or mass, have "nope"`},
 		{"resume", Options{Resume: true}, "Resume", " goes on from the checkpoint in Workdir: give the Workdir"},
