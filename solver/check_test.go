@@ -8,15 +8,18 @@ import (
 	"time"
 )
 
-// TestCheck checks that Check names the first field out of range, with
-// its message, and passes the zero Options and resolved ones.
-func TestCheck(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		opt   Options
-		field string // "" for none
-		msg   string
-	}{
+// checkCase is a case of TestCheck: Options and the field Check names
+// ("" for none), with a part of its message.
+type checkCase struct {
+	name  string
+	opt   Options
+	field string
+	msg   string
+}
+
+// checkCases are the cases of TestCheck.
+func checkCases() []checkCase {
+	return []checkCase{
 		{"zero", Options{}, "", ""},
 		{"set", Options{K: 3, Method: "rowcd", Init: "corners", SweepOrder: SweepInput, Scale: Scale{Rule: ScaleMass}, KNNRecall: 1}, "", ""},
 		{"method", Options{Method: "nope"}, "Method", ` "nope": want `},
@@ -34,7 +37,13 @@ func TestCheck(t *testing.T) {
 		{"recall", Options{KNNRecall: 1.5}, "KNNRecall", " must be in [0, 1], have 1.5"},
 		{"scale times", Options{Scale: Scale{Times: -1}}, "Scale.Times", " must be >= 0, have -1"},
 		{"first of two", Options{K: -1, MaxTime: -1}, "K", " must be >= 0, have -1"},
-	} {
+	}
+}
+
+// TestCheck checks that Check names the first field out of range, with
+// its message, and passes the zero Options and resolved ones.
+func TestCheck(t *testing.T) {
+	for _, tc := range checkCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opt.Check()
 			var fe *FieldError
