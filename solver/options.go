@@ -294,21 +294,10 @@ func (s Scale) rules() (sizes, auto bool, times float64) {
 // them as 0, off), or an error naming the field that is out of range.
 // Resolved Options resolve to themselves.
 func (o Options) withDefaults() (Options, error) {
-	if o.Method == "" {
-		o.Method = methods.Default
+	if err := o.Check(); err != nil {
+		return o, err
 	}
-	if _, err := methods.Lookup(o.Method); err != nil {
-		return o, fmt.Errorf("Options.Method: %w", err)
-	}
-	switch {
-	case o.K < 0, o.Neighbors < 0, o.Starts < 0, o.Workers < 0, o.Memory < 0:
-		return o, fmt.Errorf("Options: K, Neighbors, Starts, Workers and Memory must be >= 0, have %d, %d, %d, %d and %d",
-			o.K, o.Neighbors, o.Starts, o.Workers, o.Memory)
-	case o.Neighbors == 1:
-		return o, fmt.Errorf("Options.Neighbors must be >= 2, have 1: the neighbours of a row include the row itself")
-	case math.IsNaN(o.Tol) || math.IsNaN(o.Mtol):
-		return o, fmt.Errorf("Options.Tol and Options.Mtol must be numbers (a negative one turns its rule off), have %v and %v", o.Tol, o.Mtol)
-	}
+	o.Method = cmp.Or(o.Method, methods.Default)
 	o.Neighbors = cmp.Or(o.Neighbors, graph.DefaultNeighbors)
 	o.MaxIter = cmp.Or(o.MaxIter, DefaultMaxIter)
 	o.Tol = cmp.Or(o.Tol, DefaultTol)
@@ -316,35 +305,14 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	return o.runDefaults()
+	return o.runDefaults(), nil
 }
 
 // runDefaults sets the defaults of the fields of o that shape the solve
-// of P, or returns an error naming the field out of range.
-func (o Options) runDefaults() (Options, error) {
+// of P.
+func (o Options) runDefaults() Options {
 	o.Init = cmp.Or(o.Init, InitAuto)
-	if o.Init != InitAuto && o.Init != InitKMeans && o.Init != InitSpectral {
-		if _, err := fw.ParseStart(o.Init); err != nil {
-			return o, fmt.Errorf("Options.Init: %w (or %s, %s, %s)", err, InitAuto, InitKMeans, InitSpectral)
-		}
-	}
 	o.SweepOrder = cmp.Or(o.SweepOrder, SweepAuto)
-	switch {
-	case o.SweepOrder != SweepAuto && o.SweepOrder != SweepPartition && o.SweepOrder != SweepInput:
-		return o, fmt.Errorf("Options.SweepOrder must be %s, %s or %s, have %q", SweepAuto, SweepPartition, SweepInput, o.SweepOrder)
-	case o.Scale.Rule != "" && o.Scale.Rule != ScaleAuto && o.Scale.Rule != ScaleSizes && o.Scale.Rule != ScaleMass:
-		return o, fmt.Errorf("Options.Scale.Rule must be %s, %s or %s, have %q", ScaleAuto, ScaleSizes, ScaleMass, o.Scale.Rule)
-	case o.Resume && o.Workdir == "":
-		return o, errors.New("Options.Resume goes on from the checkpoint in Workdir: give the Workdir")
-	case o.InitStarts < 0, o.Moves < 0, o.MaxTime < 0, o.CheckpointEvery < 0, o.Rows < 0, o.BlockSize < 0, o.KNNProbes < 0, o.KNNRounds < 0:
-		return o, fmt.Errorf("Options: InitStarts, Moves, MaxTime, CheckpointEvery, Rows, BlockSize, KNNProbes and KNNRounds must be >= 0, have %d, %d, %v, %d, %d, %d, %d and %d",
-			o.InitStarts, o.Moves, o.MaxTime, o.CheckpointEvery, o.Rows, o.BlockSize, o.KNNProbes, o.KNNRounds)
-	case !(o.Gamma >= 0 && o.KNNRecall >= 0 && o.KNNRecall <= 1):
-		return o, fmt.Errorf("Options: Gamma must be >= 0 and KNNRecall in [0, 1], have %v and %v", o.Gamma, o.KNNRecall)
-	case !(o.Ftol >= 0 && o.Rtol >= 0 && o.Frtol >= 0 && o.Scale.Factor >= 0 && o.Scale.Times >= 0):
-		return o, fmt.Errorf("Options: Ftol, Rtol, Frtol, Scale.Factor and Scale.Times must be >= 0, have %v, %v, %v, %v and %v",
-			o.Ftol, o.Rtol, o.Frtol, o.Scale.Factor, o.Scale.Times)
-	}
 	o.Moves = cmp.Or(o.Moves, DefaultMoves)
 	o.Refresh = cmp.Or(o.Refresh, DefaultRefresh)
 	o.StripMemory = cmp.Or(o.StripMemory, DefaultStripMemory)
@@ -353,7 +321,7 @@ func (o Options) runDefaults() (Options, error) {
 	o.KNNProbes = cmp.Or(o.KNNProbes, graph.DefaultProbes)
 	o.KNNRounds = cmp.Or(o.KNNRounds, graph.DefaultRounds)
 	o.KNNDescent = cmp.Or(o.KNNDescent, graph.DefaultLeafRounds)
-	return o, nil
+	return o
 }
 
 // Table reads the input into a table, its features on the heap or mapped

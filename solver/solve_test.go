@@ -92,7 +92,7 @@ func TestSolveRefuses(t *testing.T) {
 		{"resume, no workdir", Input{Rows: good}, Options{K: 2, Resume: true}, "give the Workdir"},
 		{"neighbors", Input{Rows: good}, Options{K: 2, Neighbors: 1}, "Options.Neighbors must be >= 2"},
 		{"negative", Input{Rows: good}, Options{K: 2, Starts: -1}, "must be >= 0"},
-		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol and Options.Mtol must be numbers"},
+		{"tol", Input{Rows: good}, Options{K: 2, Tol: math.NaN()}, "Options.Tol must be a number"},
 		{"missing file", Input{Path: "/nonexistent/x.csv"}, Options{K: 2}, "/nonexistent/x.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/internal/enum"
 	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/solver"
 )
 
 // A flag given explicitly must apply to the run: -gamma to the Gaussian
@@ -145,7 +146,7 @@ var (
 		}, fix: "drop it"}
 	needFW      = needMethod("fw")
 	needRefresh = needMethod("fw", "rowcd")
-	needKMStart = need{want: "-init kmeans", holds: func(s scope) bool { return s.init == initKmeans && !ownStart(s.method) },
+	needKMStart = need{want: "-init kmeans", holds: func(s scope) bool { return s.init == solver.InitKMeans && !ownStart(s.method) },
 		have: func(s scope) string {
 			if ownStart(s.method) {
 				return "-method " + s.method + " makes its own start"
@@ -230,10 +231,10 @@ func givenFlags(fs *flag.FlagSet) []string {
 // scope returns the scope of a solve run of c.
 func (c *config) scope() scope {
 	s := scope{affinity: c.affinityKind(), input: c.input != "", knn: c.knn.KNNMethod, method: c.run.Method, init: c.run.Init, engine: c.engine}
-	if s.init == initAuto {
+	if s.init == solver.InitAuto {
 		s.init = c.start.String()
 		if s.features() {
-			s.init = initKmeans
+			s.init = solver.InitKMeans
 		}
 	}
 	return s

@@ -40,13 +40,6 @@ const defaultAffinity = affinityKNN
 // defaultWeights are the kNN graph's weights of solve and graph.
 const defaultWeights = graph.SelfTuning
 
-// Initial points.
-const (
-	initAuto     = "auto"
-	initKmeans   = "kmeans"
-	initSpectral = "spectral"
-)
-
 // kernelConfig is what defines P: the input's features and the Gaussian
 // kernel over them, or a tile file. The tiles command shares it with solve.
 type kernelConfig struct {
@@ -146,8 +139,9 @@ func graphFlags(fs *flag.FlagSet, kc *kernelConfig, marks *flagMarks, prefix str
 	return fs.String(marks.needs("weights", needKNN), defaultWeights.String(), prefix+"the edges' weights: connectivity (1) or self-tuning (exp(-d²/(σ_i σ_j)), σ_i the distance to the 7th neighbour)")
 }
 
-// checkGraph checks -neighbors and -knn-recall (the other ranges are
-// marked where the flags are defined, checkRanges), parses -weights and
+// checkGraph checks -neighbors and -knn-recall, whose 0 is not their
+// default as solver.Options has it (the other ranges are marked where the
+// flags are defined: checkRanges, checkOptions), parses -weights and
 // applies the memory budget.
 func (kc *kernelConfig) checkGraph(weights string) error {
 	switch {
@@ -225,14 +219,6 @@ func (f *knnFlag) Set(s string) (err error) {
 	return err
 }
 
-// The values of -sweep-order: sweepAuto is sweepInput up to
-// graph.ApproxMinRows rows, sweepPartition above.
-const (
-	sweepAuto      = "auto"
-	sweepPartition = "partition"
-	sweepInput     = "input"
-)
-
 // options returns the solver's settings of the flags, as resolved: run
 // and P's that the flags have otherwise (config.options adds the run's).
 func (kc *kernelConfig) options() solver.Options {
@@ -284,11 +270,19 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	}
 	// The flags hold the values as resolved, for a checkpoint to record.
 	*fl.features, *fl.precision, *fl.step = strings.Join(c.features, ","), c.run.Precision.String(), c.run.Step.String()
+	set := map[string]bool{} // -k 0 is an error; no -k means "the number of classes"
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["k"] && c.run.K < 1 {
+		return nil, usagef("-k must be >= 1, have %d", c.run.K)
+	}
+	if err := c.marks.checkOptions(c.run); err != nil {
+		return nil, err
+	}
 	switch c.run.Init {
-	case initAuto, initKmeans, initSpectral:
+	case solver.InitAuto, solver.InitKMeans, solver.InitSpectral:
 	default:
 		if c.start, err = fw.ParseStart(c.run.Init); err != nil {
-			return nil, usagef("-init: %v (or kmeans, spectral, auto)", err)
+			return nil, usagef("-init: %w", err)
 		}
 	}
 	if err := c.checkValues(pos); err != nil {
@@ -297,9 +291,6 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 	if len(pos) == 1 {
 		c.input = pos[0]
 	}
-	set := map[string]bool{} // -k 0 is an error; no -k means "the number of classes"
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	kSet := set["k"]
 	if err := c.checkEngine(); err != nil {
 		return nil, err
 	}
@@ -310,9 +301,6 @@ func parseSolve(args []string, stdout io.Writer) (*config, error) {
 		return nil, err
 	}
 	c.moments = c.run.Model != "" && c.standardize
-	if kSet && c.run.K < 1 {
-		return nil, usagef("-k must be >= 1, have %d", c.run.K)
-	}
 	return c, nil
 }
 
@@ -340,26 +328,26 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	weights := graphFlags(fs, &c.kernelConfig, m, "-affinity knn: ")
 	c.scale = scaleFlag{solver.Scale{Rule: solver.ScaleAuto, Times: solver.DefaultScaleTimes}}
 	fs.Var(&c.scale, m.needs("scale", needSparse), "factor `S` > 0 of a sparse P (-affinity knn or an edge list); mass: n²/(k·ΣP), the mass of k balanced clusters; sizes: Σ_j n_j²/ΣP, the mass of the k-means start's clusters; auto: sizes for a sparse P whose features are at hand, else mass; RULE:F, F > 0 times the rule's factor (docs/quality.md)")
-	fs.IntVar(&c.run.Rows, m.atLeast(0, m.needs("rows", needEdgesAlone)), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
-	fs.StringVar(&c.run.Method, "method", methods.Default, methodUsage())
+	fs.IntVar(&c.run.Rows, m.option("Rows", m.needs("rows", needEdgesAlone)), 0, "-affinity EDGES without INPUT: the number of rows `N`, rows without an edge included (default: the largest id + 1, refused when far above the rows the edges name)")
+	fs.StringVar(&c.run.Method, m.option("Method", "method"), methods.Default, methodUsage())
 	fs.IntVar(&c.run.Moves, m.atLeast(1, m.needs("moves", needRowCD)), solver.DefaultMoves, "rowcd: pairwise moves per row visit")
 	fs.Int64Var(&c.stripMemory, m.atLeast(0, m.needs("strip-memory", needDenseRowCD)), solver.DefaultStripMemory, "rowcd on a dense P (-affinity gaussian or a tile file): bytes for a strip of P (8·tile·n); when less, strips get fewer rows, down to 32, then each sweep takes two passes (0: no bound)")
-	fs.StringVar(&c.run.SweepOrder, m.needs("sweep-order", needApproxRowCD), sweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
+	fs.StringVar(&c.run.SweepOrder, m.option("SweepOrder", m.needs("sweep-order", needApproxRowCD)), solver.SweepAuto, "rowcd on the rows the approximate kNN search moves into the order of its partition: the order of a sweep's visits, partition (reads near each other), input (the input's order, as a run on the exact graph visits them: the same run where the graphs agree, 3.5 times slower a sweep at 10⁶ rows, docs/quality.md) or auto (input up to 50,000 rows, where the default search is the exact one and a sweep's reads fit the caches, partition above); with the exact search the rows are in the input's order either way")
 	fs.StringVar(&c.run.Workdir, "workdir", "", "`DIR` for the checkpoint, and the memory-mapped W, P·W and P·S files when they do not fit in memory (-mem), which a new run there replaces (default: a temporary directory, removed after a successful run)")
 	step := fs.String(m.needs("step", needFW), "exact", "step rule of fw: exact (quartic line search), curvature (the paper's min(g/C, 1)) or open-loop (2/(t+2))")
-	fs.StringVar(&c.run.Init, m.needs("init", needStart), initAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: spectral on a sparse P whose eigengap (1-λ_{k+1})/(1-λ_k) is at least "+fmt.Sprint(solver.AutoEigengap)+", else kmeans when the features are at hand, else random (docs/spectral.md)")
+	fs.StringVar(&c.run.Init, m.option("Init", m.needs("init", needStart)), solver.InitAuto, "initial point: kmeans (soft memberships of a seeded k-means), spectral (soft memberships of a seeded k-means of the normalised rows of the sparse P's leading eigenvectors, docs/spectral.md), random (uniform rows, normalized), corners (random one-hot rows), or auto: spectral on a sparse P whose eigengap (1-λ_{k+1})/(1-λ_k) is at least "+fmt.Sprint(solver.AutoEigengap)+", else kmeans when the features are at hand, else random (docs/spectral.md)")
 	fs.Float64Var(&c.tol, m.atLeast(0, "tol"), solver.DefaultTol, "stop when the Frank-Wolfe gap is <= this")
-	fs.Float64Var(&c.run.Ftol, m.atLeast(0, "ftol"), 0, "stop when the objective changes by less than this between iterations (0: off)")
-	fs.Float64Var(&c.run.Rtol, m.atLeast(0, "rtol"), 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
+	fs.Float64Var(&c.run.Ftol, m.option("Ftol", "ftol"), 0, "stop when the objective changes by less than this between iterations (0: off)")
+	fs.Float64Var(&c.run.Rtol, m.option("Rtol", "rtol"), 0, "stop when the Frank-Wolfe gap is <= this times the objective (0: off)")
 	fs.Float64Var(&c.mtol, m.atLeast(0, "mtol"), solver.DefaultMtol, "stop when the Frank-Wolfe gap is <= this times ¼||WᵀW||_F², the objective's term in W alone, which unlike the objective grows as n²/k (0: off)")
-	fs.Float64Var(&c.run.Frtol, m.atLeast(0, "frtol"), 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
-	fs.Var(durationFlag{&c.run.MaxTime}, m.mutable("max-time"), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
+	fs.Float64Var(&c.run.Frtol, m.option("Frtol", "frtol"), 0, "stop when the objective changes by at most this times its value over an iteration (0: off)")
+	fs.Var(durationFlag{&c.run.MaxTime}, m.option("MaxTime", m.mutable("max-time")), "stop after `DURATION` (for example 30m), with a checkpoint to resume from and the best W so far as the answer (0: no limit)")
 	fs.IntVar(&c.maxIter, m.atLeast(0, m.mutable("max-iter")), solver.DefaultMaxIter, "stop after this many iterations")
 	fs.IntVar(&c.refresh, m.atLeast(0, m.needs("refresh", needRefresh)), solver.DefaultRefresh, "fw, rowcd: recompute P·W by a full pass every this many iterations (0: only when a stop is checked and at the end)")
-	fs.IntVar(&c.run.Starts, m.atLeast(0, "starts"), 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
+	fs.IntVar(&c.run.Starts, m.option("Starts", "starts"), 0, fmt.Sprintf("solve from `R` seeded initial points on the one P and keep the lowest objective, ties to the lower start (0: for a sparse P %d up to %d rows, fewer above, see docs/quality.md; for the dense kernel 1; -method kmeans: k-means starts, %d if 0 or 1)", solver.DefaultStartsMax, solver.StartsFullRows, solver.KMeansStarts))
 	fs.IntVar(&c.run.Starts, "restarts", 0, "the former name of -starts (not both)")
-	fs.IntVar(&c.run.InitStarts, m.atLeast(0, m.needs("init-starts", needKMStart)), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
-	fs.IntVar(&c.run.CheckpointEvery, m.atLeast(0, m.mutable("checkpoint-every")), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
+	fs.IntVar(&c.run.InitStarts, m.option("InitStarts", m.needs("init-starts", needKMStart)), 0, fmt.Sprintf("-init kmeans: k-means++ starts of each initial point; the one of least inertia gives the start (0: 1, or, above %d rows, %d on a sample of %d rows, the best refined over all rows)", solver.SampleStarts*solver.InitSampleRows, solver.SampleStarts, solver.InitSampleRows))
+	fs.IntVar(&c.run.CheckpointEvery, m.option("CheckpointEvery", m.mutable("checkpoint-every")), 0, "fw and rowcd: save a checkpoint in the work directory every `N` iterations (0: only when stopped by a signal)")
 	fs.StringVar(&c.out, m.mutable(m.file("out")), "", "write memberships to `FILE.csv`, FILE.parquet or FILE.arrow (Arrow IPC file): id, w1..wk, cluster")
 	fs.StringVar(&c.run.Model, m.needs(m.mutable(m.file("model")), needModel), "", "save the model in `DIR` (written atomically; read-only to any number of readers), for ssnmf predict to assign new rows: the features, W, WᵀW and the affinity's settings")
 	fs.StringVar(&c.summary, m.mutable(m.file("summary")), "", "write the run summary to `FILE.json`")
@@ -372,19 +360,13 @@ func solveFlagSet() (*config, *flag.FlagSet, solveFlags) {
 	return c, fs, solveFlags{features, precision, weights, step}
 }
 
-// checkValues checks the ranges of solve's values and that at most one
-// INPUT (pos) is given.
+// checkValues checks the values of solve that solver.Options.Check
+// (checkOptions) leaves, and that at most one INPUT (pos) is given.
 func (c *config) checkValues(pos []string) error {
 	info, _ := methods.Lookup(c.run.Method)
 	switch {
 	case len(pos) > 1:
 		return usagef("solve takes at most one INPUT, have %d: %s", len(pos), strings.Join(pos, " "))
-	case info.Name == "":
-		return usagef("-method %q: want %s", c.run.Method, methods.List())
-	case c.run.SweepOrder != sweepAuto && c.run.SweepOrder != sweepPartition && c.run.SweepOrder != sweepInput:
-		return usagef("-sweep-order must be %s, %s or %s, have %q", sweepAuto, sweepPartition, sweepInput, c.run.SweepOrder)
-	case c.run.MaxTime < 0:
-		return usagef("-max-time must be >= 0, have %v", c.run.MaxTime)
 	case c.run.CheckpointEvery > 0 && !info.Checkpoints:
 		return usagef("-checkpoint-every: -method %s saves no checkpoints (%s do)", c.run.Method, checkpointers())
 	case c.out != "" && input.TableFormat(c.out) == "":

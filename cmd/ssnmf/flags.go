@@ -146,11 +146,12 @@ func positive(s string) (float64, bool) {
 // A nil *flagMarks marks nothing. The marks of what a flag applies to
 // (needs, applies.go) serve every command that shares the definition.
 type flagMarks struct {
-	mutables []string        // may change on resume, in the order defined
-	files    []string        // name a file
-	optional []string        // left out of a checkpoint when empty
-	applies  map[string]need // apply only to runs with the need
-	mins     []flagMin       // at least a value, in the order defined
+	mutables []string          // may change on resume, in the order defined
+	files    []string          // name a file
+	optional []string          // left out of a checkpoint when empty
+	applies  map[string]need   // apply only to runs with the need
+	mins     []flagMin         // at least a value, in the order defined
+	options  map[string]string // the flag of a field of solver.Options
 }
 
 // flagMin is a flag's smallest value (flagMarks.atLeast).
@@ -178,6 +179,38 @@ func (m *flagMarks) checkRanges(fs *flag.FlagSet) error {
 		if v, err := strconv.ParseFloat(s, 64); err != nil || !(v >= f.min) {
 			return usagef("-%s must be >= %v, have %s", f.name, f.min, s)
 		}
+	}
+	return nil
+}
+
+// option marks the flag name as the one that sets field of
+// solver.Options, whose range solver.Options.Check checks
+// (checkOptions): the flag needs no range of its own.
+func (m *flagMarks) option(field, name string) string {
+	if m != nil {
+		if m.options == nil {
+			m.options = map[string]string{}
+		}
+		m.options[field] = name
+	}
+	return name
+}
+
+// checkOptions refuses the first field of o out of range
+// (solver.Options.Check), named by the flag marked as its option, with
+// the message of the field:
+//
+//	-starts must be >= 0, have -1
+func (m *flagMarks) checkOptions(o solver.Options) error {
+	err := o.Check()
+	var fe *solver.FieldError
+	if errors.As(err, &fe) {
+		if name, ok := m.options[fe.Field]; ok {
+			return usagef("-%s%s", name, fe.Msg)
+		}
+	}
+	if err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -248,7 +248,7 @@ func (sv *solving) resolve(prob *problem) (methods.Method, error) {
 		return info, err
 	}
 	switch {
-	case tab == nil && (c.run.Init == initKmeans || info.Features):
+	case tab == nil && (c.run.Init == solver.InitKMeans || info.Features):
 		return info, usagef("-init kmeans and -method kmeans need the features: give the INPUT that -affinity was made from")
 	}
 	return info, c.checkSpectral(prob.Graph() != nil)
@@ -408,7 +408,7 @@ func (c *config) checkSpectral(sparse bool) error {
 		return nil
 	case info.Graph:
 		what = "-method " + info.Name
-	case c.run.Init != initSpectral:
+	case c.run.Init != solver.InitSpectral:
 		return nil
 	}
 	return usagef("%s needs a sparse P, whose graph it embeds (-affinity knn or an edge list); the affinity is %s: use -affinity knn", what, c.scope().affinity)
