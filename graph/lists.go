@@ -181,7 +181,7 @@ func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpa
 	if err := b.weighByRow(sigma, workers); err != nil {
 		return nil, err
 	}
-	rev, err := newReverse(b, count, sp)
+	rev, err := newReverse(b, count, sp, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -296,14 +296,20 @@ type reverse struct {
 // newReverse returns room for the reverse entries of b's lists, whose
 // rows' entries in all are count (own ones included), in scratch memory
 // from sp, cut into buckets of at most reverseBucketEntries entries (or of
-// one row).
-func newReverse(b *best, count []int64, sp *store.ScratchSpace) (*reverse, error) {
+// one row), and into at least 4·workers buckets where there are rows
+// enough, so that every worker has buckets to take.
+func newReverse(b *best, count []int64, sp *store.ScratchSpace, workers int) (*reverse, error) {
 	n := len(count)
 	r := &reverse{of: make([]int32, n)}
 	var total, size int64
 	for i := range n {
+		total += count[i] - int64(b.cnt[i])
+	}
+	limit := min(reverseBucketEntries, max(1, total/int64(4*max(1, workers))))
+	total = 0
+	for i := range n {
 		c := count[i] - int64(b.cnt[i])
-		if i == 0 || size > 0 && size+c > reverseBucketEntries {
+		if i == 0 || size > 0 && size+c > limit {
 			r.first = append(r.first, int32(i))
 			r.bucket = append(r.bucket, total)
 			size = 0

@@ -58,10 +58,10 @@ func gen64x4x3AVX2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float
 // maskAVX2 and maskAVX512 are screenKernel.mask (screen_amd64.s).
 //
 //go:noescape
-func maskAVX2(t, cth *float32, rth float32) uint64
+func maskAVX2(t, cth *float32, rth float32, words int, out *uint64)
 
 //go:noescape
-func maskAVX512(t, cth *float32, rth float32) uint64
+func maskAVX512(t, cth *float32, rth float32, words int, out *uint64)
 
 // The P·W micro-kernels of gemm_amd64.s. Each adds to the 8×(16·nv) float64
 // block y[r*ldy+c] (r < 8, c < 16·nv) the products, summed over s < inner,

@@ -35,6 +35,7 @@ type pairsVector struct {
 	xr, xt  []float32 // every block's panels, bp·p values each
 	n32     []float32 // squared norms of the centred features, padded to whole blocks
 	n64     []float64 // the same norms, exactly
+	blockN  []float64 // the largest of n64 in each block
 	c, tiny float64
 }
 
@@ -51,8 +52,9 @@ type screenKernel struct {
 	// multiply-adds in feature order, from 0.
 	rows, cols int
 	dot        func(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
-	// mask returns the bits j < 64 of t[j] <= rth || t[j] <= cth[j].
-	mask func(t, cth *float32, rth float32) uint64
+	// mask writes words (at least 1) 64-bit masks: bit j of out[w] is
+	// t[64w+j] <= rth || t[64w+j] <= cth[64w+j].
+	mask func(t, cth *float32, rth float32, words int, out *uint64)
 }
 
 // maxCentred bounds the centred features of the vectorized screen: their
@@ -104,6 +106,12 @@ func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, e
 		}
 		packRows(v.xr[blk*bp*p:(blk+1)*bp*p], a[:(r1-r0)*p], p, 8)
 	}
+	v.blockN = make([]float64, nb)
+	for i, s := range v.n64 {
+		if s > v.blockN[i/b] { // the norms are not NaN: no need of max's care
+			v.blockN[i/b] = s
+		}
+	}
 	return v
 }
 
@@ -113,13 +121,14 @@ type pairsScratch struct {
 	rth  []float32 // the rows' screening thresholds
 	cth  []float32 // the columns' screening thresholds
 	hits []int32   // the columns that pass the screen for a row
+	mask []uint64  // a row's screen, 64 columns a word
 	sel  []float32 // a row's approximate distances, for within
 	dist []float64 // their exact distances
 }
 
 func (v *pairsVector) newScratch() any {
 	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp),
-		hits: make([]int32, 0, v.bp), dist: make([]float64, v.bp), sel: make([]float32, v.bp)}
+		hits: make([]int32, 0, v.bp), mask: make([]uint64, v.bp/64), dist: make([]float64, v.bp), sel: make([]float32, v.bp)}
 }
 
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
@@ -134,13 +143,7 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	h, w := r1-r0, c1-c0
 	hp, bp, p := roundUp(h, 8), v.bp, v.p
 	wp := roundUp(w, 64)
-	maxR, maxC := 0.0, 0.0
-	for _, n := range v.n64[r0:r1] {
-		maxR = max(maxR, n)
-	}
-	for _, n := range v.n64[c0:c1] {
-		maxC = max(maxC, n)
-	}
+	maxR, maxC := v.blockN[I], v.blockN[J]
 	rowTh := func(li int) float32 { return up32(rowMax[li] + v.c*(v.n64[r0+li]+maxC) + v.tiny) }
 	colTh := func(lj int) float32 { return up32(colMax[lj] + v.c*(v.n64[c0+lj]+maxR) + v.tiny) }
 
@@ -168,9 +171,14 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		}
 		// The row's hits are gathered over the whole tile before their
 		// exact distances, four at a time, and then checked in order.
-		hits := s.hits[:0]
-		for j0 := start &^ 63; j0 < w; j0 += 64 {
-			hit := v.k.mask(&t[li*bp+j0], &cth[j0], rth[li])
+		hits, first := s.hits[:0], start&^63
+		if first >= w {
+			continue
+		}
+		mask := s.mask[:(wp-first)/64]
+		v.k.mask(&t[li*bp+first], &cth[first], rth[li], len(mask), &mask[0])
+		for e, hit := range mask {
+			j0 := first + 64*e
 			if j0 < start {
 				hit &= ^uint64(0) << (start - j0)
 			}
@@ -206,10 +214,7 @@ func (v *pairsVector) within(scratch any, I, k int, out []float64) {
 	r0, r1 := I*v.b, min(v.n, (I+1)*v.b)
 	h := r1 - r0
 	hp, bp, p := roundUp(h, 8), v.bp, v.p
-	maxN := 0.0
-	for _, n := range v.n64[r0:r1] {
-		maxN = max(maxN, n)
-	}
+	maxN := v.blockN[I]
 	t, xr, xt, nr := s.t[:hp*bp], v.xr[I*bp*p:(I+1)*bp*p], v.xt[I*bp*p:(I+1)*bp*p], v.n32[I*bp:(I+1)*bp]
 	v.dotTile(t, hp, bp, roundUp(h, 64), xr, xt, nr, nr)
 	for li := range h {

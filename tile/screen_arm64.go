@@ -17,7 +17,7 @@ func dot8x8NEON(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
 // maskNEON is screenKernel.mask (screen_arm64.s).
 //
 //go:noescape
-func maskNEON(t, cth *float32, rth float32) uint64
+func maskNEON(t, cth *float32, rth float32, words int, out *uint64)
 
 // screenKernelOf returns family k's screen: NEON's for ISANEON, nil for
 // the others.

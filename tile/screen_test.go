@@ -122,24 +122,27 @@ func TestScreenKernels(t *testing.T) {
 								}
 							}
 						}
-						// Masks: thresholds at, below and above tile values.
+						// Masks: thresholds at, below and above tile values,
+						// a row's words at once.
 						for r := range hp {
 							row := s.t[r*bp : r*bp+wp]
-							for j0 := 0; j0 < wp; j0 += 64 {
-								cth := make([]float32, 64)
-								for j := range cth {
-									switch rng.IntN(3) {
-									case 0:
-										cth[j] = row[j0+j]
-									case 1:
-										cth[j] = math.Nextafter32(row[j0+j], -1e30)
-									default:
-										cth[j] = float32(rng.NormFloat64() * 30)
-									}
+							cth := make([]float32, wp)
+							for j := range cth {
+								switch rng.IntN(3) {
+								case 0:
+									cth[j] = row[j]
+								case 1:
+									cth[j] = math.Nextafter32(row[j], -1e30)
+								default:
+									cth[j] = float32(rng.NormFloat64() * 30)
 								}
-								rth := row[j0+rng.IntN(64)]
-								if g, w := k.mask(&row[j0], &cth[0], rth), maskGo(&row[j0], &cth[0], rth); g != w {
-									t.Fatalf("mask of row %d at %d: %064b, want %064b", r, j0, g, w)
+							}
+							rth := row[rng.IntN(wp)]
+							got := make([]uint64, wp/64)
+							k.mask(&row[0], &cth[0], rth, len(got), &got[0])
+							for e, g := range got {
+								if w := maskGo(&row[64*e], &cth[64*e], rth); g != w {
+									t.Fatalf("mask of row %d at %d: %064b, want %064b", r, 64*e, g, w)
 								}
 							}
 						}
@@ -153,7 +156,8 @@ func TestScreenKernels(t *testing.T) {
 	}
 }
 
-// maskGo is screenKernel.mask in Go: the reference of the kernels' masks.
+// maskGo is one word of screenKernel.mask in Go: the reference of the
+// kernels' masks.
 func maskGo(t, cth *float32, rth float32) uint64 {
 	ts, cs := unsafe.Slice(t, 64), unsafe.Slice(cth, 64)
 	var m uint64
