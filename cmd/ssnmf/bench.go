@@ -19,16 +19,16 @@ import (
 // measured by a short probe in the same run.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ssnmf bench", "Usage: ssnmf bench [flags]\n\n"+
-		"Times the tile passes (generation alone, P·S, P·W) and the exact kNN graph build on n\n"+
-		"random points in p dimensions for every kernel family this CPU runs (avx512, avx2,\n"+
-		"neon, and go, the portable kernel), in kernel entries per second (all n² entries\n"+
-		"counted), with each family's speed-up over go and share of its FMA peak, measured by\n"+
-		"a short probe of that family's FMA instructions in the same run; the header names the\n"+
-		"CPU and its vector features. A family without a kernel for a pass in this build would\n"+
-		"show \"-*\" there and a footnote saying why; none does now: avx512, avx2 and neon all\n"+
-		"have the dense passes (gen, P·S, P·W) and the kNN screen.\n"+
-		"The run ends with the kNN build's rate as a share of the P·S pass's. Every figure is a\n"+
-		"median over the repetitions.")
+		"Times the tile passes (generation alone, P·S, P·W), the exact kNN graph build and its\n"+
+		"distance kernel alone (screen) on n random points in p dimensions for every kernel\n"+
+		"family this CPU runs (avx512, avx2, neon, and go, the portable kernel), in kernel\n"+
+		"entries per second (all n² entries counted), with each family's speed-up over go and\n"+
+		"share of its FMA peak, measured by a short probe of that family's FMA instructions in\n"+
+		"the same run; the header names the CPU and its vector features. A family without a\n"+
+		"kernel for a pass in this build would show \"-*\" there and a footnote saying why; none\n"+
+		"does now: avx512, avx2 and neon all have the dense passes (gen, P·S, P·W) and the kNN\n"+
+		"screen. The run ends with the kNN build's rate as a share of the P·S pass's. Every\n"+
+		"figure is a median over the repetitions.")
 	var c kernelbench.Settings
 	fs.IntVar(&c.N, "n", 20000, "number of points")
 	ps := fs.String("p", "4,16,36", "comma-separated feature dimensions")

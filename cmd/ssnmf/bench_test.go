@@ -18,7 +18,7 @@ func TestBenchQuick(t *testing.T) {
 		t.Fatalf("bench -quick: %v\n%s", err, errOut.String())
 	}
 	s := out.String()
-	for _, want := range []string{"n=300", "cpu: ", tile.CPUFeatures(), "FMA peak", "entries/s", " gen ", " P·S ", " P·W ", " kNN ", "p=4: kNN build at "} {
+	for _, want := range []string{"n=300", "cpu: ", tile.CPUFeatures(), "FMA peak", "entries/s", " gen ", " P·S ", " P·W ", " kNN ", " screen ", "p=4: kNN build at "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}

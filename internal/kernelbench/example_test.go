@@ -30,4 +30,5 @@ func ExampleRun() {
 	// p=4 k=10 P·S: go true
 	// p=4 k=10 P·W: go true
 	// p=4 k=0 kNN: go true
+	// p=4 k=0 screen: go true
 }

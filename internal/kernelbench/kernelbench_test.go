@@ -139,6 +139,7 @@ func TestPasses(t *testing.T) {
 		{P: 4, K: 10, Pass: PW, FlopsPerEntry: 72},
 		{P: 4, K: 100, Pass: PW, FlopsPerEntry: 432},
 		{P: 4, Pass: KNN, FlopsPerEntry: 8},
+		{P: 4, Pass: Screen, FlopsPerEntry: 8},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("passes: %d rows, want %d", len(got), len(want))

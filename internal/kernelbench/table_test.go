@@ -10,8 +10,8 @@ import (
 )
 
 // report returns a report of p = 16, k = 10 and the families go and avx2,
-// avx2's rates ten times go's but for the kNN build's, knnAVX2; go's
-// passes are not timed if fallbackReps is 0.
+// avx2's rates ten times go's but for the kNN build's and its screen's,
+// knnAVX2 and twice it (NoKernel for both if knnAVX2 is); go's passes are not timed if fallbackReps is 0.
 func report(cpu string, fallbackReps int, knnAVX2 float64) *Report {
 	fams := []Family{
 		{ISA: tile.ISAGo, Peak: 1e10, Probe: "scalar float32", Reps: fallbackReps},
@@ -24,10 +24,14 @@ func report(cpu string, fallbackReps int, knnAVX2 float64) *Report {
 		return v
 	}
 	rows := passes(16, []int{10})
-	for i, v := range []float64{1e8, 9e7, 7e7, 2e8} {
+	for i, v := range []float64{1e8, 9e7, 7e7, 2e8, 3e8} {
 		rows[i].Rate = map[tile.ISA]float64{tile.ISAGo: goRate(v), tile.ISAAVX2: 10 * v}
 	}
 	rows[3].Rate[tile.ISAAVX2] = knnAVX2
+	rows[4].Rate[tile.ISAAVX2] = 2 * knnAVX2
+	if knnAVX2 == NoKernel {
+		rows[4].Rate[tile.ISAAVX2] = NoKernel
+	}
 	return &Report{
 		Settings: Settings{N: 20000, Ps: []int{16}, Ks: []int{10}, Reps: 3, FallbackReps: fallbackReps,
 			Workers: 2, BlockSize: 256, Precision: tile.Float32, Probe: 300 * time.Millisecond},
@@ -60,7 +64,8 @@ func TestWriteHeader(t *testing.T) {
 
 const tableLegend = "entries/s count all n² entries (the upper triangle of tiles is generated once); speed-up is\n" +
 	"over go; % of FMA peak counts 2p+24 flops per generated entry, plus 4k for P·W, and 2p for the\n" +
-	"kNN build (the 30-nearest-neighbour graph, exact), against the family's own probe (go: scalar\n"
+	"kNN build (the 30-nearest-neighbour graph, exact) and for its distance kernel alone (screen:\n" +
+	"every tile, each row's threshold at its 30th nearest), against the family's own probe (go:\n"
 
 func TestWriteTable(t *testing.T) {
 	for _, tc := range []struct {
@@ -70,27 +75,31 @@ func TestWriteTable(t *testing.T) {
 		want         string
 	}{
 		{"all measured", 1, 4e8, "" +
-			"   p   k  pass  kernel  entries/s  speed-up  % of FMA peak\n" +
-			"  16   -   gen      go      1e+08         -          28.0%\n" +
-			"  16   -   gen    avx2      1e+09     10.0x          28.0%\n" +
-			"  16  10   P·S      go      9e+07         -          25.2%\n" +
-			"  16  10   P·S    avx2      9e+08     10.0x          25.2%\n" +
-			"  16  10   P·W      go      7e+07         -          33.6%\n" +
-			"  16  10   P·W    avx2      7e+08     10.0x          33.6%\n" +
-			"  16   -   kNN      go      2e+08         -          32.0%\n" +
-			"  16   -   kNN    avx2      4e+08      2.0x           6.4%\n\n" +
-			tableLegend + "FMAs); medians of 3 (vector kernels) and 1 (go) passes.\n" +
+			"   p   k    pass  kernel  entries/s  speed-up  % of FMA peak\n" +
+			"  16   -     gen      go      1e+08         -          28.0%\n" +
+			"  16   -     gen    avx2      1e+09     10.0x          28.0%\n" +
+			"  16  10     P·S      go      9e+07         -          25.2%\n" +
+			"  16  10     P·S    avx2      9e+08     10.0x          25.2%\n" +
+			"  16  10     P·W      go      7e+07         -          33.6%\n" +
+			"  16  10     P·W    avx2      7e+08     10.0x          33.6%\n" +
+			"  16   -     kNN      go      2e+08         -          32.0%\n" +
+			"  16   -     kNN    avx2      4e+08      2.0x           6.4%\n" +
+			"  16   -  screen      go      3e+08         -          48.0%\n" +
+			"  16   -  screen    avx2      8e+08      2.7x          12.8%\n\n" +
+			tableLegend + "scalar FMAs); medians of 3 (vector kernels) and 1 (go) passes.\n" +
 			"p=16: kNN build at 222% (go), 44% (avx2) of the P·S pass (k=10)\n"},
 		{"go skipped, a kernel missing", 0, NoKernel, "" +
-			"   p   k  pass  kernel  entries/s  speed-up  % of FMA peak\n" +
-			"  16   -   gen      go          -         -              -\n" +
-			"  16   -   gen    avx2      1e+09         -          28.0%\n" +
-			"  16  10   P·S      go          -         -              -\n" +
-			"  16  10   P·S    avx2      9e+08         -          25.2%\n" +
-			"  16  10   P·W      go          -         -              -\n" +
-			"  16  10   P·W    avx2      7e+08         -          33.6%\n" +
-			"  16   -   kNN      go          -         -              -\n" +
-			"  16   -   kNN    avx2         -*         -              -\n\n" +
+			"   p   k    pass  kernel  entries/s  speed-up  % of FMA peak\n" +
+			"  16   -     gen      go          -         -              -\n" +
+			"  16   -     gen    avx2      1e+09         -          28.0%\n" +
+			"  16  10     P·S      go          -         -              -\n" +
+			"  16  10     P·S    avx2      9e+08         -          25.2%\n" +
+			"  16  10     P·W      go          -         -              -\n" +
+			"  16  10     P·W    avx2      7e+08         -          33.6%\n" +
+			"  16   -     kNN      go          -         -              -\n" +
+			"  16   -     kNN    avx2         -*         -              -\n" +
+			"  16   -  screen      go          -         -              -\n" +
+			"  16   -  screen    avx2         -*         -              -\n\n" +
 			"-* avx2: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
