@@ -29,8 +29,8 @@
 // A table of new rows, as store/input reads it into a work directory
 // (WorkDir), is tuned (TuneTable) and predicted in batches (PredictTable)
 // into a matrix file there, its errors naming the table's rows and
-// columns; PredictFile does all three for a file, and "ssnmf predict" runs
-// it.
+// columns; PredictFile does all three for a file, its columns the model's
+// features by name unless told otherwise, and "ssnmf predict" runs it.
 //
 // # File format
 //

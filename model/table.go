@@ -89,7 +89,9 @@ type FileOptions struct {
 	// Options are the search; the tuning raises its Probes.
 	Options
 	// Format is the file's format (store/input's, input.Auto if ""), and
-	// Table names its columns of the model's features, in order.
+	// Table names its columns of the model's features, in order: nil
+	// Features are the model's own names (Model.Features). Its label
+	// column, if any, is never read, whatever it holds (IgnoreLabel).
 	Format string
 	Table  store.TableOptions
 	// Sample is the rows of the file, seeded by Seed, whose exact lists
@@ -136,12 +138,19 @@ func (e *InputError) Unwrap() error { return e.Err }
 // PredictFile predicts the rows of the table file path (store/input),
 // read into the work directory dir (WorkDir) as o says: the search is
 // tuned on a sample of its rows (TuneTable), then every row is predicted
-// in batches (PredictTable) into the matrix file WFile there. A file that
-// cannot be read is an *InputError; a RowError's Row is the file's row,
-// and a ValueError names its column.
+// in batches (PredictTable) into the matrix file WFile there, and the
+// model's file is checked unchanged since Open (Unchanged), so that the
+// memberships are all of one model. A file that cannot be read is an
+// *InputError; a RowError's Row is the file's row, and a ValueError names
+// its column.
 func (m *Model) PredictFile(ctx context.Context, path, dir string, o FileOptions) (_ *FilePrediction, err error) {
 	begin := time.Now()
-	tab, err := input.Open(path, cmp.Or(o.Format, input.Auto), o.Table, dir)
+	topt := o.Table
+	if topt.Features == nil {
+		topt.Features = m.Features()
+	}
+	topt.IgnoreLabel = true
+	tab, err := input.Open(path, cmp.Or(o.Format, input.Auto), topt, dir)
 	if err != nil {
 		return nil, &InputError{err}
 	}
@@ -158,6 +167,10 @@ func (m *Model) PredictFile(ctx context.Context, path, dir string, o FileOptions
 		progress(0)
 	}
 	if p.W, err = m.PredictTable(ctx, tab, dir, p.Options, o.Batch, progress); err != nil {
+		return nil, err
+	}
+	if err := m.Unchanged(); err != nil {
+		p.W.Close()
 		return nil, err
 	}
 	p.Took = time.Since(begin) - p.Read

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/store"
@@ -89,17 +90,21 @@ func TestTuneTable(t *testing.T) {
 
 // TestPredictFile predicts the rows of a CSV file: the memberships are
 // those of one Predict of its rows, Progress is told 0 and then each
-// batch, and a file that is not there is an InputError.
+// batch, and a file that is not there is an InputError. The zero Table
+// reads the model's features by name, whatever the order and the other
+// columns of the file, and never reads its label column.
 func TestPredictFile(t *testing.T) {
 	n, p, rows := 200, 3, 30
 	m, _, _ := identityModel(t, blobs(n, p, 2, 4), n, p, graph.KNNOptions{Neighbors: 8, Weights: graph.SelfTuning, Method: graph.Exact}, 0)
 	y := blobs(rows, p, 2, 5)
+	names := m.Features()
 	var csv strings.Builder
-	csv.WriteString(strings.Join(m.Features(), ",") + "\n")
+	csv.WriteString("id,label," + strings.Join([]string{names[2], names[0], names[1]}, ",") + "\n")
 	for i := range rows {
-		row := make([]string, p)
-		for j, v := range y[i*p : (i+1)*p] {
-			row[j] = strconv.FormatFloat(v, 'g', -1, 64)
+		x := y[i*p : (i+1)*p]
+		row := []string{strconv.Itoa(1000 + i), "NA"}
+		for _, v := range []float64{x[2], x[0], x[1]} {
+			row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		csv.WriteString(strings.Join(row, ",") + "\n")
 	}
@@ -113,7 +118,7 @@ func TestPredictFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var done []int
-	o := FileOptions{Table: store.TableOptions{Features: m.Features()}, Batch: 20, Progress: func(d, r int) { done = append(done, d) }}
+	o := FileOptions{Batch: 20, Progress: func(d, r int) { done = append(done, d) }}
 	pr, err := m.PredictFile(context.Background(), path, dir, o)
 	if err != nil {
 		t.Fatal(err)
@@ -125,5 +130,23 @@ func TestPredictFile(t *testing.T) {
 	var ie *InputError
 	if _, err := m.PredictFile(context.Background(), filepath.Join(dir, "none.csv"), dir, o); !errors.As(err, &ie) {
 		t.Errorf("a missing file: err = %v, want an InputError", err)
+	}
+}
+
+// TestPredictFileUnchanged checks that PredictFile refuses memberships of
+// a model whose file was written to in place since Open.
+func TestPredictFileUnchanged(t *testing.T) {
+	m, path, b := openCopy(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "new.csv")
+	if err := os.WriteFile(in, []byte(strings.Join(m.Features(), ",")+"\n"+strings.Repeat("0,", len(m.Features())-1)+"0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // past the file system's clock tick
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.PredictFile(context.Background(), in, dir, FileOptions{}); err == nil || !strings.Contains(err.Error(), "written to while in use") {
+		t.Fatalf("error %v, want the model's file named as written to", err)
 	}
 }

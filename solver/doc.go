@@ -12,9 +12,10 @@
 // rules, the starts and their initial points (k-means, spectral or
 // random), the method with its stop rules, the best W kept, the
 // checkpoints and the resume from one, each reported to an Observer.
-// Solve takes an Input (a [][]float64, an Arrow record or a file) and
-// Options whose zero value is the command's defaults, builds P and runs
-// Run, and so gives the command's bits on the same input; its Result
+// Solve takes an Input (a [][]float64, an Arrow record, a file or a CSV
+// stream, or none for P read from a file alone) and Options whose zero
+// value is the command's defaults, builds P and runs Run, and so gives the
+// command's bits on the same input; its Result
 // holds W in the input's order of the rows, the record of every start and
 // the trace. The command adds to Run its flags, its progress lines, the
 // summary and the files. The pieces the run is made of live here too: the
@@ -22,7 +23,8 @@
 // files), the Meter of passes over P, the rules for the number of starts
 // (StartsFor) and for the k-means start (KMeansStart), k from the labels
 // (Options.Clusters), P's spec of the settings (Options.Spec) and its
-// set-up from a table with the caller's hooks (Options.Problem, Setup),
+// set-up from a table with the caller's hooks (Options.Problem, Setup), or
+// from the Input, read into the work directory (Options.Open),
 // the making and the lock of a work directory (MakeWorkdir, LockWorkdir),
 // the checkpoint's settings (Saved), the summary record (Summary, its
 // JSON, NewIOReport, PeakRSS), the parsers of -scale and -mem (ParseScale,

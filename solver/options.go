@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -42,7 +43,8 @@ const (
 // features), which the leave-sets-out study of docs/quality.md chose.
 const DefaultScaleTimes = 2
 
-// Input is the table to cluster: exactly one of Rows, Record and Path.
+// Input is the table to cluster: exactly one of Rows, Record, Path and
+// CSV, or none when Options.File gives P without the features.
 type Input struct {
 	// Rows are the feature rows, each of the same length; they are
 	// copied, never changed.
@@ -50,16 +52,21 @@ type Input struct {
 	// Record is an Arrow record batch of numeric feature columns and an
 	// optional label column.
 	Record arrow.RecordBatch
-	// Path is a CSV (optionally gzipped), Parquet or Arrow file, its
-	// format told by its first bytes, then its extension.
-	Path string
-	// Features lists the feature columns of Record or Path; nil means
-	// every column but the label.
+	// Path is a CSV (optionally gzipped), Parquet or Arrow file in
+	// Format, one of store/input's (input.Formats): "" or input.Auto tells
+	// it by the file's first bytes, then its extension.
+	Path   string
+	Format string
+	// CSV is a CSV table read from a stream (store.ParseCSV).
+	CSV io.Reader
+	// Features lists the feature columns of Record, Path or CSV; nil
+	// means every column but the label.
 	Features []string
-	// Label names the ground-truth column of Record or Path, never a
+	// Label names the ground-truth column of Record, Path or CSV, never a
 	// feature; "" means "label" if there is one.
 	Label string
-	// Name names the input in errors; "rows", "record" or Path if "".
+	// Name names the input in errors; "rows", "record", Path or "csv" if
+	// "".
 	Name string
 }
 
@@ -325,20 +332,19 @@ func (o Options) runDefaults() Options {
 }
 
 // Table reads the input into a table, its features on the heap or mapped
-// into dir (a file's, if large); the table must be closed.
+// into dir (a file's, if large); the table must be closed. An Input of
+// none of Rows, Record, Path and CSV reads none: nil.
 func (in Input) Table(dir string) (*store.Table, error) {
 	opt := store.TableOptions{Features: in.Features, Label: in.Label}
-	given := 0
-	for _, g := range []bool{in.Rows != nil, in.Record != nil, in.Path != ""} {
-		if g {
-			given++
-		}
-	}
-	switch {
-	case given != 1:
-		return nil, fmt.Errorf("Input: give exactly one of Rows, Record and Path, have %d", given)
+	switch n := in.given(); {
+	case n == 0:
+		return nil, nil
+	case n > 1:
+		return nil, fmt.Errorf("Input: give exactly one of Rows, Record, Path and CSV, have %d", n)
 	case in.Rows != nil:
 		return rowsTable(in.Rows, in.name("rows"))
+	case in.CSV != nil:
+		return store.ParseCSV(in.CSV, in.name("csv"), opt)
 	case in.Record != nil:
 		rr, err := array.NewRecordReader(in.Record.Schema(), []arrow.RecordBatch{in.Record})
 		if err != nil {
@@ -347,18 +353,33 @@ func (in Input) Table(dir string) (*store.Table, error) {
 		defer rr.Release()
 		return store.ReadRecords(rr, in.name("record"), opt)
 	}
-	return input.Open(in.Path, input.Auto, opt, dir)
+	return input.Open(in.Path, cmp.Or(in.Format, input.Auto), opt, dir)
 }
 
-// display is the input's name in errors.
+// given returns how many of Rows, Record, Path and CSV the input gives.
+func (in Input) given() int {
+	n := 0
+	for _, g := range []bool{in.Rows != nil, in.Record != nil, in.Path != "", in.CSV != nil} {
+		if g {
+			n++
+		}
+	}
+	return n
+}
+
+// display is the input's name in errors; "" for an input of none.
 func (in Input) display() string {
 	switch {
 	case in.Path != "" && in.Name == "":
 		return in.Path
 	case in.Rows != nil:
 		return in.name("rows")
+	case in.CSV != nil:
+		return in.name("csv")
+	case in.Record != nil:
+		return in.name("record")
 	}
-	return in.name("record")
+	return in.Name
 }
 
 func (in Input) name(def string) string {

@@ -3,7 +3,9 @@ package solver
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/graph"
@@ -24,6 +26,19 @@ type Problem struct {
 	// Mean and Std are the standardization of the raw features, kept for
 	// a model (NewProblem's moments); nil otherwise.
 	Mean, Std []float64
+	// Read is the time Open took to read the input.
+	Read time.Duration
+	// ownTable: the problem's Close closes Table (Open read it).
+	ownTable bool
+}
+
+// Close releases P and, for a problem Open made, the table it read.
+func (pr *Problem) Close() error {
+	err := pr.Built.Close()
+	if pr.ownTable && pr.Table != nil {
+		err = errors.Join(err, pr.Table.Close())
+	}
+	return err
 }
 
 // NewProblem builds P of tab for spec (affinity.Build, which standardizes
@@ -103,6 +118,38 @@ func (o Options) Problem(ctx context.Context, tab *store.Table, s Setup) (*Probl
 		return nil, err
 	}
 	pr.InputSum = sum
+	return pr, nil
+}
+
+// An InputError is the error of an input that Open cannot read as a
+// table.
+type InputError struct{ Err error }
+
+// Error returns the text of the error that e wraps.
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that e wraps.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Open reads the input in into the work directory s.Dir (Input.Table;
+// no table when o.File gives P without the features) and builds its
+// problem as Problem does; a table that cannot be read is an *InputError.
+// The problem owns the table: its Close closes both.
+func (o Options) Open(ctx context.Context, in Input, s Setup) (*Problem, error) {
+	begin := time.Now()
+	tab, err := in.Table(s.Dir)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	read := time.Since(begin)
+	pr, err := o.Problem(ctx, tab, s)
+	if err != nil {
+		if tab != nil {
+			tab.Close()
+		}
+		return nil, err
+	}
+	pr.Read, pr.ownTable = read, true
 	return pr, nil
 }
 

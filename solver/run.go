@@ -275,14 +275,16 @@ func (r *Run) resolve() error {
 }
 
 // fits checks that the settings o, of the method info, fit the problem
-// pr: fewer clusters than rows, the features for a k-means start or a
-// method of the features, a graph for the spectral embedding.
+// pr: fewer clusters than rows, the features for a k-means start, a
+// method of the features or a model, a graph for the spectral embedding.
 func (o Options) fits(info methods.Method, pr *Problem) error {
 	switch {
 	case o.K < 1 || o.K >= pr.N():
 		return fmt.Errorf("Options.K = %d is not below the %d rows, or not >= 1: a clustering needs fewer clusters than rows", o.K, pr.N())
 	case pr.Table == nil && (o.Init == InitKMeans || info.Features):
 		return fmt.Errorf("Options.Init %s and Options.Method %s: P has no features (a file's without the input)", o.Init, o.Method)
+	case pr.Table == nil && o.Model != "":
+		return fmt.Errorf("Options.Model %s: P has no features (a file's without the input), which a model measures new rows against", o.Model)
 	case (info.Graph || o.Init == InitSpectral) && pr.Graph() == nil:
 		return fmt.Errorf("Options.Method %s with Init %s needs a sparse P, whose graph it embeds: not Gaussian", o.Method, o.Init)
 	}

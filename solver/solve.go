@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,23 +62,23 @@ func (r *Result) Row(i int) []float64 { return r.W[i*r.K : (i+1)*r.K] }
 // settings of opt: it builds P (package affinity), scales it, solves from
 // every start (Run) and returns the memberships of the least objective. It
 // is ssnmf solve without the files, the checkpoints and the progress
-// lines: the same input and options give the command's bits.
+// lines: the same input and options give the command's bits. An Input of
+// none clusters the rows of P read from opt.File, a tile file or an edge
+// list (the command's -affinity FILE without INPUT).
 func Solve(ctx context.Context, in Input, opt Options) (_ *Result, err error) {
 	begin := time.Now()
 	if opt, err = opt.withDefaults(); err != nil {
 		return nil, err
+	}
+	if in.given() == 0 && opt.File == "" {
+		return nil, errors.New("Input: give one of Rows, Record, Path and CSV, or Options.File for P without the features")
 	}
 	dir, remove, err := opt.workdir()
 	if err != nil {
 		return nil, err
 	}
 	defer remove()
-	tab, err := in.Table(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer tab.Close()
-	s, err := newSolve(ctx, tab, opt, dir, in.display())
+	s, err := newSolve(ctx, in, opt, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +95,9 @@ type solve struct {
 	name string // the input's, for errors and the model
 }
 
-// newSolve builds P of tab and scales it, and makes the workspace in dir;
-// with Options.Resume, from the checkpoint there.
-func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name string) (*solve, error) {
+// newSolve reads in and builds its P, scales it, and makes the workspace
+// in dir; with Options.Resume, from the checkpoint there.
+func newSolve(ctx context.Context, in Input, opt Options, dir string) (*solve, error) {
 	saved, err := opt.checkpoint(dir)
 	if err != nil {
 		return nil, err
@@ -104,15 +105,18 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if saved != nil && opt.K == 0 {
 		opt.K = saved.K
 	}
-	if opt.K, err = opt.Clusters(tab); err != nil {
-		return nil, fmt.Errorf("Options.K is required: the input has %w", err)
-	}
-	s := &solve{name: name, res: &Result{N: tab.N, K: opt.K}}
 	budget, err := NewBudget(opt.Memory)
 	if err != nil {
 		return nil, fmt.Errorf("Options.Memory: %w", err)
 	}
-	pr, err := opt.Problem(ctx, tab, Setup{Dir: dir, Name: name, Scratch: budget.Scratch, Saved: saved, Moments: opt.Model != "" && !opt.Raw})
+	s := &solve{name: cmp.Or(in.display(), opt.File)}
+	pr, err := opt.Open(ctx, in, Setup{Dir: dir, Name: s.name, Scratch: budget.Scratch, Saved: saved, Moments: opt.Model != "" && !opt.Raw,
+		InputRead: func(tab *store.Table) (err error) {
+			if opt.K, err = opt.Clusters(tab); err != nil {
+				return fmt.Errorf("Options.K is required: the input has %w", err)
+			}
+			return nil
+		}})
 	var ck *CheckpointError
 	if errors.As(err, &ck) {
 		return nil, &CheckpointError{fmt.Errorf("Options.Resume: %w", ck.Err)}
@@ -120,6 +124,7 @@ func newSolve(ctx context.Context, tab *store.Table, opt Options, dir, name stri
 	if err != nil {
 		return nil, err
 	}
+	s.res = &Result{N: pr.N(), K: opt.K}
 	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved}
 	if err := s.open(ctx, dir, budget.Scratch); err != nil {
 		pr.Close()

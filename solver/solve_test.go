@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/graph"
+	"github.com/ssnmf/ssnmf/store"
 	"github.com/ssnmf/ssnmf/store/workdir"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -76,8 +78,10 @@ func TestSolveRefuses(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{"no input", Input{}, Options{K: 2}, "exactly one of Rows, Record and Path, have 0"},
-		{"two inputs", Input{Rows: good, Path: "x.csv"}, Options{K: 2}, "exactly one of Rows, Record and Path, have 2"},
+		{"no input", Input{}, Options{K: 2}, "give one of Rows, Record, Path and CSV, or Options.File"},
+		{"two inputs", Input{Rows: good, Path: "x.csv"}, Options{K: 2}, "exactly one of Rows, Record, Path and CSV, have 2"},
+		{"csv and rows", Input{Rows: good, CSV: strings.NewReader("x\n1\n")}, Options{K: 2}, "exactly one of Rows, Record, Path and CSV, have 2"},
+		{"format", Input{Path: "x.csv", Format: "nope"}, Options{K: 2}, "nope"},
 		{"ragged rows", Input{Rows: [][]float64{{0, 0}, {1}}}, Options{K: 1}, "rows: row 1 has 1 values, row 0 has 2"},
 		{"NaN", Input{Rows: [][]float64{{0, 0}, {1, math.NaN()}, {2, 2}}}, Options{K: 2}, "rows: row 1, column 1: NaN is not a finite number"},
 		{"no rows", Input{Rows: [][]float64{}}, Options{K: 2}, "rows: no rows or no columns"},
@@ -142,6 +146,93 @@ func equalBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestSolveInputs checks that the same rows give the same bits as Rows,
+// as a CSV stream and as a file whose Format is given (its name tells
+// none), and that an Input of none clusters P read from Options.File: an
+// edge list of three groups, each group a cluster, of which no model is
+// made (a model needs the features).
+func TestSolveInputs(t *testing.T) {
+	rows := [][]float64{{0, 0}, {0, 1}, {1, 0}, {9, 9}, {9, 10}, {10, 9}, {20, 0}, {20, 1}, {21, 0}}
+	var csv strings.Builder
+	csv.WriteString("a,b\n")
+	for _, r := range rows {
+		fmt.Fprintf(&csv, "%v,%v\n", r[0], r[1])
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rows.dat")
+	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, opt := context.Background(), Options{K: 3, Workers: 2}
+	ref, err := Solve(ctx, Input{Rows: rows}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]Input{"CSV": {CSV: strings.NewReader(csv.String())}, "Path": {Path: path, Format: "csv"}} {
+		res, err := Solve(ctx, in, opt)
+		if err != nil || !equalBits(res.W, ref.W) {
+			t.Errorf("%s: the W of Rows: %v, %v", name, err == nil && equalBits(res.W, ref.W), err)
+		}
+	}
+	var edges strings.Builder
+	edges.WriteString("src,dst,weight\n")
+	for g := range 3 {
+		for i := range 4 {
+			for j := i; j < 4; j++ {
+				fmt.Fprintf(&edges, "%d,%d,1\n", 4*g+i, 4*g+j)
+			}
+		}
+	}
+	file := filepath.Join(dir, "edges.csv")
+	if err := os.WriteFile(file, []byte(edges.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Solve(ctx, Input{}, Options{K: 3, File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.N {
+		if res.Cluster(i) != res.Cluster(i/4*4) {
+			t.Errorf("row %d is not in the cluster of its group (%d rows)", i, res.N)
+		}
+	}
+	if res.N != 12 || res.Summary.Input != file {
+		t.Errorf("%d rows of input %q, want 12 of %s", res.N, res.Summary.Input, file)
+	}
+	if _, err := Solve(ctx, Input{}, Options{K: 3, File: file, Model: filepath.Join(dir, "model")}); err == nil || !strings.Contains(err.Error(), "Options.Model") {
+		t.Errorf("a model of P without the features: err = %v, want it refused naming Options.Model", err)
+	}
+}
+
+// TestOpen checks Options.Open: a file that cannot be read is an
+// InputError, whose text is the reader's; the problem read owns its table,
+// which its Close releases, and InputRead sees the table before P is
+// built.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	var ie *InputError
+	missing := filepath.Join(dir, "none.csv")
+	if _, err := (Options{K: 2}).Open(context.Background(), Input{Path: missing}, Setup{Dir: dir}); !errors.As(err, &ie) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("a missing file: err = %v, want an InputError naming it", err)
+	}
+	path := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(path, []byte("a,b\n0,0\n0,1\n5,5\n5,6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var seen int
+	s := Setup{Dir: dir, Name: path, InputRead: func(tab *store.Table) error { seen = tab.N; return nil }}
+	pr, err := (Options{K: 2}).Open(context.Background(), Input{Path: path}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.N() != 4 || seen != 4 || pr.Table.MappedPath() == "" {
+		t.Errorf("n = %d, InputRead saw %d rows, features mapped at %q: want 4, 4 and a file", pr.N(), seen, pr.Table.MappedPath())
+	}
+	if err := pr.Close(); err != nil || pr.Table.MappedPath() != "" {
+		t.Errorf("Close: %v; the table's features still mapped at %q", err, pr.Table.MappedPath())
+	}
 }
 
 // TestSpec checks the affinity.Spec of Options, their zero fields their

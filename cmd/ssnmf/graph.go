@@ -87,7 +87,7 @@ func (kc *kernelConfig) writeEdges(out string, begin time.Time, stderr io.Writer
 		if !kc.quiet {
 			total := time.Since(begin)
 			fmt.Fprintf(stderr, "ssnmf: %s: n=%d %s built in %.1fs (reading %.1fs, the graph %.1fs) -> %s\n",
-				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.read.Seconds(), (total - prob.read).Seconds(), out)
+				kc.inputName(), g.N(), prob.Describe(), total.Seconds(), prob.Read.Seconds(), (total - prob.Read).Seconds(), out)
 			fmt.Fprintf(stderr, "ssnmf: distances screened by the %s kernel (this CPU: %s)\n", cmp.Or(prob.KNN.Kernel, "portable"), tile.CPUFeatures())
 		}
 		// The rows were searched in the partition's order; the edges

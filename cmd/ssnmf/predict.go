@@ -109,9 +109,6 @@ func (c *predictConfig) predict(ctx context.Context, m *model.Model, dir string,
 	}
 	defer p.W.Close()
 	defer fault.Catch(&err)()
-	if err := m.Unchanged(); err != nil {
-		return err
-	}
 	if err := writeMemberships(out, c.out, p.W.Data(), p.Rows, m.K()); err != nil {
 		return err
 	}
@@ -227,17 +224,16 @@ func parsePredict(args []string, stdout io.Writer) (*predictConfig, error) {
 
 // columns returns the options that read the model's features (want, in
 // order) from INPUT: the columns of -features, or those of the model's
-// names; the label column is ignored whatever it holds, and so are the
-// columns that are not features.
+// names (model.PredictFile reads them, and never the label column).
 func (c *predictConfig) columns(want []string) (store.TableOptions, error) {
-	opt := store.TableOptions{Features: want, Label: c.label, IgnoreLabel: true,
+	opt := store.TableOptions{Features: c.features, Label: c.label,
 		FeaturesHint: fmt.Sprintf("the model's features are %s: name INPUT's columns for them, in that order, with -features", strings.Join(want, ","))}
 	if c.features != nil {
 		if len(c.features) != len(want) {
 			return opt, usagef("-features %s: %d columns for the model's %d features (%s); give one column of INPUT for each, in that order",
 				strings.Join(c.features, ","), len(c.features), len(want), strings.Join(want, ","))
 		}
-		opt.Features, opt.FeaturesHint = c.features, ""
+		opt.FeaturesHint = ""
 	}
 	return opt, nil
 }

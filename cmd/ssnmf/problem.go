@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/ssnmf/ssnmf/affinity"
 	"github.com/ssnmf/ssnmf/cluster"
@@ -16,7 +15,6 @@ import (
 	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/solver"
 	"github.com/ssnmf/ssnmf/store"
-	"github.com/ssnmf/ssnmf/store/input"
 )
 
 // problem is the input of a run and the affinity matrix P built from it.
@@ -26,31 +24,16 @@ type problem struct {
 	solver.Problem
 	coord *cluster.Coordinator // -engine slurm's; nil for local
 	dir   string               // the work directory
-	read  time.Duration        // the time to read the input
 }
 
-// problem loads the input and builds P (package affinity): the Gaussian
-// kernel of the features, their kNN graph (-affinity knn), or the tile file
-// or edge list of -affinity. Large inputs are
-// mapped into the work directory dir rather than held in memory. progress,
-// if not nil, is the tile engine's progress hook. k, for the rules that
-// match P's mass to k clusters, is the number of classes of the input's
-// labels if 0.
-func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (_ *problem, err error) {
+// problem loads the input and builds P (solver.Options.Open): the
+// Gaussian kernel of the features, their kNN graph (-affinity knn), or the
+// tile file or edge list of -affinity. Large inputs are mapped into the
+// work directory dir rather than held in memory. progress, if not nil, is
+// the tile engine's progress hook. k, for the rules that match P's mass
+// to k clusters, is the number of classes of the input's labels if 0.
+func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress func(pass string, done, total int)) (*problem, error) {
 	pr := &problem{dir: dir}
-	begin := time.Now()
-	var tab *store.Table
-	if kc.input != "" || !kc.fromFile() {
-		if tab, err = kc.load(dir); err != nil {
-			return nil, usageError{err}
-		}
-		defer func() {
-			if err != nil {
-				tab.Close()
-			}
-		}()
-	}
-	pr.read = time.Since(begin)
 	o := kc.options()
 	o.GammaRule, o.K = kc.gamma.rule, k
 	if kc.gamma.auto {
@@ -61,12 +44,17 @@ func (kc *kernelConfig) problem(ctx context.Context, dir string, k int, progress
 			kc.disk.End("input")
 			return kc.checkGamma(o.GammaRule, k, tab)
 		}, Progress: progress, Round: kc.knnRound}
+	var err error
 	if setup.Engine, err = kc.coordinator(pr); err != nil {
 		return nil, err
 	}
-	p, err := o.Problem(ctx, tab, setup)
+	p, err := o.Open(ctx, kc.source(), setup)
 	kc.disk.End("affinity")
-	if err != nil {
+	var ie *solver.InputError
+	switch {
+	case errors.As(err, &ie):
+		return nil, usageError{ie.Err}
+	case err != nil:
 		return nil, kc.buildError(err)
 	}
 	pr.Problem = *p
@@ -170,19 +158,14 @@ func (kc *kernelConfig) fromFile() bool { return !kc.gaussian() && kc.affinity !
 // tiles command leaves -affinity empty).
 func (kc *kernelConfig) gaussian() bool { return kc.affinity == "" || kc.affinity == affinityGaussian }
 
-func (pr *problem) close() {
-	pr.Built.Close()
-	if pr.Table != nil {
-		pr.Table.Close()
+// source is the input of the run: INPUT, the built-in data set, or none
+// when P is read from -affinity without INPUT.
+func (kc *kernelConfig) source() solver.Input {
+	in := solver.Input{Path: kc.input, Format: kc.format, Features: kc.features, Label: kc.label}
+	if kc.input == "" && !kc.fromFile() {
+		in.CSV, in.Name = bytes.NewReader(builtinCSV), builtinName
 	}
-}
-
-func (kc *kernelConfig) load(dir string) (*store.Table, error) {
-	opt := store.TableOptions{Features: kc.features, Label: kc.label}
-	if kc.input == "" {
-		return store.ParseCSV(bytes.NewReader(builtinCSV), builtinName, opt)
-	}
-	return input.Open(kc.input, kc.format, opt, dir)
+	return in
 }
 
 // export builds P in a temporary work directory and has write write it (or
@@ -213,7 +196,7 @@ func (kc *kernelConfig) export(ctx context.Context, out string, stdout io.Writer
 	if err != nil {
 		return err
 	}
-	defer prob.close()
+	defer prob.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	if err := write(f, prob); err != nil {
 		return err

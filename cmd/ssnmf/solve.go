@@ -160,7 +160,7 @@ func (sv *solving) run(ctx context.Context) (err error) {
 	if err != nil {
 		return sv.setupFailed(ctx, setupCtx, err)
 	}
-	defer prob.close()
+	defer prob.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the files
 	info, err := sv.resolve(prob)
 	if err != nil {
