@@ -222,5 +222,10 @@ func (s *solve) solve(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("Options.Model: %w", err)
 		}
 	}
+	// The best W's files are the run's to remove: nothing resumes a
+	// finished solve (a time limit keeps them, for Options.Resume).
+	if err := run.Finish(res, false, nil); err != nil {
+		return nil, fmt.Errorf("Options.Workdir: %w", err)
+	}
 	return r, nil
 }

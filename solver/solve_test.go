@@ -134,6 +134,15 @@ func TestSolveLeavesRowsAndWorkdir(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("left %d entries in the temporary directory, want none", len(left))
 	}
+	// A Workdir of the caller's keeps the run's files, but no best W once
+	// the solve has ended: nothing will resume from them.
+	dir := t.TempDir()
+	if _, err := Solve(context.Background(), Input{Rows: rows}, Options{K: 3, Workdir: dir, Starts: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if best, _ := filepath.Glob(filepath.Join(dir, "best-*.mat")); len(best) != 0 {
+		t.Errorf("the Workdir holds %v after the solve, want no best W", best)
+	}
 }
 
 func equalBits(a, b []float64) bool {
