@@ -125,7 +125,7 @@ func newSolve(ctx context.Context, in Input, opt Options, dir string) (*solve, e
 		return nil, err
 	}
 	s.res = &Result{N: pr.N(), K: opt.K}
-	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved}
+	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved, Args: opt.args()}
 	if err := s.open(ctx, dir, budget.Scratch); err != nil {
 		pr.Close()
 		return nil, err
@@ -141,6 +141,9 @@ func (o Options) checkpoint(dir string) (*Saved, error) {
 		return nil, nil
 	}
 	saved, err := ReadSaved(dir)
+	if err == nil {
+		err = saved.checkOptions(o, dir)
+	}
 	if err != nil {
 		return nil, &CheckpointError{fmt.Errorf("Options.Resume: %w", err)}
 	}
