@@ -113,7 +113,11 @@ type Options struct {
 	// temporary one, removed before Solve returns.
 	Workdir string
 	// Model, if not "", is the directory a model of the solve is saved
-	// in, for model.Open and Predict.
+	// in, for model.Open and Predict. Solve refuses, before it reads the
+	// input, a Model that no model could be saved in, as ssnmf solve
+	// refuses its -model: a run whose model could not predict
+	// (ModelNeeds), a Workdir that is the Model or inside it, a parent
+	// that is not a directory, or a directory that model.CanSave refuses.
 	Model string
 	// Memory is the memory budget in bytes, as -mem (NewBudget): 0 takes
 	// the memory cgroup's limit, or none. Its scratch share holds the kNN
