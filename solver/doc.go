@@ -36,7 +36,8 @@
 // share holds them, else in memory-mapped files of a work directory
 // (Options.Workdir, or a temporary one it removes), so its memory grows
 // like n·(k+p), not n². In its Workdir it saves checkpoints
-// (Options.CheckpointEvery) and resumes from one (Options.Resume) as the
+// (Options.CheckpointEvery) and resumes from one of its own
+// (Options.Resume, which compares the Options the checkpoint keeps) as the
 // command does; the Slurm engine, the summary file and the progress lines
 // are the command's.
 package solver

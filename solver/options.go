@@ -113,7 +113,11 @@ type Options struct {
 	// temporary one, removed before Solve returns.
 	Workdir string
 	// Model, if not "", is the directory a model of the solve is saved
-	// in, for model.Open and Predict.
+	// in, for model.Open and Predict. Solve refuses, before it reads the
+	// input, a Model that no model could be saved in, as ssnmf solve
+	// refuses its -model: a run whose model could not predict
+	// (ModelNeeds), a Workdir that is the Model or inside it, a parent
+	// that is not a directory, or a directory that model.CanSave refuses.
 	Model string
 	// Memory is the memory budget in bytes, as -mem (NewBudget): 0 takes
 	// the memory cgroup's limit, or none. Its scratch share holds the kNN
@@ -161,11 +165,23 @@ type Options struct {
 	Scale Scale
 	// CheckpointEvery saves a checkpoint of fw and rowcd in the work
 	// directory every this many iterations, and at MaxTime (0: none but a
-	// Run's when stopped); Resume goes on from the checkpoint in Workdir,
-	// of a run of the same input and settings (but MaxIter and MaxTime,
-	// which may differ), to the bits of a run never stopped.
+	// Run's when stopped).
 	CheckpointEvery int
-	Resume          bool
+	// Resume goes on from the checkpoint of a Solve in Workdir, of a run
+	// of the same input and settings, to the bits of a run never stopped.
+	// The checkpoint keeps the Options that shape the result (Saved.Args),
+	// and Resume refuses, before it reads the input, a call whose Options
+	// differ, naming the first field that does and both values: only
+	// Workers, Memory, Kernel, MaxIter, MaxTime, CheckpointEvery and Model
+	// may change, as ssnmf solve -resume allows its flags of them, and K
+	// may be 0 (the checkpoint's). The fields are compared with their
+	// defaults filled in but as given: a Starts of 0 or an Init of auto
+	// is not the value it resolves to. A checkpoint of ssnmf solve, whose
+	// settings are a command line, is refused (ssnmf solve -resume goes on
+	// from it), as is one that keeps no Options (a Run's, or a Solve's of
+	// an earlier release); ssnmf solve -resume refuses a checkpoint of
+	// Solve in turn.
+	Resume bool
 
 	// File, if not "", is P's file, a tile file (ssnmf tiles) or an edge
 	// list, instead of the features' kNN graph or Gaussian kernel; Rows

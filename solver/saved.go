@@ -8,6 +8,10 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
@@ -15,11 +19,14 @@ import (
 )
 
 // Saved is the settings part of a checkpoint, as JSON: the caller's
-// settings (Args: ssnmf solve's command line), a fingerprint of the
-// problem the run was solving, and where its starts stand.
+// settings (Args: ssnmf solve's command line, or Solve's Options), a
+// fingerprint of the problem the run was solving, and where its starts
+// stand.
 type Saved struct {
-	// Args are the caller's settings: the command line of the run, as
-	// -name=value, then the input.
+	// Args are the caller's settings: ssnmf solve's command line, as
+	// -name=value, then the input; or, for a checkpoint of Solve,
+	// SolveArgs, then the Options that shape the result, as
+	// Field=value (Options.Resume compares them).
 	Args     []string `json:"args"`
 	N        int      `json:"n"`
 	K        int      `json:"k"`
@@ -158,4 +165,103 @@ func (s *Saved) inputChanged(n int, detail string) error {
 // keeps (Problem.InputSum) and a resumed run compares (Saved.CheckInput).
 func InputSum(tab *store.Table) uint32 {
 	return crc32.Checksum(store.AsBytes(tab.Features), crc32.MakeTable(crc32.Castagnoli))
+}
+
+// SolveArgs is the first of the Args of a checkpoint of Solve: the Args
+// after it are the Options of the run that shape its result, as
+// Field=value (the fields Options.Resume compares).
+const SolveArgs = "solver.Options"
+
+// resumable are the fields of Options that a resumed Solve may change,
+// as ssnmf solve -resume may change its flags of them (marked mutable):
+// they change neither the iterates nor the answer, or say where the run
+// is and what it writes. K is the checkpoint's own (Saved.K). A field
+// added to Options is compared unless it is listed here: its value must
+// print the same in every process (fmt.Sprint).
+var resumable = []string{"K", "Workers", "Memory", "Kernel", "MaxIter", "MaxTime", "CheckpointEvery", "Workdir", "Model", "Resume"}
+
+// args returns the Args of a checkpoint of a Solve of o (with its
+// defaults): SolveArgs, then every field of o but the resumable ones, in
+// their order, as Field=value: numbers as fmt prints them (a float to
+// the bit), names as their String methods, Scale as ParseScale reads it
+// (the zero Scale as auto:2) and File as an absolute path.
+func (o Options) args() []string {
+	args := []string{SolveArgs}
+	v, t := reflect.ValueOf(o), reflect.TypeFor[Options]()
+	for i := range t.NumField() {
+		name := t.Field(i).Name
+		if slices.Contains(resumable, name) {
+			continue
+		}
+		value := fmt.Sprint(v.Field(i).Interface())
+		switch name {
+		case "Scale":
+			value = o.Scale.canonical()
+		case "File":
+			if abs, err := filepath.Abs(o.File); err == nil && o.File != "" {
+				value = abs
+			}
+		}
+		args = append(args, name+"="+value)
+	}
+	return args
+}
+
+// canonical returns s as ParseScale reads it, the zero Scale's rule and
+// multiple made explicit: "auto:2", "mass:1", or the factor.
+func (s Scale) canonical() string {
+	if s.Factor > 0 {
+		return strconv.FormatFloat(s.Factor, 'g', -1, 64)
+	}
+	sizes, auto, times := s.rules()
+	rule := ScaleMass
+	switch {
+	case auto:
+		rule = ScaleAuto
+	case sizes:
+		rule = ScaleSizes
+	}
+	return rule + ":" + strconv.FormatFloat(times, 'g', -1, 64)
+}
+
+// CommandLine reports whether the checkpoint's Args are a command line,
+// ssnmf solve's, rather than the Options of a Solve.
+func (s *Saved) CommandLine() bool { return len(s.Args) > 0 && strings.HasPrefix(s.Args[0], "-") }
+
+// checkOptions checks that o, the settings of a Solve that resumes the
+// checkpoint in dir, are those of the checkpoint's run but for the
+// resumable fields (K only if given), naming the first field that differs
+// and both values. It refuses a checkpoint of ssnmf solve, whose settings
+// are a command line, and one that keeps no Options.
+func (s *Saved) checkOptions(o Options, dir string) error {
+	switch {
+	case s.CommandLine():
+		return fmt.Errorf("the checkpoint in %s is of ssnmf solve, whose settings are a command line, not Options: resume it with ssnmf solve -resume %s", dir, dir)
+	case len(s.Args) == 0 || s.Args[0] != SolveArgs:
+		return fmt.Errorf("the checkpoint in %s keeps no Options (a Run's, or a Solve's of an earlier release), which a resume must compare: start a new run", dir)
+	case o.K != 0 && o.K != s.K:
+		return fmt.Errorf("the checkpoint's run has Options.K %d, this call %d", s.K, o.K)
+	}
+	was := map[string]string{}
+	for _, a := range s.Args[1:] {
+		field, value, _ := strings.Cut(a, "=")
+		was[field] = value
+	}
+	for _, a := range o.args()[1:] {
+		field, value, _ := strings.Cut(a, "=")
+		if w, ok := was[field]; !ok {
+			return fmt.Errorf("the checkpoint's run keeps no Options.%s (an earlier release's), this call %s", field, shown(value))
+		} else if w != value {
+			return fmt.Errorf("the checkpoint's run has Options.%s %s, this call %s", field, shown(w), shown(value))
+		}
+	}
+	return nil
+}
+
+// shown is a value of Args as an error shows it: "" quoted.
+func shown(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return v
 }

@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
+	"github.com/ssnmf/ssnmf/methods"
+	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/spectral"
 	"github.com/ssnmf/ssnmf/store"
 )
@@ -73,6 +77,9 @@ func Solve(ctx context.Context, in Input, opt Options) (_ *Result, err error) {
 	if in.given() == 0 && opt.File == "" {
 		return nil, errors.New("Input: give one of Rows, Record, Path and CSV, or Options.File for P without the features")
 	}
+	if err := opt.checkModel(); err != nil {
+		return nil, err
+	}
 	dir, remove, err := opt.workdir()
 	if err != nil {
 		return nil, err
@@ -85,6 +92,54 @@ func Solve(ctx context.Context, in Input, opt Options) (_ *Result, err error) {
 	defer s.close()
 	s.run.Begin = begin
 	return s.solve(ctx)
+}
+
+// ModelNeeds reports, as an error, why a run of the method named method,
+// whose P is read from a file if fromFile, could not save a model that
+// assigns new rows: a new row's affinity is computed from the features,
+// by the kNN graph's or the Gaussian kernel's rule, which a file's P has
+// not, and a prediction refuses a W that may leave the simplex
+// (methods.Method.Infeasible). An unknown method is left to the check of
+// Options.Method.
+func ModelNeeds(method string, fromFile bool) error {
+	if fromFile {
+		return errors.New("P is read from Options.File, so a new row's affinity cannot be computed; use the kNN graph or the Gaussian kernel of the features")
+	}
+	if m, err := methods.Lookup(method); err == nil && m.Infeasible {
+		return fmt.Errorf("the W of Options.Method %s may leave the simplex, with negative entries, which a prediction refuses; use another method", method)
+	}
+	return nil
+}
+
+// checkModel refuses, before any work, a Model that no model of the
+// solve could be saved in, as ssnmf solve refuses its -model: a run whose
+// model could not predict (ModelNeeds), a Workdir that is the Model or
+// inside it (a model directory holds the model alone), a Model whose
+// parent is not a directory, or one that model.CanSave refuses.
+func (o Options) checkModel() error {
+	if o.Model == "" {
+		return nil
+	}
+	err := ModelNeeds(o.Method, o.File != "")
+	if err == nil && o.Workdir != "" && store.Within(o.Model, o.Workdir) {
+		err = fmt.Errorf("the Workdir %s is the model directory or inside it; a model directory holds the model alone: give each its own directory", o.Workdir)
+	}
+	if err == nil {
+		parent := filepath.Dir(filepath.Clean(o.Model))
+		switch st, serr := os.Stat(parent); {
+		case serr != nil:
+			err = fmt.Errorf("the directory it goes in: %w", serr)
+		case !st.IsDir():
+			err = fmt.Errorf("the directory it goes in, %s, is not a directory", parent)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("Options.Model %s: %w", o.Model, err)
+	}
+	if err := model.CanSave(o.Model); err != nil {
+		return fmt.Errorf("Options.Model: %w", err)
+	}
+	return nil
 }
 
 // solve is one call of Solve: the run, its result and what a model of it
@@ -125,7 +180,7 @@ func newSolve(ctx context.Context, in Input, opt Options, dir string) (*solve, e
 		return nil, err
 	}
 	s.res = &Result{N: pr.N(), K: opt.K}
-	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved}
+	s.run = &Run{Options: opt, Problem: pr, Meter: &Meter{Affinity: pr.Affinity}, Observer: &recorder{res: s.res}, Saved: saved, Args: opt.args()}
 	if err := s.open(ctx, dir, budget.Scratch); err != nil {
 		pr.Close()
 		return nil, err
@@ -141,6 +196,9 @@ func (o Options) checkpoint(dir string) (*Saved, error) {
 		return nil, nil
 	}
 	saved, err := ReadSaved(dir)
+	if err == nil {
+		err = saved.checkOptions(o, dir)
+	}
 	if err != nil {
 		return nil, &CheckpointError{fmt.Errorf("Options.Resume: %w", err)}
 	}

@@ -106,10 +106,10 @@ var (
 			}
 			return theAffinity(s)
 		}, fix: "drop it"}
-	// needModel is what a saved model needs: the features to measure a
-	// new row against, and a W on the simplex.
+	// needModel is what a saved model needs (solver.ModelNeeds): the
+	// features to measure a new row against, and a W on the simplex.
 	needModel = need{want: "-affinity knn or gaussian and " + feasibleMethods(),
-		holds: func(s scope) bool { return !s.fromFile() && feasible(s.method) },
+		holds: func(s scope) bool { return solver.ModelNeeds(s.method, s.fromFile()) == nil },
 		have: func(s scope) string {
 			if s.fromFile() {
 				return "P is read from the file of -affinity, so a new row's affinity cannot be computed"
@@ -158,13 +158,6 @@ var (
 	needSlurm = need{want: "-engine slurm", holds: func(s scope) bool { return s.engine == engineSlurm },
 		have: func(s scope) string { return "the engine is " + s.engine }}
 )
-
-// feasible reports whether the W of the method name stays on the simplex
-// (methods.Method.Infeasible); an unknown name is left to -method's check.
-func feasible(name string) bool {
-	m, err := methods.Lookup(name)
-	return err != nil || !m.Infeasible
-}
 
 // feasibleMethods names the methods whose W may leave the simplex, as
 // "any -method but penalty".

@@ -62,6 +62,9 @@ func resumeConfig(c *config, stdout io.Writer) (*config, *solver.Saved, error) {
 	if err != nil {
 		return nil, nil, usagef("-resume: %v", err)
 	}
+	if !s.CommandLine() {
+		return nil, nil, usagef("-resume: checkpoint %s keeps no command line: it is of a Go program's run (solver.Solve, whose Options.Resume resumes it)", name)
+	}
 	saved, err := parseSolve(s.Args, stdout)
 	if err != nil {
 		return nil, nil, usagef("-resume: checkpoint %s: settings %q: %v", name, s.Args, err)
