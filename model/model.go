@@ -181,7 +181,8 @@ func Save(dir string, meta *Meta, a *Arrays) error {
 
 // CanSave reports, as an error, why Save could not write a model at dir:
 // it is a symbolic link, or exists and is not a directory, or holds
-// anything but a model file.
+// anything but a model file, or does not exist and neither does the
+// directory it would go in (Save makes dir, not its parents).
 // A command checks it before the work whose model it saves.
 func CanSave(dir string) error {
 	dir = filepath.Clean(dir)
@@ -198,6 +199,10 @@ func CanSave(dir string) error {
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("model directory %s: %w", dir, err)
+	} else if st, err := os.Stat(filepath.Dir(dir)); err != nil {
+		return fmt.Errorf("model directory %s: the directory it goes in: %w", dir, err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("model directory %s: the directory it goes in, %s, is not a directory", dir, filepath.Dir(dir))
 	}
 	return nil
 }

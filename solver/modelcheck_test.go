@@ -40,8 +40,8 @@ func TestSolveRefusesModel(t *testing.T) {
 		input bool // an Input of rows, else P of File alone
 		want  string
 	}{
-		{"parent missing", Options{Model: filepath.Join(dir, "none", "m")}, true, "Options.Model " + filepath.Join(dir, "none", "m") + ": the directory it goes in: stat " + filepath.Join(dir, "none")},
-		{"parent a file", Options{Model: filepath.Join(file, "m")}, true, "Options.Model " + filepath.Join(file, "m") + ": the directory it goes in, " + file + ", is not a directory"},
+		{"parent missing", Options{Model: filepath.Join(dir, "none", "m")}, true, "Options.Model: model directory " + filepath.Join(dir, "none", "m") + ": the directory it goes in: stat " + filepath.Join(dir, "none")},
+		{"parent a file", Options{Model: filepath.Join(file, "m")}, true, "Options.Model: model directory " + filepath.Join(file, "m") + ": stat " + filepath.Join(file, "m") + ": not a directory"},
 		{"a file", Options{Model: file}, true, "Options.Model: model directory " + file + ": exists and is not a directory"},
 		{"other files", Options{Model: other}, true, "Options.Model: model directory " + other + ": holds x.csv, which is no part of a model"},
 		{"workdir is model", Options{Model: m, Workdir: m}, true, "Options.Model " + m + ": the Workdir " + m + " is the model directory or inside it"},

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -114,8 +112,8 @@ func ModelNeeds(method string, fromFile bool) error {
 // checkModel refuses, before any work, a Model that no model of the
 // solve could be saved in, as ssnmf solve refuses its -model: a run whose
 // model could not predict (ModelNeeds), a Workdir that is the Model or
-// inside it (a model directory holds the model alone), a Model whose
-// parent is not a directory, or one that model.CanSave refuses.
+// inside it (a model directory holds the model alone), or one that
+// model.CanSave refuses (its parent missing, among others).
 func (o Options) checkModel() error {
 	if o.Model == "" {
 		return nil
@@ -123,15 +121,6 @@ func (o Options) checkModel() error {
 	err := ModelNeeds(o.Method, o.File != "")
 	if err == nil && o.Workdir != "" && store.Within(o.Model, o.Workdir) {
 		err = fmt.Errorf("the Workdir %s is the model directory or inside it; a model directory holds the model alone: give each its own directory", o.Workdir)
-	}
-	if err == nil {
-		parent := filepath.Dir(filepath.Clean(o.Model))
-		switch st, serr := os.Stat(parent); {
-		case serr != nil:
-			err = fmt.Errorf("the directory it goes in: %w", serr)
-		case !st.IsDir():
-			err = fmt.Errorf("the directory it goes in, %s, is not a directory", parent)
-		}
 	}
 	if err != nil {
 		return fmt.Errorf("Options.Model %s: %w", o.Model, err)

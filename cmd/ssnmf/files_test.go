@@ -191,6 +191,10 @@ func TestModelClashes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, args: []string{"-out", "o.csv", "-model", "L"}, want: "model directory L: is a symbolic link (to real)"},
+		{name: "model's parent missing", args: []string{"-out", "o.csv", "-model", "none/m"},
+			want: "-model: model directory none/m: the directory it goes in: stat none: no such file or directory"},
+		{name: "model's parent a file", setup: func(t *testing.T, dir string) { copyFile(t, "testdata/small.csv", filepath.Join(dir, "F")) },
+			args: []string{"-out", "o.csv", "-model", "F/m"}, want: "-model: model directory F/m: stat F/m: not a directory"},
 		{name: "penalty", args: []string{"-method", "penalty", "-out", "o.csv", "-model", "m"},
 			want: "-model applies to -affinity knn or gaussian and any -method but penalty (the W of -method penalty may leave the simplex"},
 		{name: "resume: work directory is model", setup: func(t *testing.T, dir string) {
