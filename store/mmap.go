@@ -57,11 +57,7 @@ func MapAnonymous(size int) ([]byte, error) {
 	if size == 0 {
 		return nil, nil
 	}
-	b, err := mapAnonymous(size)
-	if err == nil {
-		adviseHuge(b)
-	}
-	return b, err
+	return mapAnonymous(size)
 }
 
 // UnmapAnonymous releases memory of [MapAnonymous]; b must not be used

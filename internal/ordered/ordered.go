@@ -150,7 +150,7 @@ func (s *scheduler[B]) finish(t int, buf B, commit func(int, B) error) error {
 		}
 		s.committed++
 		s.free = append(s.free, b)
-		s.wake.Signal()
+		s.wake.Broadcast() // every waiter: one may find the last task gone and must leave
 	}
 	return nil
 }
