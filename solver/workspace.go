@@ -85,7 +85,6 @@ func (ws *Workspace) Matrix(name string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s in memory (%d×%d): %w", name, ws.N, ws.K, err)
 		}
-		store.AdviseHuge(b) // used whole, its rows gathered at random by the sweeps
 		ws.anon = append(ws.anon, b)
 		return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), ws.N*ws.K), nil
 	}

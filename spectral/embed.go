@@ -350,9 +350,6 @@ func (s *solver) blocks(ms ...*[]float64) error {
 		if err != nil {
 			return fmt.Errorf("spectral: a block of %d×%d: %w", s.n, s.b, err)
 		}
-		if sc.Where() == "memory" { // used whole, its rows gathered at random
-			store.AdviseHuge(sc.Mem)
-		}
 		*m, s.held = v, append(s.held, sc)
 	}
 	return nil

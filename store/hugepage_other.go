@@ -2,5 +2,5 @@
 
 package store
 
-// AdviseHuge does nothing off Linux, whose MADV_HUGEPAGE it stands for.
-func AdviseHuge([]byte) {}
+// adviseHuge does nothing off Linux, whose MADV_HUGEPAGE it stands for.
+func adviseHuge([]byte) {}

@@ -57,7 +57,11 @@ func MapAnonymous(size int) ([]byte, error) {
 	if size == 0 {
 		return nil, nil
 	}
-	return mapAnonymous(size)
+	b, err := mapAnonymous(size)
+	if err == nil {
+		adviseHuge(b)
+	}
+	return b, err
 }
 
 // UnmapAnonymous releases memory of [MapAnonymous]; b must not be used
