@@ -191,9 +191,6 @@ func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpa
 			rev.add(b.j[i*m+e], int32(i), b.d[i*m+e])
 		}
 	}
-	if err := rev.sort(workers); err != nil {
-		return nil, err
-	}
 	// count becomes the entries of each row once its lists are merged.
 	err = rev.eachRow(workers, func(i int, in []revEntry) { count[i] = b.mergeRow(i, in, nil, nil) })
 	if err != nil {
@@ -339,53 +336,41 @@ func (r *reverse) add(row, col int32, v float64) {
 	r.next[q]++
 }
 
-// sort orders every bucket's entries by row, those of a row in the order
-// they were added, on workers goroutines, a bucket a task: a counting sort
-// through a copy of the bucket in a buffer of the worker's, on the heap
-// (one bucket's entries at most), made once and reused. Its error is a
-// fault of a mapping (fault.Guard).
-func (r *reverse) sort(workers int) error {
-	workers = max(1, workers)
-	bufs := make(chan []revEntry, workers)
-	for range workers {
-		bufs <- nil
-	}
+// eachRow calls f with every row and its reverse entries, in the order
+// they were added, on workers goroutines, a bucket of rows a task. Its
+// error is a fault of a mapping (fault.Guard).
+func (r *reverse) eachRow(workers int, f func(i int, in []revEntry)) error {
 	return parallel(context.Background(), workers, len(r.first)-1, func(q int) {
-		buf := <-bufs
-		defer func() { bufs <- buf }()
-		lo, hi := int(r.first[q]), int(r.first[q+1])
-		in := r.all[r.bucket[q]:r.bucket[q+1]]
-		buf = append(buf[:0], in...)
-		at := make([]int, hi-lo+1)
-		for _, e := range buf {
-			at[int(e.row)-lo+1]++
-		}
-		for i := range hi - lo {
-			at[i+1] += at[i]
-		}
-		for _, e := range buf {
-			in[at[int(e.row)-lo]] = e
-			at[int(e.row)-lo]++
+		lo := int(r.first[q])
+		for k, in := range r.rows(q) {
+			f(lo+k, in)
 		}
 	})
 }
 
-// eachRow calls f with every row and its reverse entries, in the order
-// they were added, on workers goroutines, a bucket of rows a task; the
-// buckets must be sorted (sort). Its error is a fault of a mapping
-// (fault.Guard).
-func (r *reverse) eachRow(workers int, f func(i int, in []revEntry)) error {
-	return parallel(context.Background(), workers, len(r.first)-1, func(q int) {
-		in := r.all[r.bucket[q]:r.bucket[q+1]]
-		for i := int(r.first[q]); i < int(r.first[q+1]); i++ {
-			e := 0
-			for e < len(in) && int(in[e].row) == i {
-				e++
-			}
-			f(i, in[:e])
-			in = in[e:]
-		}
-	})
+// rows returns the entries of bucket q by row, from its first row on, in
+// the order they were added.
+func (r *reverse) rows(q int) [][]revEntry {
+	lo, hi := int(r.first[q]), int(r.first[q+1])
+	in := r.all[r.bucket[q]:r.bucket[q+1]]
+	sorted := make([]revEntry, len(in))
+	start := make([]int, hi-lo+1)
+	for _, e := range in {
+		start[int(e.row)-lo+1]++
+	}
+	for i := range hi - lo {
+		start[i+1] += start[i]
+	}
+	at := slices.Clone(start[:hi-lo])
+	for _, e := range in {
+		sorted[at[int(e.row)-lo]] = e
+		at[int(e.row)-lo]++
+	}
+	out := make([][]revEntry, hi-lo)
+	for i := range out {
+		out[i] = sorted[start[i]:start[i+1]]
+	}
+	return out
 }
 
 // scalesAndCounts returns, from one pass over the lists, the entries each
