@@ -314,10 +314,7 @@ func timePass(ctx context.Context, e *tile.Engine, x []float64, r Row, n, reps i
 		w[i*k+int(s[i])] = 0.5
 		w[i*k+(i+1)%k] += 0.5
 	}
-	rates := make([]float64, reps)
-	for i := range rates {
-		start := time.Now()
-		var err error
+	rate, err := medianRate(n, reps, func() (err error) {
 		switch r.Pass {
 		case Gen:
 			_, err = e.Stats(ctx, nil)
@@ -328,8 +325,22 @@ func timePass(ctx context.Context, e *tile.Engine, x []float64, r Row, n, reps i
 		case KNN:
 			_, err = graph.KNN(ctx, x, n, r.P, graph.KNNOptions{Workers: e.Workers, Kernel: e.ISA})
 		}
-		if err != nil {
-			return 0, fmt.Errorf("bench %s p=%d k=%d: %w", r.Pass, r.P, r.K, err)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("bench %s p=%d k=%d: %w", r.Pass, r.P, r.K, err)
+	}
+	return rate, nil
+}
+
+// medianRate runs pass reps times and returns the median of its rates in
+// entries per second, all n² entries counted.
+func medianRate(n, reps int, pass func() error) (float64, error) {
+	rates := make([]float64, reps)
+	for i := range rates {
+		start := time.Now()
+		if err := pass(); err != nil {
+			return 0, err
 		}
 		rates[i] = float64(n) * float64(n) / time.Since(start).Seconds()
 	}
@@ -372,9 +383,10 @@ func timeScreen(ctx context.Context, s Settings, f Family, x []float64, p int, t
 			tiles = append(tiles, [2]int{I, J})
 		}
 	}
-	rates := make([]float64, f.Reps)
-	for i := range rates {
-		start := time.Now()
+	// The tiles go to the workers in turn, in no order: a pass of the
+	// screen commits nothing (ordered.Run would hold a worker back behind
+	// a slow tile).
+	return medianRate(s.N, f.Reps, func() error {
 		var next atomic.Int64
 		g, gctx := errgroup.WithContext(ctx)
 		for range s.Workers {
@@ -384,18 +396,14 @@ func timeScreen(ctx context.Context, s Settings, f Family, x []float64, p int, t
 					if err := gctx.Err(); err != nil {
 						return err
 					}
-					r0, r1 := ps.Rows(tiles[t][0])
-					c0, c1 := ps.Rows(tiles[t][1])
-					ps.Near(sc, tiles[t][0], tiles[t][1], th[r0:r1], th[c0:c1], func(int, int, float64) {})
+					I, J := tiles[t][0], tiles[t][1]
+					r0, r1 := ps.Rows(I)
+					c0, c1 := ps.Rows(J)
+					ps.Near(sc, I, J, th[r0:r1], th[c0:c1], func(int, int, float64) {})
 				}
 				return nil
 			})
 		}
-		if err := g.Wait(); err != nil {
-			return 0, err
-		}
-		rates[i] = float64(s.N) * float64(s.N) / time.Since(start).Seconds()
-	}
-	slices.Sort(rates)
-	return rates[len(rates)/2], nil
+		return g.Wait()
+	})
 }
