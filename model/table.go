@@ -126,14 +126,8 @@ type FilePrediction struct {
 }
 
 // An InputError is the error of a file that PredictFile cannot read as a
-// table of the model's features.
-type InputError struct{ Err error }
-
-// Error returns the text of the error that e wraps.
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that e wraps.
-func (e *InputError) Unwrap() error { return e.Err }
+// table of the model's features (store/input's Error).
+type InputError = input.Error
 
 // PredictFile predicts the rows of the table file path (store/input),
 // read into the work directory dir (WorkDir) as o says: the search is
@@ -152,7 +146,7 @@ func (m *Model) PredictFile(ctx context.Context, path, dir string, o FileOptions
 	topt.IgnoreLabel = true
 	tab, err := input.Open(path, cmp.Or(o.Format, input.Auto), topt, dir)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	defer tab.Close()
 	defer fault.Catch(&err)() // names a fault before the close above unmaps the file

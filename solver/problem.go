@@ -11,6 +11,7 @@ import (
 	"github.com/ssnmf/ssnmf/graph"
 	"github.com/ssnmf/ssnmf/model"
 	"github.com/ssnmf/ssnmf/store"
+	"github.com/ssnmf/ssnmf/store/input"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -122,14 +123,8 @@ func (o Options) Problem(ctx context.Context, tab *store.Table, s Setup) (*Probl
 }
 
 // An InputError is the error of an input that Open cannot read as a
-// table.
-type InputError struct{ Err error }
-
-// Error returns the text of the error that e wraps.
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error that e wraps.
-func (e *InputError) Unwrap() error { return e.Err }
+// table (store/input's Error).
+type InputError = input.Error
 
 // Open reads the input in into the work directory s.Dir (Input.Table;
 // no table when o.File gives P without the features) and builds its
@@ -139,7 +134,7 @@ func (o Options) Open(ctx context.Context, in Input, s Setup) (*Problem, error) 
 	begin := time.Now()
 	tab, err := in.Table(s.Dir)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	read := time.Since(begin)
 	pr, err := o.Problem(ctx, tab, s)

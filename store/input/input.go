@@ -23,6 +23,19 @@ import (
 	"github.com/ssnmf/ssnmf/store/parquetio"
 )
 
+// An Error is the error of an input that cannot be read as a table (a
+// missing file, a format it is not, a bad row: the reader's error), which
+// a caller that goes on to work on the table (model.PredictFile,
+// solver.Options.Open) returns wrapped so, that its own errors are told
+// apart from the input's.
+type Error struct{ Err error }
+
+// Error returns the text of the error that e wraps.
+func (e *Error) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that e wraps.
+func (e *Error) Unwrap() error { return e.Err }
+
 // Formats, the values of a -format flag.
 const (
 	Auto    = "auto"
