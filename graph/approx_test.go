@@ -407,6 +407,7 @@ func TestApproxDescent(t *testing.T) {
 				t.Fatal(err)
 			}
 			var want *best
+			var wantRounds []KNNRound
 			for _, w := range []struct {
 				workers int
 				dir     string
@@ -415,12 +416,13 @@ func TestApproxDescent(t *testing.T) {
 				// backward's ranges and chunks: one of each, or many
 				ranges, chunk int
 				full          bool // forward without its shortcut
-			}{{2, "", tile.ISAAuto, 0, 0, 0, false}, {1, t.TempDir(), tile.ISAAuto, 0, 0, 0, false}, {5, "", tile.ISAGo, 0, 0, 0, false},
-				{2, t.TempDir(), tile.ISAAuto, 1 << 20, 0, 0, false}, {3, "", tile.ISAAuto, 0, 97, 1000, false}, {1, "", tile.ISAAuto, 0, 50, 2000, false},
-				{2, "", tile.ISAAuto, 0, 0, 0, true}} {
+				window        int  // offers set aside beyond this many rows
+			}{{2, "", tile.ISAAuto, 0, 0, 0, false, 0}, {1, t.TempDir(), tile.ISAAuto, 0, 0, 0, false, 0}, {5, "", tile.ISAGo, 0, 0, 0, false, 0},
+				{2, t.TempDir(), tile.ISAAuto, 1 << 20, 0, 0, false, 0}, {3, "", tile.ISAAuto, 0, 97, 1000, false, 0}, {1, "", tile.ISAAuto, 0, 50, 2000, false, 0},
+				{2, "", tile.ISAAuto, 0, 0, 0, true, 0}, {2, t.TempDir(), tile.ISAAuto, 0, 0, 0, false, 300}, {3, t.TempDir(), tile.ISAAuto, 1 << 20, 97, 1000, false, 1000}} {
 				opt := KNNOptions{Neighbors: tc.m, Leaf: tc.leaf, Workers: w.workers, Kernel: w.kernel, Probes: 3, LeafRounds: 1,
 					Recall: 0.995, Rounds: 20, ScratchDir: w.dir, ScratchMemory: w.memory, Sample: 300,
-					backwardRange: w.ranges, backwardChunk: w.chunk, fullForward: w.full}
+					backwardRange: w.ranges, backwardChunk: w.chunk, fullForward: w.full, spillWindow: w.window}
 				lists, sc, st, err := approxNeighbors(context.Background(), x, tc.n, tc.p, tc.m, opt, opt.scratchSpace())
 				if err != nil {
 					t.Fatal(err)
@@ -430,8 +432,15 @@ func TestApproxDescent(t *testing.T) {
 				if descents == 0 {
 					t.Fatalf("workers=%d: no round of descent in %+v", w.workers, st.Rounds)
 				}
+				var spilled int64
+				for _, r := range st.Rounds {
+					spilled += r.Spilled
+				}
+				if (spilled > 0) != (w.window > 0) {
+					t.Errorf("window %d: %d bytes of offers set aside", w.window, spilled)
+				}
 				if want == nil {
-					want = lists
+					want, wantRounds = lists, st.Rounds
 					got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
 					t.Logf("%d rounds (%d of descent), sampled recall %.4f, true recall %.4f", len(st.Rounds), descents, st.Recall, got)
 					for k, r := range st.Rounds {
@@ -453,7 +462,13 @@ func TestApproxDescent(t *testing.T) {
 					continue
 				}
 				if !slices.Equal(want.j, lists.j) || !slices.Equal(want.d, lists.d) || !slices.Equal(want.cnt, lists.cnt) {
-					t.Errorf("workers=%d dir=%q kernel %v ranges %d chunk %d full %v: different lists", w.workers, w.dir, w.kernel, w.ranges, w.chunk, w.full)
+					t.Errorf("workers=%d dir=%q kernel %v ranges %d chunk %d full %v window %d: different lists", w.workers, w.dir, w.kernel, w.ranges, w.chunk, w.full, w.window)
+				}
+				for k, r := range st.Rounds {
+					if r.Spilled = 0; k >= len(wantRounds) || !sameRound(r, wantRounds[k]) {
+						t.Errorf("window %d: round %d %+v, want %+v", w.window, k+1, r, wantRounds)
+						break
+					}
 				}
 			}
 		})
@@ -592,4 +607,10 @@ func descentRounds(rounds []KNNRound) int {
 		}
 	}
 	return n
+}
+
+// sameRound reports whether two rounds did the same, their Spilled aside.
+func sameRound(r, s KNNRound) bool {
+	r.Spilled, s.Spilled = 0, 0
+	return r == s || r.Tiles == s.Tiles && r.Descent == s.Descent && r.Changed == s.Changed && math.IsNaN(r.Recall) && math.IsNaN(s.Recall)
 }

@@ -66,6 +66,15 @@ type descent struct {
 	// what goes to the rows, chunk backward's bound on the entries it
 	// buckets at a time: backwardRange and backwardChunk, but in tests.
 	rangeRows, chunk int
+	// offers and reverses, if not nil, set aside the join's offers and
+	// backward's entries that go to rows far from the rows at hand (the
+	// lists are out of core); spilled is the bytes they set aside in the
+	// last round.
+	offers   *spill[joinOffer]
+	reverses *spill[reverseEntry]
+	spilled  int64
+	// joinRows is the rows of a chunk of joins: joinRows, but in tests.
+	joinRows int
 }
 
 // newDescent returns the state of neighbour descent on a's lists, with
@@ -80,7 +89,7 @@ func newDescent(a *approxSearch, sp *store.ScratchSpace, forward, reverse int) (
 		return nil, err
 	}
 	off := 0
-	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, last: -1, rangeRows: backwardRange, chunk: backwardChunk}
+	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, last: -1, rangeRows: backwardRange, chunk: backwardChunk, joinRows: joinRows}
 	d.cand = store.Carve[int32](sc, &off, a.n*width)
 	d.prev = store.Carve[int32](sc, &off, a.n*fw)
 	d.rank = store.Carve[uint8](sc, &off, a.n*reverse)
@@ -93,13 +102,19 @@ func newDescent(a *approxSearch, sp *store.ScratchSpace, forward, reverse int) (
 // round runs one round of neighbour descent and returns the number of
 // rows whose list changed.
 func (d *descent) round(ctx context.Context) (int, error) {
+	d.spilled = 0
 	if err := d.forward(ctx); err != nil {
 		return 0, err
 	}
 	if err := d.backward(ctx); err != nil {
+		d.reverses.close()
 		return 0, err
 	}
-	return d.join(ctx)
+	changed, err := d.join(ctx)
+	if err != nil {
+		d.offers.close()
+	}
+	return changed, err
 }
 
 // DescentBlock is the rows of a task of neighbour descent, the unit of its
@@ -187,9 +202,11 @@ func prevLen(prev []int32) int {
 // forward entry it mirrors. The entries go to rows scattered over all, so
 // they are taken a chunk of lists at a time (d.chunk entries at most),
 // bucketed by ranges of d.rangeRows rows, and each range's
-// entries added on the workers with the range's candidates in cache. A
-// row keeps the lowest keys of all it is offered, whatever their order:
-// the result does not depend on the chunks nor on the workers.
+// entries added on the workers with the range's candidates in cache; out
+// of core, those to rows far from the chunk are set aside until the
+// chunks are done (spill). A row keeps the lowest keys of all it is
+// offered, whatever their order: the result does not depend on the
+// chunks, on the workers nor on what was set aside.
 func (d *descent) backward(ctx context.Context) error {
 	a, fw, w, rr := d.a, d.fw, d.width, d.rangeRows
 	if d.reverse == 0 {
@@ -197,17 +214,29 @@ func (d *descent) backward(ctx context.Context) error {
 	}
 	ranges := (a.n + rr - 1) / rr
 	var bk buckets[uint64]
+	add := func() error {
+		return parallel(ctx, a.workers, ranges, func(q int) {
+			for _, x := range bk.of(q) {
+				d.addReverse(q*rr+int(x>>40), int32(uint32(x)), uint8(x>>32))
+			}
+		})
+	}
+	put := func(r reverseEntry) {
+		q := int(r.u) / rr
+		bk.put(q, uint64(int(r.u)-q*rr)<<40|uint64(r.e)<<32|uint64(uint32(r.v)))
+	}
 	for lo := 0; lo < a.n; {
 		// The lists of rows [lo, hi), at most d.chunk entries.
 		hi, entries := lo, 0
-		bk.reset(ranges)
 		for ; hi < a.n && (hi == lo || entries+fw <= d.chunk); hi++ {
-			for _, v := range d.cand[hi*w : hi*w+fw] {
-				if v == none {
-					break
+			entries += forwardLen(d.cand[hi*w : hi*w+fw])
+		}
+		bk.reset(ranges)
+		for i := lo; i < hi; i++ {
+			for _, v := range d.cand[i*w : i*w+fw] {
+				if u := max(v, ^v); v != none && d.reverses.near(u, lo, hi) {
+					bk.count(int(u) / rr)
 				}
-				bk.count(int(max(v, ^v)) / rr)
-				entries++
 			}
 		}
 		bk.layout()
@@ -216,25 +245,52 @@ func (d *descent) backward(ctx context.Context) error {
 				if v == none {
 					break
 				}
-				u, flag := v, int32(i)
+				r := reverseEntry{u: v, v: int32(i), e: uint8(min(e, 255))}
 				if v < 0 {
-					u, flag = ^v, ^int32(i)
+					r.u, r.v = ^v, ^int32(i)
 				}
-				q := int(u) / rr
-				bk.put(q, uint64(int(u)-q*rr)<<40|uint64(min(e, 255))<<32|uint64(uint32(flag)))
+				if d.reverses.near(r.u, lo, hi) {
+					put(r)
+				} else if err := d.reverses.put(r); err != nil {
+					return err
+				}
 			}
 		}
-		err := parallel(ctx, a.workers, ranges, func(q int) {
-			for _, x := range bk.of(q) {
-				d.addReverse(q*rr+int(x>>40), int32(uint32(x)), uint8(x>>32))
-			}
-		})
-		if err != nil {
+		if err := add(); err != nil {
 			return err
 		}
 		lo = hi
 	}
-	return nil
+	spilled, err := d.reverses.take(func(piece []reverseEntry) error {
+		bk.reset(ranges)
+		for _, r := range piece {
+			bk.count(int(r.u) / rr)
+		}
+		bk.layout()
+		for _, r := range piece {
+			put(r)
+		}
+		return add()
+	})
+	d.spilled += spilled
+	return err
+}
+
+// reverseEntry is a reverse candidate of row u: row v (^v if new), of rank
+// e in v's list.
+type reverseEntry struct {
+	u, v int32
+	e    uint8
+}
+
+func (r reverseEntry) target() int32 { return r.u }
+
+// forwardLen returns the forward candidates held in c, ended by none.
+func forwardLen(c []int32) int {
+	if k := slices.Index(c, none); k >= 0 {
+		return k
+	}
+	return len(c)
 }
 
 // buckets groups items by range, a counting sort: count every item's
@@ -335,10 +391,12 @@ const none = math.MinInt32
 // The join is external: the offers of a chunk of joinRows rows' joins
 // (on every worker) are gathered, bucketed by ranges of the rows they go
 // to, and each range's offered to its lists on the workers, with the
-// lists in cache and no lock. The best m of a set of offers do
-// not depend on their order, nor whether a list changed in the round, so
-// the lists after the round do not depend on the workers. It returns the
-// number of rows whose list changed.
+// lists in cache and no lock. Out of core, those to rows far from the
+// chunk are set aside until the joins are done (spill). The best m of a
+// set of offers do not depend on their order, nor whether a list changed
+// in the round, so the lists after the round do not depend on the
+// workers, nor on what was set aside. It returns the number of rows whose
+// list changed.
 func (d *descent) join(ctx context.Context) (int, error) {
 	a := d.a
 	clear(a.changed)
@@ -349,11 +407,13 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	blocks := (a.n + DescentBlock - 1) / DescentBlock
 	pass := fmt.Sprintf("kNN round %d: %s", a.round, DescentPass)
 	// A chunk's rows are cut into tasks for every worker, twice over.
-	step := max(joinMinTask, joinRows/(2*a.workers))
+	rows := d.joinRows
+	step := max(joinMinTask, rows/(2*a.workers))
 	var offers [][]joinOffer
 	var bk buckets[joinOffer]
-	for lo := 0; lo < a.n; lo += joinRows {
-		hi := min(a.n, lo+joinRows)
+	reported := 0 // blocks done
+	for lo := 0; lo < a.n; lo += rows {
+		hi := min(a.n, lo+rows)
 		tasks := (hi - lo + step - 1) / step
 		for len(offers) < tasks {
 			offers = append(offers, nil)
@@ -368,16 +428,25 @@ func (d *descent) join(ctx context.Context) (int, error) {
 			offers[k] = out
 		})
 		if err == nil {
+			err = d.offers.sift(offers[:tasks], lo, hi)
+		}
+		if err == nil {
 			err = offerBucketed(ctx, a, &bk, offers[:tasks], d.rangeRows)
 		}
 		if err != nil {
 			return 0, err
 		}
 		if a.progress != nil {
-			for b := lo / DescentBlock; b < (hi+DescentBlock-1)/DescentBlock; b++ {
-				a.progress(pass, b+1, blocks)
+			for ; reported < hi/DescentBlock || hi == a.n && reported < blocks; reported++ {
+				a.progress(pass, reported+1, blocks)
 			}
 		}
+	}
+	spilled, err := d.offers.take(func(piece []joinOffer) error {
+		return offerBucketed(ctx, a, &bk, [][]joinOffer{piece}, d.rangeRows)
+	})
+	if d.spilled += spilled; err != nil {
+		return 0, err
 	}
 	changed := 0
 	for _, c := range a.changed {
@@ -402,6 +471,8 @@ type joinOffer struct {
 	u, v int32
 	dist float64
 }
+
+func (o joinOffer) target() int32 { return o.u }
 
 // offerBucketed offers every slice of offers, bucketed (bk) by ranges of
 // rangeRows rows, to the rows' lists, a range's on a worker, and marks

@@ -145,6 +145,9 @@ type KNNOptions struct {
 	// fullForward makes descent's forward pass take every row its slow
 	// way, the tests' reference for its shortcut.
 	fullForward bool
+	// spillWindow, if not 0, makes descent set aside offers beyond this
+	// many rows of the joins, wherever the lists are (the tests').
+	spillWindow int
 }
 
 // KNNMethod is a kNN search.
@@ -209,6 +212,10 @@ type KNNRound struct {
 	Descent bool    // a round of neighbour descent, row by row, not of tiles
 	Changed float64 // share of the rows whose list changed
 	Recall  float64 // sampled recall@M after the round, NaN if not measured
+	// Spilled is the bytes a round of descent set aside in files, its
+	// lists being out of core, to give them to their rows once a pass was
+	// done: its joins' offers and its reverse candidates.
+	Spilled int64
 }
 
 // KNN returns the symmetrized M-nearest-neighbour graph of the n rows of x

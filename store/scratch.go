@@ -67,11 +67,10 @@ func (sp *ScratchSpace) New(size int) (*Scratch, error) {
 	if sp == nil || sp.dir == "" || size == 0 {
 		return &Scratch{Mem: unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size)}, nil
 	}
-	f, err := os.CreateTemp(sp.dir, ".scratch-*")
+	f, err := sp.File()
 	if err != nil {
 		return nil, err
 	}
-	os.Remove(f.Name())
 	if err := Reserve(f, int64(size)); err != nil {
 		f.Close()
 		return nil, err
@@ -83,6 +82,25 @@ func (sp *ScratchSpace) New(size int) (*Scratch, error) {
 	}
 	sp.files.Add(int64(size))
 	return &Scratch{Mem: mem, f: f}, nil
+}
+
+// File returns a new empty file in the space's directory, unlinked, for
+// scratch written and read in order rather than mapped (items set aside
+// to be taken up later); closing it frees its space. It fails if the
+// space has no directory.
+func (sp *ScratchSpace) File() (*os.File, error) {
+	if sp == nil || sp.dir == "" {
+		return nil, errors.New("scratch file: no scratch directory")
+	}
+	f, err := os.CreateTemp(sp.dir, ".scratch-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Where says where the scratch is: "memory" (anonymous memory), "file"

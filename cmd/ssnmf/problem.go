@@ -133,6 +133,9 @@ func (kc *kernelConfig) knnRound(round int, r graph.KNNRound) {
 	if r.Descent {
 		work = "neighbour descent"
 	}
+	if r.Spilled > 0 {
+		work += fmt.Sprintf(" (%s set aside)", diskio.Size(r.Spilled))
+	}
 	io := ""
 	if kc.disk.OK() {
 		io = fmt.Sprintf(", read %s, wrote %s", diskio.Size(ph.Read), diskio.Size(ph.Written))
