@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestScratchSpace checks where scratch memory goes: anonymous memory
 // while the budget holds a piece whole, then a file in the directory (the
@@ -61,5 +64,33 @@ func TestScratchSpace(t *testing.T) {
 	f[2] = 1.5
 	if err := s.Release(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScratchFile checks ScratchSpace.File: an empty file, unlinked from
+// the space's directory, that reads back what was written; and an error
+// for a space with no directory.
+func TestScratchFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := NewScratchSpace(dir, 0).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if names, err := os.ReadDir(dir); err != nil || len(names) != 0 {
+		t.Errorf("the directory holds %v (%v), want nothing: the file unlinked", names, err)
+	}
+	if _, err := f.WriteString("set aside"); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 9)
+	if _, err := f.ReadAt(b, 0); err != nil || string(b) != "set aside" {
+		t.Errorf("read back %q, %v", b, err)
+	}
+	for _, sp := range []*ScratchSpace{NewScratchSpace("", 1<<20), nil} {
+		if f, err := sp.File(); err == nil {
+			f.Close()
+			t.Errorf("File of a space with no directory: no error")
+		}
 	}
 }
