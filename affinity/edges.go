@@ -1,6 +1,7 @@
 package affinity
 
 import (
+	"context"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,12 +15,13 @@ import (
 // InputOrder returns the sparse P of b with its rows in the input's
 // order: b's graph, or, where the approximate kNN search moved the rows
 // (b.Order), the graph renumbered into the file file, which the caller
-// closes (and which is then not b's graph).
-func (b *Built) InputOrder(file string) (*graph.CSR, error) {
+// closes (and which is then not b's graph). It stops with ctx's error once
+// ctx is done.
+func (b *Built) InputOrder(ctx context.Context, file string) (*graph.CSR, error) {
 	if b.Order == nil {
 		return b.graph, nil
 	}
-	return b.graph.Renumber(b.Order, file, 0)
+	return b.graph.Renumber(ctx, b.Order, file, 0)
 }
 
 // WriteEdges writes the graph g to w as an edge list in format

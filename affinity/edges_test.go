@@ -28,7 +28,7 @@ func TestWriteEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := b.InputOrder(filepath.Join(dir, "renumbered.csr"))
+		g, err := b.InputOrder(context.Background(), filepath.Join(dir, "renumbered.csr"))
 		if err != nil || g != b.Graph() {
 			t.Fatalf("InputOrder of rows in the input's order = %v, %v; want b's graph", g, err)
 		}

@@ -2,9 +2,11 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -294,7 +296,7 @@ func TestRenumber(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{"", filepath.Join(t.TempDir(), "g.csr")} {
-		r, err := g.Renumber(order, path, 7)
+		r, err := g.Renumber(context.Background(), order, path, 7)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,8 +307,17 @@ func TestRenumber(t *testing.T) {
 	}
 	bad := slices.Clone(order)
 	bad[0] = bad[1]
-	if _, err := g.Renumber(bad, "", 0); err == nil {
+	if _, err := g.Renumber(context.Background(), bad, "", 0); err == nil {
 		t.Error("an order with a row twice: no error")
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("stopped"))
+	path := filepath.Join(t.TempDir(), "stopped.csr")
+	if _, err := g.Renumber(ctx, order, path, 0); err == nil || err.Error() != "stopped" {
+		t.Errorf("a done context: %v, want its cause", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a stopped renumbering left %s (%v)", path, err)
 	}
 }
 
@@ -352,7 +363,7 @@ func TestApproxOrderIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := g.Renumber(order, "", 0)
+		r, err := g.Renumber(context.Background(), order, "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

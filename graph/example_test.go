@@ -77,7 +77,7 @@ func ExamplePartition() {
 		fmt.Println(err)
 		return
 	}
-	g, err = g.Renumber(order, "", 0)
+	g, err = g.Renumber(context.Background(), order, "", 0)
 	if err != nil {
 		fmt.Println(err)
 		return

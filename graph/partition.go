@@ -197,8 +197,9 @@ func (pt *partition) direction(lo, hi int) []float64 {
 // order: row q of m, and column q, become row and column order[q], as a
 // graph built on the rows of Partition is put back into the input's
 // numbering. It is assembled in the CSR file path (see OpenFile), tagged
-// source, or in memory if path is empty.
-func (m *CSR) Renumber(order []int32, path string, source uint64) (*CSR, error) {
+// source, or in memory if path is empty. It stops with ctx's error once
+// ctx is done.
+func (m *CSR) Renumber(ctx context.Context, order []int32, path string, source uint64) (*CSR, error) {
 	n := m.N()
 	if len(order) != n {
 		return nil, fmt.Errorf("graph: an order of %d rows for a graph of %d", len(order), n)
@@ -221,6 +222,10 @@ func (m *CSR) Renumber(order []int32, path string, source uint64) (*CSR, error) 
 		return nil, err
 	}
 	for q, i := range order {
+		if q%renumberCheck == 0 && ctx.Err() != nil {
+			es.abort()
+			return nil, context.Cause(ctx)
+		}
 		for e := m.RowPtr[q]; e < m.RowPtr[q+1]; e++ {
 			es.put(int(i), order[m.Col[e]], m.Val[e])
 		}
@@ -229,6 +234,9 @@ func (m *CSR) Renumber(order []int32, path string, source uint64) (*CSR, error) 
 		return 0, fmt.Errorf("graph: column %d twice in row %d", c, i)
 	})
 }
+
+// renumberCheck is the rows Renumber moves between looks at its context.
+const renumberCheck = 1 << 14
 
 // LeafCentroids returns the mean of the rows of each leaf of x (n×p,
 // row-major) in the order of Partition: leaf l holds rows

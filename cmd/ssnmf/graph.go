@@ -75,13 +75,13 @@ func graphCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if checkOnly(ctx) {
 		return nil
 	}
-	return kc.export(ctx, *out, stdout, kc.writeEdges(*out, time.Now(), stderr))
+	return kc.export(ctx, *out, stdout, kc.writeEdges(ctx, *out, time.Now(), stderr))
 }
 
 // writeEdges returns the end of the graph command begun at begin: it
 // reports the graph built and writes it, in the input's order of the
-// rows, to the edge list out.
-func (kc *kernelConfig) writeEdges(out string, begin time.Time, stderr io.Writer) func(w io.Writer, prob *problem) error {
+// rows, to the edge list out, until ctx is done.
+func (kc *kernelConfig) writeEdges(ctx context.Context, out string, begin time.Time, stderr io.Writer) func(w io.Writer, prob *problem) error {
 	return func(w io.Writer, prob *problem) (err error) {
 		g := prob.Graph()
 		if !kc.quiet {
@@ -92,16 +92,31 @@ func (kc *kernelConfig) writeEdges(out string, begin time.Time, stderr io.Writer
 		}
 		// The rows were searched in the partition's order; the edges
 		// name them in the input's.
-		if g, err = prob.InputOrder(filepath.Join(prob.dir, "graph.input.csr")); err != nil {
+		if g, err = prob.InputOrder(ctx, filepath.Join(prob.dir, "graph.input.csr")); err != nil {
 			return err
 		}
 		if g != prob.Graph() {
 			defer g.Close()
 			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
-		if err := affinity.WriteEdges(w, g, input.TableFormat(out)); err != nil {
+		if err := affinity.WriteEdges(stoppable{ctx, w}, g, input.TableFormat(out)); err != nil {
 			return fmt.Errorf("-o %s: %w", out, err)
 		}
 		return nil
 	}
+}
+
+// stoppable is a writer whose writes fail with its context's cause once
+// the context is done: an edge list of 10⁸ rows stops at its next write
+// of a buffer.
+type stoppable struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stoppable) Write(p []byte) (int, error) {
+	if s.ctx.Err() != nil {
+		return 0, context.Cause(s.ctx)
+	}
+	return s.w.Write(p)
 }
