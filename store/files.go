@@ -124,10 +124,11 @@ func WritesStdout(paths ...string) bool {
 
 // CreateOutput starts writing the output at path: to stdout if path is
 // StdoutPath, else with CreateAtomicContext, so that the end of ctx ends
-// a wait for the reader of a named pipe, in the open or in a write.
+// a wait for the reader of a named pipe, in the open or in a write. Either
+// way, writes fail with context.Cause(ctx) once ctx is done.
 func CreateOutput(ctx context.Context, fsys vfs.FS, path string, stdout io.Writer) (*AtomicFile, error) {
 	if path == StdoutPath {
-		return WriteThrough(stdout, "standard output"), nil
+		return WriteThrough(stoppable{ctx: ctx, w: stdout}, "standard output"), nil
 	}
 	return CreateAtomicContext(ctx, fsys, path)
 }

@@ -60,8 +60,11 @@ func CreateAtomicFS(fsys vfs.FS, path string) (*AtomicFile, error) {
 // path (a /proc link to a deleted file), it is opened for writing
 // (fsys.OpenWrite; a named pipe waits for its reader) and written directly.
 // Such a wait ends when ctx is done: the open's, and a write's to a named
-// pipe or a terminal whose reader does not read, which then fails with
-// context.Cause(ctx).
+// pipe or a terminal whose reader does not read.
+//
+// Once ctx is done, every write to the file fails with context.Cause(ctx)
+// (wrapped), so that a long output stops at its next buffer and Commit
+// fails, leaving an earlier file at path as it was.
 //
 // The temporary file is locked while it is open, and the empty temporary
 // files of path that killed writers left beside it are removed first
@@ -94,7 +97,8 @@ func CreateAtomicContext(ctx context.Context, fsys vfs.FS, path string) (*Atomic
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	lockTemp(f)
-	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(f, 64<<10)}, nil
+	w := stoppable{ctx: ctx, w: f}
+	return &AtomicFile{fs: fsys, path: path, target: target, f: f, bw: bufio.NewWriterSize(w, 64<<10)}, nil
 }
 
 // WrittenInPlace reports whether path is an output that CreateAtomicFS
@@ -119,22 +123,26 @@ func openDirect(ctx context.Context, fsys vfs.FS, path string) (*AtomicFile, err
 			d.SetWriteDeadline(time.Now()) // a file without a poller has no deadline to set
 		}
 	})
-	w := abortableWriter{ctx: ctx, w: f}
+	w := stoppable{ctx: ctx, w: f}
 	return &AtomicFile{fs: fsys, path: path, f: f, bw: bufio.NewWriterSize(w, 64<<10), direct: true, stop: stop}, nil
 }
 
-// abortableWriter is the writer of a direct file: a write that fails once
-// ctx is done (at the deadline openDirect set) reports the cause of the
-// abort, not the deadline.
-type abortableWriter struct {
+// stoppable is the writer under an AtomicFile's buffer: once ctx is done
+// it writes nothing more, and a write that fails then (a direct file's, at
+// the deadline openDirect set) reports the cause of the stop, not the
+// deadline.
+type stoppable struct {
 	ctx context.Context
 	w   io.Writer
 }
 
-func (a abortableWriter) Write(p []byte) (int, error) {
-	n, err := a.w.Write(p)
-	if err != nil && a.ctx.Err() != nil {
-		err = fmt.Errorf("abandoned a write: %w", context.Cause(a.ctx))
+func (s stoppable) Write(p []byte) (int, error) {
+	if s.ctx.Err() != nil {
+		return 0, fmt.Errorf("abandoned a write: %w", context.Cause(s.ctx))
+	}
+	n, err := s.w.Write(p)
+	if err != nil && s.ctx.Err() != nil {
+		err = fmt.Errorf("abandoned a write: %w", context.Cause(s.ctx))
 	}
 	return n, err
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"math"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ssnmf/ssnmf/store/vfs"
 )
 
 // dirNames returns the names of the entries of dir.
@@ -309,5 +312,49 @@ func TestAtomicFile(t *testing.T) {
 	}
 	if got := listing(); len(got) != 1 {
 		t.Fatalf("directory holds %v after failed creations", got)
+	}
+}
+
+// TestAtomicFileStopped checks that once the context of an output is done
+// its writes fail with the context's cause, nothing more reaches the file,
+// and Commit fails and leaves the earlier file as it was; for a file
+// renamed into place and for standard output (CreateOutput).
+func TestAtomicFileStopped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "edges.csv")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	for _, target := range []string{path, StdoutPath} {
+		t.Run(filepath.Base(target), func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			a, err := CreateOutput(ctx, vfs.OS{}, target, &stdout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Abort()
+			big := bytes.Repeat([]byte("x"), 100<<10) // more than the buffer
+			if _, err := a.Write(big); err != nil {
+				t.Fatalf("a write before the stop: %v", err)
+			}
+			cause := errors.New("stopped by a signal")
+			cancel(cause)
+			if _, err := a.Write(big); !errors.Is(err, cause) {
+				t.Errorf("a write after the stop: %v, want the cause", err)
+			}
+			if err := a.Commit(); !errors.Is(err, cause) {
+				t.Errorf("Commit after the stop: %v, want the cause", err)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("the earlier file holds %d bytes, want it untouched", len(b))
+	}
+	if got := dirNames(t, dir); len(got) != 1 {
+		t.Errorf("the directory holds %v, want only the earlier file", got)
+	}
+	if stdout.Len() != 100<<10 {
+		t.Errorf("standard output got %d bytes, want the %d written before the stop", stdout.Len(), 100<<10)
 	}
 }

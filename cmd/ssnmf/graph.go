@@ -99,24 +99,9 @@ func (kc *kernelConfig) writeEdges(ctx context.Context, out string, begin time.T
 			defer g.Close()
 			defer fault.Catch(&err)() // names a fault before g.Close unmaps the file
 		}
-		if err := affinity.WriteEdges(stoppable{ctx, w}, g, input.TableFormat(out)); err != nil {
+		if err := affinity.WriteEdges(w, g, input.TableFormat(out)); err != nil {
 			return fmt.Errorf("-o %s: %w", out, err)
 		}
 		return nil
 	}
-}
-
-// stoppable is a writer whose writes fail with its context's cause once
-// the context is done: an edge list of 10⁸ rows stops at its next write
-// of a buffer.
-type stoppable struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (s stoppable) Write(p []byte) (int, error) {
-	if s.ctx.Err() != nil {
-		return 0, context.Cause(s.ctx)
-	}
-	return s.w.Write(p)
 }
