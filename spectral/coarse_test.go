@@ -30,7 +30,7 @@ func TestCoarseGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := grow(context.Background(), op, 40, 5)
+		c, err := grow(context.Background(), op, 40, 5, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,14 +76,177 @@ func TestCoarseGraph(t *testing.T) {
 				got[a*c.m+int(pc.Col[e])] = pc.Val[e]
 			}
 		}
+		checkCoarseSums(t, c.m, want, got)
+	}
+}
+
+// checkCoarseSums checks the coarse graph's entries got (m×m, dense)
+// against want, P's sums added in the order of the rows: to the bit on
+// and above the diagonal, whose sums add a cell's rows in that order, and
+// within rounding below it, whose entries are those above.
+func checkCoarseSums(t *testing.T, m int, want, got []float64) {
+	t.Helper()
+	for a := range m {
+		for q := range m {
+			if w, v := want[a*m+q], got[a*m+q]; q >= a && v != w || math.Abs(w-v) > 1e-12*math.Max(1, w) {
+				t.Fatalf("coarse (%d, %d) = %v, want %v", a, q, v, w)
+			}
+			if got[a*m+q] != got[q*m+a] {
+				t.Fatalf("coarse (%d, %d) = %v, (%d, %d) = %v", a, q, got[a*m+q], q, a, got[q*m+a])
+			}
+		}
+	}
+}
+
+// ringGraph returns a graph of n rows, each joined to the next reach rows
+// (cyclically) by weights drawn with the seed, and its operator: a graph
+// of many chunks of rows, and of cells, that costs little to build.
+func ringGraph(t *testing.T, n, reach int, seed uint64) *operator {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	w := make([]float64, n*reach) // w[i*reach+d-1]: the edge (i, i+d)
+	for e := range w {
+		w[e] = 0.05 + rng.Float64()
+	}
+	rowPtr := make([]int64, 1, n+1)
+	var col []int32
+	var val []float64
+	for i := range n {
+		type edge struct {
+			j int32
+			v float64
+		}
+		var row []edge
+		for d := 1; d <= reach; d++ {
+			row = append(row, edge{int32((i + d) % n), w[i*reach+d-1]}, edge{int32((i - d + n) % n), w[((i-d+n)%n)*reach+d-1]})
+		}
+		slices.SortFunc(row, func(a, b edge) int { return int(a.j - b.j) })
+		for _, e := range row {
+			col, val = append(col, e.j), append(val, e.v)
+		}
+		rowPtr = append(rowPtr, int64(len(col)))
+	}
+	g, err := graph.NewCSR(rowPtr, col, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _, _, err := newOperator(context.Background(), g, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// TestCoarseGraphChunks checks the coarse graph of more cells than a
+// chunk, and of chunks with more entries than a gather, whose workers
+// read their rows of P in the order of the rows: its sums to the bit, on
+// the heap and in a scratch file.
+func TestCoarseGraphChunks(t *testing.T) {
+	op := ringGraph(t, 40000, 24, 7)
+	g, n := op.g, op.g.N()
+	c, err := grow(context.Background(), op, n/4, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first int64 // the entries of the first chunk's cells
+	for i, a := range c.of {
+		if a < chunkRows {
+			first += g.RowPtr[i+1] - g.RowPtr[i]
+		}
+	}
+	if c.m <= 2*chunkRows || first <= 2*gatherEntries {
+		t.Fatalf("%d cells, the first %d with %d entries: want more than two chunks, and more than two gathers a chunk (%d entries)", c.m, chunkRows, first, gatherEntries)
+	}
+	checkConnected(t, g, c)
+	want := make(map[[2]int32]float64)
+	for i := range n {
+		for e := g.RowPtr[i]; e < g.RowPtr[i+1]; e++ {
+			want[[2]int32{c.of[i], c.of[g.Col[e]]}] += g.Val[e]
+		}
+	}
+	for _, space := range []*store.ScratchSpace{nil, store.NewScratchSpace(t.TempDir(), 0)} {
+		pc, sc, err := coarseGraph(context.Background(), op, c, space)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries := 0
 		for a := range c.m {
-			for q := range c.m {
-				if w, v := want[a*c.m+q], got[a*c.m+q]; math.Abs(w-v) > 1e-12*math.Max(1, w) {
-					t.Fatalf("coarse (%d, %d) = %v, want %v", a, q, v, w)
+			for e := pc.RowPtr[a]; e < pc.RowPtr[a+1]; e++ {
+				q := pc.Col[e]
+				w, ok := want[[2]int32{int32(a), q}]
+				if mirror := want[[2]int32{q, int32(a)}]; !ok || q >= int32(a) && pc.Val[e] != w || q < int32(a) && pc.Val[e] != mirror {
+					t.Fatalf("scratch %s: coarse (%d, %d) = %v, want %v (mirror %v)", sc.Where(), a, q, pc.Val[e], w, mirror)
 				}
-				if got[a*c.m+q] != got[q*c.m+a] {
-					t.Fatalf("coarse (%d, %d) = %v, (%d, %d) = %v", a, q, got[a*c.m+q], q, a, got[q*c.m+a])
+				entries++
+			}
+		}
+		if entries != len(want) {
+			t.Errorf("scratch %s: %d coarse entries, want %d", sc.Where(), entries, len(want))
+		}
+		if err := sc.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// spreadByPasses is spread as a pass over P a round: the definition that
+// spread's frontier keeps.
+func spreadByPasses(op *operator, cur []int32, least []float64) {
+	g := op.g
+	for {
+		next := slices.Clone(cur)
+		for i := range cur {
+			if cur[i] >= 0 {
+				continue
+			}
+			best, heaviest := int32(-1), 0.0
+			for e := g.RowPtr[i]; e < g.RowPtr[i+1]; e++ {
+				c, v := cur[g.Col[e]], g.Val[e]
+				if c >= 0 && (least == nil || v >= least[i]) && (best < 0 || v > heaviest || v == heaviest && c < best) {
+					best, heaviest = c, v
 				}
+			}
+			next[i] = best
+		}
+		if slices.Equal(next, cur) {
+			return
+		}
+		cur = append(cur[:0], next...)
+	}
+}
+
+// TestSpread checks spread against rounds of passes over P, from seeds of
+// several densities, with and without the strong edges' bound, its
+// frontier on the heap and in a scratch file.
+func TestSpread(t *testing.T) {
+	op := ringGraph(t, 3*chunkRows+123, 3, 9)
+	n := op.g.N()
+	least, err := leastStrong(context.Background(), op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, every := range []int{7, 200, 5000} {
+		seeds := make([]int32, n)
+		for i := range seeds {
+			seeds[i] = -1
+			if i%every == 3 {
+				seeds[i] = int32(i / every)
+			}
+		}
+		for _, l := range [][]float64{nil, least} {
+			want := slices.Clone(seeds)
+			spreadByPasses(op, want, l)
+			for _, space := range []*store.ScratchSpace{nil, store.NewScratchSpace(t.TempDir(), 0)} {
+				got := slices.Clone(seeds)
+				if err := spread(context.Background(), op, got, l, space); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("seeds every %d rows, bound %v, scratch in files %v: the cells differ from rounds of passes", every, l != nil, space != nil)
+				}
+			}
+			if l == nil && slices.Contains(want, -1) {
+				t.Errorf("seeds every %d rows: rows without a cell after spreading along every edge", every)
 			}
 		}
 	}

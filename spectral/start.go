@@ -110,7 +110,7 @@ func (st *Start) Memberships(ctx context.Context, w []float64, k int, s kmeans.S
 // Bytes returns about the most bytes Embed and NewStart hold at once
 // with the options opt for a graph of n rows and nnz entries. On the
 // heap: the rows' degrees, and either the cells of each level (a coarse
-// start), the components' union-find and the last level's dense solve, or
+// start, see coarse.go), the components' union-find and the last level's dense solve, or
 // later the embedding, whose rows NewStart normalises in place. In
 // opt.Scratch (on the heap too if it is nil): the block vectors (9 blocks
 // of n×b float64 for LOBPCG, 5 with Sweeps) and the coarse graphs'
@@ -127,10 +127,13 @@ func Bytes(n, nnz int64, opt Options) (heap, scratch int64) {
 	scratch = blocks * n * b * 8
 	if opt.Sweeps > 0 || opt.CellRows > 0 {
 		// The rows' least strong weights, the cells' labels, members and
-		// seeds, at each level, and the dense solve at the last; the
-		// first block, the first coarse graph and the levels' blocks
-		// below.
-		heap = max(heap, 2*n*8+4*n+32*n+(n/8)*32+4*denseRows*denseRows*8)
+		// seeds, at each level, the rows without a cell and their edges'
+		// counts, the workers' gathered entries (20 bytes an entry at
+		// most), and the dense solve at the last; the first block, the
+		// first coarse graph (or before it the edges of the rows without
+		// a cell) and the levels' blocks below.
+		gathered := int64(max(opt.Workers, 1)) * gatherEntries * 20
+		heap = max(heap, 2*n*8+4*n+40*n+(n/8)*40+gathered+4*denseRows*denseRows*8)
 		scratch = max(scratch, n*b*8+nnz*12+(n/8)*blocks*b*8)
 	}
 	return heap, scratch
