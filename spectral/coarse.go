@@ -464,11 +464,11 @@ func coarseGraph(ctx context.Context, op *operator, c *cells, space *store.Scrat
 type cellChunk struct {
 	acc    []float64
 	set    cellSet
-	rows   []int64 // entries of each cell of the chunk
-	order  []int64 // the chunk's member rows, row<<32 | cell in the chunk, by row
-	at, to []int   // each cell's first entry in q and v, and the next to fill
-	q      []int32 // the cells of the entries' columns,
-	v      []float64
+	rows   []int64   // entries of each cell of the chunk
+	order  []int64   // the chunk's member rows, row<<32 | cell in the chunk, by row
+	at, to []int     // each cell's first entry in q and v, and the next to fill
+	q      []int32   // the cells of the gathered entries' columns
+	v      []float64 // the gathered entries' values
 }
 
 // gatherEntries is the most entries of P a worker of coarseGraph holds
