@@ -52,6 +52,10 @@ type approxSearch struct {
 	// elsewhere, if not nil, runs the rounds of leaf pairs elsewhere
 	// (KNNOptions.LeafRound; searchElsewhere).
 	elsewhere func(context.Context, *LeafRound) ([]*KNNPart, error)
+	// files holds the scratch of the lists and of the panels where it is
+	// mapped from files: a leaf round reads it at random, asking for each
+	// tile's pages ahead of it.
+	files [][]byte
 }
 
 // approxNeighbors finds about the m nearest rows of every row of x, itself
@@ -70,6 +74,9 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return nil, nil, nil, err
 	}
 	a.lists.id = opt.Order // ties go to the lower input row
+	if sc.Where() == "file" {
+		a.files = append(a.files, sc.Mem)
+	}
 	fail := func(err error) (*best, *store.Scratch, *KNNStats, error) {
 		sc.Release()
 		return nil, nil, nil, err
@@ -90,6 +97,9 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		panels, err = sp.New(size)
 		if err != nil {
 			return nil, err
+		}
+		if panels.Where() == "file" {
+			a.files = append(a.files, panels.Mem)
 		}
 		return panels.Mem, nil
 	}
@@ -410,6 +420,13 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 	if a.progress != nil {
 		ts.progress = func(done int) { a.progress(pass, done, len(tiles)) }
 	}
+	if len(a.files) > 0 {
+		for _, f := range a.files {
+			_ = store.AdviseRandom(f)
+			defer store.AdviseNormal(f)
+		}
+		ts.ahead = func(t int) { a.prefetch(int(tiles[t].I), int(tiles[t].J)) }
+	}
 	err := ts.run(ctx, len(tiles))
 	changed := 0
 	for _, c := range a.changed {
@@ -418,6 +435,22 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 		}
 	}
 	return changed, err
+}
+
+// prefetch asks for the pages that screening tile (I, J) reads.
+func (a *approxSearch) prefetch(I, J int) {
+	ask := func(b []byte) { _ = store.Prefetch(b) } // advice: a refusal changes nothing
+	for k, K := range [2]int{I, J} {
+		if k == 1 && J == I {
+			break
+		}
+		a.pairs.BlockMemory(K, ask)
+		lo, hi := a.pairs.Rows(K)
+		ask(store.AsBytes(a.lists.d[lo*a.m : hi*a.m]))
+		ask(store.AsBytes(a.lists.j[lo*a.m : hi*a.m]))
+		ask(store.AsBytes(a.lists.cnt[lo:hi]))
+		ask(store.AsBytes(a.bound[lo:hi]))
+	}
 }
 
 // offer offers (dist, v) to row u's list under u's lock (of locks, row u's

@@ -32,7 +32,13 @@ type tileScreen struct {
 	// progress, if not nil, is called after each tile with the number of
 	// tiles done, in increasing order.
 	progress func(done int)
+	// ahead, if not nil, is called with tile t+aheadTiles as tile t
+	// starts, to ask for the pages it will read (prefetch).
+	ahead func(t int)
 }
+
+// aheadTiles is how many tiles ahead tileScreen.ahead asks for pages.
+const aheadTiles = 8
 
 // run screens tiles [0, tiles).
 func (s *tileScreen) run(ctx context.Context, tiles int) error {
@@ -50,6 +56,16 @@ func (s *tileScreen) run(ctx context.Context, tiles int) error {
 	return parallel(ctx, s.workers, tiles, func(t int) {
 		tk := <-tasks
 		defer func() { tasks <- tk }()
+		if s.ahead != nil {
+			if t == 0 {
+				for u := range min(aheadTiles, tiles) {
+					s.ahead(u)
+				}
+			}
+			if t+aheadTiles < tiles {
+				s.ahead(t + aheadTiles)
+			}
+		}
 		if I, J := s.tileAt(t); s.skip == nil || !s.skip(I, J) {
 			s.screen(tk.scratch, I, J, tk.rm, tk.cm)
 		}

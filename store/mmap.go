@@ -117,3 +117,26 @@ func wholePages(start uintptr, n int) (lo, hi int) {
 	}
 	return lo, lo + (n-lo)/advicePage*advicePage
 }
+
+// AdviseNormal takes back AdviseRandom or AdviseSequential: the kernel
+// reads ahead of faults on b's pages as it does by default.
+func AdviseNormal(b []byte) error {
+	lo, hi := wholePages(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+	if lo == hi {
+		return nil
+	}
+	return adviseNormal(b[lo:hi])
+}
+
+// Prefetch asks the kernel to start reading the pages that b, a part of a
+// mapping of a file, lies on, if they are not in the page cache, and
+// returns without waiting for them. It changes no byte of b; on memory of
+// the process it does nothing.
+func Prefetch(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := start &^ (advicePage - 1)
+	return prefetch(lo, start+uintptr(len(b))-lo)
+}

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestAdviseSequential checks that the advice, sequential and random, on
-// a whole mapping and on parts of it that start and end inside pages, is
-// taken without error and changes no byte; and that a part too small to
-// hold a whole page is left alone.
+// TestAdviseSequential checks that the advice, sequential, random and
+// normal, and Prefetch, on a whole mapping and on parts of it that start
+// and end inside pages, are taken without error and change no byte; and
+// that a part too small to hold a whole page is left alone.
 func TestAdviseSequential(t *testing.T) {
 	const size = 5*4096 + 123
 	want := make([]byte, size)
@@ -46,6 +46,16 @@ func TestAdviseSequential(t *testing.T) {
 		if err := AdviseSequential(mem[tc.lo:tc.hi]); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
+		if err := AdviseNormal(mem[tc.lo:tc.hi]); err != nil {
+			t.Errorf("%s, normal: %v", tc.name, err)
+		}
+		if err := Prefetch(mem[tc.lo:tc.hi]); err != nil {
+			t.Errorf("%s, prefetch: %v", tc.name, err)
+		}
+	}
+	heap := make([]byte, 3*4096)
+	if err := Prefetch(heap[5:9000]); err != nil {
+		t.Errorf("prefetch of heap memory: %v", err)
 	}
 	if !bytes.Equal(mem, want) {
 		t.Error("the advice changed the mapping's bytes")

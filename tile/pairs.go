@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // Pairs screens the pairs of rows of a feature matrix by squared Euclidean
@@ -260,4 +262,23 @@ func SqDist4(a, b0, b1, b2, b3 []float64) (d0, d1, d2, d3 float64) {
 		d3 += float64(t3 * t3)
 	}
 	return d0, d1, d2, d3
+}
+
+// BlockMemory calls f with each piece of memory that screening block I
+// reads: its rows of the features and, for the vectorized kernel, of its
+// panels and norms. A caller whose memory is mapped from files may ask
+// for those pages ahead of a tile (store.Prefetch). It changes nothing.
+func (ps *Pairs) BlockMemory(I int, f func(b []byte)) {
+	lo, hi := ps.Rows(I)
+	if lo >= hi {
+		return
+	}
+	f(store.AsBytes(ps.x[lo*ps.p : hi*ps.p]))
+	if v := ps.vector(); v != nil {
+		bp, p := v.bp, ps.p
+		f(store.AsBytes(v.xr[I*bp*p : (I+1)*bp*p]))
+		f(store.AsBytes(v.xt[I*bp*p : (I+1)*bp*p]))
+		f(store.AsBytes(v.n32[I*bp : (I+1)*bp]))
+		f(store.AsBytes(v.n64[lo:hi]))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // pair is one report of Pairs.Near.
@@ -305,5 +306,60 @@ func TestKthSmallest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPairsBlockMemory checks the pieces BlockMemory names for each block
+// and kernel: first the block's rows of the features, to the byte; then,
+// for a vectorized kernel, four pieces inside the memory its panels were
+// packed in; no piece of one block overlapping a piece of another.
+func TestPairsBlockMemory(t *testing.T) {
+	n, p, b := 21, 3, 8
+	x := pairsData(n, p, 0, 1, 2)
+	type span struct{ lo, hi uintptr }
+	addr := func(s []byte) span {
+		a := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+		return span{a, a + uintptr(len(s))}
+	}
+	for _, isa := range SupportedISAs() {
+		ps, err := NewPairs(x, n, p, b, isa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var panels span
+		ps.Memory = func(size int) ([]byte, error) {
+			mem := make([]byte, size)
+			panels = addr(mem)
+			return mem, nil
+		}
+		want := 1
+		if ps.Kernel() != "go/float64" {
+			want = 5
+		}
+		var seen []span
+		for I := range ps.Blocks() {
+			var got []span
+			ps.BlockMemory(I, func(s []byte) { got = append(got, addr(s)) })
+			lo, hi := ps.Rows(I)
+			if len(got) != want {
+				t.Fatalf("%v: block %d: %d pieces, want %d", isa, I, len(got), want)
+			}
+			if rows := addr(unsafe.Slice((*byte)(unsafe.Pointer(&x[lo*p])), (hi-lo)*p*8)); got[0] != rows {
+				t.Errorf("%v: block %d: first piece %v, want its rows %v", isa, I, got[0], rows)
+			}
+			for _, s := range got[1:] {
+				if s.lo < panels.lo || s.hi > panels.hi || s.lo >= s.hi {
+					t.Errorf("%v: block %d: piece %v outside the panels %v", isa, I, s, panels)
+				}
+			}
+			for _, s := range got {
+				for _, o := range seen {
+					if s.lo < o.hi && o.lo < s.hi {
+						t.Errorf("%v: block %d: piece %v overlaps %v of an earlier block", isa, I, s, o)
+					}
+				}
+			}
+			seen = append(seen, got...)
+		}
 	}
 }
