@@ -295,15 +295,32 @@ func TestRenumber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{"", filepath.Join(t.TempDir(), "g.csr")} {
-		r, err := g.Renumber(context.Background(), order, path, 7)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		path     string
+		runBytes int
+	}{
+		{"", renumberRunBytes},
+		{"one-run.csr", renumberRunBytes},
+		{"scans.csr", 12 * int(g.RowPtr[n]) / 3},  // 3 or 4 runs, each a scan of g
+		{"files.csr", 12 * int(g.RowPtr[n]) / 20}, // about 20 runs, from files
+		{"rows.csr", 1},                           // a row a run
+	} {
+		path := tc.path
+		if path != "" {
+			path = filepath.Join(dir, path)
+		}
+		r, err := g.renumber(context.Background(), order, path, 7, tc.runBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !sameCSR(r, want) {
-			t.Errorf("path %q: the renumbered graph differs from the graph in input order", path)
+			t.Errorf("path %q, runs of %d bytes: the renumbered graph differs from the graph in input order", tc.path, tc.runBytes)
 		}
 		r.Close()
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "renumber-*")); len(left) > 0 {
+		t.Errorf("the runs' files are left: %v", left)
 	}
 	bad := slices.Clone(order)
 	bad[0] = bad[1]
@@ -313,8 +330,10 @@ func TestRenumber(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errors.New("stopped"))
 	path := filepath.Join(t.TempDir(), "stopped.csr")
-	if _, err := g.Renumber(ctx, order, path, 0); err == nil || err.Error() != "stopped" {
-		t.Errorf("a done context: %v, want its cause", err)
+	for _, runBytes := range []int{renumberRunBytes, 1} {
+		if _, err := g.renumber(ctx, order, path, 0, runBytes); err == nil || err.Error() != "stopped" {
+			t.Errorf("runs of %d bytes: a done context: %v, want its cause", runBytes, err)
+		}
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a stopped renumbering left %s (%v)", path, err)

@@ -193,51 +193,6 @@ func (pt *partition) direction(lo, hi int) []float64 {
 	return v
 }
 
-// Renumber returns the graph m with its rows and columns renumbered by
-// order: row q of m, and column q, become row and column order[q], as a
-// graph built on the rows of Partition is put back into the input's
-// numbering. It is assembled in the CSR file path (see OpenFile), tagged
-// source, or in memory if path is empty. It stops with ctx's error once
-// ctx is done.
-func (m *CSR) Renumber(ctx context.Context, order []int32, path string, source uint64) (*CSR, error) {
-	n := m.N()
-	if len(order) != n {
-		return nil, fmt.Errorf("graph: an order of %d rows for a graph of %d", len(order), n)
-	}
-	count := make([]int64, n)
-	for q, i := range order {
-		if i < 0 || int(i) >= n || count[i] != 0 {
-			return nil, fmt.Errorf("graph: order[%d] = %d is not a permutation of %d rows", q, i, n)
-		}
-		count[i] = m.RowPtr[q+1] - m.RowPtr[q]
-		if count[i] == 0 {
-			count[i] = -1 // seen; an empty row
-		}
-	}
-	for i := range count {
-		count[i] = max(count[i], 0)
-	}
-	es, err := newEntries(count, path, source)
-	if err != nil {
-		return nil, err
-	}
-	for q, i := range order {
-		if q%renumberCheck == 0 && ctx.Err() != nil {
-			es.abort()
-			return nil, context.Cause(ctx)
-		}
-		for e := m.RowPtr[q]; e < m.RowPtr[q+1]; e++ {
-			es.put(int(i), order[m.Col[e]], m.Val[e])
-		}
-	}
-	return es.csr(1, func(i int, c int32, _, _ float64) (float64, error) {
-		return 0, fmt.Errorf("graph: column %d twice in row %d", c, i)
-	})
-}
-
-// renumberCheck is the rows Renumber moves between looks at its context.
-const renumberCheck = 1 << 14
-
 // LeafCentroids returns the mean of the rows of each leaf of x (n×p,
 // row-major) in the order of Partition: leaf l holds rows
 // [l·leaf, min(n, (l+1)·leaf)). The centroids are ⌈n/leaf⌉×p, row-major.
