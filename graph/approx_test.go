@@ -319,7 +319,7 @@ func TestRenumber(t *testing.T) {
 		}
 		r.Close()
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "renumber-*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, "runs-*")); len(left) > 0 {
 		t.Errorf("the runs' files are left: %v", left)
 	}
 	bad := slices.Clone(order)

@@ -1,14 +1,12 @@
 package graph
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -122,9 +120,8 @@ func (m *CSR) renumberRuns(ctx context.Context, order []int32, es *entries, dir 
 	off := 0
 	run.val = store.Carve[float64](sc, &off, int(most))
 	run.col = store.Carve[int32](sc, &off, int(most))
-	runs := len(first) - 1
-	if runs <= renumberScans {
-		for r := range runs {
+	if len(first)-1 <= renumberScans {
+		for r := range len(first) - 1 {
 			run.start(first[r], first[r+1])
 			for q, i := range order {
 				if q%renumberCheck == 0 && ctx.Err() != nil {
@@ -139,21 +136,16 @@ func (m *CSR) renumberRuns(ctx context.Context, order []int32, es *entries, dir 
 		return nil
 	}
 	files, err := m.distribute(ctx, order, first, dir)
-	defer func() {
-		for _, f := range files {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
 	if err != nil {
 		return err
 	}
-	for r, f := range files {
+	defer files.Close()
+	for r := range len(first) - 1 {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 		run.start(first[r], first[r+1])
-		if err := run.read(f); err != nil {
+		if err := run.read(files.Reader(r)); err != nil {
 			return err
 		}
 		run.finish()
@@ -206,25 +198,20 @@ func (r *renumberRun) finish() {
 }
 
 // distribute scans m in order and appends each row, renumbered, to the
-// file of its run (runs begin at the rows first, then n): the row's new
-// index and its count (uint32, little-endian), then each entry's column
-// (int32) and value (float64 bits). It returns the files rewound.
-func (m *CSR) distribute(ctx context.Context, order []int32, first []int, dir string) ([]*os.File, error) {
-	runs := len(first) - 1
-	files := make([]*os.File, 0, runs)
-	bufs := make([]*bufio.Writer, runs)
-	size := min(1<<20, max(64<<10, renumberRunBytes/runs))
-	for r := range runs {
-		f, err := os.CreateTemp(dir, "renumber-*.tmp")
-		if err != nil {
-			return files, fmt.Errorf("graph: renumber: %w", err)
-		}
-		files, bufs[r] = append(files, f), bufio.NewWriterSize(f, size)
+// file of its run (runs begin at the rows first, then n), in new run files
+// in dir, returned rewound: the row's new index and its count (uint32,
+// little-endian), then each entry's column (int32) and value (float64
+// bits).
+func (m *CSR) distribute(ctx context.Context, order []int32, first []int, dir string) (*store.RunFiles, error) {
+	runs, err := store.NewRunFiles(dir, len(first)-1, renumberRunBytes)
+	if err != nil {
+		return nil, fmt.Errorf("graph: renumber: %w", err)
 	}
 	var b []byte
 	for q, i := range order {
 		if q%renumberCheck == 0 && ctx.Err() != nil {
-			return files, context.Cause(ctx)
+			runs.Close()
+			return nil, context.Cause(ctx)
 		}
 		r, found := slices.BinarySearch(first, int(i))
 		if !found {
@@ -236,40 +223,36 @@ func (m *CSR) distribute(ctx context.Context, order []int32, first []int, dir st
 			b = binary.LittleEndian.AppendUint32(b, uint32(order[m.Col[e]]))
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.Val[e]))
 		}
-		if _, err := bufs[r].Write(b); err != nil {
-			return files, fmt.Errorf("graph: renumber: %s: %w", files[r].Name(), err)
+		if err := runs.Append(r, b); err != nil {
+			runs.Close()
+			return nil, fmt.Errorf("graph: renumber: %w", err)
 		}
 	}
-	for r, w := range bufs {
-		if err := w.Flush(); err != nil {
-			return files, fmt.Errorf("graph: renumber: %s: %w", files[r].Name(), err)
-		}
-		if _, err := files[r].Seek(0, io.SeekStart); err != nil {
-			return files, fmt.Errorf("graph: renumber: %s: %w", files[r].Name(), err)
-		}
+	if err := runs.Rewind(); err != nil {
+		runs.Close()
+		return nil, fmt.Errorf("graph: renumber: %w", err)
 	}
-	return files, nil
+	return runs, nil
 }
 
-// read places the rows of the run from its file f, as distribute wrote
-// it.
-func (r *renumberRun) read(f *os.File) error {
-	br := bufio.NewReaderSize(f, 1<<20)
+// read places the rows of the run from in, its file named name, as
+// distribute wrote it.
+func (r *renumberRun) read(br io.Reader, name string) error {
 	var head [8]byte
 	var col []int32
 	var val []float64
 	var b []byte
 	for range r.hi - r.lo {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
-			return fmt.Errorf("graph: renumber: reading back %s: %w", f.Name(), err)
+			return fmt.Errorf("graph: renumber: reading back %s: %w", name, err)
 		}
 		i, cnt := binary.LittleEndian.Uint32(head[:]), int64(binary.LittleEndian.Uint32(head[4:]))
 		if int(i) < r.lo || int(i) >= r.hi || cnt != r.es.rowPtr[i+1]-r.es.rowPtr[i] {
-			return fmt.Errorf("graph: renumber: %s holds row %d of %d entries, not of its run [%d, %d)", f.Name(), i, cnt, r.lo, r.hi)
+			return fmt.Errorf("graph: renumber: %s holds row %d of %d entries, not of its run [%d, %d)", name, i, cnt, r.lo, r.hi)
 		}
 		b = slices.Grow(b[:0], int(12*cnt))[:12*cnt]
 		if _, err := io.ReadFull(br, b); err != nil {
-			return fmt.Errorf("graph: renumber: reading back %s: %w", f.Name(), err)
+			return fmt.Errorf("graph: renumber: reading back %s: %w", name, err)
 		}
 		col, val = col[:0], val[:0]
 		for e := range cnt {

@@ -1,12 +1,10 @@
 package store
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"unsafe"
 )
 
@@ -74,19 +72,14 @@ func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes 
 		return nil
 	}
 	runs, err := distributeRows(src, k, order, runRows, dir)
-	defer func() {
-		for _, f := range runs {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
 	if err != nil {
 		return err
 	}
-	for r, f := range runs {
+	defer runs.Close()
+	for r := range nruns {
 		lo := r * runRows
 		hi := min(n, lo+runRows)
-		if err := assembleRun(buf[:(hi-lo)*k], f, k, lo); err != nil {
+		if err := assembleRun(buf[:(hi-lo)*k], runs, r, k, lo); err != nil {
 			return err
 		}
 		copy(dst[lo*k:hi*k], buf[:(hi-lo)*k])
@@ -96,19 +89,11 @@ func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes 
 
 // distributeRows scans src in order and appends each row, after its index
 // in dst (int32, little-endian), to the file of its run of runRows rows of
-// dst: one new file in dir per run, returned rewound.
-func distributeRows(src []float64, k int, order []int32, runRows int, dir string) ([]*os.File, error) {
-	n := len(order)
-	nruns := (n + runRows - 1) / runRows
-	files := make([]*os.File, 0, nruns)
-	bufs := make([]*bufio.Writer, nruns)
-	size := min(1<<20, max(64<<10, permuteRunBytes/nruns))
-	for r := range nruns {
-		f, err := os.CreateTemp(dir, "permute-*.tmp")
-		if err != nil {
-			return files, fmt.Errorf("store: permute: %w", err)
-		}
-		files, bufs[r] = append(files, f), bufio.NewWriterSize(f, size)
+// dst, in new run files in dir, returned rewound.
+func distributeRows(src []float64, k int, order []int32, runRows int, dir string) (*RunFiles, error) {
+	runs, err := NewRunFiles(dir, (len(order)+runRows-1)/runRows, permuteRunBytes)
+	if err != nil {
+		return nil, fmt.Errorf("store: permute: %w", err)
 	}
 	entry := make([]byte, 4+8*k)
 	for q, i := range order {
@@ -116,35 +101,32 @@ func distributeRows(src []float64, k int, order []int32, runRows int, dir string
 		for c, v := range src[q*k : (q+1)*k] {
 			binary.LittleEndian.PutUint64(entry[4+8*c:], math.Float64bits(v))
 		}
-		if _, err := bufs[int(i)/runRows].Write(entry); err != nil {
-			return files, fmt.Errorf("store: permute: %s: %w", files[int(i)/runRows].Name(), err)
+		if err := runs.Append(int(i)/runRows, entry); err != nil {
+			runs.Close()
+			return nil, fmt.Errorf("store: permute: %w", err)
 		}
 	}
-	for r, b := range bufs {
-		if err := b.Flush(); err != nil {
-			return files, fmt.Errorf("store: permute: %s: %w", files[r].Name(), err)
-		}
-		if _, err := files[r].Seek(0, io.SeekStart); err != nil {
-			return files, fmt.Errorf("store: permute: %s: %w", files[r].Name(), err)
-		}
+	if err := runs.Rewind(); err != nil {
+		runs.Close()
+		return nil, fmt.Errorf("store: permute: %w", err)
 	}
-	return files, nil
+	return runs, nil
 }
 
 // assembleRun reads the rows of the run of dst that begins at row lo from
-// its file f (as distributeRows wrote it) into run, which holds the run's
-// len(run)/k rows.
-func assembleRun(run []float64, f *os.File, k, lo int) error {
+// its file, run r of runs (as distributeRows wrote it), into run, which
+// holds the run's len(run)/k rows.
+func assembleRun(run []float64, runs *RunFiles, r, k, lo int) error {
 	rows := len(run) / k
-	r := bufio.NewReaderSize(f, 1<<20)
+	in, name := runs.Reader(r)
 	entry := make([]byte, 4+8*k)
 	for range rows {
-		if _, err := io.ReadFull(r, entry); err != nil {
-			return fmt.Errorf("store: permute: reading back %s: %w", f.Name(), err)
+		if _, err := io.ReadFull(in, entry); err != nil {
+			return fmt.Errorf("store: permute: reading back %s: %w", name, err)
 		}
 		i := int(binary.LittleEndian.Uint32(entry)) - lo
 		if i < 0 || i >= rows {
-			return fmt.Errorf("store: permute: %s holds row %d, outside its run of %d rows from %d", f.Name(), i+lo, rows, lo)
+			return fmt.Errorf("store: permute: %s holds row %d, outside its run of %d rows from %d", name, i+lo, rows, lo)
 		}
 		for c := range run[i*k : (i+1)*k] {
 			run[i*k+c] = math.Float64frombits(binary.LittleEndian.Uint64(entry[4+8*c:]))
