@@ -128,7 +128,7 @@ func (m *CSR) renumberRuns(ctx context.Context, order []int32, es *entries, dir 
 					return context.Cause(ctx)
 				}
 				if int(i) >= run.lo && int(i) < run.hi {
-					run.put(i, m.Col[m.RowPtr[q]:m.RowPtr[q+1]], m.Val[m.RowPtr[q]:m.RowPtr[q+1]], true)
+					run.put(i, m.Col[m.RowPtr[q]:m.RowPtr[q+1]], m.Val[m.RowPtr[q]:m.RowPtr[q+1]])
 				}
 			}
 			run.finish()
@@ -167,15 +167,11 @@ type renumberRun struct {
 // start begins the run of rows [lo, hi).
 func (r *renumberRun) start(lo, hi int) { r.lo, r.hi = lo, hi }
 
-// put places row i's entries, their columns renumbered by order if
-// renumber is set.
-func (r *renumberRun) put(i int32, col []int32, val []float64, renumber bool) {
+// put places row i's entries, their columns renumbered by order.
+func (r *renumberRun) put(i int32, col []int32, val []float64) {
 	k := r.es.rowPtr[i] - r.es.rowPtr[r.lo]
 	for e, c := range col {
-		if renumber {
-			c = r.order[c]
-		}
-		r.col[k+int64(e)], r.val[k+int64(e)] = c, val[e]
+		r.col[k+int64(e)], r.val[k+int64(e)] = r.order[c], val[e]
 	}
 }
 
@@ -239,8 +235,6 @@ func (m *CSR) distribute(ctx context.Context, order []int32, first []int, dir st
 // distribute wrote it.
 func (r *renumberRun) read(br io.Reader, name string) error {
 	var head [8]byte
-	var col []int32
-	var val []float64
 	var b []byte
 	for range r.hi - r.lo {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
@@ -254,12 +248,11 @@ func (r *renumberRun) read(br io.Reader, name string) error {
 		if _, err := io.ReadFull(br, b); err != nil {
 			return fmt.Errorf("graph: renumber: reading back %s: %w", name, err)
 		}
-		col, val = col[:0], val[:0]
+		k := r.es.rowPtr[i] - r.es.rowPtr[r.lo] // renumbered by distribute: set in place
 		for e := range cnt {
-			col = append(col, int32(binary.LittleEndian.Uint32(b[12*e:])))
-			val = append(val, math.Float64frombits(binary.LittleEndian.Uint64(b[12*e+4:])))
+			r.col[k+e] = int32(binary.LittleEndian.Uint32(b[12*e:]))
+			r.val[k+e] = math.Float64frombits(binary.LittleEndian.Uint64(b[12*e+4:]))
 		}
-		r.put(int32(i), col, val, false)
 	}
 	return nil
 }

@@ -82,13 +82,7 @@ func UnmapAnonymous(b []byte) error {
 // the pages wholly inside b are advised, so that the advice never reaches
 // memory beside it. It changes no byte of b. Where a mapping is memory of
 // the process (no mmap), it does nothing.
-func AdviseSequential(b []byte) error {
-	lo, hi := wholePages(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
-	if lo == hi {
-		return nil
-	}
-	return adviseSequential(b[lo:hi])
-}
+func AdviseSequential(b []byte) error { return adviseWhole(b, adviseSequential) }
 
 // AdviseRandom tells the kernel that the pages of b, a mapping as for
 // AdviseSequential, are about to be read at random: a page fault reads
@@ -96,12 +90,15 @@ func AdviseSequential(b []byte) error {
 // rows in no order of the file would read in vain, and under memory
 // pressure read again. AdviseSequential undoes it. It changes no byte of
 // b, and does nothing where a mapping is memory of the process.
-func AdviseRandom(b []byte) error {
+func AdviseRandom(b []byte) error { return adviseWhole(b, adviseRandom) }
+
+// adviseWhole passes the whole pages of b to advise, if there are any.
+func adviseWhole(b []byte, advise func([]byte) error) error {
 	lo, hi := wholePages(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
 	if lo == hi {
 		return nil
 	}
-	return adviseRandom(b[lo:hi])
+	return advise(b[lo:hi])
 }
 
 // advicePage is the unit of AdviseSequential's pages: 4 KiB, or a part of a larger
@@ -120,13 +117,7 @@ func wholePages(start uintptr, n int) (lo, hi int) {
 
 // AdviseNormal takes back AdviseRandom or AdviseSequential: the kernel
 // reads ahead of faults on b's pages as it does by default.
-func AdviseNormal(b []byte) error {
-	lo, hi := wholePages(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
-	if lo == hi {
-		return nil
-	}
-	return adviseNormal(b[lo:hi])
-}
+func AdviseNormal(b []byte) error { return adviseWhole(b, adviseNormal) }
 
 // Prefetch asks the kernel to start reading the pages that b, a part of a
 // mapping of a file, lies on, if they are not in the page cache, and
