@@ -173,7 +173,9 @@ func Build(ctx context.Context, tab *store.Table, spec Spec) (*Built, error) {
 	if tab != nil {
 		b.p = tab.P
 		if spec.Standardize {
-			tile.Standardize(tab.Features, tab.N, tab.P)
+			if err := tile.StandardizeWorkers(tab.Features, tab.N, tab.P, spec.Workers); err != nil {
+				return nil, err
+			}
 		} else if err := checkRaw(tab, spec.Name); err != nil {
 			return nil, err
 		}

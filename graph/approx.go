@@ -103,6 +103,9 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		}
 		return panels.Mem, nil
 	}
+	if err := a.pairs.Pack(a.workers); err != nil {
+		return fail(err)
+	}
 	if err := a.seedBounds(ctx); err != nil {
 		return fail(err)
 	}

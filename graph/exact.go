@@ -66,6 +66,9 @@ func neighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptions, pa
 		return I, I + d
 	}
 	pairs, err := tile.NewPairs(xs, n, p, bs, opt.Kernel)
+	if err == nil {
+		err = pairs.Pack(opt.Workers)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

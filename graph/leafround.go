@@ -71,6 +71,9 @@ func LeafRoundRows(ctx context.Context, x []float64, n, p int, opt KNNOptions, r
 		}
 	}
 	pairs, err := tile.NewPairs(x, n, p, bs, opt.Kernel)
+	if err == nil {
+		err = pairs.Pack(opt.Workers)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -172,12 +172,14 @@ func (b *best) rowLess(j1, j2 int32) bool {
 // each of its pages is written once, in ranges of rows. It consumes b: its
 // distances become the edges' half weights, its lists are sorted by row.
 func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpace, workers int) (*CSR, error) {
-	n, m := len(b.cnt), b.m
 	// The lists are read five times in order and written once: for the
 	// entries of each row and the scales, to weigh and sort them, to
 	// bucket their reverse halves, and to merge them with those (to
 	// count, then to write).
-	sigma, count := b.scalesAndCounts(w == SelfTuning)
+	sigma, count, err := b.scalesAndCounts(w == SelfTuning, workers)
+	if err != nil {
+		return nil, err
+	}
 	if err := b.weighByRow(sigma, workers); err != nil {
 		return nil, err
 	}
@@ -186,10 +188,8 @@ func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpa
 		return nil, err
 	}
 	defer rev.sc.Release()
-	for i := range n {
-		for e := range int(b.cnt[i]) {
-			rev.add(b.j[i*m+e], int32(i), b.d[i*m+e])
-		}
+	if err := rev.fill(b, workers); err != nil {
+		return nil, err
 	}
 	// count becomes the entries of each row once its lists are merged.
 	err = rev.eachRow(workers, func(i int, in []revEntry) { count[i] = b.mergeRow(i, in, nil, nil) })
@@ -288,9 +288,7 @@ type reverse struct {
 	all    []revEntry
 	first  []int32 // by bucket, its first row; then n
 	bucket []int64 // by bucket, its first entry; then the total
-	next   []int64 // by bucket, where its next entry goes
 	of     []int32 // by row, its bucket
-	cnt    []int32 // scratch of rows: entries by row of a bucket
 }
 
 // newReverse returns room for the reverse entries of b's lists, whose
@@ -320,7 +318,6 @@ func newReverse(b *best, count []int64, sp *store.ScratchSpace, workers int) (*r
 	}
 	r.first = append(r.first, int32(n))
 	r.bucket = append(r.bucket, total)
-	r.next = slices.Clone(r.bucket)
 	var err error
 	if r.sc, err = sp.New(int(total) * int(unsafe.Sizeof(revEntry{}))); err != nil {
 		return nil, err
@@ -329,12 +326,48 @@ func newReverse(b *best, count []int64, sp *store.ScratchSpace, workers int) (*r
 	return r, nil
 }
 
-// add places the reverse entry (row, col) = v in row's bucket.
-func (r *reverse) add(row, col int32, v float64) {
-	q := r.of[row]
-	r.all[r.next[q]] = revEntry{row: row, col: col, v: v}
-	r.next[q]++
+// fill places the reverse half (j, i) of every entry (i, j) of b's lists
+// in row j's bucket, each bucket's in the order of their rows i, on
+// workers goroutines: the rows are cut into chunks, a first pass counts
+// each chunk's entries by bucket, and a second writes them, each chunk's
+// at its own place in each bucket. The result depends on neither the
+// chunks nor the workers. Its error is a fault of a mapping (fault.Guard).
+func (r *reverse) fill(b *best, workers int) error {
+	n, m, buckets := len(b.cnt), b.m, len(r.first)-1
+	size := max(fillRows, (n+8*workers-1)/(8*workers))
+	chunks := (n + size - 1) / size
+	at := make([]int64, chunks*buckets) // by chunk, then bucket
+	each := func(f func(at []int64, i int, j int32, v float64)) func(int) {
+		return func(c int) {
+			at := at[c*buckets : (c+1)*buckets]
+			for i := c * size; i < min(n, (c+1)*size); i++ {
+				for e, j := range b.j[i*m : i*m+int(b.cnt[i])] {
+					f(at, i, j, b.d[i*m+e])
+				}
+			}
+		}
+	}
+	err := parallel(context.Background(), workers, chunks, each(func(at []int64, _ int, j int32, _ float64) {
+		at[r.of[j]]++
+	}))
+	if err != nil {
+		return err
+	}
+	for q := range buckets {
+		next := r.bucket[q]
+		for c := range chunks {
+			next, at[c*buckets+q] = next+at[c*buckets+q], next
+		}
+	}
+	return parallel(context.Background(), workers, chunks, each(func(at []int64, i int, j int32, v float64) {
+		q := r.of[j]
+		r.all[at[q]] = revEntry{row: j, col: int32(i), v: v}
+		at[q]++
+	}))
 }
+
+// fillRows is the fewest rows of a chunk of reverse.fill.
+const fillRows = 256
 
 // eachRow calls f with every row and its reverse entries, in the order
 // they were added, on workers goroutines, a bucket of rows a task. Its
@@ -373,30 +406,39 @@ func (r *reverse) rows(q int) [][]revEntry {
 	return out
 }
 
-// scalesAndCounts returns, from one pass over the lists, the entries each
-// row of P gets before its lists are merged (its own, and one for every
-// row that has it as a neighbour: every edge of C once from each end), and
-// if selfTuning the self-tuning scales: the distance of each row to its
-// SigmaNeighbor-th nearest other row, floored; else nil.
-func (b *best) scalesAndCounts(selfTuning bool) ([]float64, []int64) {
+// scalesAndCounts returns, from one pass over the lists on workers
+// goroutines, the entries each row of P gets before its lists are merged
+// (its own, and one for every row that has it as a neighbour: every edge
+// of C once from each end), and if selfTuning the self-tuning scales: the
+// distance of each row to its SigmaNeighbor-th nearest other row, floored;
+// else nil. Its error is a fault of a mapping (fault.Guard).
+func (b *best) scalesAndCounts(selfTuning bool, workers int) ([]float64, []int64, error) {
 	n, m := len(b.cnt), b.m
 	count := make([]int64, n)
-	var sigma, pos []float64
+	var sigma []float64
 	if selfTuning {
 		sigma = make([]float64, n)
 	}
-	for i := range n {
-		count[i] += int64(b.cnt[i])
-		for _, j := range b.j[i*m : i*m+int(b.cnt[i])] {
-			count[j]++
+	const chunk = 1 << 14 // rows a task
+	err := parallel(context.Background(), workers, (n+chunk-1)/chunk, func(t int) {
+		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
+			atomic.AddInt64(&count[i], int64(b.cnt[i]))
+			for _, j := range b.j[i*m : i*m+int(b.cnt[i])] {
+				atomic.AddInt64(&count[j], 1)
+			}
+			if sigma != nil {
+				e := min(SigmaNeighbor, int(b.cnt[i])-1) // entry 0 is the row itself
+				sigma[i] = math.Sqrt(max(b.d[i*m+e], 0))
+			}
 		}
-		if sigma == nil {
-			continue
-		}
-		e := min(SigmaNeighbor, int(b.cnt[i])-1) // entry 0 is the row itself
-		sigma[i] = math.Sqrt(max(b.d[i*m+e], 0))
-		if sigma[i] > 0 {
-			pos = append(pos, sigma[i])
+	})
+	if err != nil || sigma == nil {
+		return sigma, count, err
+	}
+	var pos []float64
+	for _, s := range sigma {
+		if s > 0 {
+			pos = append(pos, s)
 		}
 	}
 	floor := 1.0
@@ -407,7 +449,7 @@ func (b *best) scalesAndCounts(selfTuning bool) ([]float64, []int64) {
 	for i, s := range sigma {
 		sigma[i] = max(s, floor)
 	}
-	return sigma, count
+	return sigma, count, nil
 }
 
 // bestIn returns empty lists of m candidates for rows rows, and the bounds

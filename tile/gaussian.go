@@ -7,7 +7,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/negexp"
 )
 
@@ -170,18 +174,39 @@ func MedianGamma(x []float64, n, p int, pairs int, seed uint64) (float64, error)
 // deviations neither overflow (a column around 1e160) nor underflow (one
 // around 1e-300). Scaling by a power of two is exact, so a column that
 // needed no scaling gets the same bits as without it.
-func Standardize(x []float64, n, p int) {
+func Standardize(x []float64, n, p int) { StandardizeWorkers(x, n, p, 1) }
+
+// StandardizeWorkers is Standardize with the rows rescaled on workers
+// goroutines, with the same bits for any number: the moments are summed
+// in row order on the caller's. Its error is a fault of x on another
+// goroutine, where x is a mapped file (fault.Guard); one is never.
+func StandardizeWorkers(x []float64, n, p, workers int) error {
 	if n == 0 {
-		return
+		return nil
 	}
 	scale := columnScales(x, n, p)
 	mean, sd := moments(x, n, p, scale)
-	for i := range n {
-		row := x[i*p : (i+1)*p]
-		for q := range row {
-			row[q] = zscore(float64(row[q]*scale[q]), mean[q], sd[q])
+	const chunk = 1 << 14 // rows a task
+	var next atomic.Int64
+	rescale := func() error {
+		for t := int(next.Add(1) - 1); t*chunk < n; t = int(next.Add(1) - 1) {
+			for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
+				row := x[i*p : (i+1)*p]
+				for q := range row {
+					row[q] = zscore(float64(row[q]*scale[q]), mean[q], sd[q])
+				}
+			}
 		}
+		return nil
 	}
+	if workers <= 1 {
+		return rescale()
+	}
+	var g errgroup.Group
+	for range workers {
+		g.Go(fault.Guard(rescale))
+	}
+	return g.Wait()
 }
 
 // Moments returns the column means and population standard deviations of

@@ -241,3 +241,25 @@ func TestStandardizeRow(t *testing.T) {
 		}
 	}
 }
+
+// TestStandardizeWorkers checks that StandardizeWorkers gives the bits of
+// Standardize for any number of workers, over more rows than a task.
+func TestStandardizeWorkers(t *testing.T) {
+	const n, p = 40000, 3
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float64, n*p)
+	for i := range x {
+		x[i] = rng.NormFloat64()*float64(1+i%p) + 7
+	}
+	want := slices.Clone(x)
+	Standardize(want, n, p)
+	for _, workers := range []int{0, 2, 3, 8} {
+		got := slices.Clone(x)
+		if err := StandardizeWorkers(got, n, p, workers); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: other bits than Standardize's", workers)
+		}
+	}
+}

@@ -36,6 +36,7 @@ type Pairs struct {
 
 	once sync.Once
 	vec  *pairsVector // nil: the portable kernel
+	err  error        // a fault of Memory's memory while packing (Pack)
 }
 
 // NewPairs returns the screen of the n rows of x (n×p, row-major) in tiles
@@ -57,6 +58,15 @@ func NewPairs(x []float64, n, p, b int, k ISA) (*Pairs, error) {
 	return &Pairs{x: x, n: n, p: p, b: b, isa: k}, nil
 }
 
+// Pack packs the vectorized kernel's panels, if it has any, now and on
+// workers goroutines, rather than on first use on the caller's. Its error
+// is a fault of the memory Memory returned, where that is a mapped file;
+// Pack after the first use packs nothing.
+func (ps *Pairs) Pack(workers int) error {
+	ps.once.Do(func() { ps.pack(workers) })
+	return ps.err
+}
+
 // Blocks returns the number of blocks of rows, ⌈n/b⌉.
 func (ps *Pairs) Blocks() int { return (ps.n + ps.b - 1) / ps.b }
 
@@ -65,19 +75,23 @@ func (ps *Pairs) Rows(I int) (lo, hi int) { return I * ps.b, min(ps.n, (I+1)*ps.
 
 // vector returns the vectorized screen, packing it on first use, or nil.
 func (ps *Pairs) vector() *pairsVector {
-	if ps.isa == ISAGo || ps.p == 0 {
-		return nil
-	}
-	ps.once.Do(func() {
-		mem := ps.Memory
-		if mem == nil {
-			mem = func(size int) ([]byte, error) {
-				return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size), nil
-			}
-		}
-		ps.vec = newPairsVector(ps.isa, ps.x, ps.n, ps.p, ps.b, mem)
-	})
+	ps.once.Do(func() { ps.pack(1) })
 	return ps.vec
+}
+
+// pack packs the vectorized screen's panels on workers goroutines, if
+// the kernel has a screen.
+func (ps *Pairs) pack(workers int) {
+	if ps.isa == ISAGo || ps.p == 0 {
+		return
+	}
+	mem := ps.Memory
+	if mem == nil {
+		mem = func(size int) ([]byte, error) {
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size), nil
+		}
+	}
+	ps.vec, ps.err = newPairsVector(ps.isa, ps.x, ps.n, ps.p, ps.b, workers, mem)
 }
 
 // Kernel names the kernel that screens the pairs: its family and

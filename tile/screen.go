@@ -3,7 +3,12 @@ package tile
 import (
 	"math"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ssnmf/ssnmf/internal/fault"
 )
 
 // pairsVector is the vectorized screen of Pairs. A tile of approximate
@@ -62,12 +67,14 @@ type screenKernel struct {
 const maxCentred = 1e15
 
 // newPairsVector packs x (n×p) in blocks of b rows for the vectorized
-// screen of family k (resolved), or returns nil where k has no screen
-// (ISAGo) or a centred feature is out of float32's reach.
-func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, error)) *pairsVector {
+// screen of family k (resolved), on workers goroutines, or returns nil
+// where k has no screen (ISAGo), the memory cannot be had, or a centred
+// feature is out of float32's reach. Its error is a fault of the memory,
+// where it is a mapped file (fault.Guard).
+func newPairsVector(k ISA, x []float64, n, p, b, workers int, memory func(int) ([]byte, error)) (*pairsVector, error) {
 	sk := screenKernelOf(k)
 	if sk == nil || n == 0 {
-		return nil
+		return nil, nil
 	}
 	nb, bp := (n+b-1)/b, roundUp(b, 64)
 	mean := ColumnMeans(x, n, p)
@@ -77,42 +84,71 @@ func newPairsVector(k ISA, x []float64, n, p, b int, memory func(int) ([]byte, e
 	panel, n32 := nb*bp*p, roundUp(nb*bp, 2)
 	mem, err := memory(4*(2*panel+n32) + 8*n)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	f32 := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(mem))), 2*panel+n32)
 	v := &pairsVector{
 		k: sk, x: x, n: n, p: p, b: b, bp: bp,
 		xr: f32[:panel:panel], xt: f32[panel : 2*panel : 2*panel],
-		n32: f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
-		n64: unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
-		c:   float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
+		n32:    f32[2*panel : 2*panel+nb*bp : 2*panel+nb*bp],
+		n64:    unsafe.Slice((*float64)(unsafe.Pointer(&mem[4*(2*panel+n32)])), n),
+		blockN: make([]float64, nb),
+		c:      float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
 	}
-	a := make([]float32, b*p)
-	for blk := range nb {
-		r0, r1 := blk*b, min(n, (blk+1)*b)
-		for i := r0; i < r1; i++ {
-			var s float64
-			for q, f := range x[i*p : (i+1)*p] {
-				c := f - mean[q]
-				if !(math.Abs(c) <= maxCentred) {
-					return nil
-				}
-				a32 := float32(c)
-				a[(i-r0)*p+q] = a32
-				v.xt[blk*bp*p+q*bp+i-r0] = a32
-				s += float64(a32) * float64(a32) // exact: no fused rounding to differ
+	// The blocks are packed independently, a block a task.
+	var next atomic.Int64
+	var far atomic.Bool // a centred feature is out of reach
+	pack := func() error {
+		a := make([]float32, b*p)
+		for blk := int(next.Add(1) - 1); blk < nb && !far.Load(); blk = int(next.Add(1) - 1) {
+			if !v.pack(blk, mean, a) {
+				far.Store(true)
 			}
-			v.n64[i], v.n32[blk*bp+i-r0] = s, float32(s)
 		}
-		packRows(v.xr[blk*bp*p:(blk+1)*bp*p], a[:(r1-r0)*p], p, 8)
+		return nil
 	}
-	v.blockN = make([]float64, nb)
-	for i, s := range v.n64 {
-		if s > v.blockN[i/b] { // the norms are not NaN: no need of max's care
-			v.blockN[i/b] = s
+	if workers <= 1 {
+		pack()
+	} else {
+		var g errgroup.Group
+		for range min(workers, nb) {
+			g.Go(fault.Guard(pack))
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
 		}
 	}
-	return v
+	if far.Load() {
+		return nil, nil
+	}
+	return v, nil
+}
+
+// pack packs block blk of the rows, centred by mean, with a (b·p values)
+// as scratch, and reports whether every centred feature is within reach
+// (maxCentred).
+func (v *pairsVector) pack(blk int, mean []float64, a []float32) bool {
+	b, p, bp := v.b, v.p, v.bp
+	r0, r1 := blk*b, min(v.n, (blk+1)*b)
+	for i := r0; i < r1; i++ {
+		var s float64
+		for q, f := range v.x[i*p : (i+1)*p] {
+			c := f - mean[q]
+			if !(math.Abs(c) <= maxCentred) {
+				return false
+			}
+			a32 := float32(c)
+			a[(i-r0)*p+q] = a32
+			v.xt[blk*bp*p+q*bp+i-r0] = a32
+			s += float64(a32) * float64(a32) // exact: no fused rounding to differ
+		}
+		v.n64[i], v.n32[blk*bp+i-r0] = s, float32(s)
+		if s > v.blockN[blk] { // the norms are not NaN: no need of max's care
+			v.blockN[blk] = s
+		}
+	}
+	packRows(v.xr[blk*bp*p:(blk+1)*bp*p], a[:(r1-r0)*p], p, 8)
+	return true
 }
 
 // pairsScratch is one goroutine's memory for pairsVector.
