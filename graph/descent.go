@@ -93,8 +93,15 @@ func newDescent(a *approxSearch, sp *store.ScratchSpace, forward, reverse int) (
 	d.cand = store.Carve[int32](sc, &off, a.n*width)
 	d.prev = store.Carve[int32](sc, &off, a.n*fw)
 	d.rank = store.Carve[uint8](sc, &off, a.n*reverse)
-	for i := range d.prev {
-		d.prev[i] = -1
+	err = parallel(context.Background(), a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
+		prev := d.prev[t*descentChunk*fw : min(a.n, (t+1)*descentChunk)*fw]
+		for i := range prev {
+			prev[i] = -1
+		}
+	})
+	if err != nil {
+		sc.Release()
+		return nil, err
 	}
 	return d, nil
 }
@@ -208,7 +215,7 @@ func prevLen(prev []int32) int {
 // offered, whatever their order: the result does not depend on the
 // chunks, on the workers nor on what was set aside.
 func (d *descent) backward(ctx context.Context) error {
-	a, fw, w, rr := d.a, d.fw, d.width, d.rangeRows
+	a, fw, rr := d.a, d.fw, d.rangeRows
 	if d.reverse == 0 {
 		return nil
 	}
@@ -221,59 +228,86 @@ func (d *descent) backward(ctx context.Context) error {
 			}
 		})
 	}
-	put := func(r reverseEntry) {
-		q := int(r.u) / rr
-		bk.put(q, uint64(int(r.u)-q*rr)<<40|uint64(r.e)<<32|uint64(uint32(r.v)))
+	packed := func(r reverseEntry) uint64 {
+		return uint64(int(r.u)%rr)<<40 | uint64(r.e)<<32 | uint64(uint32(r.v))
 	}
-	for lo := 0; lo < a.n; {
-		// The lists of rows [lo, hi), at most d.chunk entries.
-		hi, entries := lo, 0
-		for ; hi < a.n && (hi == lo || entries+fw <= d.chunk); hi++ {
-			entries += forwardLen(d.cand[hi*w : hi*w+fw])
-		}
-		bk.reset(ranges)
-		for i := lo; i < hi; i++ {
-			for _, v := range d.cand[i*w : i*w+fw] {
-				if u := max(v, ^v); v != none && d.reverses.near(u, lo, hi) {
-					bk.count(int(u) / rr)
+	// A chunk's rows are cut into parts, counted and put on the workers;
+	// those set aside go to the spill after each chunk, part by part.
+	parts := 4 * a.workers
+	aside := make([][]reverseEntry, parts)
+	rows := max(1, d.chunk/max(1, fw))
+	for lo := 0; lo < a.n; lo += rows {
+		hi := min(a.n, lo+rows)
+		step := (hi - lo + parts - 1) / parts
+		bk.reset(parts, ranges)
+		err := parallel(ctx, a.workers, parts, func(k int) {
+			for i := lo + k*step; i < min(hi, lo+(k+1)*step); i++ {
+				for e, v := range d.cand[i*d.width : i*d.width+fw] {
+					if v == none {
+						break
+					}
+					if r := d.reverseOf(i, e, v); d.reverses.near(r.u, lo, hi) {
+						bk.count(k, int(r.u)/rr)
+					}
 				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 		bk.layout()
-		for i := lo; i < hi; i++ {
-			for e, v := range d.cand[i*w : i*w+fw] {
-				if v == none {
-					break
+		err = parallel(ctx, a.workers, parts, func(k int) {
+			for i := lo + k*step; i < min(hi, lo+(k+1)*step); i++ {
+				for e, v := range d.cand[i*d.width : i*d.width+fw] {
+					if v == none {
+						break
+					}
+					if r := d.reverseOf(i, e, v); d.reverses.near(r.u, lo, hi) {
+						bk.put(k, int(r.u)/rr, packed(r))
+					} else {
+						aside[k] = append(aside[k], r)
+					}
 				}
-				r := reverseEntry{u: v, v: int32(i), e: uint8(min(e, 255))}
-				if v < 0 {
-					r.u, r.v = ^v, ^int32(i)
-				}
-				if d.reverses.near(r.u, lo, hi) {
-					put(r)
-				} else if err := d.reverses.put(r); err != nil {
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for k, rs := range aside {
+			for _, r := range rs {
+				if err := d.reverses.put(r); err != nil {
 					return err
 				}
 			}
+			aside[k] = rs[:0]
 		}
 		if err := add(); err != nil {
 			return err
 		}
-		lo = hi
 	}
 	spilled, err := d.reverses.take(func(piece []reverseEntry) error {
-		bk.reset(ranges)
+		bk.reset(1, ranges)
 		for _, r := range piece {
-			bk.count(int(r.u) / rr)
+			bk.count(0, int(r.u)/rr)
 		}
 		bk.layout()
 		for _, r := range piece {
-			put(r)
+			bk.put(0, int(r.u)/rr, packed(r))
 		}
 		return add()
 	})
 	d.spilled += spilled
 	return err
+}
+
+// reverseOf returns the reverse entry of forward candidate e of row i, v
+// (^v if new).
+func (d *descent) reverseOf(i, e int, v int32) reverseEntry {
+	r := reverseEntry{u: v, v: int32(i), e: uint8(min(e, 255))}
+	if v < 0 {
+		r.u, r.v = ^v, ^int32(i)
+	}
+	return r
 }
 
 // reverseEntry is a reverse candidate of row u: row v (^v if new), of rank
@@ -285,45 +319,49 @@ type reverseEntry struct {
 
 func (r reverseEntry) target() int32 { return r.u }
 
-// forwardLen returns the forward candidates held in c, ended by none.
-func forwardLen(c []int32) int {
-	if k := slices.Index(c, none); k >= 0 {
-		return k
-	}
-	return len(c)
-}
-
-// buckets groups items by range, a counting sort: count every item's
-// range, layout, then put the items, the same ones; of(q) holds range
-// q's in the order they were put.
+// buckets groups items by range, a counting sort whose items come in
+// parts that may be counted and put at once, each on one goroutine:
+// reset, count every item of every part (count(k, q) for an item of part
+// k in range q), layout, then put the same items (put(k, q, v)); of(q)
+// holds range q's items, part 0's first, each part's in the order put.
 type buckets[T any] struct {
-	start, at []int
-	buf       []T
+	ranges int
+	start  []int // by range, its first item; then the total
+	at     []int // by part, then range: its count, then where its next item goes
+	buf    []T
 }
 
-// reset empties the buckets for items of ranges ranges.
-func (b *buckets[T]) reset(ranges int) {
+// reset empties the buckets for parts parts of items of ranges ranges.
+func (b *buckets[T]) reset(parts, ranges int) {
+	b.ranges = ranges
 	b.start = slices.Grow(b.start[:0], ranges+1)[:ranges+1]
-	clear(b.start)
+	b.at = slices.Grow(b.at[:0], parts*ranges)[:parts*ranges]
+	clear(b.at)
 }
 
-// count counts an item of range q.
-func (b *buckets[T]) count(q int) { b.start[q+1]++ }
+// count counts an item of part k in range q.
+func (b *buckets[T]) count(k, q int) { b.at[k*b.ranges+q]++ }
 
 // layout makes room for the items counted.
 func (b *buckets[T]) layout() {
-	ranges := len(b.start) - 1
-	for q := range ranges {
-		b.start[q+1] += b.start[q]
+	parts, total := len(b.at)/max(1, b.ranges), 0
+	for q := range b.ranges {
+		b.start[q] = total
+		for k := range parts {
+			c := b.at[k*b.ranges+q]
+			b.at[k*b.ranges+q] = total
+			total += c
+		}
 	}
-	b.buf = slices.Grow(b.buf[:0], b.start[ranges])[:b.start[ranges]]
-	b.at = append(b.at[:0], b.start[:ranges]...)
+	b.start[b.ranges] = total
+	b.buf = slices.Grow(b.buf[:0], total)[:total]
 }
 
-// put places v, an item of range q.
-func (b *buckets[T]) put(q int, v T) {
-	b.buf[b.at[q]] = v
-	b.at[q]++
+// put places v, an item of part k in range q.
+func (b *buckets[T]) put(k, q int, v T) {
+	at := &b.at[k*b.ranges+q]
+	b.buf[*at] = v
+	*at++
 }
 
 // of returns the items of range q.
@@ -406,9 +444,10 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	}
 	blocks := (a.n + DescentBlock - 1) / DescentBlock
 	pass := fmt.Sprintf("kNN round %d: %s", a.round, DescentPass)
-	// A chunk's rows are cut into tasks for every worker, twice over.
+	// A chunk's rows are cut into tasks for every worker, eight times
+	// over: the workers wait for the chunk's last task to end.
 	rows := d.joinRows
-	step := max(joinMinTask, rows/(2*a.workers))
+	step := max(joinMinTask, rows/(8*a.workers))
 	var offers [][]joinOffer
 	var bk buckets[joinOffer]
 	reported := 0 // blocks done
@@ -478,19 +517,25 @@ func (o joinOffer) target() int32 { return o.u }
 // rangeRows rows, to the rows' lists, a range's on a worker, and marks
 // the rows whose list took one changed.
 func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer], offers [][]joinOffer, rangeRows int) error {
-	bk.reset((a.n + rangeRows - 1) / rangeRows)
-	for _, os := range offers {
-		for _, o := range os {
-			bk.count(int(o.u) / rangeRows)
+	bk.reset(len(offers), (a.n+rangeRows-1)/rangeRows)
+	err := parallel(ctx, a.workers, len(offers), func(k int) {
+		for _, o := range offers[k] {
+			bk.count(k, int(o.u)/rangeRows)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	bk.layout()
-	for _, os := range offers {
-		for _, o := range os {
-			bk.put(int(o.u)/rangeRows, o)
+	err = parallel(ctx, a.workers, len(offers), func(k int) {
+		for _, o := range offers[k] {
+			bk.put(k, int(o.u)/rangeRows, o)
 		}
+	})
+	if err != nil {
+		return err
 	}
-	return parallel(ctx, a.workers, len(bk.start)-1, func(q int) {
+	return parallel(ctx, a.workers, bk.ranges, func(q int) {
 		for _, o := range bk.of(q) {
 			// An offer beyond the row's bound cannot enter its list: the
 			// test that needs no line of the list.

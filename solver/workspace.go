@@ -132,7 +132,11 @@ func (ws *Workspace) InputOrder(order []int32) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w, store.PermuteRows(w, ws.W, ws.K, order, ws.Dir)
+	dir := ws.Dir // for the run files of a W larger than memory
+	if ws.InMemory {
+		dir = ""
+	}
+	return w, store.PermuteRows(w, ws.W, ws.K, order, dir)
 }
 
 // CheckpointPath returns the path of the work directory's checkpoint.

@@ -30,7 +30,9 @@ const (
 // and written about twice in all, whatever n, where a scan of src a run
 // would read it n·k·8/256 MiB times. Filling dst's rows in place in src's
 // order instead dirties its pages at random; with less memory than dst,
-// the kernel writes them back and reads them again many times over.
+// the kernel writes them back and reads them again many times over. That
+// is what PermuteRows does if dir is "": for dst in memory, where the
+// runs would only copy every row twice more.
 func PermuteRows(dst, src []float64, k int, order []int32, dir string) error {
 	return permuteRows(dst, src, k, order, dir, permuteRunBytes)
 }
@@ -47,6 +49,12 @@ func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes 
 			return fmt.Errorf("store: order[%d] = %d is not a permutation of %d rows", q, i, n)
 		}
 		seen[i] = true
+	}
+	if dir == "" {
+		for q, i := range order {
+			copy(dst[int(i)*k:int(i+1)*k], src[q*k:(q+1)*k])
+		}
+		return nil
 	}
 	if n == 0 {
 		return nil

@@ -21,27 +21,32 @@ func TestPermuteRows(t *testing.T) {
 				src[q*tc.k+c] = float64(order[q])*10 + float64(c)
 			}
 		}
-		// One run; a run a row (a file each: small n only); runs of
-		// three rows, of 97 (scans of src at n = 1000) and of 300 (scans,
-		// the last run short).
-		for _, run := range []int{permuteRunBytes, 1, 8 * tc.k * 3, 8 * tc.k * 97, 8 * tc.k * 300} {
+		// In memory (run 0: no directory); one run; a run a row (a file
+		// each: small n only); runs of three rows, of 97 (scans of src at
+		// n = 1000) and of 300 (scans, the last run short).
+		for _, run := range []int{0, permuteRunBytes, 1, 8 * tc.k * 3, 8 * tc.k * 97, 8 * tc.k * 300} {
 			if run == 1 && tc.n > 10 {
 				continue
 			}
 			dir := t.TempDir()
+			if run == 0 {
+				dir = ""
+			}
 			dst := make([]float64, len(src))
 			if err := permuteRows(dst, src, tc.k, order, dir, run); err != nil {
 				t.Fatal(err)
 			}
 			checkPermuted(t, dst, tc.n, tc.k)
-			if left, _ := os.ReadDir(dir); len(left) > 0 {
+			if left, _ := os.ReadDir(dir); dir != "" && len(left) > 0 {
 				t.Errorf("n=%d, runs of %d bytes: %d files left in the directory", tc.n, run, len(left))
 			}
 		}
 	}
 	for _, order := range [][]int32{{0, 0, 1}, {0, 3, 1}, {-1, 0, 1}} {
-		if err := PermuteRows(make([]float64, 3), make([]float64, 3), 1, order, t.TempDir()); err == nil {
-			t.Errorf("order %v: no error", order)
+		for _, dir := range []string{t.TempDir(), ""} {
+			if err := PermuteRows(make([]float64, 3), make([]float64, 3), 1, order, dir); err == nil {
+				t.Errorf("order %v, directory %q: no error", order, dir)
+			}
 		}
 	}
 }
