@@ -20,7 +20,7 @@ type entries struct {
 
 // newEntries returns room for count[i] entries in row i: in memory if path
 // is empty, else in the CSR file path (see OpenFile), tagged source.
-func newEntries(count []int64, path string, source uint64) (*entries, error) {
+func newEntries(count []int64, path string, source uint64, workers int) (*entries, error) {
 	n := len(count)
 	var total int64
 	for _, c := range count {
@@ -31,7 +31,7 @@ func newEntries(count []int64, path string, source uint64) (*entries, error) {
 		e.rowPtr, e.col, e.val = make([]int64, n+1), make([]int32, total), make([]float64, total)
 	} else {
 		var err error
-		if e.file, e.rowPtr, e.col, e.val, err = createFile(path, n, int(total), source); err != nil {
+		if e.file, e.rowPtr, e.col, e.val, err = createFile(path, n, int(total), source, workers); err != nil {
 			return nil, err
 		}
 	}

@@ -107,7 +107,7 @@ type CSR struct {
 // nonnegative n×n matrix with increasing columns within each row, and
 // returns it. It does not copy the slices.
 func NewCSR(rowPtr []int64, col []int32, val []float64) (*CSR, error) {
-	return checkCSR(rowPtr, col, val, nil)
+	return checkCSR(rowPtr, col, val, 1, nil)
 }
 
 // checkEntries is how many entries checkCSR checks between calls of its
@@ -115,12 +115,15 @@ func NewCSR(rowPtr []int64, col []int32, val []float64) (*CSR, error) {
 const checkEntries = 1 << 16
 
 // checkCSR is NewCSR, in one pass over the arrays in order, which also
-// takes the values' Moments. If visit is not nil, it is called with every
-// range [lo, hi) of the entries, in order, once they are checked: so that
-// a file's checksum (openMapped, fileBuilder.finish) reads the arrays in
-// the same pass, and a graph larger than memory is read once, not three
-// times.
-func checkCSR(rowPtr []int64, col []int32, val []float64, visit func(lo, hi int64)) (*CSR, error) {
+// takes the values' Moments, on workers goroutines: chunks of rows of at
+// least checkEntries entries are checked in any order, and committed in
+// order, where the moments are summed and visit, if not nil, is called
+// with the chunk's range [lo, hi) of the entries: so that a file's
+// checksum (openMapped, fileBuilder.finish) reads the arrays in the same
+// pass, and a graph larger than memory is read once, not three times. The
+// result, and the error of a bad matrix (its first bad entry's), do not
+// depend on the workers.
+func checkCSR(rowPtr []int64, col []int32, val []float64, workers int, visit func(lo, hi int64)) (*CSR, error) {
 	if len(rowPtr) < 2 || rowPtr[0] != 0 || rowPtr[len(rowPtr)-1] != int64(len(col)) || len(col) != len(val) {
 		return nil, fmt.Errorf("graph: %d row offsets, %d columns and %d values do not form a CSR matrix", len(rowPtr), len(col), len(val))
 	}
@@ -128,11 +131,16 @@ func checkCSR(rowPtr []int64, col []int32, val []float64, visit func(lo, hi int6
 	if n > math.MaxInt32 {
 		return nil, fmt.Errorf("graph: %d rows, at most %d fit int32 columns", n, math.MaxInt32)
 	}
+	chunks := []int{0} // the first row of each chunk, then n
 	for i := range n {
 		if rowPtr[i] > rowPtr[i+1] {
 			return nil, fmt.Errorf("graph: row %d: offsets %d > %d", i, rowPtr[i], rowPtr[i+1])
 		}
+		if i+1 < n && rowPtr[i+1]-rowPtr[chunks[len(chunks)-1]] >= checkEntries {
+			chunks = append(chunks, i+1)
+		}
 	}
+	chunks = append(chunks, n)
 	m := &CSR{RowPtr: rowPtr, Col: col, Val: val, Scale: 1, diag: make([]float64, n)}
 	// P is symmetric if its entries (i, j, v) are its entries (j, i, v):
 	// the sums of a 64-bit hash of each entry read both ways agree (and
@@ -141,36 +149,67 @@ func checkCSR(rowPtr []int64, col []int32, val []float64, visit func(lo, hi int6
 	// only a failed check looks for the entry that breaks it.
 	var fwd, bwd uint64
 	var mo Moments
-	var seen int64 // entries visited
-	for i := range n {
-		lo, hi := rowPtr[i], rowPtr[i+1]
-		for e := lo; e < hi; e++ {
-			j, v := col[e], val[e]
-			switch {
-			case j < 0 || int(j) >= n:
-				return nil, fmt.Errorf("graph: row %d: column %d out of range [0, %d)", i, j, n)
-			case e > lo && j <= col[e-1]:
-				return nil, fmt.Errorf("graph: row %d: columns %d and %d not increasing", i, col[e-1], j)
-			case !(v >= 0) || math.IsInf(v, 0):
-				return nil, fmt.Errorf("graph: row %d, column %d: value %v, want finite and >= 0", i, j, v)
+	err := ordered.Run(context.Background(), max(1, workers), len(chunks)-1, func() *checked { return new(checked) },
+		func(_ context.Context, t int, c *checked) error {
+			*c = checked{}
+			for i := chunks[t]; i < chunks[t+1] && c.err == nil; i++ {
+				c.err = m.checkRow(i, &c.fwd, &c.bwd)
 			}
-			if int(j) == i {
-				m.diag[i] = v
+			return nil
+		},
+		func(t int, c *checked) error {
+			if c.err != nil {
+				return c.err
 			}
-			fwd += entryHash(int32(i), j, v)
-			bwd += entryHash(j, int32(i), v)
-			mo.add(v)
-		}
-		if visit != nil && (hi-seen >= checkEntries || i == n-1) {
-			visit(seen, hi)
-			seen = hi
-		}
-	}
-	if fwd != bwd {
+			fwd, bwd = fwd+c.fwd, bwd+c.bwd
+			lo, hi := rowPtr[chunks[t]], rowPtr[chunks[t+1]]
+			for _, v := range val[lo:hi] {
+				mo.add(v)
+			}
+			if visit != nil {
+				visit(lo, hi)
+			}
+			return nil
+		})
+	switch {
+	case err != nil:
+		return nil, err
+	case fwd != bwd:
 		return nil, m.asymmetry()
 	}
 	m.moments = mo
 	return m, nil
+}
+
+// checked is what checkCSR finds in a chunk of rows: the sums of its
+// entries' hashes read both ways, and its first bad entry.
+type checked struct {
+	fwd, bwd uint64
+	err      error
+}
+
+// checkRow checks row i's entries, records its diagonal entry and adds
+// their hashes read both ways to fwd and bwd.
+func (m *CSR) checkRow(i int, fwd, bwd *uint64) error {
+	n, col, val := len(m.diag), m.Col, m.Val
+	lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+	for e := lo; e < hi; e++ {
+		j, v := col[e], val[e]
+		switch {
+		case j < 0 || int(j) >= n:
+			return fmt.Errorf("graph: row %d: column %d out of range [0, %d)", i, j, n)
+		case e > lo && j <= col[e-1]:
+			return fmt.Errorf("graph: row %d: columns %d and %d not increasing", i, col[e-1], j)
+		case !(v >= 0) || math.IsInf(v, 0):
+			return fmt.Errorf("graph: row %d, column %d: value %v, want finite and >= 0", i, j, v)
+		}
+		if int(j) == i {
+			m.diag[i] = v
+		}
+		*fwd += entryHash(int32(i), j, v)
+		*bwd += entryHash(j, int32(i), v)
+	}
+	return nil
 }
 
 // Moments are sums of the stored values of a CSR, Scale not applied,

@@ -85,6 +85,52 @@ func TestNewCSRErrors(t *testing.T) {
 	}
 }
 
+// TestCheckCSRWorkers checks that checkCSR gives the same matrix (its
+// diagonal, the bits of its moments), the same chunks to visit and the
+// same error for a bad entry, whatever the workers, over many chunks.
+func TestCheckCSRWorkers(t *testing.T) {
+	const n = 3000
+	rowPtr := []int64{0}
+	var col []int32
+	var val []float64
+	for i := range n { // a band: row i holds the columns within 50 of it
+		for j := max(0, i-50); j <= min(n-1, i+50); j++ {
+			col, val = append(col, int32(j)), append(val, float64(1+(i*j)%17)/7)
+		}
+		rowPtr = append(rowPtr, int64(len(col)))
+	}
+	check := func(workers int, val []float64) (*CSR, [][2]int64, error) {
+		var visits [][2]int64
+		m, err := checkCSR(rowPtr, col, val, workers, func(lo, hi int64) { visits = append(visits, [2]int64{lo, hi}) })
+		return m, visits, err
+	}
+	want, wantVisits, err := check(1, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wantVisits) < 3 {
+		t.Fatalf("%d chunks, want several", len(wantVisits))
+	}
+	bad := slices.Clone(val)
+	bad[len(bad)/2], bad[len(bad)-3] = -1, math.NaN()
+	_, _, wantErr := check(1, bad)
+	if wantErr == nil || !strings.Contains(wantErr.Error(), "value -1") {
+		t.Fatalf("bad values: error %v, want the first bad entry's", wantErr)
+	}
+	for _, workers := range []int{2, 3, 8} {
+		m, visits, err := check(workers, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(m.diag, want.diag) || m.moments != want.moments || !slices.Equal(visits, wantVisits) {
+			t.Errorf("%d workers: diagonal, moments %+v or visits other than one worker's (moments %+v)", workers, m.moments, want.moments)
+		}
+		if _, _, err := check(workers, bad); err == nil || err.Error() != wantErr.Error() {
+			t.Errorf("%d workers, bad values: error %v, want %v", workers, err, wantErr)
+		}
+	}
+}
+
 // TestProductsMatchDense checks P·W, the row sums and P·S against the dense
 // reference to the bit (both add the nonzero products of a row in column
 // order), and ||P||_F^2 to rounding (the graph adds it row by row), for

@@ -152,7 +152,7 @@ func FromEdges(ctx context.Context, name string, tab *store.Table, opt EdgeOptio
 	}
 	// Pass 2: place the entries; a column twice in a row is a pair listed
 	// twice, whose edges a third pass finds for the error.
-	es, err := newEntries(count, opt.File, 0)
+	es, err := newEntries(count, opt.File, 0, 1)
 	if err != nil {
 		return nil, err
 	}

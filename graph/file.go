@@ -146,7 +146,7 @@ func openMapped(f *os.File) (*CSR, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	m, got, err := checkArrays(mem, int(h.n), int(h.nnz))
+	m, got, err := checkArrays(mem, int(h.n), int(h.nnz), 1)
 	switch {
 	case got != h.body:
 		err = fmt.Errorf("bad checksum of the arrays 0x%08x, computed 0x%08x", h.body, got)
@@ -192,14 +192,14 @@ func (m *CSR) AdviseRandom(random bool) error {
 // (their checksums joined by crc32cJoin). Where the check fails, the
 // checksum is still that of all the arrays, so that a damaged file is
 // reported as such rather than by the entry the damage broke.
-func checkArrays(mem []byte, n, nnz int) (*CSR, uint32, error) {
+func checkArrays(mem []byte, n, nnz, workers int) (*CSR, uint32, error) {
 	rowPtr, val, col := arrays(mem, n, nnz)
 	valAt := fileHeaderSize + 8*(n+1)
 	colAt := valAt + 8*nnz
 	head := crc32.Checksum(mem[fileHeaderSize:valAt], castagnoli)
 	var vals, cols uint32
 	var done int64
-	m, err := checkCSR(rowPtr, col, val, func(lo, hi int64) {
+	m, err := checkCSR(rowPtr, col, val, workers, func(lo, hi int64) {
 		vals = crc32.Update(vals, castagnoli, mem[valAt+8*int(lo):valAt+8*int(hi)])
 		cols = crc32.Update(cols, castagnoli, mem[colAt+4*int(lo):colAt+4*int(hi)])
 		done = hi
@@ -269,17 +269,18 @@ type fileBuilder struct {
 	mem       []byte
 	n, cap    int
 	source    uint64
+	workers   int // that check the file as it is finished
 }
 
 // createFile starts the CSR file path (written as path.tmp until finish)
 // for n rows and up to capacity entries, and returns its row offsets and
 // room for the columns and values.
-func createFile(path string, n, capacity int, source uint64) (*fileBuilder, []int64, []int32, []float64, error) {
+func createFile(path string, n, capacity int, source uint64, workers int) (*fileBuilder, []int64, []int32, []float64, error) {
 	size, ok := fileSize(uint64(n), uint64(capacity))
 	if !ok || n < 1 {
 		return nil, nil, nil, nil, fmt.Errorf("%s: %d rows and %d entries do not fit a CSR file", path, n, capacity)
 	}
-	fb := &fileBuilder{path: path, tmp: path + ".tmp", n: n, cap: capacity, source: source}
+	fb := &fileBuilder{path: path, tmp: path + ".tmp", n: n, cap: capacity, source: source, workers: workers}
 	f, err := os.OpenFile(fb.tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -321,7 +322,7 @@ func (fb *fileBuilder) finish(nnz int) (*CSR, error) {
 		copy(dst, col[:nnz])
 	}
 	size, _ := fileSize(uint64(fb.n), uint64(nnz))
-	m, body, err := checkArrays(fb.mem[:size], fb.n, nnz)
+	m, body, err := checkArrays(fb.mem[:size], fb.n, nnz, fb.workers)
 	if err != nil {
 		fb.abort()
 		return nil, fmt.Errorf("%s: %w", fb.path, err)

@@ -196,7 +196,7 @@ func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpa
 	if err != nil {
 		return nil, err
 	}
-	es, err := newEntries(count, path, source)
+	es, err := newEntries(count, path, source, workers)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (m *CSR) renumber(ctx context.Context, order []int32, path string, source u
 	for i := range count {
 		count[i] = max(count[i], 0)
 	}
-	es, err := newEntries(count, path, source)
+	es, err := newEntries(count, path, source, m.Workers)
 	if err != nil {
 		return nil, err
 	}

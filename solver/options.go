@@ -350,8 +350,12 @@ func (o Options) runDefaults() Options {
 // Table reads the input into a table, its features on the heap or mapped
 // into dir (a file's, if large); the table must be closed. An Input of
 // none of Rows, Record, Path and CSV reads none: nil.
-func (in Input) Table(dir string) (*store.Table, error) {
-	opt := store.TableOptions{Features: in.Features, Label: in.Label}
+func (in Input) Table(dir string) (*store.Table, error) { return in.table(dir, 1) }
+
+// table is Table with a Parquet file's columns decoded on up to workers
+// goroutines.
+func (in Input) table(dir string, workers int) (*store.Table, error) {
+	opt := store.TableOptions{Features: in.Features, Label: in.Label, Workers: workers}
 	switch n := in.given(); {
 	case n == 0:
 		return nil, nil

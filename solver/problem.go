@@ -132,7 +132,7 @@ type InputError = input.Error
 // The problem owns the table: its Close closes both.
 func (o Options) Open(ctx context.Context, in Input, s Setup) (*Problem, error) {
 	begin := time.Now()
-	tab, err := in.Table(s.Dir)
+	tab, err := in.table(s.Dir, o.Workers)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

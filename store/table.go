@@ -90,6 +90,10 @@ type TableOptions struct {
 	// never held twice and their pages are file-backed, reclaimable memory.
 	// A table read this way must be closed.
 	MapDir string
+
+	// Workers, if more than 1, lets a Parquet file's columns be decoded
+	// at once, a goroutine each; the table is the same.
+	Workers int
 }
 
 // CSVOptions is the former name of [TableOptions], kept so that callers

@@ -82,7 +82,7 @@ func recoverMalformed(name string, err *error) {
 // with store.ReadRecords.
 func read(rdr *file.Reader, name string, opt store.TableOptions) (t *store.Table, err error) {
 	defer recoverMalformed(name, &err)
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: BatchRows}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: BatchRows, Parallel: opt.Workers > 1}, memory.DefaultAllocator)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

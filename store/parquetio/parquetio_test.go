@@ -142,7 +142,8 @@ func TestRead(t *testing.T) {
 }
 
 // TestReadManyBatches reads a file of several row groups and record
-// batches and checks every value against what was written.
+// batches, its columns one after the other and at once (Workers), and
+// checks every value against what was written.
 func TestReadManyBatches(t *testing.T) {
 	n := 2*BatchRows + 1000
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -159,17 +160,19 @@ func TestReadManyBatches(t *testing.T) {
 		{Name: "label", Type: arrow.PrimitiveTypes.Int32, Vals: lab},
 	}
 	path := writeParquet(t, cols, BatchRows+17)
-	tab, err := Read(path, store.TableOptions{MapDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tab.Close()
-	if tab.N != n || tab.P != 2 || !slices.Equal(tab.Features, want) {
-		t.Fatalf("read %d×%d, want %d×2; features equal: %v", tab.N, tab.P, n, slices.Equal(tab.Features, want))
-	}
-	for i, c := range tab.Labels {
-		if c != i%7 {
-			t.Fatalf("row %d: label %d, want %d", i, c, i%7)
+	for _, workers := range []int{0, 3} {
+		tab, err := Read(path, store.TableOptions{MapDir: t.TempDir(), Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tab.Close()
+		if tab.N != n || tab.P != 2 || !slices.Equal(tab.Features, want) {
+			t.Fatalf("%d workers: read %d×%d, want %d×2; features equal: %v", workers, tab.N, tab.P, n, slices.Equal(tab.Features, want))
+		}
+		for i, c := range tab.Labels {
+			if c != i%7 {
+				t.Fatalf("%d workers: row %d: label %d, want %d", workers, i, c, i%7)
+			}
 		}
 	}
 }
