@@ -1,18 +1,16 @@
 package tile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/ssnmf/ssnmf/internal/fault"
 	"github.com/ssnmf/ssnmf/internal/negexp"
+	"github.com/ssnmf/ssnmf/internal/ordered"
 )
 
 // Gaussian is the Source of the Gaussian kernel of the rows of a feature
@@ -187,26 +185,22 @@ func StandardizeWorkers(x []float64, n, p, workers int) error {
 	scale := columnScales(x, n, p)
 	mean, sd := moments(x, n, p, scale)
 	const chunk = 1 << 14 // rows a task
-	var next atomic.Int64
-	rescale := func() error {
-		for t := int(next.Add(1) - 1); t*chunk < n; t = int(next.Add(1) - 1) {
-			for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
-				row := x[i*p : (i+1)*p]
-				for q := range row {
-					row[q] = zscore(float64(row[q]*scale[q]), mean[q], sd[q])
-				}
+	rescale := func(t int) {
+		for i := t * chunk; i < min(n, (t+1)*chunk); i++ {
+			row := x[i*p : (i+1)*p]
+			for q := range row {
+				row[q] = zscore(float64(row[q]*scale[q]), mean[q], sd[q])
 			}
+		}
+	}
+	tasks := (n + chunk - 1) / chunk
+	if workers <= 1 {
+		for t := range tasks {
+			rescale(t)
 		}
 		return nil
 	}
-	if workers <= 1 {
-		return rescale()
-	}
-	var g errgroup.Group
-	for range workers {
-		g.Go(fault.Guard(rescale))
-	}
-	return g.Wait()
+	return ordered.Each(context.Background(), workers, tasks, rescale)
 }
 
 // Moments returns the column means and population standard deviations of

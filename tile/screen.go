@@ -1,14 +1,13 @@
 package tile
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/ssnmf/ssnmf/internal/fault"
+	"github.com/ssnmf/ssnmf/internal/ordered"
 )
 
 // pairsVector is the vectorized screen of Pairs. A tile of approximate
@@ -95,28 +94,26 @@ func newPairsVector(k ISA, x []float64, n, p, b, workers int, memory func(int) (
 		blockN: make([]float64, nb),
 		c:      float64(p+16) * 0x1p-23, tiny: float64(p+8) * 1e-37,
 	}
-	// The blocks are packed independently, a block a task.
-	var next atomic.Int64
+	// The blocks are packed independently, a block a task, each with a
+	// goroutine's scratch row block.
 	var far atomic.Bool // a centred feature is out of reach
-	pack := func() error {
-		a := make([]float32, b*p)
-		for blk := int(next.Add(1) - 1); blk < nb && !far.Load(); blk = int(next.Add(1) - 1) {
-			if !v.pack(blk, mean, a) {
-				far.Store(true)
-			}
+	scratch := make(chan []float32, max(1, workers))
+	for range max(1, workers) {
+		scratch <- make([]float32, b*p)
+	}
+	pack := func(blk int) {
+		a := <-scratch
+		if !far.Load() && !v.pack(blk, mean, a) {
+			far.Store(true)
 		}
-		return nil
+		scratch <- a
 	}
 	if workers <= 1 {
-		pack()
-	} else {
-		var g errgroup.Group
-		for range min(workers, nb) {
-			g.Go(fault.Guard(pack))
+		for blk := range nb {
+			pack(blk)
 		}
-		if err := g.Wait(); err != nil {
-			return nil, err
-		}
+	} else if err := ordered.Each(context.Background(), workers, nb, pack); err != nil {
+		return nil, err
 	}
 	if far.Load() {
 		return nil, nil

@@ -7,7 +7,8 @@
 // any goroutine, fills a private buffer; commit, which runs one task at a time
 // in the order 0, 1, 2, ..., folds the buffer into the shared result. The result
 // therefore has the same bits for every number of workers, and memory stays
-// bounded: at most 2*workers buffers exist at a time.
+// bounded: at most 2*workers buffers exist at a time. Each runs tasks that
+// need no commit, each writing its own part of a result.
 package ordered
 
 import (
