@@ -172,10 +172,10 @@ func (b *best) rowLess(j1, j2 int32) bool {
 // each of its pages is written once, in ranges of rows. It consumes b: its
 // distances become the edges' half weights, its lists are sorted by row.
 func (b *best) graph(w Weights, path string, source uint64, sp *store.ScratchSpace, workers int) (*CSR, error) {
-	// The lists are read five times in order and written once: for the
+	// The lists are read six times in order and written once: for the
 	// entries of each row and the scales, to weigh and sort them, to
-	// bucket their reverse halves, and to merge them with those (to
-	// count, then to write).
+	// bucket their reverse halves (to count, then to place), and to merge
+	// them with those (to count, then to write).
 	sigma, count, err := b.scalesAndCounts(w == SelfTuning, workers)
 	if err != nil {
 		return nil, err
