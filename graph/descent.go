@@ -615,7 +615,7 @@ func (d *descent) joinRow(i int, jn *joiner, out []joinOffer) []joinOffer {
 					with = append(with, int32(q2))
 				}
 			}
-			dists = tile.SqDists(jn.dist, xs[q1*p:(q1+1)*p], xs, 0, with)
+			dists = tile.SqDists(a.isa, jn.dist, xs[q1*p:(q1+1)*p], xs, 0, with)
 		}
 		jn.with, jn.dist = with, dists
 		for e, dist := range dists {

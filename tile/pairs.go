@@ -233,13 +233,16 @@ func kthSmallest[F float32 | float64](a []F, k int) F {
 }
 
 // SqDists sets d[e] to SqDist(a, x_r), r = base+rows[e], for the rows of x
-// (p = len(a) features a row), four at a time (SqDist4: the same bits),
-// and returns d[:len(rows)]; d is grown if it is too short.
-func SqDists(d, a, x []float64, base int, rows []int32) []float64 {
+// (p = len(a) features a row), and returns d[:len(rows)]; d is grown if it
+// is too short. Family isa's vector kernel, where this CPU has one, takes
+// four rows at a time, a row a lane, each lane summing its rounded squares
+// in feature order; the rest go four at a time through SqDist4. Either
+// way every distance has SqDist's bits. A row outside x panics.
+func SqDists(isa ISA, d, a, x []float64, base int, rows []int32) []float64 {
 	p := len(a)
 	d = slices.Grow(d[:0], len(rows))[:len(rows)]
 	row := func(e int) []float64 { r := base + int(rows[e]); return x[r*p : (r+1)*p] }
-	e := 0
+	e := sqDistsRows(isa, d, a, x, base, rows)
 	for ; e+4 <= len(rows); e += 4 {
 		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(a, row(e), row(e+1), row(e+2), row(e+3))
 	}
@@ -259,6 +262,16 @@ func SqDists(d, a, x []float64, base int, rows []int32) []float64 {
 		copy(d[e:], ds[:r])
 	}
 	return d
+}
+
+// checkRows panics unless every row base+rows[e] lies in [0, n): the
+// vector kernels index x without Go's checks.
+func checkRows(n, base int, rows []int32) {
+	for _, r := range rows {
+		if i := base + int(r); i < 0 || i >= n {
+			panic(fmt.Sprintf("tile: row %d of %d", i, n))
+		}
+	}
 }
 
 // SqDist4 returns the squared distances of a to b0, b1, b2 and b3 (each at

@@ -226,7 +226,7 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		if len(hits) == 0 {
 			continue
 		}
-		ds := SqDists(s.dist, x[i*p:(i+1)*p], x, c0, hits)
+		ds := SqDists(v.k.isa, s.dist, x[i*p:(i+1)*p], x, c0, hits)
 		s.dist = ds
 		for e, lj := range hits {
 			if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {

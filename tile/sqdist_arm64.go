@@ -18,3 +18,6 @@ func sqDistsCol(isa ISA, d, a, xt []float64, ld int) int {
 	sqDistsColNEON(&d[0], &a[0], &xt[0], len(a), ld, n8)
 	return n8
 }
+
+// sqDistsRows has no NEON kernel: SqDists runs the portable loop.
+func sqDistsRows(ISA, []float64, []float64, []float64, int, []int32) int { return 0 }

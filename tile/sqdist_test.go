@@ -50,6 +50,59 @@ func TestSqDistsColumns(t *testing.T) {
 	}
 }
 
+// TestSqDists checks that every family this CPU runs gives SqDist's bits
+// for rows of x picked in any order, repeated, from a base, for feature
+// counts below, at and above the kernels' 4-feature loads and row counts
+// around their groups of 4; and that a row outside x panics.
+func TestSqDists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	const n = 40
+	for _, isa := range SupportedISAs() {
+		for _, p := range []int{1, 2, 3, 4, 5, 7, 8, 16, 17, 36} {
+			x := make([]float64, n*p)
+			for i := range x {
+				x[i] = rng.NormFloat64() * 1e3
+			}
+			a := make([]float64, p)
+			for q := range a {
+				a[q] = rng.NormFloat64() * 1e3
+			}
+			for _, m := range []int{0, 1, 3, 4, 5, 8, 11, 29} {
+				t.Run(fmt.Sprintf("%s/p=%d/rows=%d", isa, p, m), func(t *testing.T) {
+					base := 3
+					rows := make([]int32, m)
+					for e := range rows {
+						rows[e] = int32(rng.IntN(n - base))
+					}
+					d := SqDists(isa, nil, a, x, base, rows)
+					if len(d) != m {
+						t.Fatalf("%d distances, want %d", len(d), m)
+					}
+					for e, v := range d {
+						r := base + int(rows[e])
+						if want := SqDist(a, x[r*p:(r+1)*p]); math.Float64bits(v) != math.Float64bits(want) {
+							t.Fatalf("row %d (%d): %v, want SqDist's %v", e, r, v, want)
+						}
+					}
+				})
+			}
+		}
+		t.Run(isa.String()+"/outside", func(t *testing.T) {
+			x, a := make([]float64, 4*n), make([]float64, 4)
+			for _, rows := range [][]int32{{0, 1, 2, n - 2}, {0, -3, 2, 3}, {n, 0, 0, 0, 1}} {
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Errorf("rows %v from base 2 of %d: no panic", rows, n)
+						}
+					}()
+					SqDists(isa, nil, a, x, 2, rows)
+				}()
+			}
+		})
+	}
+}
+
 // BenchmarkSqDistsColumns times the distances of one row to 48 rows of 16
 // features (a local join's candidates), held by columns, against SqDists
 // on the same rows held by rows.
@@ -68,13 +121,13 @@ func BenchmarkSqDistsColumns(b *testing.B) {
 		rows[i] = int32(i + 1)
 	}
 	d := make([]float64, c+sqDistsPad)
-	b.Run("rows/SqDists", func(b *testing.B) {
-		for b.Loop() {
-			d = SqDists(d, x[:p], x, 0, rows)
-		}
-		b.ReportMetric(float64(c-1)*float64(b.N)/b.Elapsed().Seconds(), "dists/s")
-	})
 	for _, isa := range SupportedISAs() {
+		b.Run("rows/"+isa.String(), func(b *testing.B) {
+			for b.Loop() {
+				d = SqDists(isa, d, x[:p], x, 0, rows)
+			}
+			b.ReportMetric(float64(c-1)*float64(b.N)/b.Elapsed().Seconds(), "dists/s")
+		})
 		b.Run("columns/"+isa.String(), func(b *testing.B) {
 			for b.Loop() {
 				d = SqDistsColumns(isa, d, x[:p], xt, c, 1, c)

@@ -1,4 +1,5 @@
-# Writes tile/sqdist_amd64.s, the vector kernels of SqDistsColumns; run with
+# Writes tile/sqdist_amd64.s, the vector kernels of SqDistsColumns and
+# SqDists; run with
 # python3 from anywhere (go generate ./tile runs it, see generate.go). The
 # .s file is committed; rerun this after changing it.
 import sys
@@ -80,7 +81,52 @@ def avx2():
     w("\tVZEROUPPER\n\tRET\n")
 
 
+def rows_avx2():
+    name = "sqDistsRowsAVX2"
+    w(f"// func {name}(d, a, x *float64, p, base int, rows *int32, n int)")
+    w(f"TEXT ·{name}(SB), NOSPLIT, $0-56")
+    # DI d, SI a, DX x, R9 a row's bytes, R10 base, BX rows, CX the rows
+    # left; R11-R14
+    # the group's rows, R8 the features' offset, AX the bytes left of a row.
+    w("\tMOVQ d+0(FP), DI\n\tMOVQ a+8(FP), SI\n\tMOVQ x+16(FP), DX\n\tMOVQ p+24(FP), R9\n\tSHLQ $3, R9")
+    w("\tMOVQ base+32(FP), R10\n\tMOVQ rows+40(FP), BX\n\tMOVQ n+48(FP), CX")
+    w("rgroup:")
+    for e, r in enumerate(("R11", "R12", "R13", "R14")):
+        w(f"\tMOVLQSX {4*e}(BX), {r}\n\tADDQ R10, {r}\n\tIMULQ R9, {r}\n\tADDQ DX, {r}")
+    w("\tVXORPD Y0, Y0, Y0\n\tXORQ R8, R8")
+    w("rchunk:")
+    w("\tMOVQ R9, AX\n\tSUBQ R8, AX\n\tJZ rstore\n\tCMPQ AX, $32\n\tJLT rtail")
+
+    def chunk(load, feats):
+        for e, r in enumerate(("R11", "R12", "R13", "R14")):
+            w(load(f"({r})(R8*1)", 4 + e))
+        # Y4-Y7 hold rows 0-3; Y8-Y11 get features 0-3 of the four rows.
+        w("\tVUNPCKLPD Y5, Y4, Y8\n\tVUNPCKHPD Y5, Y4, Y9")
+        w("\tVUNPCKLPD Y7, Y6, Y10\n\tVUNPCKHPD Y7, Y6, Y11")
+        w("\tVPERM2F128 $0x20, Y10, Y8, Y4\n\tVPERM2F128 $0x20, Y11, Y9, Y5")
+        w("\tVPERM2F128 $0x31, Y10, Y8, Y6\n\tVPERM2F128 $0x31, Y11, Y9, Y7")
+        for f in range(4):
+            if f in feats:
+                w(feats[f])
+            w(f"\tVBROADCASTSD {8*f}(SI)(R8*1), Y12")
+            w(f"\tVSUBPD Y{4+f}, Y12, Y{4+f}\n\tVMULPD Y{4+f}, Y{4+f}, Y{4+f}\n\tVADDPD Y{4+f}, Y0, Y0")
+
+    chunk(lambda m, z: f"\tVMOVUPD {m}, Y{z}", {})
+    w("\tADDQ $32, R8\n\tJMP rchunk")
+    # The last 1 to 3 features: lanes below AX/8 loaded (Y13 their mask),
+    # features 1 and 2 added only where they exist.
+    w("rtail:")
+    w("\tMOVQ AX, R15\n\tSHRQ $3, R15\n\tMOVQ R15, X13\n\tVPBROADCASTQ X13, Y13\n\tVPCMPGTQ lanes<>(SB), Y13, Y13")
+    chunk(lambda m, z: f"\tVMASKMOVPD {m}, Y13, Y{z}",
+          {1: "\tCMPQ AX, $8\n\tJEQ rstore", 2: "\tCMPQ AX, $16\n\tJEQ rstore", 3: "\tJMP rstore"})
+    w("rstore:")
+    w("\tVMOVUPD Y0, (DI)")
+    w("\tADDQ $32, DI\n\tADDQ $16, BX\n\tSUBQ $4, CX\n\tJG rgroup")
+    w("\tVZEROUPPER\n\tRET\n")
+
+
 lanes_table(w)
 avx512()
 avx2()
+rows_avx2()
 write(out, "sqdist_amd64.s")
