@@ -558,6 +558,7 @@ type joiner struct {
 	xt    []float64 // the features by columns: feature f of row q at xt[f*len(rows)+q]
 	bound []float64
 	with  []int32   // the partners of a row of the join, by position
+	self  []int32   // that row's position, once for each partner
 	dist  []float64 // their distances to it
 }
 
@@ -606,18 +607,18 @@ func (d *descent) joinRow(i int, jn *joiner, out []joinOffer) []joinOffer {
 		// rows by columns where q1 is new, else to the new ones among
 		// them, four at a time; then the offers, in the partners' order.
 		var dists []float64
-		with := jn.with[:0]
+		with, self := jn.with[:0], jn.self[:0]
 		if fresh[q1] {
 			dists = tile.SqDistsColumns(a.isa, jn.dist, xs[q1*p:(q1+1)*p], xt, c, q1+1, c)
 		} else {
 			for q2 := q1 + 1; q2 < c; q2++ {
 				if fresh[q2] {
-					with = append(with, int32(q2))
+					with, self = append(with, int32(q2)), append(self, int32(q1))
 				}
 			}
-			dists = tile.SqDists(a.isa, jn.dist, xs[q1*p:(q1+1)*p], xs, 0, with)
+			dists = tile.SqDistPairs(a.isa, jn.dist, xs, p, self, with)
 		}
-		jn.with, jn.dist = with, dists
+		jn.with, jn.self, jn.dist = with, self, dists
 		for e, dist := range dists {
 			q2 := q1 + 1 + e
 			if !fresh[q1] {

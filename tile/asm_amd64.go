@@ -55,13 +55,15 @@ func gen64x4x2AVX2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float
 //go:noescape
 func gen64x4x3AVX2(t *float64, wp int, xr, xt *float64, p int, gr, gc, tg *float64)
 
-// maskAVX2 and maskAVX512 are screenKernel.mask (screen_amd64.s).
+// screen8AVX512 and screen4AVX2 are screenKernel.screen for 8 and 4 rows
+// (screen_amd64.s): gen8x2 and gen4x2AVX2 with the threshold tests in
+// place of the stores.
 //
 //go:noescape
-func maskAVX2(t, cth *float32, rth float32, words int, out *uint64)
+func screen8AVX512(out *uint64, words int, xr, xt *float32, ld, p int, nr, nc, rth, cth, tg *float32)
 
 //go:noescape
-func maskAVX512(t, cth *float32, rth float32, words int, out *uint64)
+func screen4AVX2(out *uint64, words int, xr, xt *float32, ld, p int, nr, nc, rth, cth, tg *float32)
 
 // The P·W micro-kernels of gemm_amd64.s. Each adds to the 8×(16·nv) float64
 // block y[r*ldy+c] (r < 8, c < 16·nv) the products, summed over s < inner,
@@ -112,9 +114,9 @@ func gemm64x8x3(y *float64, ldy int, a *float64, rs, is int, b *float64, ldb, in
 func screenKernelOf(k ISA) *screenKernel {
 	switch k {
 	case ISAAVX512:
-		return &screenKernel{isa: k, rows: 8, cols: 32, dot: gen8x2, mask: maskAVX512}
+		return &screenKernel{isa: k, rows: 8, cols: 32, dot: gen8x2, screen: screen8AVX512}
 	case ISAAVX2:
-		return &screenKernel{isa: k, rows: 4, cols: 16, dot: gen4x2AVX2, mask: maskAVX2}
+		return &screenKernel{isa: k, rows: 4, cols: 16, dot: gen4x2AVX2, screen: screen4AVX2}
 	}
 	return nil
 }

@@ -232,44 +232,62 @@ func kthSmallest[F float32 | float64](a []F, k int) F {
 	return a[k]
 }
 
-// SqDists sets d[e] to SqDist(a, x_r), r = base+rows[e], for the rows of x
-// (p = len(a) features a row), and returns d[:len(rows)]; d is grown if it
-// is too short. Family isa's vector kernel, where this CPU has one, takes
-// four rows at a time, a row a lane, each lane summing its rounded squares
-// in feature order; the rest go four at a time through SqDist4. Either
+// SqDistPairs sets d[e] to SqDist(x_i[e], x_j[e]) for the rows of x (p
+// features a row), and returns d[:len(i)]; d is grown if it is too short,
+// and j must be as long as i. Family isa's vector kernel, where this CPU
+// has one, takes four pairs at a time, a pair a lane, each lane summing
+// its rounded squares in feature order; the portable loop overlaps four
+// pairs' sums (SqDist4's where the four share their first row). Either
 // way every distance has SqDist's bits. A row outside x panics.
-func SqDists(isa ISA, d, a, x []float64, base int, rows []int32) []float64 {
-	p := len(a)
-	d = slices.Grow(d[:0], len(rows))[:len(rows)]
-	row := func(e int) []float64 { r := base + int(rows[e]); return x[r*p : (r+1)*p] }
-	e := sqDistsRows(isa, d, a, x, base, rows)
-	for ; e+4 <= len(rows); e += 4 {
-		d[e], d[e+1], d[e+2], d[e+3] = SqDist4(a, row(e), row(e+1), row(e+2), row(e+3))
+func SqDistPairs(isa ISA, d, x []float64, p int, i, j []int32) []float64 {
+	if len(j) != len(i) {
+		panic(fmt.Sprintf("tile: SqDistPairs of %d rows with %d", len(i), len(j)))
 	}
-	// The last one to three in one call too, the last repeated: their
-	// chains overlap, where SqDist's would run one after the other.
-	if r := len(rows) - e; r > 0 {
-		last := row(len(rows) - 1)
-		b1, b2 := last, last
-		if r > 1 {
-			b1 = row(e + 1)
-		}
-		if r > 2 {
-			b2 = row(e + 2)
+	d = slices.Grow(d[:0], len(i))[:len(i)]
+	if p == 0 {
+		clear(d)
+		return d
+	}
+	e := sqDistPairs(isa, d, x, p, i, j)
+	row := func(r int32) []float64 { return x[int(r)*p : (int(r)+1)*p] }
+	for ; e < len(i); e += 4 {
+		// The last one to three with the last pair repeated.
+		var ie, je [4]int32
+		for f := range ie {
+			g := min(e+f, len(i)-1)
+			ie[f], je[f] = i[g], j[g]
 		}
 		var ds [4]float64
-		ds[0], ds[1], ds[2], _ = SqDist4(a, row(e), b1, b2, last)
-		copy(d[e:], ds[:r])
+		if a := row(ie[0]); ie[1] == ie[0] && ie[2] == ie[0] && ie[3] == ie[0] {
+			ds[0], ds[1], ds[2], ds[3] = SqDist4(a, row(je[0]), row(je[1]), row(je[2]), row(je[3]))
+		} else {
+			ds[0], ds[1], ds[2], ds[3] = sqDistPair4(p, a, row(je[0]), row(ie[1]), row(je[1]), row(ie[2]), row(je[2]), row(ie[3]), row(je[3]))
+		}
+		copy(d[e:], ds[:])
 	}
 	return d
 }
 
-// checkRows panics unless every row base+rows[e] lies in [0, n): the
-// vector kernels index x without Go's checks.
-func checkRows(n, base int, rows []int32) {
+// sqDistPair4 returns the squared distances of a0 to b0, ..., a3 to b3 (p
+// features each), each with the bits of SqDist, their sums overlapped.
+func sqDistPair4(p int, a0, b0, a1, b1, a2, b2, a3, b3 []float64) (d0, d1, d2, d3 float64) {
+	a0, b0, a1, b1, a2, b2, a3, b3 = a0[:p], b0[:p], a1[:p], b1[:p], a2[:p], b2[:p], a3[:p], b3[:p]
+	for q := range p {
+		t0, t1, t2, t3 := a0[q]-b0[q], a1[q]-b1[q], a2[q]-b2[q], a3[q]-b3[q]
+		d0 += float64(t0 * t0)
+		d1 += float64(t1 * t1)
+		d2 += float64(t2 * t2)
+		d3 += float64(t3 * t3)
+	}
+	return d0, d1, d2, d3
+}
+
+// checkRows panics unless every row of rows lies in [0, n): the vector
+// kernels index x without Go's checks.
+func checkRows(n int, rows []int32) {
 	for _, r := range rows {
-		if i := base + int(r); i < 0 || i >= n {
-			panic(fmt.Sprintf("tile: row %d of %d", i, n))
+		if r < 0 || int(r) >= n {
+			panic(fmt.Sprintf("tile: row %d of %d", r, n))
 		}
 	}
 }

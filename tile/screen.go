@@ -56,8 +56,15 @@ type screenKernel struct {
 	// multiply-adds in feature order, from 0.
 	rows, cols int
 	dot        func(t *float32, wp int, xr, xt *float32, p int, gr, gc, tg *float32)
-	// mask writes words (at least 1) 64-bit masks: bit j of out[w] is
-	// t[64w+j] <= rth || t[64w+j] <= cth[64w+j].
+	// screen, where not nil, is dot with the thresholds tested in place
+	// of the stores: it writes the masks of rows rows and words (at least
+	// 1) times 64 columns, bit j of out[r*words+w] being t <= rth[r] ||
+	// t <= cth[c] for the entry t of row r, column c = 64w+j, that dot
+	// writes (ld is xt's stride).
+	screen func(out *uint64, words int, xr, xt *float32, ld, p int, nr, nc, rth, cth, tg *float32)
+	// mask, for a family without screen, writes words (at least 1) 64-bit
+	// masks of a row of dot's tile: bit j of out[w] is t[64w+j] <= rth ||
+	// t[64w+j] <= cth[64w+j].
 	mask func(t, cth *float32, rth float32, words int, out *uint64)
 }
 
@@ -153,15 +160,16 @@ type pairsScratch struct {
 	t    []float32 // the tile of approximate distances, hp×bp
 	rth  []float32 // the rows' screening thresholds
 	cth  []float32 // the columns' screening thresholds
-	hits []int32   // the columns that pass the screen for a row
-	mask []uint64  // a row's screen, 64 columns a word
+	hitI []int32   // the rows and columns of the pairs that pass the
+	hitJ []int32   // screen for a group of 8 rows, as rows of x
+	mask []uint64  // the screen of a group of 8 rows, 64 columns a word
 	sel  []float32 // a row's approximate distances, for within
 	dist []float64 // their exact distances
 }
 
 func (v *pairsVector) newScratch() any {
 	return &pairsScratch{t: make([]float32, v.bp*v.bp), rth: make([]float32, v.bp), cth: make([]float32, v.bp),
-		hits: make([]int32, 0, v.bp), mask: make([]uint64, v.bp/64), dist: make([]float64, v.bp), sel: make([]float32, v.bp)}
+		hitI: make([]int32, 0, 8*v.bp), hitJ: make([]int32, 0, 8*v.bp), mask: make([]uint64, 8*v.bp/64), dist: make([]float64, 8*v.bp), sel: make([]float32, v.bp)}
 }
 
 // up32 returns a float32 at or above v, at most 2⁻²¹|v| above it (+Inf
@@ -180,59 +188,117 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	rowTh := func(li int) float32 { return up32(rowMax[li] + v.c*(v.n64[r0+li]+maxC) + v.tiny) }
 	colTh := func(lj int) float32 { return up32(colMax[lj] + v.c*(v.n64[c0+lj]+maxR) + v.tiny) }
 
-	rth, cth, t := s.rth[:h], s.cth[:wp], s.t[:hp*bp]
-	for li := range rth {
+	rth, cth := s.rth[:hp], s.cth[:wp]
+	for li := range h {
 		rth[li] = rowTh(li)
 	}
 	for lj := range w {
 		cth[lj] = colTh(lj)
 	}
 	clear(cth[w:])
-	v.dotTile(t, hp, bp, wp, v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p], v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp])
+	xr, xt := v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p]
+	nr, nc := v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp]
 
-	// Screening: the pairs under either threshold are recomputed exactly,
-	// in row-major order, and reported if they pass the exact thresholds.
-	// A threshold lowered by a report applies to the screen from the next
-	// row on: until then the screen passes more pairs than it must, which
-	// the exact thresholds then turn away.
-	x := v.x
-	for li := range h {
-		i := r0 + li
-		start := 0
+	// Screening, 8 rows at a time: the pairs under either threshold are
+	// recomputed exactly, in row-major order, and reported if they pass
+	// the exact thresholds. A threshold lowered by a report applies to
+	// the screen from the next group of rows on: until then the screen
+	// passes more pairs than it must, which the exact thresholds then
+	// turn away.
+	for i0 := 0; i0 < h; i0 += 8 {
+		// The group's screen from the first word any of its rows needs
+		// (on a diagonal tile, the upper triangle only).
+		first := 0
 		if I == J {
-			start = li + 1 // the upper triangle of a diagonal tile
+			first = (i0 + 1) &^ 63
 		}
-		// The row's hits are gathered over the whole tile before their
-		// exact distances, four at a time, and then checked in order.
-		hits, first := s.hits[:0], start&^63
 		if first >= w {
+			break
+		}
+		words := (wp - first) / 64
+		v.screenRows(s, s.mask[:8*words], xr, xt, nr, nc, i0, first, words)
+		// The group's hits, row by row, are gathered before their exact
+		// distances, four pairs at a time (the last group of four filled
+		// with the last pair again), and then checked in order.
+		rows := min(8, h-i0)
+		hi, hj := s.hitI[:0], s.hitJ[:0]
+		var end [8]int // the end of each row's hits
+		for r := range rows {
+			m := s.mask[r*words : (r+1)*words]
+			m[words-1] &= ^uint64(0) >> (63 - (w-1-first)%64) // no column past w
+			if I == J {
+				// Only the columns past the row's own.
+				for e, lo := 0, i0+r+1-first; e < words && lo > 64*e; e++ {
+					m[e] &= ^uint64(0) << min(64, lo-64*e)
+				}
+			}
+			for e, hit := range m {
+				for ; hit != 0; hit &= hit - 1 {
+					hi = append(hi, int32(r0+i0+r))
+					hj = append(hj, int32(c0+first+64*e+bits.TrailingZeros64(hit)))
+				}
+			}
+			end[r] = len(hi)
+		}
+		n := len(hi)
+		if n == 0 {
 			continue
 		}
-		mask := s.mask[:(wp-first)/64]
-		v.k.mask(&t[li*bp+first], &cth[first], rth[li], len(mask), &mask[0])
-		for e, hit := range mask {
-			j0 := first + 64*e
-			if j0 < start {
-				hit &= ^uint64(0) << (start - j0)
-			}
-			if j0+64 > w {
-				hit &= 1<<(w-j0) - 1
-			}
-			for ; hit != 0; hit &= hit - 1 {
-				hits = append(hits, int32(j0+bits.TrailingZeros64(hit)))
-			}
+		for len(hi)%4 != 0 {
+			hi, hj = append(hi, hi[n-1]), append(hj, hj[n-1])
 		}
-		s.hits = hits
-		if len(hits) == 0 {
-			continue
-		}
-		ds := SqDists(v.k.isa, s.dist, x[i*p:(i+1)*p], x, c0, hits)
+		s.hitI, s.hitJ = hi, hj
+		ds := SqDistPairs(v.k.isa, s.dist, v.x, p, hi, hj)
 		s.dist = ds
-		for e, lj := range hits {
-			if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
-				near(i, c0+int(lj), d)
-				rth[li], cth[lj] = rowTh(li), colTh(int(lj))
+		e := 0
+		for r := range rows {
+			li := i0 + r
+			for ; e < end[r]; e++ {
+				lj := int(hj[e]) - c0
+				if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
+					rm, cm := rowMax[li], colMax[lj]
+					near(r0+li, c0+lj, d)
+					// A lowered exact threshold lowers its screen's.
+					if rowMax[li] != rm {
+						rth[li] = rowTh(li)
+					}
+					if colMax[lj] != cm {
+						cth[lj] = colTh(lj)
+					}
+				}
 			}
+		}
+	}
+}
+
+// screenRows writes into out (8·words words) the screen of the 8 rows
+// from i0 of a tile and its words·64 columns from first (a multiple of
+// 64), with the thresholds in s: the family's fused kernel, or its dot
+// products into s.t and their masks.
+func (v *pairsVector) screenRows(s *pairsScratch, out []uint64, xr, xt, nr, nc []float32, i0, first, words int) {
+	k, bp, p := v.k, v.bp, v.p
+	if len(out) < 8*words || len(xr) < (i0+8)*p || len(xt) < (p-1)*bp+first+64*words || len(nr) < i0+8 ||
+		len(nc) < first+64*words || len(s.rth) < i0+8 || len(s.cth) < first+64*words {
+		panic("tile: screenRows called with inconsistent sizes") // a bug in this package, not bad input
+	}
+	tg := float32(-2)
+	var xr0, xt0 *float32
+	if p > 0 {
+		xr0, xt0 = &xr[0], &xt[first]
+	}
+	for r := 0; r < 8; r += k.rows {
+		// The rows' features within their group of 8.
+		xi := (*float32)(unsafe.Add(unsafe.Pointer(xr0), 4*(i0*p+r)))
+		if k.screen != nil {
+			k.screen(&out[r*words], words, xi, xt0, bp, p, &nr[i0+r], &nc[first], &s.rth[i0+r], &s.cth[first], &tg)
+			continue
+		}
+		t := s.t[:k.rows*bp]
+		for j0 := 0; j0 < 64*words; j0 += k.cols {
+			k.dot(&t[j0], bp, xi, (*float32)(unsafe.Add(unsafe.Pointer(xt0), 4*j0)), p, &nr[i0+r], &nc[first+j0], &tg)
+		}
+		for e := range k.rows {
+			k.mask(&t[e*bp], &s.cth[first], s.rth[i0+r+e], words, &out[(r+e)*words])
 		}
 	}
 }

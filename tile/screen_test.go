@@ -76,8 +76,10 @@ func TestFMA32(t *testing.T) {
 func fma32Exact(a, b, c float32) float32 { return float32(float64(a)*float64(b) + float64(c)) }
 
 // TestScreenKernels checks every screen kernel this CPU runs, bit for bit,
-// against the reference tile and the portable mask, for feature counts
-// from 1 to 37, several tile shapes and values on the thresholds.
+// against the reference tile and the portable mask: the dot products of
+// whole tiles (Within's), and the masks of every group of 8 rows from
+// every first word (Near's), for feature counts from 1 to 37, several tile
+// shapes and values on the thresholds.
 func TestScreenKernels(t *testing.T) {
 	ran := 0
 	for _, isa := range SupportedISAs() {
@@ -123,26 +125,25 @@ func TestScreenKernels(t *testing.T) {
 							}
 						}
 						// Masks: thresholds at, below and above tile values,
-						// a row's words at once.
+						// a group of 8 rows from each first word at once.
+						for j := range wp {
+							s.cth[j] = pickTh(rng, want[rng.IntN(hp)*bp+j])
+						}
 						for r := range hp {
-							row := s.t[r*bp : r*bp+wp]
-							cth := make([]float32, wp)
-							for j := range cth {
-								switch rng.IntN(3) {
-								case 0:
-									cth[j] = row[j]
-								case 1:
-									cth[j] = math.Nextafter32(row[j], -1e30)
-								default:
-									cth[j] = float32(rng.NormFloat64() * 30)
-								}
-							}
-							rth := row[rng.IntN(wp)]
-							got := make([]uint64, wp/64)
-							k.mask(&row[0], &cth[0], rth, len(got), &got[0])
-							for e, g := range got {
-								if w := maskGo(&row[64*e], &cth[64*e], rth); g != w {
-									t.Fatalf("mask of row %d at %d: %064b, want %064b", r, 64*e, g, w)
+							s.rth[r] = pickTh(rng, want[r*bp+rng.IntN(wp)])
+						}
+						for i0 := 0; i0 < hp; i0 += 8 {
+							for first := 0; first < wp; first += 64 {
+								words := (wp - first) / 64
+								got := make([]uint64, 8*words)
+								v.screenRows(s, got, xr, xt, nr, nc, i0, first, words)
+								for r := range 8 {
+									for e := range words {
+										c := first + 64*e
+										if g, w := got[r*words+e], maskGo(&want[(i0+r)*bp+c], &s.cth[c], s.rth[i0+r]); g != w {
+											t.Fatalf("tile %d,%d: mask of row %d at %d: %064b, want %064b", I, J, i0+r, c, g, w)
+										}
+									}
 								}
 							}
 						}
@@ -154,6 +155,18 @@ func TestScreenKernels(t *testing.T) {
 	if ran == 0 {
 		t.Skipf("no vector screen on this CPU (%s)", CPUFeatures())
 	}
+}
+
+// pickTh returns a threshold on tile value v, just below it, or a random
+// one.
+func pickTh(rng *rand.Rand, v float32) float32 {
+	switch rng.IntN(3) {
+	case 0:
+		return v
+	case 1:
+		return math.Nextafter32(v, -1e30)
+	}
+	return float32(rng.NormFloat64() * 30)
 }
 
 // maskGo is one word of screenKernel.mask in Go: the reference of the

@@ -2,17 +2,14 @@ package tile
 
 // The kernels of sqdist_amd64.s, written by asmgen/sqdist.py (see
 // generate.go): sqDistsCol{AVX512,AVX2} compute SqDistsColumns' distances
-// of n >= 1 columns, p >= 1 features, and sqDistsRowsAVX2 SqDists' of the
-// rows base+rows[:n] of x, n a positive multiple of 4, with SqDist's bits.
+// of n >= 1 columns, p >= 1 features, and sqDistPairsAVX2 SqDistPairs' of
+// n pairs of rows of x, n a positive multiple of 4, with SqDist's bits.
 
 //go:noescape
 func sqDistsColAVX512(d, a, xt *float64, p, ld, n int)
 
 //go:noescape
 func sqDistsColAVX2(d, a, xt *float64, p, ld, n int)
-
-//go:noescape
-func sqDistsRowsAVX2(d, a, x *float64, p, base int, rows *int32, n int)
 
 // sqDistsCol runs family isa's kernel on d (len n >= 1), a (p >= 1) and
 // the block xt from its first column, and returns the columns it did: n,
@@ -29,15 +26,33 @@ func sqDistsCol(isa ISA, d, a, xt []float64, ld int) int {
 	return len(d)
 }
 
-// sqDistsRows runs family isa's kernel of SqDists on the whole groups of 4
-// of rows (rows of x from base on, checked to lie in x), and returns the
-// rows it did: the AVX2 kernel serves the AVX-512 family too.
-func sqDistsRows(isa ISA, d, a, x []float64, base int, rows []int32) int {
-	n4 := len(rows) &^ 3
-	if n4 == 0 || len(a) == 0 || isa != ISAAVX512 && isa != ISAAVX2 || !cpuHas(ISAAVX2) {
+//go:noescape
+func sqDistPairsAVX2(d, x *float64, p int, i, j *int32, n int)
+
+// sqDistPairs runs family isa's kernel of SqDistPairs (p >= 1, rows
+// checked to lie in x) and returns the pairs it did: all of them, the last
+// one to three with the last pair repeated, or none for a family without
+// a kernel here. The AVX2 kernel serves the AVX-512 family too.
+func sqDistPairs(isa ISA, d, x []float64, p int, i, j []int32) int {
+	n := len(i)
+	if n == 0 || isa != ISAAVX512 && isa != ISAAVX2 || !cpuHas(ISAAVX2) {
 		return 0
 	}
-	checkRows(len(x)/len(a), base, rows[:n4])
-	sqDistsRowsAVX2(&d[0], &a[0], &x[0], len(a), base, &rows[0], n4)
-	return n4
+	checkRows(len(x)/p, i)
+	checkRows(len(x)/p, j)
+	n4 := n &^ 3
+	if n4 > 0 {
+		sqDistPairsAVX2(&d[0], &x[0], p, &i[0], &j[0], n4)
+	}
+	if n4 < n {
+		var ie, je [4]int32
+		var ds [4]float64
+		for f := range ie {
+			g := min(n4+f, n-1)
+			ie[f], je[f] = i[g], j[g]
+		}
+		sqDistPairsAVX2(&ds[0], &x[0], p, &ie[0], &je[0], 4)
+		copy(d[n4:], ds[:])
+	}
+	return n
 }

@@ -16,6 +16,16 @@
 // whole: d must hold n rounded up to 32 (AVX-512) or 16 (AVX2) values. (A
 // masked store, and a load of what it stored, cost some 5 times the whole
 // group's arithmetic on the Zen 4 these were timed on.)
+//
+// The kernel of SqDistPairs, sqDistPairsAVX2(d, x, p, i, j, n), sets d[e]
+// to the same sum for the rows i[e] and j[e] of x (row r's features at
+// x[r*p:]), n a positive multiple of 4, p >= 1: four pairs a group, one a
+// lane. A group's rows are loaded 4 features at a time (the last 1 to 3
+// masked, so no byte past a row is read), subtracted, and the differences
+// transposed in registers (two unpacks and two 128-bit permutes a pair);
+// then each feature's difference is squared and added in order, as in
+// sqDistsCol. It needs AVX2 only, and is the kernel of the AVX2 and
+// AVX-512 families alike.
 
 DATA lanes<>+0(SB)/8, $0
 DATA lanes<>+8(SB)/8, $1
@@ -162,45 +172,61 @@ store2:
 	VZEROUPPER
 	RET
 
-// func sqDistsRowsAVX2(d, a, x *float64, p, base int, rows *int32, n int)
-TEXT ·sqDistsRowsAVX2(SB), NOSPLIT, $0-56
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ x+16(FP), DX
-	MOVQ p+24(FP), R9
+// func sqDistPairsAVX2(d, x *float64, p int, i, j *int32, n int)
+TEXT ·sqDistPairsAVX2(SB), NOSPLIT, $16-48
+	MOVQ x+8(FP), DX
+	MOVQ p+16(FP), R9
+	MOVQ i+24(FP), BX
+	MOVQ j+32(FP), SI
+	MOVQ n+40(FP), CX
+	MOVQ R9, AX
+	ANDQ $3, AX
+	MOVQ AX, tail-16(SP)
+	MOVQ AX, X15
+	VPBROADCASTQ X15, Y15
+	VPCMPGTQ lanes<>(SB), Y15, Y15
 	SHLQ $3, R9
-	MOVQ base+32(FP), R10
-	MOVQ rows+40(FP), BX
-	MOVQ n+48(FP), CX
-rgroup:
-	MOVLQSX 0(BX), R11
-	ADDQ R10, R11
+	MOVQ R9, AX
+	ANDQ $-32, AX
+	MOVQ AX, full-8(SP)
+pgroup:
+	MOVLQSX 0(BX), R10
+	IMULQ R9, R10
+	ADDQ DX, R10
+	MOVLQSX 4(BX), R11
 	IMULQ R9, R11
 	ADDQ DX, R11
-	MOVLQSX 4(BX), R12
-	ADDQ R10, R12
+	MOVLQSX 8(BX), R12
 	IMULQ R9, R12
 	ADDQ DX, R12
-	MOVLQSX 8(BX), R13
-	ADDQ R10, R13
+	MOVLQSX 12(BX), R13
 	IMULQ R9, R13
 	ADDQ DX, R13
-	MOVLQSX 12(BX), R14
-	ADDQ R10, R14
+	MOVLQSX 0(SI), R14
 	IMULQ R9, R14
 	ADDQ DX, R14
+	MOVLQSX 4(SI), R15
+	IMULQ R9, R15
+	ADDQ DX, R15
+	MOVLQSX 8(SI), AX
+	IMULQ R9, AX
+	ADDQ DX, AX
+	MOVLQSX 12(SI), DI
+	IMULQ R9, DI
+	ADDQ DX, DI
 	VXORPD Y0, Y0, Y0
 	XORQ R8, R8
-rchunk:
-	MOVQ R9, AX
-	SUBQ R8, AX
-	JZ rstore
-	CMPQ AX, $32
-	JLT rtail
-	VMOVUPD (R11)(R8*1), Y4
-	VMOVUPD (R12)(R8*1), Y5
-	VMOVUPD (R13)(R8*1), Y6
-	VMOVUPD (R14)(R8*1), Y7
+pchunk:
+	CMPQ R8, full-8(SP)
+	JGE ptail
+	VMOVUPD (R10)(R8*1), Y4
+	VSUBPD (R14)(R8*1), Y4, Y4
+	VMOVUPD (R11)(R8*1), Y5
+	VSUBPD (R15)(R8*1), Y5, Y5
+	VMOVUPD (R12)(R8*1), Y6
+	VSUBPD (AX)(R8*1), Y6, Y6
+	VMOVUPD (R13)(R8*1), Y7
+	VSUBPD (DI)(R8*1), Y7, Y7
 	VUNPCKLPD Y5, Y4, Y8
 	VUNPCKHPD Y5, Y4, Y9
 	VUNPCKLPD Y7, Y6, Y10
@@ -209,34 +235,31 @@ rchunk:
 	VPERM2F128 $0x20, Y11, Y9, Y5
 	VPERM2F128 $0x31, Y10, Y8, Y6
 	VPERM2F128 $0x31, Y11, Y9, Y7
-	VBROADCASTSD 0(SI)(R8*1), Y12
-	VSUBPD Y4, Y12, Y4
 	VMULPD Y4, Y4, Y4
 	VADDPD Y4, Y0, Y0
-	VBROADCASTSD 8(SI)(R8*1), Y12
-	VSUBPD Y5, Y12, Y5
 	VMULPD Y5, Y5, Y5
 	VADDPD Y5, Y0, Y0
-	VBROADCASTSD 16(SI)(R8*1), Y12
-	VSUBPD Y6, Y12, Y6
 	VMULPD Y6, Y6, Y6
 	VADDPD Y6, Y0, Y0
-	VBROADCASTSD 24(SI)(R8*1), Y12
-	VSUBPD Y7, Y12, Y7
 	VMULPD Y7, Y7, Y7
 	VADDPD Y7, Y0, Y0
 	ADDQ $32, R8
-	JMP rchunk
-rtail:
-	MOVQ AX, R15
-	SHRQ $3, R15
-	MOVQ R15, X13
-	VPBROADCASTQ X13, Y13
-	VPCMPGTQ lanes<>(SB), Y13, Y13
-	VMASKMOVPD (R11)(R8*1), Y13, Y4
-	VMASKMOVPD (R12)(R8*1), Y13, Y5
-	VMASKMOVPD (R13)(R8*1), Y13, Y6
-	VMASKMOVPD (R14)(R8*1), Y13, Y7
+	JMP pchunk
+ptail:
+	CMPQ tail-16(SP), $0
+	JEQ pstore
+	VMASKMOVPD (R10)(R8*1), Y15, Y4
+	VMASKMOVPD (R14)(R8*1), Y15, Y8
+	VSUBPD Y8, Y4, Y4
+	VMASKMOVPD (R11)(R8*1), Y15, Y5
+	VMASKMOVPD (R15)(R8*1), Y15, Y9
+	VSUBPD Y9, Y5, Y5
+	VMASKMOVPD (R12)(R8*1), Y15, Y6
+	VMASKMOVPD (AX)(R8*1), Y15, Y10
+	VSUBPD Y10, Y6, Y6
+	VMASKMOVPD (R13)(R8*1), Y15, Y7
+	VMASKMOVPD (DI)(R8*1), Y15, Y11
+	VSUBPD Y11, Y7, Y7
 	VUNPCKLPD Y5, Y4, Y8
 	VUNPCKHPD Y5, Y4, Y9
 	VUNPCKLPD Y7, Y6, Y10
@@ -245,32 +268,24 @@ rtail:
 	VPERM2F128 $0x20, Y11, Y9, Y5
 	VPERM2F128 $0x31, Y10, Y8, Y6
 	VPERM2F128 $0x31, Y11, Y9, Y7
-	VBROADCASTSD 0(SI)(R8*1), Y12
-	VSUBPD Y4, Y12, Y4
 	VMULPD Y4, Y4, Y4
 	VADDPD Y4, Y0, Y0
-	CMPQ AX, $8
-	JEQ rstore
-	VBROADCASTSD 8(SI)(R8*1), Y12
-	VSUBPD Y5, Y12, Y5
+	CMPQ tail-16(SP), $1
+	JEQ pstore
 	VMULPD Y5, Y5, Y5
 	VADDPD Y5, Y0, Y0
-	CMPQ AX, $16
-	JEQ rstore
-	VBROADCASTSD 16(SI)(R8*1), Y12
-	VSUBPD Y6, Y12, Y6
+	CMPQ tail-16(SP), $2
+	JEQ pstore
 	VMULPD Y6, Y6, Y6
 	VADDPD Y6, Y0, Y0
-	JMP rstore
-	VBROADCASTSD 24(SI)(R8*1), Y12
-	VSUBPD Y7, Y12, Y7
-	VMULPD Y7, Y7, Y7
-	VADDPD Y7, Y0, Y0
-rstore:
-	VMOVUPD Y0, (DI)
-	ADDQ $32, DI
+pstore:
+	MOVQ d+0(FP), R10
+	VMOVUPD Y0, (R10)
+	ADDQ $32, R10
+	MOVQ R10, d+0(FP)
 	ADDQ $16, BX
+	ADDQ $16, SI
 	SUBQ $4, CX
-	JG rgroup
+	JG pgroup
 	VZEROUPPER
 	RET

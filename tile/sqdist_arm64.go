@@ -19,5 +19,5 @@ func sqDistsCol(isa ISA, d, a, xt []float64, ld int) int {
 	return n8
 }
 
-// sqDistsRows has no NEON kernel: SqDists runs the portable loop.
-func sqDistsRows(ISA, []float64, []float64, []float64, int, []int32) int { return 0 }
+// sqDistPairs has no NEON kernel: SqDistPairs runs the portable loop.
+func sqDistPairs(ISA, []float64, []float64, int, []int32, []int32) int { return 0 }

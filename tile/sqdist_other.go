@@ -5,5 +5,5 @@ package tile
 // sqDistsCol has no kernels here: SqDistsColumns runs the portable loop.
 func sqDistsCol(ISA, []float64, []float64, []float64, int) int { return 0 }
 
-// sqDistsRows has no kernels here: SqDists runs the portable loop.
-func sqDistsRows(ISA, []float64, []float64, []float64, int, []int32) int { return 0 }
+// sqDistPairs has no kernels here: SqDistPairs runs the portable loop.
+func sqDistPairs(ISA, []float64, []float64, int, []int32, []int32) int { return 0 }

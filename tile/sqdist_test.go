@@ -50,53 +50,54 @@ func TestSqDistsColumns(t *testing.T) {
 	}
 }
 
-// TestSqDists checks that every family this CPU runs gives SqDist's bits
-// for rows of x picked in any order, repeated, from a base, for feature
-// counts below, at and above the kernels' 4-feature loads and row counts
-// around their groups of 4; and that a row outside x panics.
-func TestSqDists(t *testing.T) {
+// TestSqDistPairs checks that every family this CPU runs gives SqDist's
+// bits for pairs of rows of x picked in any order, repeated, for feature
+// counts below, at and above the kernels' 4-feature loads and pair counts
+// around their groups of 4; and that a row outside x, or rows of two
+// lengths, panic.
+func TestSqDistPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	const n = 40
 	for _, isa := range SupportedISAs() {
-		for _, p := range []int{1, 2, 3, 4, 5, 7, 8, 16, 17, 36} {
+		for _, p := range []int{0, 1, 2, 3, 4, 5, 7, 8, 16, 17, 36} {
 			x := make([]float64, n*p)
 			for i := range x {
 				x[i] = rng.NormFloat64() * 1e3
 			}
-			a := make([]float64, p)
-			for q := range a {
-				a[q] = rng.NormFloat64() * 1e3
-			}
 			for _, m := range []int{0, 1, 3, 4, 5, 8, 11, 29} {
-				t.Run(fmt.Sprintf("%s/p=%d/rows=%d", isa, p, m), func(t *testing.T) {
-					base := 3
-					rows := make([]int32, m)
-					for e := range rows {
-						rows[e] = int32(rng.IntN(n - base))
+				t.Run(fmt.Sprintf("%s/p=%d/pairs=%d", isa, p, m), func(t *testing.T) {
+					i, j := make([]int32, m), make([]int32, m)
+					for e := range i {
+						i[e], j[e] = int32(rng.IntN(n)), int32(rng.IntN(n))
 					}
-					d := SqDists(isa, nil, a, x, base, rows)
+					d := SqDistPairs(isa, make([]float64, 2), x, p, i, j)
 					if len(d) != m {
 						t.Fatalf("%d distances, want %d", len(d), m)
 					}
 					for e, v := range d {
-						r := base + int(rows[e])
-						if want := SqDist(a, x[r*p:(r+1)*p]); math.Float64bits(v) != math.Float64bits(want) {
-							t.Fatalf("row %d (%d): %v, want SqDist's %v", e, r, v, want)
+						a, b := x[int(i[e])*p:int(i[e]+1)*p], x[int(j[e])*p:int(j[e]+1)*p]
+						if want := SqDist(a, b); math.Float64bits(v) != math.Float64bits(want) {
+							t.Fatalf("pair %d (%d, %d): %v, want SqDist's %v", e, i[e], j[e], v, want)
 						}
 					}
 				})
 			}
 		}
 		t.Run(isa.String()+"/outside", func(t *testing.T) {
-			x, a := make([]float64, 4*n), make([]float64, 4)
-			for _, rows := range [][]int32{{0, 1, 2, n - 2}, {0, -3, 2, 3}, {n, 0, 0, 0, 1}} {
+			x := make([]float64, 4*n)
+			for _, c := range []struct{ i, j []int32 }{
+				{[]int32{0, 1, 2, n}, []int32{0, 1, 2, 3}},
+				{[]int32{0, 1, 2, 3}, []int32{0, -1, 2, 3}},
+				{[]int32{0, 0, 0, 0, n}, []int32{0, 0, 0, 0, 1}},
+				{[]int32{0, 1}, []int32{0}},
+			} {
 				func() {
 					defer func() {
 						if recover() == nil {
-							t.Errorf("rows %v from base 2 of %d: no panic", rows, n)
+							t.Errorf("pairs %v, %v of %d rows: no panic", c.i, c.j, n)
 						}
 					}()
-					SqDists(isa, nil, a, x, 2, rows)
+					SqDistPairs(isa, nil, x, 4, c.i, c.j)
 				}()
 			}
 		})
@@ -104,8 +105,8 @@ func TestSqDists(t *testing.T) {
 }
 
 // BenchmarkSqDistsColumns times the distances of one row to 48 rows of 16
-// features (a local join's candidates), held by columns, against SqDists
-// on the same rows held by rows.
+// features (a local join's candidates), held by columns, against
+// SqDistPairs on the same rows held by rows.
 func BenchmarkSqDistsColumns(b *testing.B) {
 	const p, c = 16, 48
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -116,15 +117,15 @@ func BenchmarkSqDistsColumns(b *testing.B) {
 			xt[q*c+j] = x[j*p+q]
 		}
 	}
-	rows := make([]int32, c-1)
+	self, rows := make([]int32, c-1), make([]int32, c-1)
 	for i := range rows {
 		rows[i] = int32(i + 1)
 	}
 	d := make([]float64, c+sqDistsPad)
 	for _, isa := range SupportedISAs() {
-		b.Run("rows/"+isa.String(), func(b *testing.B) {
+		b.Run("pairs/"+isa.String(), func(b *testing.B) {
 			for b.Loop() {
-				d = SqDists(isa, d, x[:p], x, 0, rows)
+				d = SqDistPairs(isa, d, x, p, self, rows)
 			}
 			b.ReportMetric(float64(c-1)*float64(b.N)/b.Elapsed().Seconds(), "dists/s")
 		})

@@ -1,6 +1,5 @@
 # Writes tile/sqdist_amd64.s, the vector kernels of SqDistsColumns and
-# SqDists; run with
-# python3 from anywhere (go generate ./tile runs it, see generate.go). The
+# SqDistPairs; run with python3 from anywhere (go generate ./tile runs it, see generate.go). The
 # .s file is committed; rerun this after changing it.
 import sys
 
@@ -20,6 +19,16 @@ beyond the n columns is read, but every vector of a group is stored
 whole: d must hold n rounded up to 32 (AVX-512) or 16 (AVX2) values. (A
 masked store, and a load of what it stored, cost some 5 times the whole
 group's arithmetic on the Zen 4 these were timed on.)
+
+The kernel of SqDistPairs, sqDistPairsAVX2(d, x, p, i, j, n), sets d[e]
+to the same sum for the rows i[e] and j[e] of x (row r's features at
+x[r*p:]), n a positive multiple of 4, p >= 1: four pairs a group, one a
+lane. A group's rows are loaded 4 features at a time (the last 1 to 3
+masked, so no byte past a row is read), subtracted, and the differences
+transposed in registers (two unpacks and two 128-bit permutes a pair);
+then each feature's difference is squared and added in order, as in
+sqDistsCol. It needs AVX2 only, and is the kernel of the AVX2 and
+AVX-512 families alike.
 """, tag="amd64")
 
 ARGS = """\tMOVQ d+0(FP), DI
@@ -81,52 +90,61 @@ def avx2():
     w("\tVZEROUPPER\n\tRET\n")
 
 
-def rows_avx2():
-    name = "sqDistsRowsAVX2"
-    w(f"// func {name}(d, a, x *float64, p, base int, rows *int32, n int)")
-    w(f"TEXT ·{name}(SB), NOSPLIT, $0-56")
-    # DI d, SI a, DX x, R9 a row's bytes, R10 base, BX rows, CX the rows
-    # left; R11-R14
-    # the group's rows, R8 the features' offset, AX the bytes left of a row.
-    w("\tMOVQ d+0(FP), DI\n\tMOVQ a+8(FP), SI\n\tMOVQ x+16(FP), DX\n\tMOVQ p+24(FP), R9\n\tSHLQ $3, R9")
-    w("\tMOVQ base+32(FP), R10\n\tMOVQ rows+40(FP), BX\n\tMOVQ n+48(FP), CX")
-    w("rgroup:")
-    for e, r in enumerate(("R11", "R12", "R13", "R14")):
-        w(f"\tMOVLQSX {4*e}(BX), {r}\n\tADDQ R10, {r}\n\tIMULQ R9, {r}\n\tADDQ DX, {r}")
+def pairs_avx2():
+    name = "sqDistPairsAVX2"
+    w(f"// func {name}(d, x *float64, p int, i, j *int32, n int)")
+    w(f"TEXT ·{name}(SB), NOSPLIT, $16-48")
+    # DX x, R9 a row's bytes, BX i, SI j, CX the pairs left, R8 the
+    # features' offset; R10-R13 the group's rows i, R14, R15, AX and DI
+    # its rows j (d is kept in its argument); full and tail the bytes of
+    # the whole groups of 4 features and the features left, whose lanes
+    # Y15 masks.
+    w("\tMOVQ x+8(FP), DX\n\tMOVQ p+16(FP), R9\n\tMOVQ i+24(FP), BX\n\tMOVQ j+32(FP), SI\n\tMOVQ n+40(FP), CX")
+    w("\tMOVQ R9, AX\n\tANDQ $3, AX\n\tMOVQ AX, tail-16(SP)\n\tMOVQ AX, X15\n\tVPBROADCASTQ X15, Y15\n\tVPCMPGTQ lanes<>(SB), Y15, Y15")
+    w("\tSHLQ $3, R9\n\tMOVQ R9, AX\n\tANDQ $-32, AX\n\tMOVQ AX, full-8(SP)")
+    w("pgroup:")
+    for e, r in enumerate(("R10", "R11", "R12", "R13")):
+        w(f"\tMOVLQSX {4*e}(BX), {r}\n\tIMULQ R9, {r}\n\tADDQ DX, {r}")
+    for e, r in enumerate(("R14", "R15", "AX", "DI")):
+        w(f"\tMOVLQSX {4*e}(SI), {r}\n\tIMULQ R9, {r}\n\tADDQ DX, {r}")
     w("\tVXORPD Y0, Y0, Y0\n\tXORQ R8, R8")
-    w("rchunk:")
-    w("\tMOVQ R9, AX\n\tSUBQ R8, AX\n\tJZ rstore\n\tCMPQ AX, $32\n\tJLT rtail")
+    pairs = list(zip(("R10", "R11", "R12", "R13"), ("R14", "R15", "AX", "DI")))
 
-    def chunk(load, feats):
-        for e, r in enumerate(("R11", "R12", "R13", "R14")):
-            w(load(f"({r})(R8*1)", 4 + e))
-        # Y4-Y7 hold rows 0-3; Y8-Y11 get features 0-3 of the four rows.
+    def chunk(tail):
+        for e, (ri, rj) in enumerate(pairs):
+            if tail:
+                w(f"\tVMASKMOVPD ({ri})(R8*1), Y15, Y{4+e}\n\tVMASKMOVPD ({rj})(R8*1), Y15, Y{8+e}")
+                w(f"\tVSUBPD Y{8+e}, Y{4+e}, Y{4+e}")
+            else:
+                w(f"\tVMOVUPD ({ri})(R8*1), Y{4+e}\n\tVSUBPD ({rj})(R8*1), Y{4+e}, Y{4+e}")
+        # Y4-Y7 hold the pairs' differences; Y8-Y11, then Y4-Y7 again,
+        # features 0-3 of the four pairs.
         w("\tVUNPCKLPD Y5, Y4, Y8\n\tVUNPCKHPD Y5, Y4, Y9")
         w("\tVUNPCKLPD Y7, Y6, Y10\n\tVUNPCKHPD Y7, Y6, Y11")
         w("\tVPERM2F128 $0x20, Y10, Y8, Y4\n\tVPERM2F128 $0x20, Y11, Y9, Y5")
         w("\tVPERM2F128 $0x31, Y10, Y8, Y6\n\tVPERM2F128 $0x31, Y11, Y9, Y7")
         for f in range(4):
-            if f in feats:
-                w(feats[f])
-            w(f"\tVBROADCASTSD {8*f}(SI)(R8*1), Y12")
-            w(f"\tVSUBPD Y{4+f}, Y12, Y{4+f}\n\tVMULPD Y{4+f}, Y{4+f}, Y{4+f}\n\tVADDPD Y{4+f}, Y0, Y0")
+            if tail and f > 0:
+                w(f"\tCMPQ tail-16(SP), ${f}\n\tJEQ pstore")
+            w(f"\tVMULPD Y{4+f}, Y{4+f}, Y{4+f}\n\tVADDPD Y{4+f}, Y0, Y0")
+            if tail and f == 2:
+                break
 
-    chunk(lambda m, z: f"\tVMOVUPD {m}, Y{z}", {})
-    w("\tADDQ $32, R8\n\tJMP rchunk")
-    # The last 1 to 3 features: lanes below AX/8 loaded (Y13 their mask),
-    # features 1 and 2 added only where they exist.
-    w("rtail:")
-    w("\tMOVQ AX, R15\n\tSHRQ $3, R15\n\tMOVQ R15, X13\n\tVPBROADCASTQ X13, Y13\n\tVPCMPGTQ lanes<>(SB), Y13, Y13")
-    chunk(lambda m, z: f"\tVMASKMOVPD {m}, Y13, Y{z}",
-          {1: "\tCMPQ AX, $8\n\tJEQ rstore", 2: "\tCMPQ AX, $16\n\tJEQ rstore", 3: "\tJMP rstore"})
-    w("rstore:")
-    w("\tVMOVUPD Y0, (DI)")
-    w("\tADDQ $32, DI\n\tADDQ $16, BX\n\tSUBQ $4, CX\n\tJG rgroup")
+    w("pchunk:")
+    w("\tCMPQ R8, full-8(SP)\n\tJGE ptail")
+    chunk(False)
+    w("\tADDQ $32, R8\n\tJMP pchunk")
+    w("ptail:")
+    w("\tCMPQ tail-16(SP), $0\n\tJEQ pstore")
+    chunk(True)
+    w("pstore:")
+    w("\tMOVQ d+0(FP), R10\n\tVMOVUPD Y0, (R10)\n\tADDQ $32, R10\n\tMOVQ R10, d+0(FP)")
+    w("\tADDQ $16, BX\n\tADDQ $16, SI\n\tSUBQ $4, CX\n\tJG pgroup")
     w("\tVZEROUPPER\n\tRET\n")
 
 
 lanes_table(w)
 avx512()
 avx2()
-rows_avx2()
+pairs_avx2()
 write(out, "sqdist_amd64.s")
