@@ -200,11 +200,39 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	nr, nc := v.n32[I*bp:(I+1)*bp], v.n32[J*bp:(J+1)*bp]
 
 	// Screening, 8 rows at a time: the pairs under either threshold are
-	// recomputed exactly, in row-major order, and reported if they pass
-	// the exact thresholds. A threshold lowered by a report applies to
-	// the screen from the next group of rows on: until then the screen
-	// passes more pairs than it must, which the exact thresholds then
-	// turn away.
+	// gathered, row by row; once there are screenBatch of them, and after
+	// the last group, they are recomputed exactly, four pairs at a time
+	// (the last four filled with the last pair again), and reported in
+	// order if they pass the exact thresholds. A threshold lowered by a
+	// report applies to the screen from the next group on: until then the
+	// screen passes more pairs than it must, which the exact thresholds
+	// then turn away.
+	hi, hj := s.hitI[:0], s.hitJ[:0]
+	flush := func() {
+		n := len(hi)
+		if n == 0 {
+			return
+		}
+		for len(hi)%4 != 0 {
+			hi, hj = append(hi, hi[n-1]), append(hj, hj[n-1])
+		}
+		ds := SqDistPairs(v.k.isa, s.dist, v.x, p, hi, hj)
+		s.dist = ds
+		for e, d := range ds[:n] {
+			li, lj := int(hi[e])-r0, int(hj[e])-c0
+			if rm, cm := rowMax[li], colMax[lj]; d <= rm || d <= cm {
+				near(r0+li, c0+lj, d)
+				// A lowered exact threshold lowers its screen's.
+				if rowMax[li] != rm {
+					rth[li] = rowTh(li)
+				}
+				if colMax[lj] != cm {
+					cth[lj] = colTh(lj)
+				}
+			}
+		}
+		hi, hj = hi[:0], hj[:0]
+	}
 	for i0 := 0; i0 < h; i0 += 8 {
 		// The group's screen from the first word any of its rows needs
 		// (on a diagonal tile, the upper triangle only).
@@ -217,13 +245,7 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 		}
 		words := (wp - first) / 64
 		v.screenRows(s, s.mask[:8*words], xr, xt, nr, nc, i0, first, words)
-		// The group's hits, row by row, are gathered before their exact
-		// distances, four pairs at a time (the last group of four filled
-		// with the last pair again), and then checked in order.
-		rows := min(8, h-i0)
-		hi, hj := s.hitI[:0], s.hitJ[:0]
-		var end [8]int // the end of each row's hits
-		for r := range rows {
+		for r := range min(8, h-i0) {
 			m := s.mask[r*words : (r+1)*words]
 			m[words-1] &= ^uint64(0) >> (63 - (w-1-first)%64) // no column past w
 			if I == J {
@@ -232,44 +254,26 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 					m[e] &= ^uint64(0) << min(64, lo-64*e)
 				}
 			}
+			row := int32(r0 + i0 + r)
 			for e, hit := range m {
+				j0 := int32(c0 + first + 64*e)
 				for ; hit != 0; hit &= hit - 1 {
-					hi = append(hi, int32(r0+i0+r))
-					hj = append(hj, int32(c0+first+64*e+bits.TrailingZeros64(hit)))
+					hi, hj = append(hi, row), append(hj, j0+int32(bits.TrailingZeros64(hit)))
 				}
 			}
-			end[r] = len(hi)
 		}
-		n := len(hi)
-		if n == 0 {
-			continue
-		}
-		for len(hi)%4 != 0 {
-			hi, hj = append(hi, hi[n-1]), append(hj, hj[n-1])
-		}
-		s.hitI, s.hitJ = hi, hj
-		ds := SqDistPairs(v.k.isa, s.dist, v.x, p, hi, hj)
-		s.dist = ds
-		e := 0
-		for r := range rows {
-			li := i0 + r
-			for ; e < end[r]; e++ {
-				lj := int(hj[e]) - c0
-				if d := ds[e]; d <= rowMax[li] || d <= colMax[lj] {
-					rm, cm := rowMax[li], colMax[lj]
-					near(r0+li, c0+lj, d)
-					// A lowered exact threshold lowers its screen's.
-					if rowMax[li] != rm {
-						rth[li] = rowTh(li)
-					}
-					if colMax[lj] != cm {
-						cth[lj] = colTh(lj)
-					}
-				}
-			}
+		if len(hi) >= screenBatch {
+			flush()
 		}
 	}
+	flush()
+	s.hitI, s.hitJ = hi, hj
 }
+
+// screenBatch is the number of hits Near gathers before it recomputes and
+// reports them: enough for the kernel of SqDistPairs to run long, few
+// enough that a lowered threshold soon screens again.
+const screenBatch = 64
 
 // screenRows writes into out (8·words words) the screen of the 8 rows
 // from i0 of a tile and its words·64 columns from first (a multiple of
