@@ -136,16 +136,18 @@ type kernel32 struct {
 	fam  *denseKernels
 	in   passInput
 	p    int
-	bp   int       // tile edge rounded up to 16
-	x    []float32 // centred features, n×p
-	g    []float32 // -gamma·|x_i|² of the centred features
-	tg   float32   // 2·gamma
-	zero []int32   // bp zeros: the one class of row and column sums
+	bp   int        // tile edge rounded up to 16
+	x    []float32  // centred features, n×p
+	g    []float32  // -gamma·|x_i|² of the centred features
+	tg   float32    // 2·gamma
+	zero []int32    // bp zeros: the one class of row and column sums
+	cols *colPanels // the whole blocks' column panels, or nil
 }
 
 func newKernel32(fam *denseKernels, g *Gaussian, in passInput, b int) *kernel32 {
 	pk := g.packed()
-	return &kernel32{fam: fam, in: in, p: g.p, bp: roundUp(b, 16), x: pk.x32, g: pk.g32, tg: float32(2 * g.gamma), zero: make([]int32, roundUp(b, 16))}
+	return &kernel32{fam: fam, in: in, p: g.p, bp: roundUp(b, 16), x: pk.x32, g: pk.g32, tg: float32(2 * g.gamma), zero: make([]int32, roundUp(b, 16)),
+		cols: pk.colPanels32(g.n, g.p, b)}
 }
 
 // scratch32 is one worker's memory for kernel32.
@@ -195,10 +197,19 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 	p, k := kn.p, kn.in.k
 
 	// Packing (scalar); the rows' panels only if the previous tile on
-	// this scratch had other rows.
-	xr, xt := s.xr[:hp*p], s.xt[:p*wp]
+	// this scratch had other rows, the columns' only for a block that is
+	// not whole (the others were packed once, in kn.cols).
+	xr, xt, gc := s.xr[:hp*p], s.xt[:p*wp], s.gc[:wp]
 	newRows := s.rows.set(r0, r1)
-	packTile(xr, xt, s.gr[:hp], s.gc[:wp], kn.x, kn.g, p, 8, r0, r1, c0, c1, newRows)
+	if cp := kn.cols; cp != nil && w == cp.b {
+		J := c0 / cp.b
+		xt, gc = cp.xt[J*p*cp.b:(J+1)*p*cp.b], kn.g[c0:c1]
+		if newRows {
+			packRowPanel(xr, s.gr[:hp], kn.x, kn.g, p, 8, r0, r1)
+		}
+	} else {
+		packTile(xr, xt, s.gr[:hp], gc, kn.x, kn.g, p, 8, r0, r1, c0, c1, newRows)
+	}
 	if kn.in.s != nil {
 		if newRows {
 			copy(s.sr, kn.in.s[r0:r1])
@@ -217,7 +228,7 @@ func (kn *kernel32) tile(scratch any, pt *partial, diag bool) bool {
 
 	// Generation (vector).
 	t := s.t[:hp*wp]
-	kn.fam.genTile32(t, hp, wp, xr, xt, p, s.gr, s.gc, kn.tg)
+	kn.fam.genTile32(t, hp, wp, xr, xt, p, s.gr, gc, kn.tg)
 	if diag {
 		for i := range h {
 			t[i*wp+i] = 1
@@ -511,6 +522,16 @@ func (rp *rowPanel) set(r0, r1 int) bool {
 	return true
 }
 
+// packRowPanel packs the rows r0:r1 as packTile does: xr (len(gr)×p)
+// their features in groups of m rows, gr their g, with zero features and
+// padArg for the padding.
+func packRowPanel[F float32 | float64](xr, gr, x, g []F, p, m, r0, r1 int) {
+	packRows(xr, x[r0*p:r1*p], p, m)
+	for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
+		gr[i] = padArg
+	}
+}
+
 // packTile copies what the generation micro-kernels read of the tile with
 // rows r0:r1 and columns c0:c1 of x (n×p) and g (-gamma·|x_i|²) into their
 // panels, cut to the padded tile (hp×wp): xr (hp×p) the rows' features in
@@ -521,10 +542,7 @@ func (rp *rowPanel) set(r0, r1 int) bool {
 func packTile[F float32 | float64](xr, xt, gr, gc, x, g []F, p, m, r0, r1, c0, c1 int, rows bool) {
 	wp := len(gc)
 	if rows {
-		packRows(xr, x[r0*p:r1*p], p, m)
-		for i := copy(gr, g[r0:r1]); i < len(gr); i++ {
-			gr[i] = padArg
-		}
+		packRowPanel(xr, gr, x, g, p, m, r0, r1)
 	}
 	clear(xt)
 	for j := range c1 - c0 {

@@ -1,5 +1,7 @@
 package tile
 
+import "sync"
+
 // passInput describes a pass to a vectorized kernel: exactly one of w
 // (P·W, n×k) and s (P·S, n classes below k) is set, or neither (row sums and
 // ||P||_F^2 only).
@@ -39,6 +41,44 @@ type fastKernel interface {
 type packedFeatures struct {
 	x32, g32 []float32
 	x64, g64 []float64
+
+	mu   sync.Mutex // guards cols
+	cols *colPanels // float32 column panels, for one block edge at a time
+}
+
+// colPanels are the float32 column panels of every whole block of b rows
+// (b a multiple of 16): block J's packed features transposed,
+// xt[J·p·b + q·b + j] = x32[(J·b+j)·p + q], what packTile writes for a
+// whole block's columns, so that a pass packs them once, not once a tile.
+type colPanels struct {
+	b  int
+	xt []float32
+}
+
+// colPanels32 returns the float32 column panels for blocks of b rows,
+// packing them on first use (again if b changed), or nil where b is not a
+// multiple of 16 or there is no whole block.
+func (pk *packedFeatures) colPanels32(n, p, b int) *colPanels {
+	if b <= 0 || b%16 != 0 || n < b {
+		return nil
+	}
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.cols != nil && pk.cols.b == b {
+		return pk.cols
+	}
+	nb := n / b
+	c := &colPanels{b: b, xt: make([]float32, nb*p*b)}
+	for J := range nb {
+		xt := c.xt[J*p*b : (J+1)*p*b]
+		for j := range b {
+			for q, v := range pk.x32[(J*b+j)*p : (J*b+j+1)*p] {
+				xt[q*b+j] = v
+			}
+		}
+	}
+	pk.cols = c
+	return c
 }
 
 // packed returns the Gaussian's packed features, computing them on first

@@ -219,6 +219,39 @@ func TestKernelSameBitsAnyWorkers(t *testing.T) {
 	}
 }
 
+// TestColPanelsSameBits checks that the float32 passes give the same bits
+// on a Gaussian whose whole blocks' column panels were packed for another
+// block edge before (packed again), as on a fresh one, for every kernel:
+// block edges 32, 64 and 32 again, with a last block that is not whole.
+func TestColPanelsSameBits(t *testing.T) {
+	const n, p, k = 300, 7, 9
+	x := randomFeatures(n, p, 5)
+	W, s, _ := randomW(n, k, 3)
+	run := func(src Source, isa ISA, block int) []float64 {
+		e := &Engine{Source: src, BlockSize: block, Workers: 2, ISA: isa}
+		pw, ps := make([]float64, n*k), make([]float64, n*k)
+		if _, err := e.Mul(context.Background(), pw, W.RawMatrix().Data, k, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.MulOneHot(context.Background(), ps, s, k); err != nil {
+			t.Fatal(err)
+		}
+		return append(pw, ps...)
+	}
+	for _, isa := range SupportedISAs() {
+		reused, _ := NewGaussianPrecision(x, n, p, 0.3, Float32)
+		for _, block := range []int{32, 64, 32} {
+			fresh, _ := NewGaussianPrecision(x, n, p, 0.3, Float32)
+			got, want := run(reused, isa, block), run(fresh, isa, block)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%v block %d: output %d = %v, a fresh Gaussian gave %v", isa, block, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestFloat32Values checks that float32 tiles hold float32 values: the
 // portable kernel's tile values survive a round trip through float32.
 func TestFloat32Values(t *testing.T) {
