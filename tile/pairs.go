@@ -251,12 +251,7 @@ func SqDistPairs(isa ISA, d, x []float64, p int, i, j []int32) []float64 {
 	e := sqDistPairs(isa, d, x, p, i, j)
 	row := func(r int32) []float64 { return x[int(r)*p : (int(r)+1)*p] }
 	for ; e < len(i); e += 4 {
-		// The last one to three with the last pair repeated.
-		var ie, je [4]int32
-		for f := range ie {
-			g := min(e+f, len(i)-1)
-			ie[f], je[f] = i[g], j[g]
-		}
+		ie, je := fourPairs(i, j, e)
 		var ds [4]float64
 		if a := row(ie[0]); ie[1] == ie[0] && ie[2] == ie[0] && ie[3] == ie[0] {
 			ds[0], ds[1], ds[2], ds[3] = SqDist4(a, row(je[0]), row(je[1]), row(je[2]), row(je[3]))
@@ -282,14 +277,14 @@ func sqDistPair4(p int, a0, b0, a1, b1, a2, b2, a3, b3 []float64) (d0, d1, d2, d
 	return d0, d1, d2, d3
 }
 
-// checkRows panics unless every row of rows lies in [0, n): the vector
-// kernels index x without Go's checks.
-func checkRows(n int, rows []int32) {
-	for _, r := range rows {
-		if r < 0 || int(r) >= n {
-			panic(fmt.Sprintf("tile: row %d of %d", r, n))
-		}
+// fourPairs returns the pairs e to e+3 of i and j, the last pair repeated
+// past their end.
+func fourPairs(i, j []int32, e int) (ie, je [4]int32) {
+	for f := range ie {
+		g := min(e+f, len(i)-1)
+		ie[f], je[f] = i[g], j[g]
 	}
+	return ie, je
 }
 
 // SqDist4 returns the squared distances of a to b0, b1, b2 and b3 (each at

@@ -201,24 +201,19 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 
 	// Screening, 8 rows at a time: the pairs under either threshold are
 	// gathered, row by row; once there are screenBatch of them, and after
-	// the last group, they are recomputed exactly, four pairs at a time
-	// (the last four filled with the last pair again), and reported in
-	// order if they pass the exact thresholds. A threshold lowered by a
+	// the last group, they are recomputed exactly, four pairs at a time,
+	// and reported in order if they pass the exact thresholds. A threshold lowered by a
 	// report applies to the screen from the next group on: until then the
 	// screen passes more pairs than it must, which the exact thresholds
 	// then turn away.
 	hi, hj := s.hitI[:0], s.hitJ[:0]
 	flush := func() {
-		n := len(hi)
-		if n == 0 {
+		if len(hi) == 0 {
 			return
-		}
-		for len(hi)%4 != 0 {
-			hi, hj = append(hi, hi[n-1]), append(hj, hj[n-1])
 		}
 		ds := SqDistPairs(v.k.isa, s.dist, v.x, p, hi, hj)
 		s.dist = ds
-		for e, d := range ds[:n] {
+		for e, d := range ds {
 			li, lj := int(hi[e])-r0, int(hj[e])-c0
 			if rm, cm := rowMax[li], colMax[lj]; d <= rm || d <= cm {
 				near(r0+li, c0+lj, d)

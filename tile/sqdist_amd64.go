@@ -1,5 +1,7 @@
 package tile
 
+import "fmt"
+
 // The kernels of sqdist_amd64.s, written by asmgen/sqdist.py (see
 // generate.go): sqDistsCol{AVX512,AVX2} compute SqDistsColumns' distances
 // of n >= 1 columns, p >= 1 features, and sqDistPairsAVX2 SqDistPairs' of
@@ -45,14 +47,20 @@ func sqDistPairs(isa ISA, d, x []float64, p int, i, j []int32) int {
 		sqDistPairsAVX2(&d[0], &x[0], p, &i[0], &j[0], n4)
 	}
 	if n4 < n {
-		var ie, je [4]int32
+		ie, je := fourPairs(i, j, n4)
 		var ds [4]float64
-		for f := range ie {
-			g := min(n4+f, n-1)
-			ie[f], je[f] = i[g], j[g]
-		}
 		sqDistPairsAVX2(&ds[0], &x[0], p, &ie[0], &je[0], 4)
 		copy(d[n4:], ds[:])
 	}
 	return n
+}
+
+// checkRows panics unless every row of rows lies in [0, n): the kernels
+// index x without Go's checks.
+func checkRows(n int, rows []int32) {
+	for _, r := range rows {
+		if r < 0 || int(r) >= n {
+			panic(fmt.Sprintf("tile: row %d of %d", r, n))
+		}
+	}
 }

@@ -1,6 +1,6 @@
 # Writes tile/sqdist_amd64.s, the vector kernels of SqDistsColumns and
-# SqDistPairs; run with python3 from anywhere (go generate ./tile runs it, see generate.go). The
-# .s file is committed; rerun this after changing it.
+# SqDistPairs; run with python3 from anywhere (go generate ./tile runs it,
+# see generate.go). The .s file is committed; rerun this after changing it.
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
