@@ -64,6 +64,7 @@ func TestPairsNear(t *testing.T) {
 		{name: "p37 tiny", n: 150, p: 37, scale: 1e-20, b: 70},
 		{name: "p5 huge", n: 100, p: 5, scale: 1e12, b: 33},
 		{name: "p2 out of float32", n: 60, p: 2, scale: 1e20, b: 17},
+		{name: "p4 wide", n: 1300, p: 4, scale: 1, b: 600}, // masks of more than 64 words a group
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := pairsData(tc.n, tc.p, tc.offset, tc.scale, uint64(tc.n))

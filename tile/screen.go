@@ -184,16 +184,13 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	h, w := r1-r0, c1-c0
 	hp, bp, p := roundUp(h, 8), v.bp, v.p
 	wp := roundUp(w, 64)
-	maxR, maxC := v.blockN[I], v.blockN[J]
-	rowTh := func(li int) float32 { return up32(rowMax[li] + v.c*(v.n64[r0+li]+maxC) + v.tiny) }
-	colTh := func(lj int) float32 { return up32(colMax[lj] + v.c*(v.n64[c0+lj]+maxR) + v.tiny) }
 
 	rth, cth := s.rth[:hp], s.cth[:wp]
 	for li := range h {
-		rth[li] = rowTh(li)
+		rth[li] = v.rowTh(li, rowMax, r0, c0)
 	}
 	for lj := range w {
-		cth[lj] = colTh(lj)
+		cth[lj] = v.colTh(lj, colMax, r0, c0)
 	}
 	clear(cth[w:])
 	xr, xt := v.xr[I*bp*p:(I+1)*bp*p], v.xt[J*bp*p:(J+1)*bp*p]
@@ -202,32 +199,11 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 	// Screening, 8 rows at a time: the pairs under either threshold are
 	// gathered, row by row; once there are screenBatch of them, and after
 	// the last group, they are recomputed exactly, four pairs at a time,
-	// and reported in order if they pass the exact thresholds. A threshold lowered by a
-	// report applies to the screen from the next group on: until then the
-	// screen passes more pairs than it must, which the exact thresholds
-	// then turn away.
+	// and reported in order if they pass the exact thresholds. A threshold
+	// lowered by a report applies to the screen from the next group on:
+	// until then the screen passes more pairs than it must, which the exact
+	// thresholds then turn away.
 	hi, hj := s.hitI[:0], s.hitJ[:0]
-	flush := func() {
-		if len(hi) == 0 {
-			return
-		}
-		ds := SqDistPairs(v.k.isa, s.dist, v.x, p, hi, hj)
-		s.dist = ds
-		for e, d := range ds {
-			li, lj := int(hi[e])-r0, int(hj[e])-c0
-			if rm, cm := rowMax[li], colMax[lj]; d <= rm || d <= cm {
-				near(r0+li, c0+lj, d)
-				// A lowered exact threshold lowers its screen's.
-				if rowMax[li] != rm {
-					rth[li] = rowTh(li)
-				}
-				if colMax[lj] != cm {
-					cth[lj] = colTh(lj)
-				}
-			}
-		}
-		hi, hj = hi[:0], hj[:0]
-	}
 	for i0 := 0; i0 < h; i0 += 8 {
 		// The group's screen from the first word any of its rows needs
 		// (on a diagonal tile, the upper triangle only).
@@ -239,30 +215,88 @@ func (v *pairsVector) near(scratch any, I, J int, rowMax, colMax []float64, near
 			break
 		}
 		words := (wp - first) / 64
+		rows := min(8, h-i0)
+		m := s.mask[:rows*words]
 		v.screenRows(s, s.mask[:8*words], xr, xt, nr, nc, i0, first, words)
-		for r := range min(8, h-i0) {
-			m := s.mask[r*words : (r+1)*words]
-			m[words-1] &= ^uint64(0) >> (63 - (w-1-first)%64) // no column past w
+		last := ^uint64(0) >> (63 - (w-1-first)%64) // no column past w
+		for r := range rows {
+			m[r*words+words-1] &= last
 			if I == J {
 				// Only the columns past the row's own.
 				for e, lo := 0, i0+r+1-first; e < words && lo > 64*e; e++ {
-					m[e] &= ^uint64(0) << min(64, lo-64*e)
-				}
-			}
-			row := int32(r0 + i0 + r)
-			for e, hit := range m {
-				j0 := int32(c0 + first + 64*e)
-				for ; hit != 0; hit &= hit - 1 {
-					hi, hj = append(hi, row), append(hj, j0+int32(bits.TrailingZeros64(hit)))
+					m[r*words+e] &= ^uint64(0) << min(64, lo-64*e)
 				}
 			}
 		}
+		hi, hj = gatherHits(hi, hj, m, words, int32(r0+i0), int32(c0+first))
 		if len(hi) >= screenBatch {
-			flush()
+			hi, hj = v.recheck(s, hi, hj, r0, c0, rowMax, colMax, near)
 		}
 	}
-	flush()
-	s.hitI, s.hitJ = hi, hj
+	s.hitI, s.hitJ = v.recheck(s, hi, hj, r0, c0, rowMax, colMax, near)
+}
+
+// gatherHits appends to hi and hj the pairs whose bits are set in the
+// masks m of a group's rows (words words a row, row0 and col0 its first
+// row and column as rows of x), in row-major order. It looks at the words
+// 64 at a time: most are 0, and a branch on each would mispredict at
+// nearly every hit, so the nonzero ones are marked in a word first, without
+// branches, and only those visited.
+func gatherHits(hi, hj []int32, m []uint64, words int, row0, col0 int32) ([]int32, []int32) {
+	for base := 0; base < len(m); base += 64 {
+		chunk := m[base:min(len(m), base+64)]
+		var nz uint64
+		for e, x := range chunk {
+			nz |= (x | -x) >> 63 << e
+		}
+		for ; nz != 0; nz &= nz - 1 {
+			e := base + bits.TrailingZeros64(nz)
+			row, j0 := row0+int32(e/words), col0+64*int32(e%words)
+			for hit := m[e]; hit != 0; hit &= hit - 1 {
+				hi, hj = append(hi, row), append(hj, j0+int32(bits.TrailingZeros64(hit)))
+			}
+		}
+	}
+	return hi, hj
+}
+
+// recheck recomputes the distances of the gathered pairs hi, hj of a tile
+// whose first row and column are r0 and c0 exactly, reports in turn those
+// within their exact thresholds, lowers the screening thresholds of the
+// rows and columns whose exact ones a report lowered, and returns hi and
+// hj emptied.
+func (v *pairsVector) recheck(s *pairsScratch, hi, hj []int32, r0, c0 int, rowMax, colMax []float64, near func(i, j int, d float64)) ([]int32, []int32) {
+	if len(hi) == 0 {
+		return hi, hj
+	}
+	ds := SqDistPairs(v.k.isa, s.dist, v.x, v.p, hi, hj)
+	s.dist = ds
+	for e, d := range ds {
+		li, lj := int(hi[e])-r0, int(hj[e])-c0
+		if rm, cm := rowMax[li], colMax[lj]; d <= rm || d <= cm {
+			near(r0+li, c0+lj, d)
+			// A lowered exact threshold lowers its screen's.
+			if rowMax[li] != rm {
+				s.rth[li] = v.rowTh(li, rowMax, r0, c0)
+			}
+			if colMax[lj] != cm {
+				s.cth[lj] = v.colTh(lj, colMax, r0, c0)
+			}
+		}
+	}
+	return hi[:0], hj[:0]
+}
+
+// rowTh returns the screening threshold of row r0+li of a tile whose
+// columns start at c0, from its exact one rowMax[li]: the bound of the
+// type's doc with the columns' block's largest norm.
+func (v *pairsVector) rowTh(li int, rowMax []float64, r0, c0 int) float32 {
+	return up32(rowMax[li] + v.c*(v.n64[r0+li]+v.blockN[c0/v.b]) + v.tiny)
+}
+
+// colTh is rowTh for column c0+lj, with the rows' block's largest norm.
+func (v *pairsVector) colTh(lj int, colMax []float64, r0, c0 int) float32 {
+	return up32(colMax[lj] + v.c*(v.n64[c0+lj]+v.blockN[r0/v.b]) + v.tiny)
 }
 
 // screenBatch is the number of hits Near gathers before it recomputes and
