@@ -237,39 +237,6 @@ func TestApproxDuplicates(t *testing.T) {
 	}
 }
 
-func TestPartitionLeaves(t *testing.T) {
-	n, p, leaf := 5000, 4, 100
-	x := clustered(n, p, 2)
-	orig := slices.Clone(x)
-	order, err := Partition(context.Background(), x, n, p, leaf, 0, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := make([]bool, n)
-	for q, i := range order {
-		if seen[i] {
-			t.Fatalf("row %d twice", i)
-		}
-		seen[i] = true
-		if !slices.Equal(x[q*p:(q+1)*p], orig[int(i)*p:int(i+1)*p]) {
-			t.Fatalf("position %d does not hold row %d", q, i)
-		}
-	}
-	// A leaf is compact: its rows are much nearer each other than random
-	// rows are.
-	var in, out float64
-	for q := 0; q+1 < n; q++ {
-		d := tile.SqDist(x[q*p:(q+1)*p], x[(q+1)*p:(q+2)*p])
-		if q/leaf == (q+1)/leaf {
-			in += d
-		}
-		out += tile.SqDist(x[q*p:(q+1)*p], orig[((q*7919)%n)*p:((q*7919)%n+1)*p])
-	}
-	if in > 0.5*out {
-		t.Errorf("sum of distances within leaves %.4g, to random rows %.4g: the leaves are not compact", in, out)
-	}
-}
-
 // TestRenumber checks that the exact graph of the rows in Partition's
 // order, renumbered, is the exact graph of the rows in the input's order,
 // in memory and in a file. The rows are distinct and their distances too,

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ssnmf/ssnmf/internal/fault"
+	"github.com/ssnmf/ssnmf/store"
 )
 
 // partitionSample is the number of rows of a range whose principal
@@ -21,19 +23,25 @@ const partitionSample = 256
 //
 // A range of rows that spans more than one block of leaf rows is split in
 // two at a whole number of blocks (the first half holds ⌊blocks/2⌋ of them):
-// its rows are projected on the principal direction of an evenly spaced
-// sample of them (power iteration from a seeded start), and the rows with
-// the smaller projections are moved, by quickselect, to the front. So every
+// its rows are projected on the principal direction of a sample of them
+// (power iteration from a seeded start), and the rows of the smaller
+// projections (ties to the lower input row) go to the front. So every
 // block of leaf rows of the result, [I·leaf, (I+1)·leaf), is a leaf: rows
 // near in space are near in position, which is what the approximate
 // neighbour search (KNN with Approximate) and a sweep over the graph built
 // in this order rely on.
 //
-// The rows are moved, not indexed: each split streams over its range from
-// both ends, so x may be a memory-mapped file larger than memory. The heap
-// holds two words a row (the order and the projections). The ranges of a
-// level are split on up to workers goroutines; each split depends only on
-// its own rows and on seed, so the order is the same for any workers.
+// The rows are moved, not indexed, and each split reads its range once, so
+// x may be a memory-mapped file larger than memory, read about once a level
+// of the tree whose ranges do not fit in the page cache. A split finds the
+// projection of its cut in memory, by a radix selection over the
+// projections; then one pass from both ends swaps the rows on the wrong
+// side of it and projects every row on the direction of the half it goes
+// to, whose sample (evenly spaced among the half's rows, in the order they
+// had) was read before. The heap holds two words a row (the order and the
+// projections). The ranges of a level are split on up to workers
+// goroutines; each split depends only on its own rows and on seed, so the
+// order is the same for any workers.
 func Partition(ctx context.Context, x []float64, n, p, leaf int, seed uint64, workers int) ([]int32, error) {
 	switch {
 	case n < 0 || p < 0 || len(x) != n*p:
@@ -43,9 +51,20 @@ func Partition(ctx context.Context, x []float64, n, p, leaf int, seed uint64, wo
 	case leaf < 1:
 		return nil, fmt.Errorf("graph: leaf of %d rows, want at least 1", leaf)
 	}
-	pt := &partition{x: x, p: p, leaf: leaf, seed: seed, order: make([]int32, n), key: make([]float64, n)}
+	pt := &partition{x: x, p: p, leaf: leaf, seed: seed, order: make([]int32, n), key: make([]uint64, n)}
 	for i := range pt.order {
 		pt.order[i] = int32(i)
+	}
+	if n > leaf {
+		s := min(partitionSample, n)
+		pos := make([]int, s)
+		for r := range pos {
+			pos[r] = int(int64(r) * int64(n) / int64(s))
+		}
+		v := pt.direction(0, pos)
+		for i := range n {
+			pt.project(i, v)
+		}
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, workers))
@@ -85,74 +104,207 @@ type partition struct {
 	leaf  int
 	seed  uint64
 	order []int32
-	key   []float64
+	// key holds each row's projection on the direction of its range, in
+	// sortable bits (sortable).
+	key []uint64
+}
+
+// rank is a row's place in a split's order: its projection's sortable
+// bits, then its input row.
+type rank struct {
+	key uint64
+	row int32
+}
+
+func (a rank) less(b rank) bool { return a.key < b.key || a.key == b.key && a.row < b.row }
+
+// cmp is less as slices.SortFunc takes it.
+func (a rank) cmp(b rank) int {
+	switch {
+	case a.less(b):
+		return -1
+	case b.less(a):
+		return 1
+	}
+	return 0
+}
+
+// rankOf returns the rank of the row at position i.
+func (pt *partition) rankOf(i int) rank { return rank{pt.key[i], pt.order[i]} }
+
+// sortable returns bits of v that order as v does, -0 before +0.
+func sortable(v float64) uint64 {
+	b := math.Float64bits(v)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// project sets the key of the row at position i to its projection on v,
+// if v is not nil.
+func (pt *partition) project(i int, v []float64) {
+	if v == nil {
+		return
+	}
+	var s float64
+	for q, a := range pt.x[i*pt.p : (i+1)*pt.p] {
+		s += float64(a * v[q]) // rounded: no fused multiply-add, the same split on every architecture
+	}
+	if math.IsNaN(s) {
+		s = 0 // features of opposite infinite products: keep them somewhere
+	}
+	pt.key[i] = sortable(s)
 }
 
 // split moves the rows of [lo, hi) whose projection on the range's
-// principal direction is among the cut-lo smallest to [lo, cut).
+// direction is among the cut-lo smallest (by rank) to [lo, cut), the others
+// to [cut, hi), and leaves the key of each on the direction of its half,
+// where that half is split again.
 func (pt *partition) split(lo, hi, cut int) {
+	pivot := pt.cutRank(lo, hi, cut-lo)
+	var vl, vr []float64
+	if cut-lo > pt.leaf {
+		vl = pt.direction(lo, pt.sample(lo, hi, cut-lo, pivot, true))
+	}
+	if hi-cut > pt.leaf {
+		vr = pt.direction(cut, pt.sample(lo, hi, hi-cut, pivot, false))
+	}
 	x, p := pt.x, pt.p
-	v := pt.direction(lo, hi)
-	for i := lo; i < hi; i++ {
-		var s float64
-		for q, a := range x[i*p : (i+1)*p] {
-			s += float64(a * v[q]) // rounded: no fused multiply-add, the same split on every architecture
+	i, j := lo, hi-1
+	for {
+		for i < cut && pt.rankOf(i).less(pivot) {
+			pt.project(i, vl)
+			i++
 		}
-		if math.IsNaN(s) {
-			s = 0 // features of opposite infinite products: keep them somewhere
+		for j >= cut && !pt.rankOf(j).less(pivot) {
+			pt.project(j, vr)
+			j--
 		}
-		pt.key[i] = s
-	}
-	rng := rand.New(rand.NewPCG(pt.seed, uint64(lo)<<32|uint64(hi)))
-	tmp := make([]float64, p)
-	swap := func(i, j int) {
-		pt.key[i], pt.key[j] = pt.key[j], pt.key[i]
-		pt.order[i], pt.order[j] = pt.order[j], pt.order[i]
-		copy(tmp, x[i*p:(i+1)*p])
-		copy(x[i*p:(i+1)*p], x[j*p:(j+1)*p])
-		copy(x[j*p:(j+1)*p], tmp)
-	}
-	// Hoare's quickselect: after each partition [lo, j] <= pivot <= [i, hi),
-	// and any cut in (j, i] is reached.
-	for hi-lo > 1 {
-		pivot := pt.key[lo+rng.IntN(hi-lo)]
-		i, j := lo, hi-1
-		for i <= j {
-			for pt.key[i] < pivot {
-				i++
-			}
-			for pt.key[j] > pivot {
-				j--
-			}
-			if i <= j {
-				swap(i, j)
-				i++
-				j--
-			}
-		}
-		switch {
-		case cut <= j:
-			hi = j + 1
-		case cut >= i:
-			lo = i
-		default:
+		if i == cut {
 			return
 		}
+		// Exactly cut-lo rows rank below the pivot: a row of the first half
+		// at i that does not, one of the second at j that does.
+		pt.order[i], pt.order[j] = pt.order[j], pt.order[i]
+		a, b := x[i*p:(i+1)*p], x[j*p:(j+1)*p]
+		for q := range a {
+			a[q], b[q] = b[q], a[q]
+		}
+		pt.project(i, vl)
+		pt.project(j, vr)
+		i, j = i+1, j-1
 	}
 }
 
-// direction returns the principal direction of an evenly spaced sample of
-// the rows [lo, hi): twelve steps of the power method on the centred
-// sample from a start seeded by the range, scaled to the largest
+// sample returns the positions of at most partitionSample rows of a half
+// of [lo, hi) of size rows, those that rank below pivot (first) or not,
+// evenly spaced among them in the order of the range.
+func (pt *partition) sample(lo, hi, size int, pivot rank, first bool) []int {
+	s := min(partitionSample, size)
+	pos := make([]int, 0, s)
+	for i, r := lo, 0; i < hi && len(pos) < s; i++ {
+		if pt.rankOf(i).less(pivot) != first {
+			continue
+		}
+		if int64(r) == int64(len(pos))*int64(size)/int64(s) {
+			pos = append(pos, i)
+		}
+		r++
+	}
+	return pos
+}
+
+// selectDirect is the number of candidates below which cutRank sorts
+// them rather than count another byte.
+const selectDirect = 2048
+
+// cutRank returns the rank of order r (from 0) among those of the rows
+// [lo, hi): a radix selection, a byte at a time from the top of the
+// rank's 12 (the key's 8, then the row's 4), each pass counting the
+// candidates that share the bytes chosen so far, until few enough are left
+// to sort.
+func (pt *partition) cutRank(lo, hi, r int) rank {
+	keys, rows := pt.key[lo:hi], pt.order[lo:hi]
+	var prefix rank // its first b bytes chosen
+	b, count := 0, hi-lo
+	for ; b < 12 && count > selectDirect; b++ {
+		var hist [256]int
+		for e, k := range keys {
+			if c := (rank{k, rows[e]}); prefix.shares(c, b) {
+				hist[c.byte(b)]++
+			}
+		}
+		d := 0
+		for ; r >= hist[d]; d++ {
+			r -= hist[d]
+		}
+		prefix = prefix.withByte(b, byte(d))
+		count = hist[d]
+	}
+	cand := make([]rank, 0, count)
+	for e, k := range keys {
+		if c := (rank{k, rows[e]}); prefix.shares(c, b) {
+			cand = append(cand, c)
+		}
+	}
+	slices.SortFunc(cand, rank.cmp)
+	return cand[r]
+}
+
+// byte returns byte b (from 0, the top) of a's 12: the key's, then the
+// row's.
+func (a rank) byte(b int) byte {
+	if b < 8 {
+		return byte(a.key >> (56 - 8*b))
+	}
+	return byte(uint32(a.row) >> (24 - 8*(b-8)))
+}
+
+// withByte returns a with byte b set to d (a's bytes after b are zero).
+func (a rank) withByte(b int, d byte) rank {
+	if b < 8 {
+		a.key |= uint64(d) << (56 - 8*b)
+	} else {
+		a.row = int32(uint32(a.row) | uint32(d)<<(24-8*(b-8)))
+	}
+	return a
+}
+
+// shares reports whether c has a's first b bytes.
+func (a rank) shares(c rank, b int) bool {
+	switch {
+	case b == 0:
+		return true
+	case b <= 8:
+		return a.key>>(64-8*b) == c.key>>(64-8*b)
+	case a.key != c.key:
+		return false
+	}
+	return uint32(a.row)>>(32-8*(b-8)) == uint32(c.row)>>(32-8*(b-8))
+}
+
+// direction returns the principal direction of the rows at positions pos
+// of the range that starts at lo: twelve steps of the power method on the
+// centred sample from a start seeded by lo, scaled to the largest
 // component 1. A sample without spread gives the start.
-func (pt *partition) direction(lo, hi int) []float64 {
+func (pt *partition) direction(lo int, pos []int) []float64 {
 	x, p := pt.x, pt.p
-	s := min(partitionSample, hi-lo)
+	s := len(pos)
 	rows := make([]float64, s*p)
 	mean := make([]float64, p)
-	for r := range s {
-		i := lo + int(int64(r)*int64(hi-lo)/int64(s))
+	// The rows are read under random advice: where x is a mapped file, a
+	// fault then reads its page alone, not the pages around it (as much as
+	// the device reads ahead, megabytes), which for rows far apart would
+	// read most of a large range in vain. Advice changes no value: its
+	// error is of no consequence.
+	span := store.AsBytes(x[pos[0]*p : (pos[s-1]+1)*p])
+	_ = store.AdviseRandom(span)
+	for r, i := range pos {
 		copy(rows[r*p:(r+1)*p], x[i*p:(i+1)*p])
+	}
+	_ = store.AdviseNormal(span)
+	for r := range s {
 		for q, a := range rows[r*p : (r+1)*p] {
 			mean[q] += a / float64(s)
 		}
