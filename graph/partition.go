@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -118,17 +117,6 @@ type rank struct {
 
 func (a rank) less(b rank) bool { return a.key < b.key || a.key == b.key && a.row < b.row }
 
-// cmp is less as slices.SortFunc takes it.
-func (a rank) cmp(b rank) int {
-	switch {
-	case a.less(b):
-		return -1
-	case b.less(a):
-		return 1
-	}
-	return 0
-}
-
 // rankOf returns the rank of the row at position i.
 func (pt *partition) rankOf(i int) rank { return rank{pt.key[i], pt.order[i]} }
 
@@ -164,11 +152,14 @@ func (pt *partition) project(i int, v []float64) {
 func (pt *partition) split(lo, hi, cut int) {
 	pivot := pt.cutRank(lo, hi, cut-lo)
 	var vl, vr []float64
-	if cut-lo > pt.leaf {
-		vl = pt.direction(lo, pt.sample(lo, hi, cut-lo, pivot, true))
-	}
-	if hi-cut > pt.leaf {
-		vr = pt.direction(cut, pt.sample(lo, hi, hi-cut, pivot, false))
+	if cut-lo > pt.leaf || hi-cut > pt.leaf {
+		first, second := pt.samples(lo, hi, cut, pivot)
+		if cut-lo > pt.leaf {
+			vl = pt.direction(lo, first)
+		}
+		if hi-cut > pt.leaf {
+			vr = pt.direction(cut, second)
+		}
 	}
 	x, p := pt.x, pt.p
 	i, j := lo, hi-1
@@ -197,22 +188,28 @@ func (pt *partition) split(lo, hi, cut int) {
 	}
 }
 
-// sample returns the positions of at most partitionSample rows of a half
-// of [lo, hi) of size rows, those that rank below pivot (first) or not,
-// evenly spaced among them in the order of the range.
-func (pt *partition) sample(lo, hi, size int, pivot rank, first bool) []int {
-	s := min(partitionSample, size)
-	pos := make([]int, 0, s)
-	for i, r := lo, 0; i < hi && len(pos) < s; i++ {
-		if pt.rankOf(i).less(pivot) != first {
-			continue
-		}
-		if int64(r) == int64(len(pos))*int64(size)/int64(s) {
-			pos = append(pos, i)
-		}
-		r++
+// samples returns the positions of the samples of the halves of [lo, hi)
+// cut at cut: of at most partitionSample rows each, those that rank below
+// pivot (the first half) or not, evenly spaced among them in the order of
+// the range.
+func (pt *partition) samples(lo, hi, cut int, pivot rank) (first, second []int) {
+	var pos [2][]int
+	var size, seen [2]int
+	size[0], size[1] = cut-lo, hi-cut
+	for h := range pos {
+		pos[h] = make([]int, 0, min(partitionSample, size[h]))
 	}
-	return pos
+	for i := lo; i < hi; i++ {
+		h := 1
+		if pt.rankOf(i).less(pivot) {
+			h = 0
+		}
+		if s := cap(pos[h]); len(pos[h]) < s && int64(seen[h]) == int64(len(pos[h]))*int64(size[h])/int64(s) {
+			pos[h] = append(pos[h], i)
+		}
+		seen[h]++
+	}
+	return pos[0], pos[1]
 }
 
 // selectDirect is the number of candidates below which cutRank sorts
@@ -248,8 +245,50 @@ func (pt *partition) cutRank(lo, hi, r int) rank {
 			cand = append(cand, c)
 		}
 	}
-	slices.SortFunc(cand, rank.cmp)
-	return cand[r]
+	return selectRank(cand, r)
+}
+
+// selectRank returns the element of order r (from 0) of a, distinct ranks,
+// and leaves a reordered: Hoare's quickselect, the median of the first,
+// middle and last as pivot.
+func selectRank(a []rank, r int) rank {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		x, y, z := a[lo], a[(lo+hi)/2], a[hi]
+		if y.less(x) {
+			x, y = y, x
+		}
+		if z.less(y) {
+			y = z
+			if y.less(x) {
+				y = x
+			}
+		}
+		pivot := y
+		i, j := lo, hi
+		for i <= j {
+			for a[i].less(pivot) {
+				i++
+			}
+			for pivot.less(a[j]) {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case r <= j:
+			hi = j
+		case r >= i:
+			lo = i
+		default:
+			return a[r]
+		}
+	}
+	return a[r]
 }
 
 // byte returns byte b (from 0, the top) of a's 12: the key's, then the

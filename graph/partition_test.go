@@ -87,7 +87,7 @@ func TestCutRank(t *testing.T) {
 			for i := lo; i < lo+tc.n; i++ {
 				want = append(want, pt.rankOf(i))
 			}
-			slices.SortFunc(want, rank.cmp)
+			slices.SortFunc(want, rankCmp)
 			for _, r := range []int{0, 1, tc.n / 3, tc.n / 2, tc.n - 2, tc.n - 1} {
 				if got := pt.cutRank(lo, lo+tc.n, r); got != want[r] {
 					t.Errorf("rank of order %d: %v, want %v", r, got, want[r])
@@ -126,7 +126,7 @@ func TestPartitionSplit(t *testing.T) {
 		for i := tc.lo; i < tc.hi; i++ {
 			ranks = append(ranks, pt.rankOf(i))
 		}
-		slices.SortFunc(ranks, rank.cmp)
+		slices.SortFunc(ranks, rankCmp)
 		pivot := ranks[tc.cut-tc.lo]
 
 		pt.split(tc.lo, tc.hi, tc.cut)
@@ -182,4 +182,15 @@ func TestPartitionSplit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rankCmp is rank.less as slices.SortFunc takes it.
+func rankCmp(a, b rank) int {
+	switch {
+	case a.less(b):
+		return -1
+	case b.less(a):
+		return 1
+	}
+	return 0
 }
