@@ -106,7 +106,7 @@ func TestPartitionSplit(t *testing.T) {
 	for _, tc := range []struct{ n, lo, hi, cut int }{
 		{1000, 0, 1000, 480},
 		{1000, 120, 900, 520},
-		{1000, 100, 190, 140}, // halves of one leaf or so: no keys for them
+		{1000, 100, 190, 140}, // a first half of one leaf: no keys for it
 		{1000, 0, 1000, 999},
 	} {
 		x := points(tc.n, p, uint64(tc.cut))
