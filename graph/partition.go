@@ -330,19 +330,8 @@ func (a rank) shares(c rank, b int) bool {
 func (pt *partition) direction(lo int, pos []int) []float64 {
 	x, p := pt.x, pt.p
 	s := len(pos)
-	rows := make([]float64, s*p)
+	rows := store.GatherRows(make([]float64, s*p), x, p, pos) // rows far apart: see GatherRows
 	mean := make([]float64, p)
-	// The rows are read under random advice: where x is a mapped file, a
-	// fault then reads its page alone, not the pages around it (as much as
-	// the device reads ahead, megabytes), which for rows far apart would
-	// read most of a large range in vain. Advice changes no value: its
-	// error is of no consequence.
-	span := store.AsBytes(x[pos[0]*p : (pos[s-1]+1)*p])
-	_ = store.AdviseRandom(span)
-	for r, i := range pos {
-		copy(rows[r*p:(r+1)*p], x[i*p:(i+1)*p])
-	}
-	_ = store.AdviseNormal(span)
 	for r := range s {
 		for q, a := range rows[r*p : (r+1)*p] {
 			mean[q] += a / float64(s)

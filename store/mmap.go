@@ -2,6 +2,7 @@ package store
 
 import (
 	"os"
+	"slices"
 	"unsafe"
 )
 
@@ -118,6 +119,29 @@ func wholePages(start uintptr, n int) (lo, hi int) {
 // AdviseNormal takes back AdviseRandom or AdviseSequential: the kernel
 // reads ahead of faults on b's pages as it does by default.
 func AdviseNormal(b []byte) error { return adviseWhole(b, adviseNormal) }
+
+// GatherRows copies rows rows of x (p values each, row r at x[r*p:]) into
+// dst, in the order given, with x's pages between the first and the last
+// of them advised as read at random meanwhile (AdviseRandom, then
+// AdviseNormal): where x is a mapped file larger than memory, a fault then
+// reads its page alone, not the pages around it (as much as the device
+// reads ahead, megabytes), which for rows far apart would read most of the
+// file in vain. Advice changes no value: its error is of no consequence.
+// It returns dst[:len(rows)*p].
+func GatherRows(dst, x []float64, p int, rows []int) []float64 {
+	dst = dst[:len(rows)*p]
+	if len(rows) == 0 || p == 0 {
+		return dst
+	}
+	lo, hi := slices.Min(rows), slices.Max(rows)
+	span := AsBytes(x[lo*p : (hi+1)*p])
+	_ = AdviseRandom(span)
+	for k, r := range rows {
+		copy(dst[k*p:(k+1)*p], x[r*p:(r+1)*p])
+	}
+	_ = AdviseNormal(span)
+	return dst
+}
 
 // Prefetch asks the kernel to start reading the pages that b, a part of a
 // mapping of a file, lies on, if they are not in the page cache, and

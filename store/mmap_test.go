@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 )
 
 // TestAdviseSequential checks that the advice, sequential, random and
@@ -78,6 +79,47 @@ func TestWholePages(t *testing.T) {
 	} {
 		if lo, hi := wholePages(tc.start, tc.n); lo != tc.lo || hi != tc.hi {
 			t.Errorf("wholePages(%d, %d) = [%d, %d), want [%d, %d)", tc.start, tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestGatherRows checks that GatherRows copies the rows asked for in their
+// order, from a mapped file and from memory of the process alike.
+func TestGatherRows(t *testing.T) {
+	const n, p = 3000, 3
+	f, err := os.Create(filepath.Join(t.TempDir(), "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(8 * n * p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := MapReadWrite(f, 8*n*p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer UnmapReadWrite(f, b)
+	mapped := unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), n*p)
+	heap := make([]float64, n*p)
+	for i := range heap {
+		heap[i], mapped[i] = float64(i), float64(i)
+	}
+	rows := []int{2999, 5, 1200, 5, 0}
+	for name, x := range map[string][]float64{"mapped": mapped, "heap": heap} {
+		got := GatherRows(make([]float64, 20), x, p, rows)
+		if len(got) != len(rows)*p {
+			t.Fatalf("%s: %d values, want %d", name, len(got), len(rows)*p)
+		}
+		for k, r := range rows {
+			for q := range p {
+				if got[k*p+q] != float64(r*p+q) {
+					t.Fatalf("%s: row %d of the gather holds %v, want row %d", name, k, got[k*p:(k+1)*p], r)
+				}
+			}
+		}
+		if got := GatherRows(nil, x, p, nil); len(got) != 0 {
+			t.Errorf("%s: %d values gathered for no rows", name, len(got))
 		}
 	}
 }

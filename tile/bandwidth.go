@@ -78,18 +78,10 @@ func AutoBandwidth(x []float64, n, p int, seed uint64) (Bandwidth, error) {
 	ref := sampleRows(rng, n, BandwidthReference)
 	anchors := ref[:min(len(ref), BandwidthAnchors)]
 	b := Bandwidth{Reference: len(ref), Anchors: len(anchors)}
-	// The rows are gathered once into memory of their own, x advised as
-	// read at random meanwhile: where x is a mapped file larger than
-	// memory, each anchor's pass over rows scattered through it would read
-	// them from the disk again and again, and each fault the pages around
-	// its row too (as much as the device reads ahead, megabytes), in vain.
-	// Advice changes no value: its error is of no consequence.
-	rows := make([]float64, len(ref)*p)
-	_ = store.AdviseRandom(store.AsBytes(x))
-	for r, j := range ref {
-		copy(rows[r*p:(r+1)*p], x[j*p:(j+1)*p])
-	}
-	_ = store.AdviseNormal(store.AsBytes(x))
+	// The rows are gathered once into memory of their own: where x is a
+	// mapped file larger than memory, each anchor's pass over rows
+	// scattered through it would read them from the disk again and again.
+	rows := store.GatherRows(make([]float64, len(ref)*p), x, p, ref)
 	scales := make([]float64, 0, len(anchors))
 	all := make([]float64, 0, min(len(anchors), medianAnchors)*len(ref))
 	near := make([]float64, 0, BandwidthNeighbor) // the smallest distances so far, ascending
