@@ -52,10 +52,15 @@ type approxSearch struct {
 	// elsewhere, if not nil, runs the rounds of leaf pairs elsewhere
 	// (KNNOptions.LeafRound; searchElsewhere).
 	elsewhere func(context.Context, *LeafRound) ([]*KNNPart, error)
-	// files holds the scratch of the lists and of the panels where it is
-	// mapped from files: a leaf round reads it at random, asking for each
-	// tile's pages ahead of it.
+	// files holds the panels where they are mapped from a file: a leaf
+	// round reads them at random, asking for each tile's pages ahead of it.
 	files [][]byte
+	// byParts, set where the lists are in a file, runs the leaf rounds by
+	// parts of the rows whose lists fit in scratch memory from sp
+	// (searchByParts); partRows, if not 0, is a part's rows (tests).
+	byParts  bool
+	sp       *store.ScratchSpace
+	partRows int
 }
 
 // approxNeighbors finds about the m nearest rows of every row of x, itself
@@ -74,9 +79,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return nil, nil, nil, err
 	}
 	a.lists.id = opt.Order // ties go to the lower input row
-	if sc.Where() == "file" {
-		a.files = append(a.files, sc.Mem)
-	}
+	a.byParts, a.sp, a.partRows = sc.Where() == "file" || opt.partRows > 0, sp, opt.partRows
 	fail := func(err error) (*best, *store.Scratch, *KNNStats, error) {
 		sc.Release()
 		return nil, nil, nil, err
@@ -409,8 +412,11 @@ func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int3
 // pairs straight to the lists of both of its blocks under their rows'
 // locks (offer), and returns the number of rows whose list changed.
 func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
-	if a.elsewhere != nil {
+	switch {
+	case a.elsewhere != nil:
 		return a.searchElsewhere(ctx, tiles)
+	case a.byParts:
+		return a.searchByParts(ctx, tiles)
 	}
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
@@ -424,35 +430,43 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 		ts.progress = func(done int) { a.progress(pass, done, len(tiles)) }
 	}
 	if len(a.files) > 0 {
-		for _, f := range a.files {
-			_ = store.AdviseRandom(f)
-			defer store.AdviseNormal(f)
-		}
+		defer a.adviseRandom()()
 		ts.ahead = func(t int) { a.prefetch(int(tiles[t].I), int(tiles[t].J)) }
 	}
 	err := ts.run(ctx, len(tiles))
+	return a.countChanged(), err
+}
+
+// countChanged returns the number of rows whose list changed.
+func (a *approxSearch) countChanged() int {
 	changed := 0
 	for _, c := range a.changed {
 		if c {
 			changed++
 		}
 	}
-	return changed, err
+	return changed
+}
+
+// adviseRandom advises the panels' files as read at random, and returns
+// the function that takes the advice back.
+func (a *approxSearch) adviseRandom() func() {
+	for _, f := range a.files {
+		_ = store.AdviseRandom(f) // advice: a refusal changes nothing
+	}
+	return func() {
+		for _, f := range a.files {
+			_ = store.AdviseNormal(f)
+		}
+	}
 }
 
 // prefetch asks for the pages that screening tile (I, J) reads.
 func (a *approxSearch) prefetch(I, J int) {
 	ask := func(b []byte) { _ = store.Prefetch(b) } // advice: a refusal changes nothing
-	for k, K := range [2]int{I, J} {
-		if k == 1 && J == I {
-			break
-		}
-		a.pairs.BlockMemory(K, ask)
-		lo, hi := a.pairs.Rows(K)
-		ask(store.AsBytes(a.lists.d[lo*a.m : hi*a.m]))
-		ask(store.AsBytes(a.lists.j[lo*a.m : hi*a.m]))
-		ask(store.AsBytes(a.lists.cnt[lo:hi]))
-		ask(store.AsBytes(a.bound[lo:hi]))
+	a.pairs.BlockMemory(I, ask)
+	if J != I {
+		a.pairs.BlockMemory(J, ask)
 	}
 }
 

@@ -172,18 +172,22 @@ func TestQueryRecallExact(t *testing.T) {
 
 // TestApproxSameBits checks that the approximate graph does not depend on
 // the workers, the kernel, or where its scratch is: the heap, files,
-// anonymous memory, or a budget that holds some pieces and not others.
+// anonymous memory, or a budget that holds some pieces and not others; nor
+// on the leaf rounds being run by parts of the rows (searchByParts), as
+// they are where the lists are in a file, of any number of leaves.
 func TestApproxSameBits(t *testing.T) {
 	n, p := 3000, 6
 	x := clustered(n, p, 8)
 	var want *CSR
 	for _, tc := range []struct {
-		workers int
-		kernel  tile.ISA
-		scratch string
-		memory  int64
-	}{{1, tile.ISAAuto, "", 0}, {2, tile.ISAAuto, t.TempDir(), 0}, {5, tile.ISAGo, "", 0}, {3, tile.ISAAuto, t.TempDir(), 0},
-		{2, tile.ISAAuto, t.TempDir(), 1 << 30}, {2, tile.ISAAuto, t.TempDir(), 200_000}} {
+		workers  int
+		kernel   tile.ISA
+		scratch  string
+		memory   int64
+		partRows int
+	}{{1, tile.ISAAuto, "", 0, 0}, {2, tile.ISAAuto, t.TempDir(), 0, 0}, {5, tile.ISAGo, "", 0, 0}, {3, tile.ISAAuto, t.TempDir(), 0, 0},
+		{2, tile.ISAAuto, t.TempDir(), 1 << 30, 0}, {2, tile.ISAAuto, t.TempDir(), 200_000, 0},
+		{2, tile.ISAAuto, "", 0, 64}, {3, tile.ISAGo, "", 0, 1000}, {1, tile.ISAAuto, "", 0, 2900}, {2, tile.ISAAuto, t.TempDir(), 0, n}} {
 		xs := slices.Clone(x)
 		order, err := Partition(context.Background(), xs, n, p, 64, 4, tc.workers)
 		if err != nil {
@@ -195,14 +199,14 @@ func TestApproxSameBits(t *testing.T) {
 			}
 		}
 		g, err := KNN(context.Background(), xs, n, p, KNNOptions{Method: Approximate, Weights: SelfTuning, Neighbors: 10,
-			Leaf: 64, Workers: tc.workers, Kernel: tc.kernel, ScratchDir: tc.scratch, ScratchMemory: tc.memory, Probes: 3})
+			Leaf: 64, Workers: tc.workers, Kernel: tc.kernel, ScratchDir: tc.scratch, ScratchMemory: tc.memory, Probes: 3, partRows: tc.partRows})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want == nil {
 			want = g
 		} else if !sameCSR(want, g) {
-			t.Errorf("workers=%d kernel %v scratch=%q memory=%d: a different graph", tc.workers, tc.kernel, tc.scratch, tc.memory)
+			t.Errorf("workers=%d kernel %v scratch=%q memory=%d part rows %d: a different graph", tc.workers, tc.kernel, tc.scratch, tc.memory, tc.partRows)
 		}
 	}
 }

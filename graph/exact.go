@@ -13,15 +13,6 @@ import (
 	"github.com/ssnmf/ssnmf/tile"
 )
 
-// tileTask is one tile's memory: the best candidates its rows and columns
-// offer, and their thresholds.
-type tileTask struct {
-	rows, cols     *best
-	rowMax, colMax []float64
-	scratch        *tile.PairScratch
-	r0, r1, c0, c1 int
-}
-
 // neighbors finds the m nearest rows of every row, itself first (offered
 // at distance -1, below every real one), held by row; or, for part part of
 // parts > 1, those of the rows of that part of the blocks of the search

@@ -148,6 +148,9 @@ type KNNOptions struct {
 	// spillWindow, if not 0, makes descent set aside offers beyond this
 	// many rows of the joins, wherever the lists are (the tests').
 	spillWindow int
+	// partRows, if not 0, runs the leaf rounds by parts of this many rows
+	// (rounded up to whole leaves), wherever the lists are (the tests').
+	partRows int
 }
 
 // KNNMethod is a kNN search.

@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
-	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/tile"
 )
 
@@ -77,85 +77,74 @@ func LeafRoundRows(ctx context.Context, x []float64, n, p int, opt KNNOptions, r
 	if err != nil {
 		return nil, err
 	}
-	// The part's candidates, by row from lo; a row's threshold is the
-	// lesser of its bound and its M-th candidate here.
-	own := newBest(hi-lo, m)
-	own.id = r.Order
-	bound := make([]uint64, hi-lo)
-	for i := range bound {
-		storeBound(bound, i, r.Bounds[lo+i])
-	}
-	threshold := func(row int) float64 {
-		if row < lo || row >= hi {
-			return math.Inf(-1) // another part's row: never offered to
-		}
-		return loadBound(bound, row-lo)
-	}
-	err = ordered.Run(ctx, max(1, opt.Workers), len(tiles),
-		func() *tileTask {
-			tt := &tileTask{rows: newBest(bs, m), cols: newBest(bs, m),
-				rowMax: make([]float64, bs), colMax: make([]float64, bs), scratch: pairs.NewScratch()}
-			tt.rows.id, tt.cols.id = r.Order, r.Order
-			return tt
-		},
-		func(_ context.Context, t int, tt *tileTask) error {
-			tt.search(pairs, int(tiles[t].I), int(tiles[t].J), bs, threshold)
-			return nil
-		},
-		func(_ int, tt *tileTask) error {
-			for _, side := range []struct {
-				b      *best
-				lo, hi int
-			}{{tt.rows, tt.r0, tt.r1}, {tt.cols, tt.c0, tt.c1}} {
-				if side.lo < lo || side.lo >= hi {
-					continue
-				}
-				for row := side.lo; row < side.hi; row++ {
-					if s := row - lo; own.merge(s, side.b, row-side.lo) {
-						storeBound(bound, s, min(r.Bounds[row], own.bound(s)))
-					}
-				}
-			}
-			return nil
-		})
-	if err != nil {
+	own := newPartLists(newBest(hi-lo, m), make([]uint64, hi-lo), r.Order)
+	own.start(lo, hi, func(i int) float64 { return r.Bounds[i] })
+	ts := &tileScreen{pairs: pairs, workers: max(1, opt.Workers), bound: own.threshold, offer: own.offer,
+		tileAt: func(t int) (int, int) { return int(tiles[t].I), int(tiles[t].J) }}
+	if err := ts.run(ctx, len(tiles)); err != nil {
 		return nil, err
 	}
 	kp := &KNNPart{M: m}
 	for s := range hi - lo {
-		if c := own.cnt[s]; c > 0 {
+		if c := own.lists.cnt[s]; c > 0 {
 			kp.Rows = append(kp.Rows, int32(lo+s))
 			kp.Count = append(kp.Count, c)
-			kp.Dist = append(kp.Dist, own.d[s*m:(s+1)*m]...)
-			kp.Index = append(kp.Index, own.j[s*m:(s+1)*m]...)
+			kp.Dist = append(kp.Dist, own.lists.d[s*m:(s+1)*m]...)
+			kp.Index = append(kp.Index, own.lists.j[s*m:(s+1)*m]...)
 		}
 	}
 	return kp, nil
 }
 
-// search screens tile (I, J) of pairs into the task's candidates, with the
-// thresholds that threshold gives for a row, lowered as the tile finds M
-// candidates of its own for a row or column.
-func (tt *tileTask) search(pairs *tile.Pairs, I, J, bs int, threshold func(row int) float64) {
-	tt.r0, tt.r1 = pairs.Rows(I)
-	tt.c0, tt.c1 = pairs.Rows(J)
-	tt.rows.reset(bs)
-	tt.cols.reset(bs)
-	rm, cm := tt.rowMax[:tt.r1-tt.r0], tt.colMax[:tt.c1-tt.c0]
-	for i := range rm {
-		rm[i] = threshold(tt.r0 + i)
+// partLists are the candidates that the tiles of a round offer to a part
+// of the rows, [lo, hi), the other rows being offered nothing: a round run
+// by parts (LeafRoundRows, searchByParts), where a tile between two parts
+// is screened by both, each for its own rows.
+type partLists struct {
+	lo, hi int
+	lists  *best    // by row from lo
+	bound  []uint64 // by row from lo: the lesser of the round's bound and the M-th candidate here
+	locks  [joinLocks]sync.Mutex
+}
+
+// newPartLists returns the lists of a part in lists and bound, ties broken
+// by order (KNNOptions.Order; nil: by row).
+func newPartLists(lists *best, bound []uint64, order []int32) *partLists {
+	lists.id = order
+	return &partLists{lists: lists, bound: bound}
+}
+
+// start makes the lists those of rows [lo, hi), empty, each row's
+// threshold its bound at the round's start.
+func (pl *partLists) start(lo, hi int, bound func(row int) float64) {
+	pl.lo, pl.hi = lo, hi
+	pl.lists.reset(hi - lo)
+	for i := lo; i < hi; i++ {
+		storeBound(pl.bound, i-lo, bound(i))
 	}
-	for j := range cm {
-		cm[j] = threshold(tt.c0 + j)
+}
+
+// threshold is tileScreen's bound: a row's threshold, or -Inf, offered
+// nothing, outside the part.
+func (pl *partLists) threshold(row int) float64 {
+	if row < pl.lo || row >= pl.hi {
+		return math.Inf(-1)
 	}
-	pairs.Near(tt.scratch, I, J, rm, cm, func(i, j int, d float64) {
-		if li := i - tt.r0; d <= rm[li] && tt.rows.offer(li, d, int32(j)) {
-			rm[li] = min(rm[li], tt.rows.bound(li))
-		}
-		if lj := j - tt.c0; d <= cm[lj] && tt.cols.offer(lj, d, int32(i)) {
-			cm[lj] = min(cm[lj], tt.cols.bound(lj))
-		}
-	})
+	return loadBound(pl.bound, row-pl.lo)
+}
+
+// offer is tileScreen's offer, under the row's lock.
+func (pl *partLists) offer(row, other int, d float64) float64 {
+	s := row - pl.lo
+	l := &pl.locks[s%joinLocks]
+	l.Lock()
+	b := loadBound(pl.bound, s)
+	if pl.lists.offer(s, d, int32(other)) {
+		b = min(b, pl.lists.bound(s))
+		storeBound(pl.bound, s, b)
+	}
+	l.Unlock()
+	return b
 }
 
 // check checks a round against n rows.
@@ -265,3 +254,81 @@ func leafRoundsElsewhere(x []float64, n, p int, opt KNNOptions) func(context.Con
 
 // loadBound returns row i's bound.
 func (a *approxSearch) loadBound(i int) float64 { return loadBound(a.bound, i) }
+
+// searchByParts runs a round of leaf pairs where the lists are in a file,
+// which search would reach at random, a tile's offers going to the lists
+// of two leaves anywhere. The leaves are cut into runs, parts, whose lists
+// fit in the scratch memory left (partLeaves). For each part in turn, the
+// tiles that meet it are screened with only its rows offered to, into its
+// lists in memory, which are then merged into the file's in one pass: the
+// file's lists are read and written once, in order. A tile between two
+// parts is screened by both. The lists and the count are search's: the
+// best m of a set of offers do not depend on their order, a row's list
+// changes if and only if an offer enters it, and a pair farther than a
+// row's bound at the round's start cannot enter its list.
+func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (int, error) {
+	leaves := a.partLeaves()
+	lists, bound, sc, err := bestIn(a.sp, min(a.n, leaves*a.bs), a.m)
+	if err != nil {
+		return 0, err
+	}
+	defer sc.Release()
+	own := newPartLists(lists, bound, a.lists.id)
+	var parts [][]tilePair // by part, the tiles that meet it, in order
+	total := 0
+	for b0 := 0; b0 < a.nb; b0 += leaves {
+		mine := func(I int32) bool { return b0 <= int(I) && int(I) < b0+leaves }
+		var part []tilePair
+		for _, t := range tiles {
+			if mine(t.I) || mine(t.J) {
+				part = append(part, t)
+			}
+		}
+		parts, total = append(parts, part), total+len(part)
+	}
+	clear(a.changed)
+	pass := fmt.Sprintf("kNN round %d", a.round)
+	if len(a.files) > 0 {
+		defer a.adviseRandom()()
+	}
+	done := 0
+	for q, part := range parts {
+		lo, hi := q*leaves*a.bs, min(a.n, (q+1)*leaves*a.bs)
+		own.start(lo, hi, a.loadBound)
+		ts := &tileScreen{pairs: a.pairs, workers: a.workers, bound: own.threshold, offer: own.offer,
+			tileAt: func(t int) (int, int) { return int(part[t].I), int(part[t].J) }}
+		if a.progress != nil {
+			ts.progress = func(d int) { a.progress(pass, done+d, total) }
+		}
+		if len(a.files) > 0 {
+			ts.ahead = func(t int) { a.prefetch(int(part[t].I), int(part[t].J)) }
+		}
+		if err := ts.run(ctx, len(part)); err != nil {
+			return 0, err
+		}
+		done += len(part)
+		for i := lo; i < hi; i++ {
+			if a.lists.merge(i, own.lists, i-lo) {
+				a.changed[i] = true
+				storeBound(a.bound, i, a.lists.bound(i))
+			}
+		}
+	}
+	return a.countChanged(), nil
+}
+
+// partLeaves returns the leaves of a part of a round run by parts: those
+// whose lists and bounds fit in the scratch memory left, or in
+// minPartBytes if less is left (a file then, whose pages stay in the page
+// cache over the part), or KNNOptions.partRows' in tests; at least one.
+func (a *approxSearch) partLeaves() int {
+	rows := a.partRows
+	if rows == 0 {
+		rows = int(max(a.sp.Left(), minPartBytes)/int64(12*a.m+12)) - 1 // bestIn's rounding
+		return max(1, rows/a.bs)
+	}
+	return max(1, (rows+a.bs-1)/a.bs)
+}
+
+// minPartBytes is the least memory of a part's lists (partLeaves).
+const minPartBytes = 32 << 20
