@@ -149,7 +149,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 			changed, err = desc.round(ctx)
 			r.Descent, r.Spilled = true, desc.spilled
 		} else {
-			changed, err = a.search(ctx, tiles)
+			changed, r.Parts, err = a.search(ctx, tiles)
 			r.Tiles = len(tiles)
 		}
 		if err != nil {
@@ -410,11 +410,13 @@ func (a *approxSearch) twoHop(I int, edges [][]blockCount, score []int64) []int3
 
 // search screens the tiles on the workers (tileScreen), each offering its
 // pairs straight to the lists of both of its blocks under their rows'
-// locks (offer), and returns the number of rows whose list changed.
-func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error) {
+// locks (offer), and returns the number of rows whose list changed and
+// the parts it ran by (searchByParts; 0 at once).
+func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (changed, parts int, err error) {
 	switch {
 	case a.elsewhere != nil:
-		return a.searchElsewhere(ctx, tiles)
+		changed, err = a.searchElsewhere(ctx, tiles)
+		return changed, 0, err
 	case a.byParts:
 		return a.searchByParts(ctx, tiles)
 	}
@@ -433,8 +435,8 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (int, error
 		defer a.adviseRandom()()
 		ts.ahead = func(t int) { a.prefetch(int(tiles[t].I), int(tiles[t].J)) }
 	}
-	err := ts.run(ctx, len(tiles))
-	return a.countChanged(), err
+	err = ts.run(ctx, len(tiles))
+	return a.countChanged(), 0, err
 }
 
 // countChanged returns the number of rows whose list changed.

@@ -610,8 +610,9 @@ func descentRounds(rounds []KNNRound) int {
 	return n
 }
 
-// sameRound reports whether two rounds did the same, their Spilled aside.
+// sameRound reports whether two rounds did the same, their Spilled and
+// Parts aside.
 func sameRound(r, s KNNRound) bool {
-	r.Spilled, s.Spilled = 0, 0
+	r.Spilled, s.Spilled, r.Parts, s.Parts = 0, 0, 0, 0
 	return r == s || r.Tiles == s.Tiles && r.Descent == s.Descent && r.Changed == s.Changed && math.IsNaN(r.Recall) && math.IsNaN(s.Recall)
 }

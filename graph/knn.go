@@ -219,6 +219,10 @@ type KNNRound struct {
 	// lists being out of core, to give them to their rows once a pass was
 	// done: its joins' offers and its reverse candidates.
 	Spilled int64
+	// Parts is the parts of the rows by which a round of leaf pairs ran,
+	// its lists being out of core (docs/knn.md, "Leaf rounds by parts"):
+	// 0 if it ran at once.
+	Parts int
 }
 
 // KNN returns the symmetrized M-nearest-neighbour graph of the n rows of x

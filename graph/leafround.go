@@ -257,7 +257,8 @@ func (a *approxSearch) loadBound(i int) float64 { return loadBound(a.bound, i) }
 
 // searchByParts runs a round of leaf pairs where the lists are in a file,
 // which search would reach at random, a tile's offers going to the lists
-// of two leaves anywhere. The leaves are cut into runs, parts, whose lists
+// of two leaves anywhere, and returns the number of rows whose list
+// changed and of parts. The leaves are cut into runs, parts, whose lists
 // fit in the scratch memory left (partLeaves). For each part in turn, the
 // tiles that meet it are screened with only its rows offered to, into its
 // lists in memory, which are then merged into the file's in one pass: the
@@ -266,15 +267,15 @@ func (a *approxSearch) loadBound(i int) float64 { return loadBound(a.bound, i) }
 // best m of a set of offers do not depend on their order, a row's list
 // changes if and only if an offer enters it, and a pair farther than a
 // row's bound at the round's start cannot enter its list.
-func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (int, error) {
+func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (changed, parts int, err error) {
 	leaves := a.partLeaves()
 	lists, bound, sc, err := bestIn(a.sp, min(a.n, leaves*a.bs), a.m)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer sc.Release()
 	own := newPartLists(lists, bound, a.lists.id)
-	var parts [][]tilePair // by part, the tiles that meet it, in order
+	var byPart [][]tilePair // by part, the tiles that meet it, in order
 	total := 0
 	for b0 := 0; b0 < a.nb; b0 += leaves {
 		mine := func(I int32) bool { return b0 <= int(I) && int(I) < b0+leaves }
@@ -284,7 +285,7 @@ func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (int
 				part = append(part, t)
 			}
 		}
-		parts, total = append(parts, part), total+len(part)
+		byPart, total = append(byPart, part), total+len(part)
 	}
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
@@ -292,7 +293,7 @@ func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (int
 		defer a.adviseRandom()()
 	}
 	done := 0
-	for q, part := range parts {
+	for q, part := range byPart {
 		lo, hi := q*leaves*a.bs, min(a.n, (q+1)*leaves*a.bs)
 		own.start(lo, hi, a.loadBound)
 		ts := &tileScreen{pairs: a.pairs, workers: a.workers, bound: own.threshold, offer: own.offer,
@@ -304,7 +305,7 @@ func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (int
 			ts.ahead = func(t int) { a.prefetch(int(part[t].I), int(part[t].J)) }
 		}
 		if err := ts.run(ctx, len(part)); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		done += len(part)
 		for i := lo; i < hi; i++ {
@@ -314,7 +315,7 @@ func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (int
 			}
 		}
 	}
-	return a.countChanged(), nil
+	return a.countChanged(), len(byPart), nil
 }
 
 // partLeaves returns the leaves of a part of a round run by parts: those

@@ -74,10 +74,14 @@ type Summary struct {
 	// -affinity knn: the search ("exact" or "approx"), and for approx
 	// its rounds and the recall@M measured on RecallRows sampled rows
 	// (absent when not measured, or when the graph was reused).
-	KNN            string    `json:"knn,omitempty"`
-	KNNRounds      int       `json:"knn_rounds,omitempty"`
-	KNNRecall      *float64  `json:"knn_recall,omitempty"`
-	KNNRecallRows  int       `json:"knn_recall_rows,omitempty"`
+	KNN           string   `json:"knn,omitempty"`
+	KNNRounds     int      `json:"knn_rounds,omitempty"`
+	KNNRecall     *float64 `json:"knn_recall,omitempty"`
+	KNNRecallRows int      `json:"knn_recall_rows,omitempty"`
+	// KNNParts is the most parts of the rows by which a round of leaf
+	// pairs ran, the search's lists being out of core (graph.KNNRound's
+	// Parts); absent if every round ran at once.
+	KNNParts       int       `json:"knn_parts,omitempty"`
 	Scale          float64   `json:"scale,omitempty"` // a sparse P: the factor of its stored values
 	ScaleRule      string    `json:"scale_rule,omitempty"`
 	ResumedAt      int       `json:"resumed_at,omitempty"`
@@ -188,6 +192,9 @@ func (s *Summary) affinity(pr *Problem, neighbors int) {
 		s.KNN, s.KNNRounds, s.search = st.Method.String(), len(st.Rounds), pr.DescribeSearch()
 		if st.RecallRows > 0 {
 			s.KNNRecall, s.KNNRecallRows = &st.Recall, st.RecallRows
+		}
+		for _, r := range st.Rounds {
+			s.KNNParts = max(s.KNNParts, r.Parts)
 		}
 	}
 	if pr.ScaleRule != "" {

@@ -92,12 +92,18 @@ func TestMemoryLimit(t *testing.T) {
 	if *s.ARI < 0.95 {
 		t.Errorf("ARI %.4f, want at least 0.95 on a well separated mixture", *s.ARI)
 	}
+	if s.KNNParts < 2 {
+		t.Errorf("the leaf rounds ran by %d parts of the rows, want the lists out of core, by parts", s.KNNParts)
+	}
 	// The same run unbound: the same start and the same W.
 	freeSum, freeOut := filepath.Join(dir, "free.json"), filepath.Join(dir, "free.csv")
 	if code, _, stderr := ssnmf(t, "solve", "-q", "-workers", "2", "-summary", freeSum, "-out", freeOut, data); code != exitOK {
 		t.Fatalf("solve unbound: exit %d: %s", code, stderr)
 	}
 	free := readSummary(freeSum)
+	if free.KNNParts != 0 {
+		t.Errorf("unbound, the leaf rounds ran by %d parts of the rows, want at once", free.KNNParts)
+	}
 	var files int64
 	if s.Spectral != nil {
 		files = s.Spectral.ScratchFileBytes

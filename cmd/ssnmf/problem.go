@@ -130,6 +130,9 @@ func (kc *kernelConfig) knnRound(round int, r graph.KNNRound) {
 	}
 	kc.showBudget()
 	work := fmt.Sprintf("%d tiles", r.Tiles)
+	if r.Parts > 0 {
+		work += fmt.Sprintf(" in %d parts", r.Parts)
+	}
 	if r.Descent {
 		work = "neighbour descent"
 	}
