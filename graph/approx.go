@@ -55,6 +55,8 @@ type approxSearch struct {
 	// files holds the panels where they are mapped from a file: a leaf
 	// round reads them at random, asking for each tile's pages ahead of it.
 	files [][]byte
+	// listsFile is the lists' scratch where it is mapped from a file.
+	listsFile []byte
 	// byParts, set where the lists are in a file, runs the leaf rounds by
 	// parts of the rows whose lists fit in scratch memory from sp
 	// (searchByParts); partRows, if not 0, is a part's rows (tests).
@@ -79,7 +81,10 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 		return nil, nil, nil, err
 	}
 	a.lists.id = opt.Order // ties go to the lower input row
-	a.byParts, a.sp, a.partRows = sc.Where() == "file" || opt.partRows > 0, sp, opt.partRows
+	if sc.Where() == "file" {
+		a.listsFile = sc.Mem
+	}
+	a.byParts, a.sp, a.partRows = a.listsFile != nil || opt.partRows > 0, sp, opt.partRows
 	fail := func(err error) (*best, *store.Scratch, *KNNStats, error) {
 		sc.Release()
 		return nil, nil, nil, err
@@ -432,7 +437,7 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (changed, p
 		ts.progress = func(done int) { a.progress(pass, done, len(tiles)) }
 	}
 	if len(a.files) > 0 {
-		defer a.adviseRandom()()
+		defer adviseRandom(a.files...)()
 		ts.ahead = func(t int) { a.prefetch(int(tiles[t].I), int(tiles[t].J)) }
 	}
 	err = ts.run(ctx, len(tiles))
@@ -450,15 +455,16 @@ func (a *approxSearch) countChanged() int {
 	return changed
 }
 
-// adviseRandom advises the panels' files as read at random, and returns
-// the function that takes the advice back.
-func (a *approxSearch) adviseRandom() func() {
-	for _, f := range a.files {
-		_ = store.AdviseRandom(f) // advice: a refusal changes nothing
+// adviseRandom advises mapped memory as read at random, without the
+// read-ahead around each fault, and returns the function that takes the
+// advice back.
+func adviseRandom(mem ...[]byte) func() {
+	for _, b := range mem {
+		_ = store.AdviseRandom(b) // advice: a refusal changes nothing
 	}
 	return func() {
-		for _, f := range a.files {
-			_ = store.AdviseNormal(f)
+		for _, b := range mem {
+			_ = store.AdviseNormal(b)
 		}
 	}
 }

@@ -290,7 +290,7 @@ func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (cha
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
 	if len(a.files) > 0 {
-		defer a.adviseRandom()()
+		defer adviseRandom(a.files...)()
 	}
 	done := 0
 	for q, part := range byPart {
