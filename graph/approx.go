@@ -471,11 +471,7 @@ func adviseRandom(mem ...[]byte) func() {
 
 // prefetch asks for the pages that screening tile (I, J) reads.
 func (a *approxSearch) prefetch(I, J int) {
-	ask := func(b []byte) { _ = store.Prefetch(b) } // advice: a refusal changes nothing
-	a.pairs.BlockMemory(I, ask)
-	if J != I {
-		a.pairs.BlockMemory(J, ask)
-	}
+	a.pairs.TileMemory(I, J, func(b []byte) { _ = store.Prefetch(b) }) // advice: a refusal changes nothing
 }
 
 // offer offers (dist, v) to row u's list under u's lock (of locks, row u's

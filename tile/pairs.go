@@ -304,21 +304,28 @@ func SqDist4(a, b0, b1, b2, b3 []float64) (d0, d1, d2, d3 float64) {
 	return d0, d1, d2, d3
 }
 
-// BlockMemory calls f with each piece of memory that screening block I
-// reads: its rows of the features and, for the vectorized kernel, of its
-// panels and norms. A caller whose memory is mapped from files may ask
-// for those pages ahead of a tile (store.Prefetch). It changes nothing.
-func (ps *Pairs) BlockMemory(I int, f func(b []byte)) {
-	lo, hi := ps.Rows(I)
-	if lo >= hi {
-		return
+// TileMemory calls f with each piece of memory that screening tile
+// (I, J) reads (Near): the rows of the features of blocks I and J and, for
+// the vectorized kernel, block I's panel of rows, block J's panel of
+// columns and both blocks' norms. A caller whose memory is mapped from
+// files may ask for those pages ahead of a tile (store.Prefetch). It
+// changes nothing.
+func (ps *Pairs) TileMemory(I, J int, f func(b []byte)) {
+	v := ps.vector()
+	for k, K := range [2]int{I, J} {
+		lo, hi := ps.Rows(K)
+		if k == 1 && J == I || lo >= hi {
+			break
+		}
+		f(store.AsBytes(ps.x[lo*ps.p : hi*ps.p]))
+		if v != nil {
+			f(store.AsBytes(v.n32[K*v.bp : (K+1)*v.bp]))
+			f(store.AsBytes(v.n64[lo:hi]))
+		}
 	}
-	f(store.AsBytes(ps.x[lo*ps.p : hi*ps.p]))
-	if v := ps.vector(); v != nil {
+	if v != nil {
 		bp, p := v.bp, ps.p
 		f(store.AsBytes(v.xr[I*bp*p : (I+1)*bp*p]))
-		f(store.AsBytes(v.xt[I*bp*p : (I+1)*bp*p]))
-		f(store.AsBytes(v.n32[I*bp : (I+1)*bp]))
-		f(store.AsBytes(v.n64[lo:hi]))
+		f(store.AsBytes(v.xt[J*bp*p : (J+1)*bp*p]))
 	}
 }

@@ -310,11 +310,14 @@ func TestKthSmallest(t *testing.T) {
 	}
 }
 
-// TestPairsBlockMemory checks the pieces BlockMemory names for each block
-// and kernel: first the block's rows of the features, to the byte; then,
-// for a vectorized kernel, four pieces inside the memory its panels were
-// packed in; no piece of one block overlapping a piece of another.
-func TestPairsBlockMemory(t *testing.T) {
+// TestPairsTileMemory checks the pieces TileMemory names for each tile and
+// kernel: block I's rows of the features, to the byte, first, and block
+// J's among the rest; for a vectorized kernel, the others inside the
+// memory its panels were packed in, none overlapping another, and the
+// last two block I's panel of rows, the same for every J, and block J's
+// panel of columns, the same for every I, with no two blocks' panels
+// overlapping.
+func TestPairsTileMemory(t *testing.T) {
 	n, p, b := 21, 3, 8
 	x := pairsData(n, p, 0, 1, 2)
 	type span struct{ lo, hi uintptr }
@@ -333,34 +336,68 @@ func TestPairsBlockMemory(t *testing.T) {
 			panels = addr(mem)
 			return mem, nil
 		}
-		want := 1
-		if ps.Kernel() != "go/float64" {
-			want = 5
-		}
-		var seen []span
-		for I := range ps.Blocks() {
-			var got []span
-			ps.BlockMemory(I, func(s []byte) { got = append(got, addr(s)) })
+		vector := ps.Kernel() != "go/float64"
+		rows := func(I int) span {
 			lo, hi := ps.Rows(I)
-			if len(got) != want {
-				t.Fatalf("%v: block %d: %d pieces, want %d", isa, I, len(got), want)
-			}
-			if rows := addr(unsafe.Slice((*byte)(unsafe.Pointer(&x[lo*p])), (hi-lo)*p*8)); got[0] != rows {
-				t.Errorf("%v: block %d: first piece %v, want its rows %v", isa, I, got[0], rows)
-			}
-			for _, s := range got[1:] {
-				if s.lo < panels.lo || s.hi > panels.hi || s.lo >= s.hi {
-					t.Errorf("%v: block %d: piece %v outside the panels %v", isa, I, s, panels)
+			return addr(unsafe.Slice((*byte)(unsafe.Pointer(&x[lo*p])), (hi-lo)*p*8))
+		}
+		nb := ps.Blocks()
+		xr, xt := make([]span, nb), make([]span, nb)
+		for I := range nb {
+			for J := I; J < nb; J++ {
+				var got []span
+				ps.TileMemory(I, J, func(s []byte) { got = append(got, addr(s)) })
+				// Each block's rows, and with a vectorized kernel its two
+				// norms; then the two panels.
+				each, last, blocks := 1, 0, 2
+				if vector {
+					each, last = 3, 2
 				}
-			}
-			for _, s := range got {
-				for _, o := range seen {
-					if s.lo < o.hi && o.lo < s.hi {
-						t.Errorf("%v: block %d: piece %v overlaps %v of an earlier block", isa, I, s, o)
+				if I == J {
+					blocks = 1
+				}
+				want := blocks*each + last
+				if len(got) != want {
+					t.Fatalf("%v: tile %d,%d: %d pieces, want %d", isa, I, J, len(got), want)
+				}
+				if got[0] != rows(I) || !slices.Contains(got, rows(J)) {
+					t.Errorf("%v: tile %d,%d: pieces %v, want the rows %v first and %v", isa, I, J, got, rows(I), rows(J))
+				}
+				for q, s := range got {
+					if vector && s != rows(I) && s != rows(J) && (s.lo < panels.lo || s.hi > panels.hi || s.lo >= s.hi) {
+						t.Errorf("%v: tile %d,%d: piece %v outside the panels %v", isa, I, J, s, panels)
+					}
+					for _, o := range got[:q] {
+						if s.lo < o.hi && o.lo < s.hi {
+							t.Errorf("%v: tile %d,%d: piece %v overlaps %v", isa, I, J, s, o)
+						}
 					}
 				}
+				if !vector {
+					continue
+				}
+				r, c := got[len(got)-2], got[len(got)-1]
+				if xr[I] == (span{}) {
+					xr[I] = r
+				}
+				if xt[J] == (span{}) {
+					xt[J] = c
+				}
+				if r != xr[I] || c != xt[J] {
+					t.Errorf("%v: tile %d,%d: panels %v, %v, want %v of rows %d and %v of columns %d", isa, I, J, r, c, xr[I], I, xt[J], J)
+				}
 			}
-			seen = append(seen, got...)
+		}
+		if !vector {
+			continue
+		}
+		all := slices.Concat(xr, xt)
+		for q, s := range all {
+			for _, o := range all[:q] {
+				if s.lo < o.hi && o.lo < s.hi {
+					t.Errorf("%v: panel %v overlaps panel %v", isa, s, o)
+				}
+			}
 		}
 	}
 }
