@@ -57,10 +57,9 @@ type approxSearch struct {
 	files [][]byte
 	// listsFile is the lists' scratch where it is mapped from a file.
 	listsFile []byte
-	// byParts, set where the lists are in a file, runs the leaf rounds by
-	// parts of the rows whose lists fit in scratch memory from sp
-	// (searchByParts); partRows, if not 0, is a part's rows (tests).
-	byParts  bool
+	// Where the lists are in a file, or partRows is not 0 (a part's rows,
+	// in tests), the leaf rounds run by parts of the rows whose lists fit
+	// in scratch memory from sp (searchByParts).
 	sp       *store.ScratchSpace
 	partRows int
 }
@@ -84,7 +83,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 	if sc.Where() == "file" {
 		a.listsFile = sc.Mem
 	}
-	a.byParts, a.sp, a.partRows = a.listsFile != nil || opt.partRows > 0, sp, opt.partRows
+	a.sp, a.partRows = sp, opt.partRows
 	fail := func(err error) (*best, *store.Scratch, *KNNStats, error) {
 		sc.Release()
 		return nil, nil, nil, err
@@ -422,7 +421,7 @@ func (a *approxSearch) search(ctx context.Context, tiles []tilePair) (changed, p
 	case a.elsewhere != nil:
 		changed, err = a.searchElsewhere(ctx, tiles)
 		return changed, 0, err
-	case a.byParts:
+	case a.listsFile != nil || a.partRows > 0:
 		return a.searchByParts(ctx, tiles)
 	}
 	clear(a.changed)

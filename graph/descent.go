@@ -484,13 +484,7 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	if d.spilled += spilled; err != nil {
 		return 0, err
 	}
-	changed := 0
-	for _, c := range a.changed {
-		if c {
-			changed++
-		}
-	}
-	return changed, nil
+	return a.countChanged(), nil
 }
 
 // joinRows is the rows whose joins' offers join gathers before it offers

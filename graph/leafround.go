@@ -208,13 +208,7 @@ func (a *approxSearch) searchElsewhere(ctx context.Context, tiles []tilePair) (i
 	if a.progress != nil {
 		a.progress(fmt.Sprintf("kNN round %d", a.round), len(tiles), len(tiles))
 	}
-	changed := 0
-	for _, c := range a.changed {
-		if c {
-			changed++
-		}
-	}
-	return changed, nil
+	return a.countChanged(), nil
 }
 
 // checkCandidates checks the shape of a part of candidates for n rows of
@@ -275,17 +269,14 @@ func (a *approxSearch) searchByParts(ctx context.Context, tiles []tilePair) (cha
 	}
 	defer sc.Release()
 	own := newPartLists(lists, bound, a.lists.id)
-	var byPart [][]tilePair // by part, the tiles that meet it, in order
+	byPart := make([][]tilePair, (a.nb+leaves-1)/leaves) // by part, the tiles that meet it, in order
 	total := 0
-	for b0 := 0; b0 < a.nb; b0 += leaves {
-		mine := func(I int32) bool { return b0 <= int(I) && int(I) < b0+leaves }
-		var part []tilePair
-		for _, t := range tiles {
-			if mine(t.I) || mine(t.J) {
-				part = append(part, t)
-			}
+	for _, t := range tiles {
+		p, q := int(t.I)/leaves, int(t.J)/leaves
+		byPart[p], total = append(byPart[p], t), total+1
+		if q != p {
+			byPart[q], total = append(byPart[q], t), total+1
 		}
-		byPart, total = append(byPart, part), total+len(part)
 	}
 	clear(a.changed)
 	pass := fmt.Sprintf("kNN round %d", a.round)
