@@ -427,11 +427,12 @@ const none = math.MinInt32
 // (on every worker) are gathered, bucketed by ranges of the rows they go
 // to, and each range's offered to its lists on the workers, with the
 // lists in cache and no lock. Out of core, those to rows far from the
-// chunk are set aside until the joins are done (spill). The best m of a
-// set of offers do not depend on their order, nor whether a list changed
-// in the round, so the lists after the round do not depend on the
-// workers, nor on what was set aside. It returns the number of rows whose
-// list changed.
+// chunk are set aside until the joins are done (spill), and the features
+// and bounds the next chunk's joins read are asked for before this one's
+// run (joinAhead). The best m of a set of offers do not depend on their
+// order, nor whether a list changed in the round, so the lists after the
+// round do not depend on the workers, nor on what was set aside. It
+// returns the number of rows whose list changed.
 func (d *descent) join(ctx context.Context) (int, error) {
 	a := d.a
 	clear(a.changed)
@@ -448,8 +449,17 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	var offers [][]joinOffer
 	var bk buckets[joinOffer]
 	reported := 0 // blocks done
+	var ahead *joinAhead
+	if d.offers != nil { // out of core
+		ahead = newJoinAhead(a)
+		defer adviseRandom(ahead.x, ahead.bound)()
+		ahead.ask(d, 0, min(a.n, rows))
+	}
 	for lo := 0; lo < a.n; lo += rows {
 		hi := min(a.n, lo+rows)
+		if ahead != nil && hi < a.n {
+			ahead.ask(d, hi, min(a.n, hi+rows))
+		}
 		tasks := (hi - lo + step - 1) / step
 		for len(offers) < tasks {
 			offers = append(offers, nil)
