@@ -281,6 +281,43 @@ func benchmarkMicroKernels(b *testing.B, fam *denseKernels) {
 	})
 }
 
+// BenchmarkConsume measures every family's one-hot consumer (P·S) on one
+// cache-resident 256×256 tile against k = 10 classes, in entries a
+// second, for four patterns of the rows' and columns' classes: all one
+// (a tile inside a cluster, rows sorted by class), cyclic (i mod k, as
+// ssnmf bench gives), random, and runs of 8. The consumer adds each entry,
+// widened, to a float64 accumulator in memory addressed by its class, so
+// its speed depends on how often an addition waits for the one before it
+// to the same accumulator.
+func BenchmarkConsume(b *testing.B) {
+	const m, k = 256, 10
+	rng := rand.New(rand.NewPCG(7, 8))
+	t := randomSlice(m*m, rng.Float32)
+	accR, accC := make([]float64, k*m), make([]float64, k*m)
+	for _, pat := range []struct {
+		name  string
+		class func(i int) int32
+	}{
+		{"same", func(int) int32 { return 0 }},
+		{"cyclic", func(i int) int32 { return int32(i % k) }},
+		{"random", func(int) int32 { return int32(rng.IntN(k)) }},
+		{"runs8", func(i int) int32 { return int32(i / 8 % k) }},
+	} {
+		sr, sc := make([]int32, m), make([]int32, m)
+		for i := range m {
+			sr[i], sc[i] = pat.class(i), pat.class(i)
+		}
+		for _, fam := range denseKernelsHere(b) {
+			b.Run(pat.name+"/"+fam.isa.String(), func(b *testing.B) {
+				for b.Loop() {
+					fam.consumeOneHot32(t, m, m, sr, sc, accR, accC, false, false)
+				}
+				b.ReportMetric(float64(m*m)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+			})
+		}
+	}
+}
+
 // TestGemm64MicroKernels checks the float64 P·W micro-kernels of every
 // family bit for bit against their arithmetic, the portable consumer's
 // (each product rounded, then added in order), in both modes (store and
