@@ -524,8 +524,9 @@ func consumeRef(t []float32, hp, wp int, sr, sc []int32, accR, accC []float64, d
 }
 
 // TestConsumeOneHot32 checks every family's one-hot consumer bit for bit
-// against consumeRef: P·S classes (k = 5, repeated classes in a block) and
-// row sums (one class), on and off the diagonal, with and without squares.
+// against consumeRef: P·S classes (k = 5, repeated classes in a block;
+// runs of one class, which fill some blocks) and row sums (one class), on
+// and off the diagonal, with and without squares.
 func TestConsumeOneHot32(t *testing.T) {
 	for _, fam := range denseKernelsHere(t) {
 		t.Run(fam.isa.String(), func(t *testing.T) { testConsumeOneHot32(t, fam) })
@@ -537,13 +538,24 @@ func testConsumeOneHot32(t *testing.T, fam *denseKernels) {
 	for _, tc := range []struct {
 		hp, wp, k  int
 		diag, frob bool
+		runs       bool // classes in runs of 1 to 40 rows, some blocks of one class
 	}{
-		{16, 16, 1, false, true}, {32, 48, 5, false, false}, {48, 32, 5, true, false},
-		{64, 64, 1, true, true}, {16, 80, 3, false, true}, {80, 16, 7, false, false},
-		{48, 48, 17, false, true}, {32, 16, 17, true, true},
+		{16, 16, 1, false, true, false}, {32, 48, 5, false, false, false}, {48, 32, 5, true, false, false},
+		{64, 64, 1, true, true, false}, {16, 80, 3, false, true, false}, {80, 16, 7, false, false, false},
+		{48, 48, 17, false, true, false}, {32, 16, 17, true, true, false},
+		{96, 128, 5, false, true, true}, {128, 96, 3, false, false, true}, {96, 96, 4, true, false, true},
 	} {
 		tl := randomSlice(tc.hp*tc.wp, rng.Float32)
-		cls := func() int32 { return int32(rng.IntN(tc.k)) }
+		cls, run, left := func() int32 { return int32(rng.IntN(tc.k)) }, int32(0), 0
+		if tc.runs {
+			cls = func() int32 {
+				if left == 0 {
+					run, left = int32(rng.IntN(tc.k)), 1+rng.IntN(40)
+				}
+				left--
+				return run
+			}
+		}
 		sr, sc := randomSlice(tc.hp, cls), randomSlice(tc.wp, cls)
 		accR, accC := randomSlice(tc.k*tc.hp, rng.Float64), randomSlice(tc.k*tc.wp, rng.Float64)
 		wantR, wantC := slices.Clone(accR), slices.Clone(accC)

@@ -31,7 +31,11 @@ accC[sr[i]*wp+j] += t[i][j] row by row; then the block is transposed in
 registers (four stages of two-source permutes, VPERMI2PS/VPERMT2PS, with
 the index vectors of transposeIdx) and accR[sc[j]*hp+i] += t[i][j] column
 by column. Each addition widens 16 values to float64 and adds them to the
-accumulator in memory, in the order above. With frob, the squares of the
+accumulator in memory, in the order above; where a block's 16 rows (for
+accC) or 16 columns (for accR) are all of one class, the accumulator is
+read into registers once, takes the 16 additions there, in the same order
+with the same operands, and is written once, where each addition would
+otherwise wait for the last one's store. With frob, the squares of the
 widened values are added into two float64 vectors (fused multiply-adds,
 rows in order) whose sum is stored into sq.
 
@@ -129,6 +133,25 @@ def add_class(z):
     w("\tVADDPD 64(R14), Z31, Z31\n\tVMOVUPD Z31, 64(R14)")
 
 
+def uniform(classes, label):
+    """Jumps to label if the 16 classes at classes are all one."""
+    w(f"\tVMOVDQU32 {classes}, Z30\n\tVPBROADCASTD {classes}, Z31")
+    w(f"\tVPCMPEQD Z31, Z30, K1\n\tKORTESTW K1, K1\n\tJCS {label}")
+
+
+def add_run(regs):
+    """Adds the 16 values of each of regs, widened, in order, to the 16
+    float64 at R14, held in Z25-Z26 meanwhile: each addition the one
+    add_class makes, with the same operands in the same roles."""
+    w("\tVMOVUPD (R14), Z25\n\tVMOVUPD 64(R14), Z26")
+    for z in regs:
+        w(f"\tVCVTPS2PD Y{z}, Z30")
+        w(f"\tVEXTRACTF64X4 $1, Z{z}, Y31")
+        w("\tVCVTPS2PD Y31, Z31")
+        w("\tVADDPD Z25, Z30, Z25\n\tVADDPD Z26, Z31, Z26")
+    w("\tVMOVUPD Z25, (R14)\n\tVMOVUPD Z26, 64(R14)")
+
+
 w("// func consume16(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)")
 w("TEXT ·consume16(SB), NOSPLIT, $0-72")
 w("\tMOVQ t+0(FP), DI\n\tMOVQ hp+8(FP), CX\n\tMOVQ wp+16(FP), BX\n\tMOVQ BX, R8\n\tSHLQ $2, R8")
@@ -148,10 +171,15 @@ for r in range(16):
     if r < 15:
         w("\tADDQ R8, AX")
 w("\tCMPB cols+56(FP), $0\n\tJEQ cnocols")
+uniform("(SI)(R9*4)", "cuniC")
 for r in range(16):
     # accC[sr[i0+r]*wp + j0]
     w(f"\tMOVLQSX {4*r}(SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
     add_class(r)
+w("\tJMP cnocols")
+w("cuniC:")
+w("\tMOVLQSX (SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
+add_run(range(16))
 w("cnocols:")
 w("\tCMPB frob+57(FP), $0\n\tJEQ cnofrob")
 for r in range(16):
@@ -176,10 +204,16 @@ for s in range(4):
         w(f"\tVPERMI2PS Z{reg[b]}, Z{reg[a]}, Z{free}")
         w(f"\tVPERMT2PS Z{reg[b]}, Z{ia}, Z{reg[a]}")
         reg[b], free = free, reg[b]
+uniform("(DX)(R10*4)", "cuniR")
 for j in range(16):
     # accR[sc[j0+j]*hp + i0]
     w(f"\tMOVLQSX {4*j}(DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
     add_class(reg[j])
+w("\tJMP cnextR")
+w("cuniR:")
+w("\tMOVLQSX (DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
+add_run([reg[j] for j in range(16)])
+w("cnextR:")
 w("\tADDQ $16, R10\n\tCMPQ R10, BX\n\tJLT ccols")
 w("\tLEAQ (R13)(R8*8), R13\n\tLEAQ (R13)(R8*8), R13")
 w("\tADDQ $16, R9\n\tCMPQ R9, CX\n\tJLT crows")
