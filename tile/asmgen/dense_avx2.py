@@ -1,6 +1,7 @@
 # Writes the assembly file named at the end; run with python3 from anywhere.
 # The .s files in tile/ are committed; rerun this after changing it (or run
 # go generate in tile/, see generate.go).
+import contextlib
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
@@ -35,9 +36,11 @@ cols, accC[sr[i]*wp+j] += t[i][j] row by row; then the 8×8 block is
 transposed in registers (VUNPCKLPS/VUNPCKHPS, VSHUFPS, VPERM2F128) and
 accR[sc[j]*hp+i] += t[i][j] column by column. Every accumulator gets its
 additions in consume16's order (rows in order for accC, columns in order
-for accR), and with frob the squares of the widened values go into four
-float64 vectors by column (Y12-Y15: the 16 lanes of consume16's two),
-rows in order, whose halves' sums are stored into sq: consume16's bits.
+for accR; a sub-block's 8 rows or columns of one class are added in
+registers, as consume16's blocks are), and with frob the squares of the
+widened values go into four float64 vectors by column (Y12-Y15: the 16
+lanes of consume16's two), rows in order, whose halves' sums are stored
+into sq: consume16's bits.
 
 addF64sAVX2 sets dst[i] += src[i] for the first n values, n a multiple
 of 4.
@@ -139,8 +142,9 @@ exp_func("exp64AVX2", "expTab64", "expScale64", 8, 11, 2)
 # Registers: DI t, R8 the row stride in bytes, CX hp, BX wp, SI sr, DX sc,
 # R11 accR, R12 accC, R9 i0, R10 j0, R13 the tile's row i0, AX a row of
 # the 8×8 block, R14 an accumulator's address; Y0-Y8 the block's rows,
-# then its columns (one register free), Y9-Y10 a vector widened, Y12-Y15
-# the sums of squares.
+# then its columns (one register free), Y9-Y10 a vector widened, Y11
+# and the free one the accumulator of a run of one class, Y12-Y15 the sums
+# of squares.
 
 def widen(z):
     """Widens the 8 float32 of Y{z} into Y9 (the first 4) and Y10."""
@@ -175,7 +179,41 @@ def transpose8(regs, free):
     cols = [None] * 8
     for c in range(4):
         cols[c], cols[c+4] = pair("VPERM2F128 $0x20,", "VPERM2F128 $0x31,", s2[0][c], s2[1][c])
-    return cols
+    return cols, free
+
+
+def uniform(classes, slot):
+    """Sets the byte slot(SP) to 1 if the 8 classes at classes are all
+    one, else to 0."""
+    w(f"\tVMOVDQU {classes}, Y9\n\tVPBROADCASTD {classes}, Y10")
+    w(f"\tVPCMPEQD Y10, Y9, Y9\n\tVMOVMSKPS Y9, AX\n\tCMPL AX, $0xFF\n\tSETEQ {slot}(SP)")
+
+
+cold_lines = []
+
+
+@contextlib.contextmanager
+def cold():
+    """Sends what w emits meanwhile to cold_lines, which go after the
+    function's RET: code seldom run, kept out of the loop's way."""
+    global w
+    hot, w = w, cold_lines.append
+    try:
+        yield
+    finally:
+        w = hot
+
+
+def add_run(regs, off, acc):
+    """Adds the 8 values of each of regs, widened, in order, to the 8
+    float64 at off(R14), held in the registers acc meanwhile: each
+    addition the one add_widened makes, with the same operands in the
+    same roles."""
+    w(f"\tVMOVUPD {off}(R14), Y{acc[0]}\n\tVMOVUPD {off+32}(R14), Y{acc[1]}")
+    for z in regs:
+        widen(z)
+        w(f"\tVADDPD Y{acc[0]}, Y9, Y{acc[0]}\n\tVADDPD Y{acc[1]}, Y10, Y{acc[1]}")
+    w(f"\tVMOVUPD Y{acc[0]}, {off}(R14)\n\tVMOVUPD Y{acc[1]}, {off+32}(R14)")
 
 
 def sub_block(a, b):
@@ -190,27 +228,40 @@ def sub_block(a, b):
         if r < 7:
             w("\tADDQ R8, AX")
     w(f"\tCMPB cols+56(FP), $0\n\tJEQ cnocols{tag}")
+    w(f"\tCMPB {a}(SP), $0\n\tJNE cuniC{tag}")
     for r in range(8):
         # accC[sr[i0+8a+r]*wp + j0 + 8b]
         w(f"\tMOVLQSX {4*(8*a+r)}(SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
         widen(r)
         add_widened(64 * b)
     w(f"cnocols{tag}:")
+    with cold():
+        w(f"cuniC{tag}:")
+        w(f"\tMOVLQSX {32*a}(SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
+        add_run(range(8), 64 * b, (8, 11))
+        w(f"\tJMP cnocols{tag}")
     w(f"\tCMPB frob+57(FP), $0\n\tJEQ cnofrob{tag}")
     for r in range(8):
         widen(r)
         w(f"\tVFMADD231PD Y9, Y9, Y{12+2*b}\n\tVFMADD231PD Y10, Y10, Y{13+2*b}")
     w(f"cnofrob{tag}:")
-    cols = transpose8(list(range(8)), 8)
+    cols, free = transpose8(list(range(8)), 8)
+    w(f"\tCMPB {2+b}(SP), $0\n\tJNE cuniR{tag}")
     for c in range(8):
         # accR[sc[j0+8b+c]*hp + i0 + 8a]
         w(f"\tMOVLQSX {4*(8*b+c)}(DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
         widen(cols[c])
         add_widened(64 * a)
+    w(f"cnextR{tag}:")
+    with cold():
+        w(f"cuniR{tag}:")
+        w(f"\tMOVLQSX {32*b}(DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
+        add_run(cols, 64 * a, (free, 11))
+        w(f"\tJMP cnextR{tag}")
 
 
 w("// func consume16AVX2(t *float32, hp, wp int, sr, sc *int32, accR, accC *float64, cols, frob bool, sq *[8]float64)")
-w("TEXT ·consume16AVX2(SB), NOSPLIT, $0-72")
+w("TEXT ·consume16AVX2(SB), NOSPLIT, $8-72")
 w("\tMOVQ t+0(FP), DI\n\tMOVQ hp+8(FP), CX\n\tMOVQ wp+16(FP), BX\n\tMOVQ BX, R8\n\tSHLQ $2, R8")
 w("\tMOVQ sr+24(FP), SI\n\tMOVQ sc+32(FP), DX\n\tMOVQ accR+40(FP), R11\n\tMOVQ accC+48(FP), R12")
 for i in range(12, 16):
@@ -218,8 +269,15 @@ for i in range(12, 16):
 w("\tMOVQ DI, R13\n\tXORQ R9, R9")
 w("\tCMPQ R9, CX\n\tJGE cdone")
 w("crows:")
+# Whether each half's 8 rows are of one class, for the whole strip (0(SP)
+# and 1(SP)); then, each block, whether each half's 8 columns are (2(SP)
+# and 3(SP)).
+for a in (0, 1):
+    uniform(f"{32*a}(SI)(R9*4)", a)
 w("\tXORQ R10, R10")
 w("ccols:")
+for b in (0, 1):
+    uniform(f"{32*b}(DX)(R10*4)", 2 + b)
 for a in (0, 1):
     for b in (0, 1):
         sub_block(a, b)
@@ -229,7 +287,11 @@ w("\tADDQ $16, R9\n\tCMPQ R9, CX\n\tJLT crows")
 w("cdone:")
 w("\tVADDPD Y14, Y12, Y12\n\tVADDPD Y15, Y13, Y13")
 w("\tMOVQ sq+64(FP), AX\n\tVMOVUPD Y12, (AX)\n\tVMOVUPD Y13, 32(AX)")
-w("\tVZEROUPPER\n\tRET\n")
+w("\tVZEROUPPER\n\tRET")
+# The runs of one class, out of the loop's way.
+for line in cold_lines:
+    w(line)
+w("")
 
 
 # --- addF64sAVX2 -------------------------------------------------------------
