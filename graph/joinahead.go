@@ -89,6 +89,7 @@ func (ja *joinAhead) mark(u int) {
 	ja.set(ja.xPage + 8*u/aheadPage)
 }
 
+// set marks page pg, noting its word the first time the word is marked.
 func (ja *joinAhead) set(pg int) {
 	wd, bit := pg/64, uint64(1)<<(pg%64)
 	if ja.marks[wd] == 0 {
