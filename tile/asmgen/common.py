@@ -144,6 +144,13 @@ def gemm_out(w, nv, put, add_end, store_end, rows=8):
     w(store_end)
 
 
+def class_address(w, cls, ld, pos, acc):
+    """Leaves in R14 the address of the float64 acc[c*ld + pos] of a
+    one-hot consumer's class-major accumulators, c the int32 class at cls;
+    ld and pos are registers."""
+    w(f"\tMOVLQSX {cls}, R14\n\tIMULQ {ld}, R14\n\tADDQ {pos}, R14\n\tLEAQ ({acc})(R14*8), R14")
+
+
 def write(out, name):
     """Writes the lines to name in the package of the running generator
     (the parent of its asmgen directory: tile/ or fw/)."""

@@ -4,7 +4,7 @@
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
-from common import exp_tail, start, step, write, zero
+from common import class_address, exp_tail, start, step, write, zero
 
 # Emits tile/dense_amd64.s: the AVX-512 kernels of the dense Gaussian tiles
 # besides the dot products and P·W products (gen_amd64.s, gemm_amd64.s,
@@ -174,11 +174,11 @@ w("\tCMPB cols+56(FP), $0\n\tJEQ cnocols")
 uniform("(SI)(R9*4)", "cuniC")
 for r in range(16):
     # accC[sr[i0+r]*wp + j0]
-    w(f"\tMOVLQSX {4*r}(SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
+    class_address(w, f"{4*r}(SI)(R9*4)", "BX", "R10", "R12")
     add_class(r)
 w("\tJMP cnocols")
 w("cuniC:")
-w("\tMOVLQSX (SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
+class_address(w, "(SI)(R9*4)", "BX", "R10", "R12")
 add_run(range(16))
 w("cnocols:")
 w("\tCMPB frob+57(FP), $0\n\tJEQ cnofrob")
@@ -207,11 +207,11 @@ for s in range(4):
 uniform("(DX)(R10*4)", "cuniR")
 for j in range(16):
     # accR[sc[j0+j]*hp + i0]
-    w(f"\tMOVLQSX {4*j}(DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
+    class_address(w, f"{4*j}(DX)(R10*4)", "CX", "R9", "R11")
     add_class(reg[j])
 w("\tJMP cnextR")
 w("cuniR:")
-w("\tMOVLQSX (DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
+class_address(w, "(DX)(R10*4)", "CX", "R9", "R11")
 add_run([reg[j] for j in range(16)])
 w("cnextR:")
 w("\tADDQ $16, R10\n\tCMPQ R10, BX\n\tJLT ccols")

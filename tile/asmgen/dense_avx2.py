@@ -5,7 +5,7 @@ import contextlib
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the committed sources
-from common import start, write
+from common import class_address, start, write
 
 # Emits tile/dense_avx2_amd64.s: the AVX2 kernels of the dense Gaussian
 # tiles besides the dot products and P·W products (gen_avx2_amd64.s,
@@ -231,13 +231,13 @@ def sub_block(a, b):
     w(f"\tCMPB {a}(SP), $0\n\tJNE cuniC{tag}")
     for r in range(8):
         # accC[sr[i0+8a+r]*wp + j0 + 8b]
-        w(f"\tMOVLQSX {4*(8*a+r)}(SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
+        class_address(w, f"{4*(8*a+r)}(SI)(R9*4)", "BX", "R10", "R12")
         widen(r)
         add_widened(64 * b)
     w(f"cnocols{tag}:")
     with cold():
         w(f"cuniC{tag}:")
-        w(f"\tMOVLQSX {32*a}(SI)(R9*4), R14\n\tIMULQ BX, R14\n\tADDQ R10, R14\n\tLEAQ (R12)(R14*8), R14")
+        class_address(w, f"{32*a}(SI)(R9*4)", "BX", "R10", "R12")
         add_run(range(8), 64 * b, (8, 11))
         w(f"\tJMP cnocols{tag}")
     w(f"\tCMPB frob+57(FP), $0\n\tJEQ cnofrob{tag}")
@@ -249,13 +249,13 @@ def sub_block(a, b):
     w(f"\tCMPB {2+b}(SP), $0\n\tJNE cuniR{tag}")
     for c in range(8):
         # accR[sc[j0+8b+c]*hp + i0 + 8a]
-        w(f"\tMOVLQSX {4*(8*b+c)}(DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
+        class_address(w, f"{4*(8*b+c)}(DX)(R10*4)", "CX", "R9", "R11")
         widen(cols[c])
         add_widened(64 * a)
     w(f"cnextR{tag}:")
     with cold():
         w(f"cuniR{tag}:")
-        w(f"\tMOVLQSX {32*b}(DX)(R10*4), R14\n\tIMULQ CX, R14\n\tADDQ R9, R14\n\tLEAQ (R11)(R14*8), R14")
+        class_address(w, f"{32*b}(DX)(R10*4)", "CX", "R9", "R11")
         add_run(cols, 64 * a, (free, 11))
         w(f"\tJMP cnextR{tag}")
 
