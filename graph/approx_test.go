@@ -2,12 +2,15 @@ package graph
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -394,6 +397,8 @@ func TestApproxListsDistinct(t *testing.T) {
 // lists against the exact search's, and that they do not depend on the
 // workers, the kernel or where the lists are kept.
 func TestApproxDescent(t *testing.T) {
+	golden := listsGolden{path: filepath.Join("testdata", "descent.golden")}
+	defer golden.finish(t)
 	for _, tc := range []struct {
 		n, p, m, leaf int
 		recall        float64
@@ -442,6 +447,7 @@ func TestApproxDescent(t *testing.T) {
 				}
 				if want == nil {
 					want, wantRounds = lists, st.Rounds
+					golden.check(t, fmt.Sprintf("n=%d,p=%d,m=%d", tc.n, tc.p, tc.m), lists)
 					got := listRecall(t, x, tc.n, tc.p, tc.m, lists)
 					t.Logf("%d rounds (%d of descent), sampled recall %.4f, true recall %.4f", len(st.Rounds), descents, st.Recall, got)
 					for k, r := range st.Rounds {
@@ -615,4 +621,46 @@ func descentRounds(rounds []KNNRound) int {
 func sameRound(r, s KNNRound) bool {
 	r.Spilled, s.Spilled, r.Parts, s.Parts = 0, 0, 0, 0
 	return r == s || r.Tiles == s.Tiles && r.Descent == s.Descent && r.Changed == s.Changed && math.IsNaN(r.Recall) && math.IsNaN(s.Recall)
+}
+
+// listsGolden checks lists against a golden file of their checksums, a
+// line a case, and rewrites it with -update: the lists of a search are
+// its arithmetic's, and a change that should keep them (a layout, an I/O
+// plan) must give them to the bit. The file is amd64's: where Go fuses
+// multiply-adds (arm64) the distances may differ in rounding.
+type listsGolden struct {
+	path string
+	got  []string
+}
+
+func (g *listsGolden) check(t *testing.T, name string, lists *best) {
+	t.Helper()
+	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	for i, j := range lists.j {
+		binary.Write(h, binary.LittleEndian, j)
+		binary.Write(h, binary.LittleEndian, math.Float64bits(lists.d[i]))
+	}
+	binary.Write(h, binary.LittleEndian, lists.cnt)
+	line := fmt.Sprintf("%s %016x", name, h.Sum64())
+	g.got = append(g.got, line)
+	if *update || runtime.GOARCH != "amd64" {
+		return
+	}
+	want, err := os.ReadFile(g.path)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if !slices.Contains(strings.Split(string(want), "\n"), line) {
+		t.Errorf("lists %s: checksum %s not in %s: the search's lists changed", name, line, g.path)
+	}
+}
+
+// finish writes the file with -update, on amd64.
+func (g *listsGolden) finish(t *testing.T) {
+	if !*update || runtime.GOARCH != "amd64" || t.Failed() {
+		return
+	}
+	if err := os.WriteFile(g.path, []byte(strings.Join(g.got, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/dump.golden")
+var update = flag.Bool("update", false, "rewrite testdata/dump.golden and testdata/descent.golden")
 
 // sameCSR reports whether a and b hold the same bits.
 func sameCSR(a, b *CSR) bool {
