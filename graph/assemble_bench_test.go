@@ -60,11 +60,11 @@ func BenchmarkDescentBackward(b *testing.B) {
 	const n, fw, reverse = 1_000_000, 29, 15
 	a := &approxSearch{n: n, m: fw + 1, workers: 2}
 	d := &descent{a: a, fw: fw, reverse: reverse, width: fw + reverse, rangeRows: backwardRange, chunk: backwardChunk}
-	d.cand, d.rank = make([]int32, n*d.width), make([]uint8, n*reverse)
+	d.fwd, d.rev, d.rank, d.filled = make([]int32, n*fw), make([]int32, n*reverse), make([]uint8, n*reverse), make([]bool, n)
 	rng := rand.New(rand.NewPCG(7, 7))
 	fill := func() {
 		for i := range n {
-			c := d.cand[i*d.width : (i+1)*d.width]
+			c := d.fwd[i*fw : (i+1)*fw]
 			for e := range fw {
 				j := rng.IntN(n)
 				if e < 20 {
@@ -74,9 +74,6 @@ func BenchmarkDescentBackward(b *testing.B) {
 				if e%3 == 0 {
 					c[e] = ^c[e]
 				}
-			}
-			for e := fw; e < d.width; e++ {
-				c[e] = none
 			}
 		}
 	}

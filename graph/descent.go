@@ -49,11 +49,17 @@ const (
 // it); an entry is new if it was not a candidate in the last round, and a
 // pair of entries both old was tried then and is skipped.
 type descent struct {
-	a       *approxSearch
-	width   int     // candidates a row: fw forward, then reverse
-	cand    []int32 // by row, width: a candidate v, ^v if new; none after the last
-	prev    []int32 // by row, fw: the forward candidates of the last round, ascending, then -1
-	rank    []uint8 // by row, reverse: a reverse candidate's rank in its own list
+	a     *approxSearch
+	width int     // candidates a row: fw forward, then reverse
+	fwd   []int32 // by row, fw: a forward candidate v, ^v if new; none after the last
+	rev   []int32 // by row, reverse: a reverse candidate, as fwd; the round's if filled
+	prev  []int32 // by row, fw: the forward candidates of the last round, ascending, then -1
+	rank  []uint8 // by row, reverse: a reverse candidate's rank in its own list
+	// filled is by row whether its reverse candidates are this round's:
+	// backward writes a row's when the first comes, rather than clearing
+	// them all beforehand (out of core, a pass over their pages), and a
+	// row given none has none.
+	filled  []bool
 	sc      *store.Scratch
 	reverse int
 	fw      int  // forward candidates a row: its nearest in its list
@@ -76,18 +82,20 @@ type descent struct {
 
 // newDescent returns the state of neighbour descent on a's lists, with
 // forward and reverse candidates a row, in scratch memory from sp:
-// n·(8·forward + 5·reverse) bytes.
+// n·(8·forward + 5·reverse) bytes, and n bytes of heap (filled).
 func newDescent(a *approxSearch, sp *store.ScratchSpace, forward, reverse int) (*descent, error) {
 	fw := min(a.m-1, forward)
 	width := fw + reverse
-	size := (a.n*width*4+7)&^7 + (a.n*fw*4+7)&^7 + (a.n*reverse+7)&^7
+	size := (a.n*fw*4+7)&^7 + (a.n*reverse*4+7)&^7 + (a.n*fw*4+7)&^7 + (a.n*reverse+7)&^7
 	sc, err := sp.New(size)
 	if err != nil {
 		return nil, err
 	}
 	off := 0
 	d := &descent{a: a, width: width, sc: sc, reverse: reverse, fw: fw, last: -1, rangeRows: backwardRange, chunk: backwardChunk, joinRows: joinRows}
-	d.cand = store.Carve[int32](sc, &off, a.n*width)
+	d.fwd = store.Carve[int32](sc, &off, a.n*fw)
+	d.rev = store.Carve[int32](sc, &off, a.n*reverse)
+	d.filled = make([]bool, a.n)
 	d.prev = store.Carve[int32](sc, &off, a.n*fw)
 	d.rank = store.Carve[uint8](sc, &off, a.n*reverse)
 	err = parallel(context.Background(), a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
@@ -136,7 +144,7 @@ const descentChunk = DescentBlock
 // rows of its list (itself left out), each flagged new unless it was one
 // in the last round, and records them for the next.
 func (d *descent) forward(ctx context.Context) error {
-	a, fw, w := d.a, d.fw, d.width
+	a, fw := d.a, d.fw
 	// A list that did not change in the last round, when that round was
 	// this descent's, holds the candidates it recorded: all of them old,
 	// and the record as it is.
@@ -145,7 +153,7 @@ func (d *descent) forward(ctx context.Context) error {
 	return parallel(ctx, a.workers, (a.n+descentChunk-1)/descentChunk, func(t int) {
 		sorted := make([]int32, 0, fw)
 		for i := t * descentChunk; i < min(a.n, (t+1)*descentChunk); i++ {
-			c, prev := d.cand[i*w:(i+1)*w], d.prev[i*fw:(i+1)*fw]
+			c, prev := d.fwd[i*fw:(i+1)*fw], d.prev[i*fw:(i+1)*fw]
 			if same && !a.changed[i] {
 				d.unchanged(i, c)
 				continue
@@ -165,7 +173,7 @@ func (d *descent) forward(ctx context.Context) error {
 				sorted = append(sorted, v)
 				q++
 			}
-			for ; q < w; q++ {
+			for ; q < fw; q++ {
 				c[q] = none
 			}
 			slices.Sort(sorted)
@@ -188,7 +196,7 @@ func (d *descent) unchanged(i int, c []int32) {
 			q++
 		}
 	}
-	for ; q < d.width; q++ {
+	for ; q < d.fw; q++ {
 		c[q] = none
 	}
 }
@@ -210,12 +218,15 @@ func prevLen(prev []int32) int {
 // of core, those to rows far from the chunk are set aside until the
 // chunks are done (spill). A row keeps the lowest keys of all it is
 // offered, whatever their order: the result does not depend on the
-// chunks, on the workers nor on what was set aside.
+// chunks, on the workers nor on what was set aside. A row's reverse
+// candidates are written when the first comes (filled), not cleared
+// beforehand.
 func (d *descent) backward(ctx context.Context) error {
 	a, fw, rr := d.a, d.fw, d.rangeRows
 	if d.reverse == 0 {
 		return nil
 	}
+	clear(d.filled)
 	ranges := (a.n + rr - 1) / rr
 	var bk buckets[uint64]
 	add := func() error {
@@ -239,7 +250,7 @@ func (d *descent) backward(ctx context.Context) error {
 		bk.reset(parts, ranges)
 		err := parallel(ctx, a.workers, parts, func(k int) {
 			for i := lo + k*step; i < min(hi, lo+(k+1)*step); i++ {
-				for e, v := range d.cand[i*d.width : i*d.width+fw] {
+				for e, v := range d.fwd[i*fw : (i+1)*fw] {
 					if v == none {
 						break
 					}
@@ -255,7 +266,7 @@ func (d *descent) backward(ctx context.Context) error {
 		bk.layout()
 		err = parallel(ctx, a.workers, parts, func(k int) {
 			for i := lo + k*step; i < min(hi, lo+(k+1)*step); i++ {
-				for e, v := range d.cand[i*d.width : i*d.width+fw] {
+				for e, v := range d.fwd[i*fw : (i+1)*fw] {
 					if v == none {
 						break
 					}
@@ -377,10 +388,18 @@ const backwardRange = 1 << 11
 const backwardChunk = 1 << 24
 
 // addReverse offers candidate v (^r if new) of rank e to row u's reverse
-// candidates, which keep the lowest (rank, row).
+// candidates, which keep the lowest (rank, row); the first of the round
+// fills them.
 func (d *descent) addReverse(u int, v int32, e uint8) {
-	fw, w := d.fw, d.width
-	c, rk := d.cand[u*w+fw:(u+1)*w], d.rank[u*d.reverse:(u+1)*d.reverse]
+	c, rk := d.rev[u*d.reverse:(u+1)*d.reverse], d.rank[u*d.reverse:(u+1)*d.reverse]
+	if !d.filled[u] {
+		d.filled[u] = true
+		c[0], rk[0] = v, e
+		for q := 1; q < len(c); q++ {
+			c[q] = none
+		}
+		return
+	}
 	row := func(v int32) int32 { return max(v, ^v) }
 	key := func(e uint8, v int32) int64 { return int64(e)<<32 | int64(row(v)) }
 	k := key(e, v)
@@ -505,6 +524,16 @@ const (
 	joinMinTask = 256
 )
 
+// candidates returns row i's forward and reverse candidates of the
+// round, each ended by none if fewer than room.
+func (d *descent) candidates(i int) (fwd, rev []int32) {
+	fwd = d.fwd[i*d.fw : (i+1)*d.fw]
+	if d.reverse > 0 && d.filled[i] {
+		rev = d.rev[i*d.reverse : (i+1)*d.reverse]
+	}
+	return fwd, rev
+}
+
 // joinOffer is an offer of a local join: row v at squared distance dist
 // to row u's list.
 type joinOffer struct {
@@ -570,22 +599,30 @@ type joiner struct {
 // appended: those not beyond the bound of their row's list as the join
 // began.
 func (d *descent) joinRow(i int, jn *joiner, out []joinOffer) []joinOffer {
-	a, w, p := d.a, d.width, d.a.p
+	a, p := d.a, d.a.p
 	if i+1 < a.n {
-		prefetchJoin(&a.x[0], 8*p, &a.bound[0], &d.cand[(i+1)*w], w)
+		fwd, rev := d.candidates(i + 1)
+		for _, c := range [2][]int32{fwd, rev} {
+			if len(c) > 0 {
+				prefetchJoin(&a.x[0], 8*p, &a.bound[0], &c[0], len(c))
+			}
+		}
 	}
 	jn.seen.reset()
 	jn.seen.add(int32(i))
 	rows, fresh := append(jn.rows[:0], int32(i)), append(jn.fresh[:0], false)
-	for _, v := range d.cand[i*w : (i+1)*w] {
-		if v == none {
-			continue
-		}
-		u := max(v, ^v)
-		if jn.seen.add(u) {
-			rows, fresh = append(rows, u), append(fresh, v < 0)
-		} else if v < 0 {
-			fresh[slices.Index(rows, u)] = true
+	fwd, rev := d.candidates(i)
+	for _, c := range [2][]int32{fwd, rev} {
+		for _, v := range c {
+			if v == none {
+				break
+			}
+			u := max(v, ^v)
+			if jn.seen.add(u) {
+				rows, fresh = append(rows, u), append(fresh, v < 0)
+			} else if v < 0 {
+				fresh[slices.Index(rows, u)] = true
+			}
 		}
 	}
 	jn.rows, jn.fresh = rows, fresh

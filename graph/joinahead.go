@@ -44,14 +44,16 @@ func newJoinAhead(a *approxSearch) *joinAhead {
 // ask asks for the pages that the joins of rows [lo, hi) read: each row's
 // features and bound, and its candidates'.
 func (ja *joinAhead) ask(d *descent, lo, hi int) {
-	w := d.width
 	for i := lo; i < hi; i++ {
 		ja.mark(i)
-		for _, v := range d.cand[i*w : (i+1)*w] {
-			if v == none {
-				break
+		fwd, rev := d.candidates(i)
+		for _, c := range [2][]int32{fwd, rev} {
+			for _, v := range c {
+				if v == none {
+					break
+				}
+				ja.mark(int(max(v, ^v)))
 			}
-			ja.mark(int(max(v, ^v)))
 		}
 	}
 	// Runs of pages marked, a gap of a page or two read with them: one

@@ -11,12 +11,14 @@ import (
 // with gaps of up to two merged, features and bounds apart, and nothing
 // left marked for the next chunk.
 func TestJoinAhead(t *testing.T) {
-	const n, p, w = 4096, 16, 3 // 32 rows a page of features, 512 of bounds
+	const n, p, fw = 4096, 16, 2 // 32 rows a page of features, 512 of bounds
 	a := &approxSearch{x: make([]float64, n*p), bound: make([]uint64, n), n: n, p: p}
-	d := &descent{a: a, width: w, cand: slices.Repeat([]int32{none}, n*w)}
-	copy(d.cand[0:], []int32{5, ^40, none})
-	copy(d.cand[w:], []int32{1000})
-	copy(d.cand[2*w:], []int32{^100, 4000, 130})
+	d := &descent{a: a, fw: fw, reverse: 1, fwd: slices.Repeat([]int32{none}, n*fw), rev: slices.Repeat([]int32{none}, n), filled: make([]bool, n)}
+	// Row 0's reverse candidate comes after a forward list cut short;
+	// row 1's, 3000, is the last round's (not filled), and not asked for.
+	copy(d.fwd, []int32{5, none, 1000, none, ^100, 4000})
+	copy(d.rev, []int32{^40, 3000, 130})
+	d.filled[0], d.filled[2] = true, true
 	ja := newJoinAhead(a)
 	type span struct {
 		mem    string
