@@ -42,6 +42,16 @@ type SweepOptions struct {
 	Memory int64
 	// Workers is the number of goroutines of the pulls and pushes; 1 if 0.
 	Workers int
+	// Window, if above 0, asks a sweep of a sparse P to keep P·W current
+	// only in blocks of Window rows, one at a time, for a P·W in a file
+	// larger than memory: Block.Spread sets the changes of the rows of
+	// other blocks aside, in unlinked files of Dir, and the sweep adds
+	// them when it reaches their block, or at its end, in the order they
+	// were made, so that the bits are those of one block. A sweep visits
+	// the rows of such blocks in order.
+	Window int
+	// Dir is the directory of the files of Window.
+	Dir string
 
 	// products chooses how a tile strip applies the changes of W to P·W,
 	// for tests; the zero value chooses by build and k.
@@ -76,6 +86,11 @@ type Sweep interface {
 	Pull(ctx context.Context, r0, r1 int, pw []float64, d *Pending) (Block, error)
 	// Push adds P[r1:n, r0:r1]·D[r0:r1] to the rows r1:n of pw.
 	Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending) error
+	// Defers reports whether Pull and Push pass changes on from the
+	// Pending. If not (a sweep of one block, or of a sparse P whose
+	// Spread passes every change on, or sets it aside, itself), they never
+	// read it, and RowCD keeps none: at n = 10⁷ rows it would take 730 MB.
+	Defers() bool
 }
 
 // Block is the access to P while a sweep visits the rows of one block.
@@ -87,6 +102,15 @@ type Block interface {
 	// neighbour of i for a sparse matrix), i itself included, where d is
 	// the change of row i of W, with values vals in the columns cols.
 	Spread(pw []float64, k, i int, cols []int32, vals []float64)
+}
+
+// settler is a Block that may hold changes of P·W back for rows outside
+// its block (a sparse P with SweepOptions.Window): Settle adds them all to
+// pw, so that every row of P·W is current and a sweep may stop after any
+// visit. RowCD settles a sweep that it stops part way; the Push of the
+// last block settles a sweep that ends.
+type settler interface {
+	Settle(pw []float64) error
 }
 
 // TiledMatrix is a matrix that offers the passes of an Affinity and any

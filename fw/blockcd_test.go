@@ -100,7 +100,7 @@ func (b *blockCD) gap() float64 {
 func (b *blockCD) iterate(moves int) {
 	n, k := b.n, b.k
 	d := make([]float64, n*k) // the change of W
-	vs := newVisitScratch(k)
+	vs := newVisitScratch(k, 2*DefaultMoves)
 	v := make([]float64, k)
 	var cols []int32
 	var vals []float64

@@ -49,6 +49,11 @@ type RowCD struct {
 	// Memory: the rows of a block and the bound on a strip's bytes.
 	BlockSize   int
 	StripMemory int64
+	// Window and Dir are the SweepOptions' Window and Dir: the rows of
+	// P·W a sweep of a sparse P keeps current at once, and where it sets
+	// the changes of the others aside; 0 for all of them.
+	Window int
+	Dir    string
 
 	// Visit, if not nil, is the order of the visits: a sweep visits the
 	// rows Visit[r0], …, Visit[r1-1] for its block [r0, r1), whose rows
@@ -79,7 +84,7 @@ type RowCD struct {
 	gap   float64    // the exact gap of the last P·W pass, valid while fresh
 	swGap float64    // the sum of the row gaps of the last sweep; NaN before the first
 	fresh bool       // P·W was computed by a pass at W
-	ch    Pending    // the change of every row at its last visit
+	ch    Pending    // the change of every row at its last visit, if the sweep defers changes; else NZ only
 	part  *SweepPart // the sweep stopped part way, to go on with; nil between sweeps
 	vs    *visitScratch
 }
@@ -99,7 +104,7 @@ func (c *RowCD) setup(r *Run) error {
 	if moves < 1 || moves > 100 {
 		return fmt.Errorf("rowcd: Moves = %d, want 1 to 100", c.Moves)
 	}
-	sw, err := r.P.Sweep(r.K, SweepOptions{BlockSize: c.BlockSize, Memory: c.StripMemory, Workers: r.Workers, products: c.products})
+	sw, err := r.P.Sweep(r.K, SweepOptions{BlockSize: c.BlockSize, Memory: c.StripMemory, Workers: r.Workers, Window: c.Window, Dir: c.Dir, products: c.products})
 	if err != nil {
 		return fmt.Errorf("rowcd: %w", err)
 	}
@@ -109,8 +114,11 @@ func (c *RowCD) setup(r *Run) error {
 		}
 	}
 	nz := 2 * moves
-	c.run, c.sweep, c.sel, c.vs = r, sw, make([]int32, r.N), newVisitScratch(r.K)
-	c.ch = Pending{NZ: nz, Count: make([]uint8, r.N), Col: make([]int32, r.N*nz), Val: make([]float64, r.N*nz)}
+	c.run, c.sweep, c.sel, c.vs = r, sw, make([]int32, r.N), newVisitScratch(r.K, nz)
+	c.ch = Pending{NZ: nz}
+	if sw.Defers() {
+		c.ch.Count, c.ch.Col, c.ch.Val = make([]uint8, r.N), make([]int32, r.N*nz), make([]float64, r.N*nz)
+	}
 	return nil
 }
 
@@ -141,8 +149,10 @@ func (c *RowCD) Resume(ctx context.Context, r *Run, p Payload) error {
 	case math.IsNaN(st.Objective) || math.IsInf(st.Objective, 0):
 		return fmt.Errorf("objective %v", st.Objective)
 	}
-	if err := st.Pending.Check(r.N, r.K, c.ch.NZ); err != nil {
-		return err
+	if c.ch.Count != nil { // the sweep passes changes on from them
+		if err := st.Pending.Check(r.N, r.K, c.ch.NZ); err != nil {
+			return err
+		}
 	}
 	if err := st.Part.check(r.N); err != nil {
 		return err
@@ -153,15 +163,22 @@ func (c *RowCD) Resume(ctx context.Context, r *Run, p Payload) error {
 		part := *st.Part
 		c.part = &part
 	}
-	copy(c.ch.Count, st.Pending.Count)
-	copy(c.ch.Col, st.Pending.Col)
-	copy(c.ch.Val, st.Pending.Val)
+	if c.ch.Count != nil {
+		copy(c.ch.Count, st.Pending.Count)
+		copy(c.ch.Col, st.Pending.Col)
+		copy(c.ch.Val, st.Pending.Val)
+	}
 	return nil
 }
 
-// Save returns the run's RowCDState, which shares its slices with it.
+// Save returns the run's RowCDState, which shares its slices with it; its
+// Pending is nil if the sweep defers no change (Sweep.Defers).
 func (c *RowCD) Save() Payload {
-	return &RowCDState{Fresh: c.fresh, Gram: c.a, Objective: c.f, Gap: c.gap, SweepGap: c.swGap, Pending: &c.ch, Part: c.part}
+	st := &RowCDState{Fresh: c.fresh, Gram: c.a, Objective: c.f, Gap: c.gap, SweepGap: c.swGap, Part: c.part}
+	if c.ch.Count != nil {
+		st.Pending = &c.ch
+	}
+	return st
 }
 
 // countsMoves says that RowCD sets Iteration.Moved itself: the rows whose
@@ -268,9 +285,6 @@ func (c *RowCD) sweepRows(ctx context.Context) (tot sweepSums, stopped bool, err
 		return true
 	}
 	bounds := c.sweep.Blocks()
-	// A sweep of one block pulls and pushes nothing, so it may leave the
-	// block and pull it again part way through.
-	one := len(bounds) == 2
 	for b := range len(bounds) - 1 {
 		r0, r1 := bounds[b], bounds[b+1]
 		if r1 <= from {
@@ -280,26 +294,36 @@ func (c *RowCD) sweepRows(ctx context.Context) (tot sweepSums, stopped bool, err
 		if err != nil {
 			return tot, false, fmt.Errorf("rowcd: %w", err)
 		}
+		// A sweep of one block pulls and pushes nothing, and a block that
+		// settles leaves P·W current when it settles, so either may be
+		// left part way and pulled again.
+		st, settles := blk.(settler)
+		part := len(bounds) == 2 || settles
 		for t := max(r0, from); t < r1; {
 			end := r1
-			if one {
+			if part {
 				end = min(r1, t+poll)
 			}
 			c.visitBlock(t, end, blk, &tot)
-			if t = end; one && c.Progress != nil {
+			if t = end; part && c.Progress != nil {
 				c.Progress(t)
 			}
-			if one && stop(t) {
+			if part && stop(t) {
+				if settles {
+					if err := st.Settle(r.PW); err != nil {
+						return tot, false, fmt.Errorf("rowcd: %w", err)
+					}
+				}
 				return tot, true, nil
 			}
 		}
 		if err := c.sweep.Push(ctx, r0, r1, r.PW, &c.ch); err != nil {
 			return tot, false, fmt.Errorf("rowcd: %w", err)
 		}
-		if !one && c.Progress != nil {
+		if !part && c.Progress != nil {
 			c.Progress(r1)
 		}
-		if !one && stop(r1) {
+		if !part && stop(r1) {
 			return tot, true, nil
 		}
 	}
@@ -341,14 +365,19 @@ func (c *RowCD) visitBlock(r0, r1 int, blk Block, tot *sweepSums) {
 		tot.gap += v.gap
 		tot.moved += v.moved
 		cnt := 0
-		cols, vals := ch.Col[i*nz:(i+1)*nz], ch.Val[i*nz:(i+1)*nz]
+		cols, vals := vs.cols, vs.vals
+		if ch.Count != nil {
+			cols, vals = ch.Col[i*nz:(i+1)*nz], ch.Val[i*nz:(i+1)*nz]
+		}
 		for j, x := range wi {
 			if d := x - vs.old[j]; d != 0 {
 				cols[cnt], vals[cnt] = int32(j), d
 				cnt++
 			}
 		}
-		ch.Count[i] = uint8(cnt)
+		if ch.Count != nil {
+			ch.Count[i] = uint8(cnt)
+		}
 		if cnt == 0 {
 			continue
 		}

@@ -225,7 +225,7 @@ func TestVisitRow(t *testing.T) {
 				}
 				before := slices.Clone(w)
 				f0 := denseF(p, w, n, k)
-				vs := newVisitScratch(k)
+				vs := newVisitScratch(k, 2*DefaultMoves)
 				res := visitRow(w[i*k:(i+1)*k], pw[i*k:(i+1)*k], a, p[i*n+i], tc.moves, vs)
 				if err := checkSimplex(w[i*k:(i+1)*k], k, 1e-14); err != nil {
 					t.Fatalf("trial %d: %v", trial, err)
@@ -272,7 +272,7 @@ func TestVisitRow(t *testing.T) {
 // whose FW and away vertices coincide, does not move.
 func TestVisitRowOptimal(t *testing.T) {
 	const k = 3
-	vs := newVisitScratch(k)
+	vs := newVisitScratch(k, 2*DefaultMoves)
 	// One row alone (n = 1), P = 1, W = e_0: h(v) = 1/4 (1 - |v|^2)^2 is 0
 	// at every vertex, the minimum: a = b = 0 or g_b <= g_a.
 	v := []float64{1, 0, 0}

@@ -28,10 +28,14 @@ type visitScratch struct {
 	old []float64 // the row at the start of the visit
 	y   []float64 // A₋ v, A₋ = WᵀW - w wᵀ
 	g   []float64 // the row objective's gradient at v
+	// cols and vals are the row's change, nz slots, where no Pending
+	// keeps it.
+	cols []int32
+	vals []float64
 }
 
-func newVisitScratch(k int) *visitScratch {
-	return &visitScratch{old: make([]float64, k), y: make([]float64, k), g: make([]float64, k)}
+func newVisitScratch(k, nz int) *visitScratch {
+	return &visitScratch{old: make([]float64, k), y: make([]float64, k), g: make([]float64, k), cols: make([]int32, nz), vals: make([]float64, nz)}
 }
 
 // visitResult is the outcome of a row visit.

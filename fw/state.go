@@ -50,7 +50,9 @@ type Payload interface {
 //	RowCDState ("rowcd"):
 //	  offset  size    field
 //	       0     4    flags, uint32: bit 0 = P·W fresh from a pass
-//	       4     4    NZ, pending slots a row, uint32 in [1, 255]
+//	       4     4    NZ, pending slots a row, uint32 in [0, 255]; 0: no
+//	                  pending changes (Sweep.Defers false), and the three
+//	                  arrays of pending changes below are absent
 //	       8     8    tracked objective, float64
 //	      16     8    exact gap of the last P·W pass, float64
 //	      24     8    sum of the row gaps of the last sweep (NaN before the first), float64
@@ -103,7 +105,7 @@ type RowCDState struct {
 	Objective float64   // the tracked objective at W, which a pass would not reproduce to the bit
 	Gap       float64   // the exact Frank-Wolfe gap of the last P·W pass
 	SweepGap  float64   // the sum of the row gaps of the last sweep; NaN before the first
-	Pending   *Pending  // the changes of P·W not yet applied
+	Pending   *Pending  // the changes of P·W not yet applied; nil if the sweep defers none
 	// Part, if not nil, is the sweep that Settings.Stop stopped part way,
 	// which the resumed run goes on with; the other fields are as of the
 	// start of that sweep, but for W, P·W, Gram and Pending, which are
@@ -145,8 +147,10 @@ func (s *RowCDState) Method() string { return rowcdMethod }
 
 // Size returns the bytes of the binary form.
 func (s *RowCDState) Size() int64 {
-	p := s.Pending
-	size := rowcdHeader + 8*int64(len(s.Gram)) + int64(len(p.Count)) + 4*int64(len(p.Col)) + 8*int64(len(p.Val))
+	size := rowcdHeader + 8*int64(len(s.Gram))
+	if p := s.Pending; p != nil {
+		size += int64(len(p.Count)) + 4*int64(len(p.Count))*int64(p.NZ) + 8*int64(len(p.Count))*int64(p.NZ)
+	}
 	if s.Part != nil {
 		size += partSize
 	}
@@ -156,6 +160,9 @@ func (s *RowCDState) Size() int64 {
 // WriteTo writes the binary form.
 func (s *RowCDState) WriteTo(w io.Writer) (int64, error) {
 	p := s.Pending
+	if p == nil {
+		p = &Pending{}
+	}
 	bw := newPayloadWriter(w)
 	fl := flags(s.Fresh)
 	if s.Part != nil {
@@ -225,10 +232,13 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 			return nil, fmt.Errorf("rowcd payload of %d bytes, want at least %d", size, rowcdHeader)
 		}
 		fl, nz := br.u32(), int(br.u32())
-		if nz < 1 || nz > maxPendingNZ {
-			return nil, fmt.Errorf("rowcd payload: %d pending slots a row, want 1 to %d", nz, maxPendingNZ)
+		if nz > maxPendingNZ {
+			return nil, fmt.Errorf("rowcd payload: %d pending slots a row, want 0 to %d", nz, maxPendingNZ)
 		}
-		want := rowcdHeader + 8*kk + int64(n)*(1+12*int64(nz))
+		want := rowcdHeader + 8*kk
+		if nz > 0 {
+			want += int64(n) * (1 + 12*int64(nz))
+		}
 		if fl&payloadPart != 0 {
 			want += partSize
 		}
@@ -238,13 +248,16 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 		hdr := br.floats(3)
 		s := &RowCDState{Fresh: fl&payloadFresh != 0, Gram: br.floats(int(kk))}
 		s.Objective, s.Gap, s.SweepGap = hdr[0], hdr[1], hdr[2]
-		p := &Pending{NZ: nz, Count: make([]uint8, n), Col: make([]int32, n*nz), Val: make([]float64, n*nz)}
-		br.read(p.Count)
-		for i := range p.Col {
-			p.Col[i] = int32(br.u32())
+		var p *Pending
+		if nz > 0 {
+			p = &Pending{NZ: nz, Count: make([]uint8, n), Col: make([]int32, n*nz), Val: make([]float64, n*nz)}
+			br.read(p.Count)
+			for i := range p.Col {
+				p.Col[i] = int32(br.u32())
+			}
+			br.readFloats(p.Val)
+			s.Pending = p
 		}
-		br.readFloats(p.Val)
-		s.Pending = p
 		if fl&payloadPart != 0 {
 			at := br.u64()
 			sums := br.floats(3)
@@ -257,8 +270,10 @@ func ReadPayload(method string, r io.Reader, size int64, n, k int) (Payload, err
 		if err := br.check(fl &^ (payloadFresh | payloadPart)); err != nil {
 			return nil, fmt.Errorf("rowcd payload: %w", err)
 		}
-		if err := p.Check(n, k, nz); err != nil {
-			return nil, fmt.Errorf("rowcd payload: %w", err)
+		if p != nil {
+			if err := p.Check(n, k, nz); err != nil {
+				return nil, fmt.Errorf("rowcd payload: %w", err)
+			}
 		}
 		if err := s.Part.check(n); err != nil {
 			return nil, fmt.Errorf("rowcd payload: %w", err)

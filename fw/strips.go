@@ -109,6 +109,10 @@ func newStrips(src TileSource, k int, opt SweepOptions) (*strips, error) {
 
 func (s *strips) Blocks() []int { return s.bounds }
 
+// Defers reports whether there is more than one block: the pull and
+// push of one block, all n rows, add nothing.
+func (s *strips) Defers() bool { return len(s.bounds) > 2 }
+
 func (s *strips) Passes() int {
 	if s.strip {
 		return 1
@@ -277,6 +281,9 @@ func packChanges(dst []float64, d *Pending, c0, c1, kp int) bool {
 func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending) error {
 	k, h := s.k, r1-r0
 	tasks := s.chunks(r1) - 1
+	if tasks <= 0 { // the last block: no later rows (and no Pending if it is the only one)
+		return nil
+	}
 	moved := false
 	for i := r0; i < r1; i++ {
 		if d.Count[i] > 0 {
@@ -284,7 +291,7 @@ func (s *strips) Push(ctx context.Context, r0, r1 int, pw []float64, d *Pending)
 			break
 		}
 	}
-	if tasks <= 0 || !moved {
+	if !moved {
 		return nil
 	}
 	var dj []float64 // the block's changes as dense rows, h×kp

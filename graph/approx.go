@@ -143,8 +143,8 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 				desc.rangeRows, desc.chunk = cmp.Or(opt.backwardRange, desc.rangeRows), cmp.Or(opt.backwardChunk, desc.chunk)
 				desc.full = opt.fullForward
 				if wo, wr := opt.spillWindows(sc, m); wo > 0 {
-					desc.offers = newSpill[joinOffer](sp, "offers", wo, n)
-					desc.reverses = newSpill[reverseEntry](sp, "reverse candidates", wr, n)
+					desc.offers = newSpill[joinOffer](sp, "kNN descent's offers", wo, n)
+					desc.reverses = newSpill[reverseEntry](sp, "kNN descent's reverse candidates", wr, n)
 				}
 				if opt.spillWindow > 0 { // more than one chunk and piece in a small test
 					desc.joinRows, desc.offers.piece, desc.reverses.piece = opt.spillWindow, 1000, 1000

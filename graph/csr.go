@@ -68,7 +68,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/internal/ordered"
 	"github.com/ssnmf/ssnmf/tile"
 )
@@ -430,49 +429,4 @@ func (m *CSR) MulOneHot(ctx context.Context, dst []float64, s []int32, k int) er
 		return 0
 	})
 	return err
-}
-
-// Sweep returns the row access of a row-wise method: one block of all n
-// rows, whose Spread reaches every neighbour of a row, so that nothing is
-// ever pending. The options do not apply: there is no strip.
-func (m *CSR) Sweep(k int, _ fw.SweepOptions) (fw.Sweep, error) {
-	if err := m.checkScale(); err != nil {
-		return nil, err
-	}
-	return &sweep{m: m, scale: m.Scale, bounds: []int{0, m.N()}}, nil
-}
-
-// sweep is the Sweep of a CSR, and its own Block.
-type sweep struct {
-	m      *CSR
-	scale  float64 // m.Scale when the sweep began
-	bounds []int
-}
-
-func (s *sweep) Blocks() []int { return s.bounds }
-
-// Passes returns 1: a sweep reads every stored entry once.
-func (s *sweep) Passes() int { return 1 }
-
-// Pull adds nothing: every change reached P·W at its row's visit.
-func (s *sweep) Pull(context.Context, int, int, []float64, *fw.Pending) (fw.Block, error) {
-	return s, nil
-}
-
-// Push adds nothing, for the same reason.
-func (s *sweep) Push(context.Context, int, int, []float64, *fw.Pending) error { return nil }
-
-func (s *sweep) Diag(i int) float64 { return s.scale * s.m.diag[i] }
-
-// Spread adds P_li·d to row l of pw for every neighbour l of i (P_li =
-// P_il), i included if P_ii is stored.
-func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
-	m := s.m
-	for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
-		v, l := float64(s.scale*m.Val[e]), int(m.Col[e])
-		pl := pw[l*k : (l+1)*k]
-		for q, c := range cols {
-			pl[c] += float64(v * vals[q])
-		}
-	}
 }

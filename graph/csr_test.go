@@ -328,17 +328,8 @@ func TestRowCDSameBitsAnyWorkersAndResume(t *testing.T) {
 		}
 		var saved *fw.State
 		set := fw.Settings{MaxIter: 30, GapTol: -1, Workers: workers, PW: pw, Resume: resume,
-			Stop: func() bool { stopAt--; return stopAt == 0 },
-			Checkpoint: func(st *fw.State) error {
-				p := st.Payload.(*fw.RowCDState)
-				cp := *st
-				cp.W, cp.PW = slices.Clone(st.W), slices.Clone(st.PW)
-				pending := *p.Pending
-				pending.Count, pending.Col, pending.Val = slices.Clone(pending.Count), slices.Clone(pending.Col), slices.Clone(pending.Val)
-				cp.Payload = &fw.RowCDState{Fresh: p.Fresh, Gram: slices.Clone(p.Gram), Objective: p.Objective, Gap: p.Gap, SweepGap: p.SweepGap, Pending: &pending}
-				saved = &cp
-				return nil
-			}}
+			Stop:       func() bool { stopAt--; return stopAt == 0 },
+			Checkpoint: func(st *fw.State) error { saved = cloneState(t, st); return nil }}
 		if _, err := fw.Minimize(ctx, fw.Problem{P: m, K: k}, w, &set, &fw.RowCD{}); err != nil {
 			t.Fatal(err)
 		}

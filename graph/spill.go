@@ -11,10 +11,12 @@ import (
 	"github.com/ssnmf/ssnmf/store"
 )
 
-// A spill sets aside what a pass of neighbour descent gives to rows far
-// from the rows at hand, when the lists are in files (out of core): the
-// local joins' offers, and backward's reverse candidates. It hands them
-// back when the pass is done.
+// A spill sets aside what a pass gives to rows far from the rows at hand,
+// when their data are in files (out of core), to hand it back group of rows
+// by group of rows: neighbour descent's local joins' offers and backward's
+// reverse candidates, handed back when the pass is done, and a sweep's
+// changes of P·W (sweepSpill), handed back when the sweep reaches their
+// rows.
 //
 // Rows are in the partition's order, so most of a join's offers go to
 // rows near the joined row (at 3·10⁶ rows, half within 4,096 rows of it
@@ -46,7 +48,7 @@ type spill[T spillItem] struct {
 
 // spillItem is what a spill sets aside: a value for one row.
 type spillItem interface {
-	joinOffer | reverseEntry
+	joinOffer | reverseEntry | spreadEntry
 	target() int32
 }
 
@@ -89,13 +91,13 @@ func (s *spill[T]) put(it T) error {
 	if s.out[g] == nil {
 		f, err := s.sp.File()
 		if err != nil {
-			return fmt.Errorf("kNN descent: setting %s aside: %w", s.what, err)
+			return fmt.Errorf("setting %s aside: %w", s.what, err)
 		}
 		s.files[g], s.out[g] = f, bufio.NewWriterSize(f, spillBuffer)
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&it)), unsafe.Sizeof(it))
 	if _, err := s.out[g].Write(b); err != nil {
-		return fmt.Errorf("kNN descent: setting %s aside in %s: %w", s.what, s.files[g].Name(), err)
+		return fmt.Errorf("setting %s aside in %s: %w", s.what, s.files[g].Name(), err)
 	}
 	s.count[g]++
 	s.bytes += int64(len(b))
@@ -110,33 +112,49 @@ func (s *spill[T]) take(give func([]T) error) (int64, error) {
 	}
 	defer s.close()
 	var piece []T
-	for g, f := range s.files {
-		if f == nil {
-			continue
-		}
-		if err := s.out[g].Flush(); err != nil {
-			return 0, fmt.Errorf("kNN descent: setting %s aside in %s: %w", s.what, f.Name(), err)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return 0, fmt.Errorf("kNN descent: %s set aside in %s: %w", s.what, f.Name(), err)
-		}
-		for left := s.count[g]; left > 0; {
-			n := int(min(int64(s.piece), left))
-			if cap(piece) < n {
-				piece = make([]T, n)
-			}
-			piece = piece[:n]
-			b := unsafe.Slice((*byte)(unsafe.Pointer(&piece[0])), n*int(unsafe.Sizeof(piece[0])))
-			if _, err := io.ReadFull(f, b); err != nil {
-				return 0, fmt.Errorf("kNN descent: %s set aside in %s: %w", s.what, f.Name(), err)
-			}
-			if err := give(piece); err != nil {
-				return 0, err
-			}
-			left -= int64(n)
+	for g := range s.files {
+		if err := s.takeGroup(g, &piece, give); err != nil {
+			return 0, err
 		}
 	}
 	return s.bytes, nil
+}
+
+// takeGroup hands what was set aside for the rows of group g to give, in
+// the order it was set aside, in pieces of at most s.piece items read
+// into *piece, and closes the group's file: what is set aside for them
+// next starts a new one.
+func (s *spill[T]) takeGroup(g int, piece *[]T, give func([]T) error) error {
+	f := s.files[g]
+	if f == nil {
+		return nil
+	}
+	defer func() {
+		f.Close()
+		s.files[g], s.out[g], s.count[g] = nil, nil, 0
+	}()
+	if err := s.out[g].Flush(); err != nil {
+		return fmt.Errorf("setting %s aside in %s: %w", s.what, f.Name(), err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s set aside in %s: %w", s.what, f.Name(), err)
+	}
+	for left := s.count[g]; left > 0; {
+		n := int(min(int64(s.piece), left))
+		if cap(*piece) < n {
+			*piece = make([]T, n)
+		}
+		p := (*piece)[:n]
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), n*int(unsafe.Sizeof(p[0])))
+		if _, err := io.ReadFull(f, b); err != nil {
+			return fmt.Errorf("%s set aside in %s: %w", s.what, f.Name(), err)
+		}
+		if err := give(p); err != nil {
+			return err
+		}
+		left -= int64(n)
+	}
+	return nil
 }
 
 // close closes the files (unlinked: their space goes with them) and

@@ -21,6 +21,8 @@ type Params struct {
 	StripMemory int64          // rowcd: bytes of a strip; 0 no bound
 	Progress    func(rows int) // rowcd: progress within a sweep
 	Visit       []int32        // rowcd: the order of the visits (fw.RowCD.Visit); nil in order
+	Window      int            // rowcd: the rows of P·W a sweep keeps current at once (fw.RowCD.Window); 0 all
+	Dir         string         // rowcd: where a sweep in windows sets changes aside
 	// Scratch is storage for the method's second n×k matrix (fw's P·S,
 	// pgd's trial P·W, penalty's projection); nil allocates it.
 	Scratch []float64
@@ -69,7 +71,7 @@ const Default = "rowcd"
 var table = [...]Method{
 	{Name: "rowcd", Doc: "row-wise pairwise coordinate descent: an iteration is a sweep over the rows", Checkpoints: true,
 		New: func(p Params) fw.Method {
-			return &fw.RowCD{Moves: p.Moves, BlockSize: p.BlockSize, StripMemory: p.StripMemory, Progress: p.Progress, Visit: p.Visit}
+			return &fw.RowCD{Moves: p.Moves, BlockSize: p.BlockSize, StripMemory: p.StripMemory, Progress: p.Progress, Visit: p.Visit, Window: p.Window, Dir: p.Dir}
 		}},
 	{Name: "fw", Doc: "Frank-Wolfe, the paper's method", Checkpoints: true,
 		New: func(p Params) fw.Method { return &fw.FrankWolfe{Step: p.Step, PS: p.Scratch} }},

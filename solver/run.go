@@ -491,6 +491,9 @@ func (r *Run) params(ctx context.Context) (methods.Params, error) {
 	if o.SweepOrder == SweepInput || o.SweepOrder == SweepAuto && pr.N() <= graph.ApproxMinRows {
 		p.Visit = InputOrderVisits(pr.Order)
 	}
+	if ws := r.Workspace; ws != nil && p.Visit == nil {
+		p.Window, p.Dir = ws.SweepWindow(), ws.Dir
+	}
 	starts := o.Starts
 	if starts <= 1 {
 		starts = KMeansStarts

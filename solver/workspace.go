@@ -76,6 +76,25 @@ func (ws *Workspace) ScratchSpace() *store.ScratchSpace {
 	return store.NewScratchSpace(ws.Dir, max(ws.spare, 0))
 }
 
+// SweepWindow returns the rows of P·W that a sweep of a sparse P keeps
+// current at once (fw.SweepOptions.Window): 0, all of them, when the
+// matrices are in memory, else as many as the memory granted to
+// NewWorkspace holds, which the matrices in files leave to the page
+// cache, but at least minWindow rows and a 256th of them (a file a
+// window). A sweep's visits of those rows then change their pages of P·W
+// from the page cache, and the changes to other rows are set aside and
+// added window by window, rather than each bringing in and dirtying a
+// page anywhere in the file.
+func (ws *Workspace) SweepWindow() int {
+	if ws.InMemory {
+		return 0
+	}
+	return max(minWindow, (ws.N+255)/256, int(ws.spare/int64(8*ws.K)))
+}
+
+// minWindow is the fewest rows of a window of SweepWindow.
+const minWindow = 1 << 16
+
 // Matrix makes an n×k matrix of zeros, in anonymous memory or as the
 // matrix file named name in the work directory, and returns its data,
 // which stays valid until Close.

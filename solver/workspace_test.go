@@ -9,8 +9,8 @@ import (
 )
 
 // TestWorkspacePlacement makes a workspace in each placement and checks
-// where its matrices are, that they start at zero, and that KeepBest and
-// InputOrder give the same values in either.
+// where its matrices are, that they start at zero, the window of its
+// sweeps, and that KeepBest and InputOrder give the same values in either.
 func TestWorkspacePlacement(t *testing.T) {
 	const n, k = 5, 3
 	order := []int32{3, 0, 4, 1, 2}
@@ -34,6 +34,9 @@ func TestWorkspacePlacement(t *testing.T) {
 			defer ws.Close()
 			if ws.InMemory != tc.inMemory {
 				t.Fatalf("InMemory = %v, want %v", ws.InMemory, tc.inMemory)
+			}
+			if win := ws.SweepWindow(); tc.inMemory && win != 0 || !tc.inMemory && win < minWindow {
+				t.Errorf("SweepWindow = %d, want 0 in memory, else at least %d", win, minWindow)
 			}
 			for _, m := range [][]float64{ws.W, ws.PW, ws.PS} {
 				if len(m) != n*k || slices.ContainsFunc(m, func(v float64) bool { return v != 0 }) {

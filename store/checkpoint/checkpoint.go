@@ -170,9 +170,6 @@ func shape(st *fw.State) (n, k int, err error) {
 		if p == nil {
 			return 0, 0, errors.New("the state has a nil payload")
 		}
-		if p.Pending == nil {
-			return 0, 0, errors.New("row-CD state without pending changes")
-		}
 		gram, pending = p.Gram, p.Pending
 	default:
 		if st.K < 1 {
@@ -566,15 +563,20 @@ func Dump(w io.Writer, name string) error {
 	case *fw.FrankWolfeState:
 		fmt.Fprintf(w, ", P·W fresh %v\n", p.Fresh)
 	case *fw.RowCDState:
-		rows, changes := 0, 0
-		for _, cnt := range p.Pending.Count {
-			if cnt > 0 {
-				rows++
-				changes += int(cnt)
+		fmt.Fprintf(w, ", P·W fresh %v\n  row-CD: objective %v, gap of the last pass %v, gap of the last sweep %v\n",
+			p.Fresh, p.Objective, p.Gap, p.SweepGap)
+		if p.Pending == nil {
+			fmt.Fprintln(w, "  pending changes: none kept (the sweep passes every change on)")
+		} else {
+			rows, changes := 0, 0
+			for _, cnt := range p.Pending.Count {
+				if cnt > 0 {
+					rows++
+					changes += int(cnt)
+				}
 			}
+			fmt.Fprintf(w, "  pending changes: %d slots a row, %d rows, %d changes\n", p.Pending.NZ, rows, changes)
 		}
-		fmt.Fprintf(w, ", P·W fresh %v\n  row-CD: objective %v, gap of the last pass %v, gap of the last sweep %v\n  pending changes: %d slots a row, %d rows, %d changes\n",
-			p.Fresh, p.Objective, p.Gap, p.SweepGap, p.Pending.NZ, rows, changes)
 		if pt := p.Part; pt != nil {
 			fmt.Fprintf(w, "  a sweep stopped part way: %d of %d rows visited, objective change %v, row gaps %v, mass moved %v, %d rows changed cluster\n",
 				pt.At, c.N, pt.Dec, pt.Gap, pt.Moved, pt.Changed)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -488,7 +489,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "row-CD truncated", data: rowcd[:len(rowcd)-5], want: "truncated or extended"},
 		{name: "row-CD other slots", data: r(func(b []byte) []byte { b[nz] = 3; return reseal(b) }), want: "rowcd payload of 164 bytes, want 212 for n = 4, k = 2, 3 slots a row"},
 		{name: "row-CD other slots, damaged", data: r(func(b []byte) []byte { b[nz] = 3; return b }), want: "the file is damaged"},
-		{name: "row-CD no slots", data: r(func(b []byte) []byte { b[nz] = 0; return reseal(b) }), want: "0 pending slots a row, want 1 to 255"},
+		{name: "row-CD no slots", data: r(func(b []byte) []byte { b[nz] = 0; return reseal(b) }), want: "want 64 for n = 4, k = 2, 0 slots a row"},
 		{name: "row-CD 256 slots", data: r(func(b []byte) []byte { b[nz], b[nz+1] = 0, 1; return reseal(b) }), want: "256 pending slots a row"},
 		{name: "row-CD flags", data: r(func(b []byte) []byte { b[pl+1] = 1; return reseal(b) }), want: "rowcd payload: unknown flags 0x100"},
 		{name: "row-CD flipped value", data: r(func(b []byte) []byte { b[vals+3] ^= 1; return b }), want: "the file is damaged"},
@@ -636,12 +637,45 @@ func saveLying(name string, st *fw.State, p *lying) error {
 }
 
 // Save refuses pending changes that do not fit the state.
+// noPending returns st with a row-CD payload that keeps no pending
+// changes (a sweep that defers none) and holds a sweep stopped part way.
+func noPending(st *fw.State) *fw.State {
+	p := *st.Payload.(*fw.RowCDState)
+	p.Pending, p.Part = nil, &fw.SweepPart{At: 1, Dec: -0.5, Gap: 2, Moved: 0.25, Changed: 1}
+	st.Payload = &p
+	return st
+}
+
+// A row-CD state without pending changes saves as a payload whose NZ is
+// 0, without the three arrays, and loads back as it was; Dump says so.
+func TestRowCDWithoutPending(t *testing.T) {
+	const n, k = 5, 3
+	st := noPending(rowCDState(n, k, 2).state())
+	name := save(t, st)
+	c, w, pw := loadFile(t, name)
+	p, ok := c.State.Payload.(*fw.RowCDState)
+	if !ok || p.Pending != nil {
+		t.Fatalf("loaded payload %T %+v, want a row-CD state without pending changes", c.State.Payload, c.State.Payload)
+	}
+	want := st.Payload.(*fw.RowCDState)
+	if p.Objective != want.Objective || p.Gap != want.Gap || !slices.Equal(p.Gram, want.Gram) || p.Part == nil || *p.Part != *want.Part ||
+		!slices.Equal(w, st.W) || !slices.Equal(pw, st.PW) {
+		t.Errorf("loaded %+v, want %+v", p, want)
+	}
+	if size := int64(32 + 8*k*k + 40); p.Size() != size {
+		t.Errorf("payload of %d bytes, want %d", p.Size(), size)
+	}
+	var out bytes.Buffer
+	if err := Dump(&out, name); err != nil || !strings.Contains(out.String(), "pending changes: none kept") {
+		t.Errorf("Dump: %v\n%s", err, out.String())
+	}
+}
+
 func TestSaveRefusesBadPending(t *testing.T) {
 	for _, tc := range []struct {
 		edit func(p *fw.RowCDState)
 		want string
 	}{
-		{func(p *fw.RowCDState) { p.Pending = nil }, "without pending changes"},
 		{func(p *fw.RowCDState) { p.Pending.NZ = 0 }, "0 slots a row"},
 		{func(p *fw.RowCDState) { p.Pending.NZ = 300 }, "300 slots a row"},
 		{func(p *fw.RowCDState) { p.Pending.Count = p.Pending.Count[:1] }, "want 3 counts"},
@@ -745,6 +779,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add(writeOld(f, 2, rowCDState(3, 2, 2), "{}", "t"))
 	f.Add(saveBytes(f, fwState(2, 1).state()))
 	f.Add(saveBytes(f, rowCDState(3, 2, 2).state()))
+	f.Add(saveBytes(f, noPending(rowCDState(3, 2, 2).state())))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := load(bytes.NewReader(data), int64(len(data)), alloc)
 		if err != nil {
@@ -762,8 +797,10 @@ func FuzzLoad(f *testing.F) {
 			if c.Version < 2 || len(p.Gram) != c.K*c.K {
 				t.Fatalf("accepted a row-CD state in version %d, WᵀW of %d values for k %d", c.Version, len(p.Gram), c.K)
 			}
-			if err := p.Pending.Check(c.N, c.K, p.Pending.NZ); err != nil {
-				t.Fatalf("accepted bad pending changes: %v", err)
+			if p.Pending != nil {
+				if err := p.Pending.Check(c.N, c.K, p.Pending.NZ); err != nil {
+					t.Fatalf("accepted bad pending changes: %v", err)
+				}
 			}
 		default:
 			t.Fatalf("payload %T", p)
