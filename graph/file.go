@@ -185,6 +185,39 @@ func (m *CSR) AdviseRandom(random bool) error {
 	return store.AdviseSequential(m.file.mem)
 }
 
+// InFile reports whether m's arrays are mapped from a CSR file.
+func (m *CSR) InFile() bool { return m.file != nil }
+
+// FetchRows asks for the pages of the entries of the given rows, in
+// increasing order (store.Prefetch): where m's arrays are mapped from a
+// file, their reads start at once, all together, and the call returns, so
+// that rows then read in no order of the file do not wait for them a
+// fault at a time. Rows whose entries are within a page of each other are
+// asked for together. It changes no value of m; for arrays in memory it
+// costs a system call a run of rows and does nothing, so callers ask only
+// for a matrix in a file (InFile, or arrays of their own in one).
+func (m *CSR) FetchRows(rows []int32) {
+	if len(rows) == 0 {
+		return
+	}
+	const near = 512 // entries: a page of values
+	ask := func(lo, hi int64) {
+		_ = store.Prefetch(store.AsBytes(m.Val[lo:hi])) // advice: a refusal changes nothing
+		_ = store.Prefetch(store.AsBytes(m.Col[lo:hi]))
+	}
+	lo, hi := m.RowPtr[rows[0]], m.RowPtr[rows[0]+1]
+	for _, i := range rows[1:] {
+		a, b := m.RowPtr[i], m.RowPtr[i+1]
+		if a <= hi+near {
+			hi = max(hi, b)
+			continue
+		}
+		ask(lo, hi)
+		lo, hi = a, b
+	}
+	ask(lo, hi)
+}
+
 // checkArrays checks the arrays of a CSR file of n rows and nnz entries
 // mapped at mem as NewCSR does, and returns the matrix and the CRC-32C of
 // the arrays, both from one pass over them in order: the row offsets, then

@@ -54,14 +54,19 @@ func TestFileKNN(t *testing.T) {
 	if !sameCSR(h, mem) || src != knnSource(x, n, p, 7, KNNOptions{Weights: SelfTuning}) {
 		t.Errorf("reopened: same bits %t, source %x", sameCSR(h, mem), src)
 	}
-	// The advice of the reads' order, on the file and in memory, changes
-	// no value.
+	// The advice of the reads' order and the rows asked for, on the file
+	// and in memory, change no value.
+	if !h.InFile() || mem.InFile() {
+		t.Errorf("InFile: %t for the file, %t in memory", h.InFile(), mem.InFile())
+	}
 	for _, m := range []*CSR{h, mem} {
 		for _, random := range []bool{true, false} {
 			if err := m.AdviseRandom(random); err != nil {
 				t.Errorf("AdviseRandom(%t): %v", random, err)
 			}
 		}
+		m.FetchRows([]int32{0, 1, 2, 40, 41, 97, n - 1})
+		m.FetchRows(nil)
 	}
 	if !sameCSR(h, mem) {
 		t.Error("the advice changed the graph")

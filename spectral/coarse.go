@@ -284,11 +284,12 @@ func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRow
 	// A worker gathers the rows of its cells in the order of the file,
 	// but they are not all of its rows: a fault should read its page, not
 	// the pages around it, which the next gather may want again only
-	// after they were reclaimed. The advice is only that; it changes no
-	// value.
-	_ = s.op.g.AdviseRandom(true)
-	pc, sc, err := coarseGraph(ctx, s.op, c, s.space)
-	_ = s.op.g.AdviseRandom(false)
+	// after they were reclaimed, and the rows of a chunk of cells are
+	// asked for before they are gathered. The advice is only that; it
+	// changes no value.
+	s.adviseRandom(true)
+	pc, sc, err := coarseGraph(ctx, s.op, c, s.space, s.mapped)
+	s.adviseRandom(false)
 	if err != nil {
 		return err
 	}
@@ -299,6 +300,9 @@ func (s *solver) fromCoarse(ctx context.Context, level int, seed uint64, cellRow
 	}
 	cs := &solver{op: op, deg: cdeg, n: c.m, b: min(s.b, c.m), tol: s.tol, workers: s.workers, f: filter{degree: s.f.degree}, denseRows: s.denseRows,
 		space: s.space}
+	if sc.Where() == "file" {
+		cs.mapped, cs.gmem = true, sc.Mem
+	}
 	defer func() { err = errors.Join(err, cs.release()) }()
 	cs.nv = min(s.nv, cs.b)
 	if err := cs.start(ctx, seed, level+1, cellRows); err != nil {
@@ -360,7 +364,7 @@ func (s *solver) dense(ctx context.Context) error {
 // row in the order of the rows, so the same bits for any workers. Its
 // entries are in scratch memory from space, returned to be released when
 // the graph is no longer used.
-func coarseGraph(ctx context.Context, op *operator, c *cells, space *store.ScratchSpace) (*graph.CSR, *store.Scratch, error) {
+func coarseGraph(ctx context.Context, op *operator, c *cells, space *store.ScratchSpace, mapped bool) (*graph.CSR, *store.Scratch, error) {
 	g, m := op.g, c.m
 	// The rows of each cell, in row order: a counting sort.
 	first := make([]int, m+1)
@@ -406,6 +410,9 @@ func coarseGraph(ctx context.Context, op *operator, c *cells, space *store.Scrat
 		func() *cellChunk { return &cellChunk{acc: make([]float64, m), set: newCellSet(m)} },
 		func(_ context.Context, t int, p *cellChunk) error {
 			p.rows = p.rows[:0]
+			if mapped {
+				p.fetch(g, members[first[t*chunkRows]:first[min(m, (t+1)*chunkRows)]])
+			}
 			at := region[t]
 			for a0, end := t*chunkRows, min(m, (t+1)*chunkRows); a0 < end; {
 				a1 := a0 + p.gather(g, c.of, members, first[a0:end+1])
@@ -469,6 +476,17 @@ type cellChunk struct {
 	at, to []int     // each cell's first entry in q and v, and the next to fill
 	q      []int32   // the cells of the gathered entries' columns
 	v      []float64 // the gathered entries' values
+	sorted []int32   // the chunk's member rows in order, to ask for (fetch)
+}
+
+// fetch asks for the pages of P's entries in the rows of a chunk's
+// cells, members, before they are gathered (graph.CSR.FetchRows): out of
+// core, where P's file is advised as read at random, they would otherwise
+// come in a fault at a time.
+func (p *cellChunk) fetch(g *graph.CSR, members []int32) {
+	p.sorted = append(p.sorted[:0], members...)
+	slices.Sort(p.sorted)
+	g.FetchRows(p.sorted)
 }
 
 // gatherEntries is the most entries of P a worker of coarseGraph holds

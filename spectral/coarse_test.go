@@ -47,12 +47,13 @@ func TestCoarseGraph(t *testing.T) {
 			}
 		}
 		checkConnected(t, g, c)
-		pc, _, err := coarseGraph(context.Background(), op, c, nil)
+		pc, _, err := coarseGraph(context.Background(), op, c, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// In a file, the same bits.
-		pf, sc, err := coarseGraph(context.Background(), op, c, store.NewScratchSpace(t.TempDir(), 0))
+		// In a file, its rows asked for before they are gathered, the same
+		// bits.
+		pf, sc, err := coarseGraph(context.Background(), op, c, store.NewScratchSpace(t.TempDir(), 0), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +166,7 @@ func TestCoarseGraphChunks(t *testing.T) {
 		}
 	}
 	for _, space := range []*store.ScratchSpace{nil, store.NewScratchSpace(t.TempDir(), 0)} {
-		pc, sc, err := coarseGraph(context.Background(), op, c, space)
+		pc, sc, err := coarseGraph(context.Background(), op, c, space, false)
 		if err != nil {
 			t.Fatal(err)
 		}

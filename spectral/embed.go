@@ -288,7 +288,7 @@ func newSolver(ctx context.Context, g *graph.CSR, opt Options) (*solver, int, er
 		degree = cmpOr(opt.Degree, DefaultSweepDegree)
 	}
 	return &solver{op: op, deg: deg, n: n, b: b, nv: nv, tol: tol, workers: max(opt.Workers, 1), f: filter{degree: degree},
-		denseRows: cmpOr(opt.denseRows, denseRows), progress: opt.Progress, space: opt.Scratch}, isolated, nil
+		denseRows: cmpOr(opt.denseRows, denseRows), progress: opt.Progress, space: opt.Scratch, mapped: g.InFile()}, isolated, nil
 }
 
 // first returns the column indices 0 to k-1.
@@ -341,6 +341,24 @@ type solver struct {
 	// space is where the blocks are (nil: the heap), held what holds them.
 	space *store.ScratchSpace
 	held  []*store.Scratch
+	// mapped says that the graph's arrays are in a file: P's, or, for a
+	// coarse graph, gmem, the scratch file that holds them.
+	mapped bool
+	gmem   []byte
+}
+
+// adviseRandom advises the pages of the solver's graph, in a file, as
+// read at random, or, with random false, in order (store.AdviseRandom,
+// store.AdviseSequential). The advice changes no value.
+func (s *solver) adviseRandom(random bool) {
+	switch {
+	case s.gmem == nil:
+		_ = s.op.g.AdviseRandom(random)
+	case random:
+		_ = store.AdviseRandom(s.gmem)
+	default:
+		_ = store.AdviseSequential(s.gmem)
+	}
 }
 
 // blocks sets each of ms to a zeroed n×b block from the solver's space.
