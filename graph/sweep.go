@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
@@ -164,7 +163,7 @@ func (s *sweepSpill) Spread(pw []float64, k, i int, cols []int32, vals []float64
 		}
 		for q, c := range cols {
 			if err := s.aside.put(spreadEntry{row: int32(l), col: c, v: float64(v * vals[q])}); err != nil && s.err == nil {
-				s.err = fmt.Errorf("sweep: %w", err)
+				s.err = err // Spread returns nothing: the next Pull, Push or Settle does
 			}
 		}
 	}
