@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ssnmf/ssnmf/fw"
@@ -129,11 +131,18 @@ func TestSweepWindowsSameBits(t *testing.T) {
 }
 
 // TestSweepWindowErrors checks that a sweep in windows without a
-// directory to set changes aside in is refused.
+// directory to set changes aside in is refused, and that one whose
+// changes cannot be set aside ends the run with an error that says so.
 func TestSweepWindowErrors(t *testing.T) {
 	m := bandGraph(t, 100, 2, 1, 3)
 	if _, err := m.Sweep(3, fw.SweepOptions{Window: 10}); err == nil {
 		t.Error("a window without a directory was taken")
+	}
+	set := fw.Settings{MaxIter: 2, GapTol: -1}
+	meth := &fw.RowCD{Window: 10, Dir: filepath.Join(t.TempDir(), "gone")}
+	_, err := fw.Minimize(context.Background(), fw.Problem{P: m, K: 3}, start(t, 100, 3), &set, meth)
+	if err == nil || !strings.Contains(err.Error(), "setting a sweep's changes of P·W aside") {
+		t.Errorf("a sweep whose directory is gone: error %v", err)
 	}
 	if sw, err := m.Sweep(3, fw.SweepOptions{Window: 100}); err != nil || len(sw.Blocks()) != 2 {
 		t.Errorf("a window of all the rows: error %v, want one block", err)
