@@ -147,7 +147,9 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 					desc.reverses = newSpill[reverseEntry](sp, "kNN descent's reverse candidates", wr, n)
 				}
 				if opt.spillWindow > 0 { // more than one chunk and piece in a small test
-					desc.joinRows, desc.offers.piece, desc.reverses.piece = opt.spillWindow, 1000, 1000
+					desc.joinRows = opt.spillWindow
+					desc.offers.SetPiece(1000)
+					desc.reverses.SetPiece(1000)
 				}
 			}
 			changed, err = desc.round(ctx)

@@ -283,7 +283,7 @@ func (d *descent) backward(ctx context.Context) error {
 		}
 		for k, rs := range aside {
 			for _, r := range rs {
-				if err := d.reverses.put(r); err != nil {
+				if err := d.reverses.Put(r); err != nil {
 					return err
 				}
 			}
@@ -325,7 +325,8 @@ type reverseEntry struct {
 	e    uint8
 }
 
-func (r reverseEntry) target() int32 { return r.u }
+// Target returns the row the entry goes to (store.Targeted).
+func (r reverseEntry) Target() int32 { return r.u }
 
 // buckets groups items by range, a counting sort whose items come in
 // parts that may be counted and put at once, each on one goroutine:
@@ -541,7 +542,8 @@ type joinOffer struct {
 	dist float64
 }
 
-func (o joinOffer) target() int32 { return o.u }
+// Target returns the row offered to (store.Targeted).
+func (o joinOffer) Target() int32 { return o.u }
 
 // offerBucketed offers every slice of offers, bucketed (bk) by ranges of
 // rangeRows rows, to the rows' lists, a range's on a worker, and marks

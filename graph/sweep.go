@@ -32,7 +32,7 @@ func (m *CSR) Sweep(k int, opt fw.SweepOptions) (fw.Sweep, error) {
 	}
 	s.bounds = append(s.bounds, n)
 	sp := store.NewScratchSpace(opt.Dir, 0)
-	return &sweepSpill{sweep: s, k: k, aside: newSpill[spreadEntry](sp, "a sweep's changes of P·W", opt.Window, n)}, nil
+	return &sweepSpill{sweep: s, k: k, aside: store.NewAside[spreadEntry](sp, "a sweep's changes of P·W", opt.Window, n)}, nil
 }
 
 // sweep is the Sweep of a CSR, and its own Block.
@@ -90,7 +90,7 @@ func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
 type sweepSpill struct {
 	*sweep
 	k      int
-	aside  *spill[spreadEntry]
+	aside  *store.Aside[spreadEntry]
 	lo, hi int // the window pulled last
 	piece  []spreadEntry
 	err    error // the first error of setting a change aside
@@ -103,7 +103,8 @@ type spreadEntry struct {
 	v        float64
 }
 
-func (e spreadEntry) target() int32 { return e.row }
+// Target returns the row of P·W changed (store.Targeted).
+func (e spreadEntry) Target() int32 { return e.row }
 
 // Pull adds what was set aside for the rows r0:r1 and makes them the
 // window whose rows Spread changes at once.
@@ -112,7 +113,7 @@ func (s *sweepSpill) Pull(_ context.Context, r0, r1 int, pw []float64, _ *fw.Pen
 		return nil, s.err
 	}
 	s.lo, s.hi = r0, r1
-	return s, s.aside.takeGroup(r0/s.aside.window, &s.piece, s.add(pw))
+	return s, s.aside.TakeGroup(r0/s.aside.Window(), &s.piece, s.add(pw))
 }
 
 // Push adds, after the last window, everything set aside.
@@ -128,8 +129,8 @@ func (s *sweepSpill) Settle(pw []float64) error {
 	if s.err != nil {
 		return s.err
 	}
-	for g := range s.aside.files {
-		if err := s.aside.takeGroup(g, &s.piece, s.add(pw)); err != nil {
+	for g := range s.aside.Groups() {
+		if err := s.aside.TakeGroup(g, &s.piece, s.add(pw)); err != nil {
 			return err
 		}
 	}
@@ -162,7 +163,7 @@ func (s *sweepSpill) Spread(pw []float64, k, i int, cols []int32, vals []float64
 			continue
 		}
 		for q, c := range cols {
-			if err := s.aside.put(spreadEntry{row: int32(l), col: c, v: float64(v * vals[q])}); err != nil && s.err == nil {
+			if err := s.aside.Put(spreadEntry{row: int32(l), col: c, v: float64(v * vals[q])}); err != nil && s.err == nil {
 				s.err = err // Spread returns nothing: the next Pull, Push or Settle does
 			}
 		}
