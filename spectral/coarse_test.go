@@ -373,7 +373,8 @@ func TestCellSet(t *testing.T) {
 }
 
 // TestMirrorUpper checks that mirrorUpper copies the entries above the
-// diagonal to those below, and refuses a pattern that is not symmetric.
+// diagonal to those below, and refuses a pattern that is not symmetric,
+// in memory and with the entries set aside in files.
 func TestMirrorUpper(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -385,14 +386,19 @@ func TestMirrorUpper(t *testing.T) {
 	}{
 		{"symmetric", []int64{0, 2, 5, 7}, []int32{0, 1, 0, 1, 2, 1, 2}, []float64{1, 2, 9, 3, 4, 8, 5}, []float64{1, 2, 2, 3, 4, 4, 5}, false},
 		{"diagonal", []int64{0, 1, 2}, []int32{0, 1}, []float64{1, 2}, []float64{1, 2}, false},
+		{"full", []int64{0, 3, 6, 9}, []int32{0, 1, 2, 0, 1, 2, 0, 1, 2}, []float64{1, 2, 3, 9, 4, 5, 9, 9, 6}, []float64{1, 2, 3, 2, 4, 5, 3, 5, 6}, false},
 		{"missing below", []int64{0, 2, 2}, []int32{0, 1}, []float64{1, 2}, nil, true},
 		{"missing above", []int64{0, 1, 3}, []int32{0, 0, 1}, []float64{1, 2, 3}, nil, true},
 		{"other column", []int64{0, 2, 3, 5}, []int32{0, 2, 1, 1, 2}, []float64{1, 2, 3, 4, 5}, nil, true},
 	} {
-		val := slices.Clone(tc.val)
-		err := mirrorUpper(tc.rowPtr, tc.col, val)
-		if (err != nil) != tc.err || err == nil && !slices.Equal(val, tc.want) {
-			t.Errorf("%s: values %v, error %v; want %v, error %v", tc.name, val, err, tc.want, tc.err)
+		for _, space := range []*store.ScratchSpace{nil, store.NewScratchSpace(t.TempDir(), 0)} {
+			for _, window := range []int{0, 1, 2} { // in files: one group, or groups of 1 and 2 rows
+				val := slices.Clone(tc.val)
+				err := mirrorUpper(tc.rowPtr, tc.col, val, space, window)
+				if (err != nil) != tc.err || err == nil && !slices.Equal(val, tc.want) {
+					t.Errorf("%s, set aside %t, window %d: values %v, error %v; want %v, error %v", tc.name, space != nil, window, val, err, tc.want, tc.err)
+				}
+			}
 		}
 	}
 }
