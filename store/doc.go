@@ -45,6 +45,17 @@
 // header whose magic, version, kind, checksum or dimensions are wrong.
 // [DumpMatrix] prints a file's header and leading rows for debugging.
 //
+// # Scratch
+//
+// A [ScratchSpace] grants scratch memory, anonymous up to a budget, then
+// mapped from unlinked files of a directory ([Scratch]). An [Aside] sets
+// items aside in such files by group of the rows they go to, and hands
+// them back group by group in the order they were set aside: what a pass
+// over data larger than memory gives to rows far from the rows at hand is
+// then written once and read once, in order, rather than dirtying a page
+// anywhere per item. Neither has a format: their files live and die with
+// the process.
+//
 // # Feature tables
 //
 // A [Table] is a data set read from a file: a dense row-major float64
