@@ -140,6 +140,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 				if desc, err = newDescent(a, sp, cmp.Or(opt.DescentForward, DefaultDescentForward), cmp.Or(opt.DescentReverse, DefaultDescentReverse)); err != nil {
 					break
 				}
+				desc.joinRows, desc.chunk = opt.descentBuffers()
 				desc.rangeRows, desc.chunk = cmp.Or(opt.backwardRange, desc.rangeRows), cmp.Or(opt.backwardChunk, desc.chunk)
 				desc.full = opt.fullForward
 				if wo, wr := opt.spillWindows(sc, m); wo > 0 {

@@ -517,13 +517,39 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	return a.countChanged(), nil
 }
 
-// joinRows is the rows whose joins' offers join gathers before it offers
-// them (a multiple of DescentBlock); joinMinTask the fewest rows of a
-// task of joins.
+// joinRows is the most rows whose joins' offers join gathers before it
+// offers them (a multiple of DescentBlock); joinMinTask the fewest rows of
+// a task of joins.
 const (
 	joinRows    = 4 * DescentBlock
 	joinMinTask = 256
 )
+
+// joinOfferBytes is about the heap a row's joins' offers take in the
+// first round of descent at the defaults, held twice while they are
+// bucketed: 16,384 rows' took some 200 MB.
+const joinOfferBytes = 12 << 10
+
+// descentBuffers returns the rows of a chunk of joins and the entries
+// backward buckets at a time: joinRows and backwardChunk, or fewer where
+// the search's memory is small, so that neither buffer, on the heap, takes
+// more than half of ScratchMemory (the budget's scratch share, a quarter
+// of the budget; the heap has half). At 3·10⁶ rows in a 400 MiB cgroup,
+// whose heap share of 210 MB held some 180 MB of O(n) arrays, the fixed
+// buffers (200 MB of offers, 128 MiB of backward's entries) had the run
+// killed for memory in descent's fifth round. Neither changes the lists:
+// a row's list is the best m of all it is offered, in any order and any
+// chunks.
+func (opt KNNOptions) descentBuffers() (rows, chunk int) {
+	rows, chunk = joinRows, backwardChunk
+	if opt.ScratchMemory <= 0 {
+		return rows, chunk
+	}
+	half := opt.ScratchMemory / 2
+	rows = max(DescentBlock, min(rows, int(half/joinOfferBytes)/DescentBlock*DescentBlock))
+	chunk = max(1<<20, min(chunk, int(half/8)))
+	return rows, chunk
+}
 
 // candidates returns row i's forward and reverse candidates of the
 // round, each ended by none if fewer than room.

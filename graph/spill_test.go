@@ -39,3 +39,29 @@ func TestSpillWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestDescentBuffers checks descent's chunk of joins and backward's
+// entries at a time: the defaults without a budget or with a large one,
+// and at most half the scratch memory each with a small one, at least a
+// block of rows and 2²⁰ entries.
+func TestDescentBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		memory      int64
+		rows, chunk int
+	}{
+		{0, joinRows, backwardChunk},
+		{1 << 30, joinRows, backwardChunk},
+		{300 << 20, 3 * DescentBlock, backwardChunk},
+		{168 << 20, DescentBlock, (84 << 20) / 8},
+		{120 << 20, DescentBlock, (60 << 20) / 8},
+		{1 << 20, DescentBlock, 1 << 20},
+	} {
+		rows, chunk := KNNOptions{ScratchMemory: tc.memory}.descentBuffers()
+		if rows != tc.rows || chunk != tc.chunk {
+			t.Errorf("scratch memory %d: %d rows and %d entries, want %d and %d", tc.memory, rows, chunk, tc.rows, tc.chunk)
+		}
+		if tc.memory > 0 && (rows > DescentBlock && int64(rows)*joinOfferBytes > tc.memory/2 || chunk > 1<<20 && int64(chunk)*8 > tc.memory/2) {
+			t.Errorf("scratch memory %d: a buffer above its least takes more than half of it", tc.memory)
+		}
+	}
+}
