@@ -652,10 +652,11 @@ func components(ctx context.Context, g *graph.CSR) (int, error) {
 //
 // With space, for a matrix in a file larger than memory, the entries
 // above the diagonal are set aside by groups of window rows they go to
-// (mirrorWindow if 0; store.Aside) and handed back group by group, in the order of q still:
-// most go to rows near q, but the rest, anywhere, would each bring in and
-// dirty a page of the file (at 3·10⁶ rows in 640 MiB, the first coarse
-// graph's 720 MB were read 12 times over). The values are the same.
+// (mirrorWindow if 0; store.Aside) and handed back group by group, in
+// the order of q still: most go to rows near q, but the rest, anywhere,
+// would each bring in and dirty a page of the file (at 3·10⁶ rows in 640
+// MiB, the first coarse graph's 720 MB were read 12 times over). The
+// values are the same.
 func mirrorUpper(rowPtr []int64, col []int32, val []float64, space *store.ScratchSpace, window int) error {
 	m := len(rowPtr) - 1
 	next := slices.Clone(rowPtr[:m]) // by row: its next entry below the diagonal
