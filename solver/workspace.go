@@ -142,7 +142,8 @@ func (ws *Workspace) KeepBest() error {
 
 // InputOrder returns W in the input's order of the rows: W itself if
 // order is nil, else W's rows moved by order (see affinity.Built.Order)
-// into a matrix file of the work directory.
+// into a matrix file of the work directory, assembled in runs of the
+// memory granted that the matrices do not take (store.PermuteRows).
 func (ws *Workspace) InputOrder(order []int32) ([]float64, error) {
 	if order == nil {
 		return ws.W, nil
@@ -155,7 +156,7 @@ func (ws *Workspace) InputOrder(order []int32) ([]float64, error) {
 	if ws.InMemory {
 		dir = ""
 	}
-	return w, store.PermuteRows(w, ws.W, ws.K, order, dir)
+	return w, store.PermuteRows(w, ws.W, ws.K, order, dir, ws.spare)
 }
 
 // CheckpointPath returns the path of the work directory's checkpoint.

@@ -9,9 +9,11 @@ import (
 )
 
 // permuteRunBytes bounds the rows of dst that PermuteRows assembles in
-// memory at a time, and permuteScans the runs it makes from scans of src.
+// memory at a time, permuteMinRun is the least it takes whatever its
+// memory, and permuteScans the runs it makes from scans of src.
 const (
 	permuteRunBytes = 256 << 20
+	permuteMinRun   = 16 << 20
 	permuteScans    = 4
 )
 
@@ -22,8 +24,8 @@ const (
 //
 // Both may be memory-mapped files larger than memory. dst is written in
 // order, a run of rows at a time: each run is assembled in memory outside
-// the Go heap (at most 256 MiB) and copied in once, so no page of dst is
-// written twice. src is read in order, once for each run, up to four runs
+// the Go heap (memory bytes, but at least 16 MiB and at most 256 MiB) and
+// copied in once, so no page of dst is written twice. src is read in order, once for each run, up to four runs
 // (1 GiB of dst). Beyond, a first scan of src distributes its rows, each
 // with its index in dst, into one file in dir per run (removed before
 // PermuteRows returns), from which each run is then assembled: W is read
@@ -33,9 +35,12 @@ const (
 // the kernel writes them back and reads them again many times over. That
 // is what PermuteRows does if dir is "": for dst in memory, where the
 // runs would only copy every row twice more.
-func PermuteRows(dst, src []float64, k int, order []int32, dir string) error {
-	return permuteRows(dst, src, k, order, dir, permuteRunBytes)
+func PermuteRows(dst, src []float64, k int, order []int32, dir string, memory int64) error {
+	return permuteRows(dst, src, k, order, dir, permuteRun(memory))
 }
+
+// permuteRun is the bytes of PermuteRows' runs within memory.
+func permuteRun(memory int64) int { return int(min(permuteRunBytes, max(permuteMinRun, memory))) }
 
 // permuteRows is PermuteRows with runs of at most runBytes.
 func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes int) error {
@@ -43,12 +48,12 @@ func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes 
 	if k < 1 || len(src) != n*k || len(dst) != n*k {
 		return fmt.Errorf("store: permute %d and %d values as %d rows of %d", len(src), len(dst), n, k)
 	}
-	seen := make([]bool, n)
+	seen := make([]uint64, (n+63)/64) // a bit a row: 12.5 MB at 10⁸ rows
 	for q, i := range order {
-		if i < 0 || int(i) >= n || seen[i] {
+		if i < 0 || int(i) >= n || seen[i/64]&(1<<(i%64)) != 0 {
 			return fmt.Errorf("store: order[%d] = %d is not a permutation of %d rows", q, i, n)
 		}
-		seen[i] = true
+		seen[i/64] |= 1 << (i % 64)
 	}
 	if dir == "" {
 		for q, i := range order {
@@ -99,7 +104,7 @@ func permuteRows(dst, src []float64, k int, order []int32, dir string, runBytes 
 // in dst (int32, little-endian), to the file of its run of runRows rows of
 // dst, in new run files in dir, returned rewound.
 func distributeRows(src []float64, k int, order []int32, runRows int, dir string) (*RunFiles, error) {
-	runs, err := NewRunFiles(dir, (len(order)+runRows-1)/runRows, permuteRunBytes)
+	runs, err := NewRunFiles(dir, (len(order)+runRows-1)/runRows, 8*k*runRows)
 	if err != nil {
 		return nil, fmt.Errorf("store: permute: %w", err)
 	}

@@ -44,9 +44,22 @@ func TestPermuteRows(t *testing.T) {
 	}
 	for _, order := range [][]int32{{0, 0, 1}, {0, 3, 1}, {-1, 0, 1}} {
 		for _, dir := range []string{t.TempDir(), ""} {
-			if err := PermuteRows(make([]float64, 3), make([]float64, 3), 1, order, dir); err == nil {
+			if err := PermuteRows(make([]float64, 3), make([]float64, 3), 1, order, dir, 0); err == nil {
 				t.Errorf("order %v, directory %q: no error", order, dir)
 			}
+		}
+	}
+}
+
+// TestPermuteRun checks the runs' bytes within PermuteRows' memory: the
+// memory, but at least 16 MiB and at most 256 MiB.
+func TestPermuteRun(t *testing.T) {
+	for _, tc := range []struct {
+		memory int64
+		want   int
+	}{{-1, 16 << 20}, {0, 16 << 20}, {1 << 20, 16 << 20}, {105e6, 105e6}, {256 << 20, 256 << 20}, {1 << 40, 256 << 20}} {
+		if got := permuteRun(tc.memory); got != tc.want {
+			t.Errorf("permuteRun(%d) = %d, want %d", tc.memory, got, tc.want)
 		}
 	}
 }
