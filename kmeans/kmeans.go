@@ -510,13 +510,7 @@ func (m *model) lloyd(ctx context.Context, centers []float64, maxIter int) (*Res
 // all the rows of x.
 func sampled(ctx context.Context, x []float64, n, p, k int, s Settings, pos []int32) (*Result, error) {
 	rows := sampleRows(n, s.Sample, s.Seed)
-	xs := make([]float64, 0, len(rows)*p)
-	for _, i := range rows {
-		if pos != nil {
-			i = int(pos[i])
-		}
-		xs = append(xs, x[i*p:(i+1)*p]...)
-	}
+	xs := gather(x, p, rows, pos)
 	sub := s
 	sub.Sample, sub.Order = 0, nil
 	best, err := Cluster(ctx, xs, len(rows), p, k, sub)
@@ -530,6 +524,31 @@ func sampled(ctx context.Context, x []float64, n, p, k int, s Settings, pos []in
 	}
 	res.Start, res.Inertias = best.Start, best.Inertias
 	return res, nil
+}
+
+// gather returns the rows of x (p features a row) that rows names, input
+// rows found in x by pos if not nil, in the order of rows. It copies them
+// in the order of x, so that a sample of a mapped x larger than memory
+// costs one sweep of its file, not a page brought in at random for each
+// row (and the readahead around it, mostly dropped unread).
+func gather(x []float64, p int, rows []int, pos []int32) []float64 {
+	xs := make([]float64, len(rows)*p)
+	at := make([]int32, len(rows)) // the sample's slots, by their row of x
+	for s := range at {
+		at[s] = int32(s)
+	}
+	row := func(s int32) int {
+		if pos == nil {
+			return rows[s]
+		}
+		return int(pos[rows[s]])
+	}
+	slices.SortFunc(at, func(a, b int32) int { return row(a) - row(b) })
+	for _, s := range at {
+		i := row(s)
+		copy(xs[int(s)*p:int(s+1)*p], x[i*p:(i+1)*p])
+	}
+	return xs
 }
 
 // sampleRows returns s distinct rows of n drawn with seed, ascending, so

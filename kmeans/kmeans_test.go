@@ -527,3 +527,32 @@ func BenchmarkCluster(b *testing.B) {
 		})
 	}
 }
+
+// TestGather checks that a sample's rows come out in the sample's order,
+// found in x through pos or not, whatever order gather reads them in.
+func TestGather(t *testing.T) {
+	const n, p = 50, 3
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float64, n*p)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	rng.Shuffle(n, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+	rows := []int{0, 3, 4, 17, 31, 49}
+	for _, pos := range [][]int32{nil, perm} {
+		got := gather(x, p, rows, pos)
+		for s, r := range rows {
+			i := r
+			if pos != nil {
+				i = int(pos[r])
+			}
+			if !slices.Equal(got[s*p:(s+1)*p], x[i*p:(i+1)*p]) {
+				t.Fatalf("pos %v: sample row %d (input row %d) = %v, want row %d of x", pos != nil, s, r, got[s*p:(s+1)*p], i)
+			}
+		}
+	}
+}
