@@ -25,16 +25,17 @@ const (
 // Both may be memory-mapped files larger than memory. dst is written in
 // order, a run of rows at a time: each run is assembled in memory outside
 // the Go heap (memory bytes, but at least 16 MiB and at most 256 MiB) and
-// copied in once, so no page of dst is written twice. src is read in order, once for each run, up to four runs
-// (1 GiB of dst). Beyond, a first scan of src distributes its rows, each
+// copied in once, so no page of dst is written twice. src is read in
+// order, once for each run, up to four runs (1 GiB of dst at the largest
+// runs). Beyond, a first scan of src distributes its rows, each
 // with its index in dst, into one file in dir per run (removed before
 // PermuteRows returns), from which each run is then assembled: W is read
 // and written about twice in all, whatever n, where a scan of src a run
-// would read it n·k·8/256 MiB times. Filling dst's rows in place in src's
-// order instead dirties its pages at random; with less memory than dst,
-// the kernel writes them back and reads them again many times over. That
-// is what PermuteRows does if dir is "": for dst in memory, where the
-// runs would only copy every row twice more.
+// would read it n·k·8 / (a run's bytes) times. Filling dst's rows in place
+// in src's order instead dirties its pages at random; with less memory
+// than dst, the kernel writes them back and reads them again many times
+// over. That is what PermuteRows does if dir is "": for dst in memory,
+// where the runs would only copy every row twice more.
 func PermuteRows(dst, src []float64, k int, order []int32, dir string, memory int64) error {
 	return permuteRows(dst, src, k, order, dir, permuteRun(memory))
 }
