@@ -689,19 +689,16 @@ func mirrorUpper(rowPtr []int64, col []int32, val []float64, space *store.Scratc
 		}
 	}
 	if aside != nil {
-		var piece []mirrorEntry
-		for g := range aside.Groups() {
-			err := aside.TakeGroup(g, &piece, func(p []mirrorEntry) error {
-				for _, x := range p {
-					if err := set(x); err != nil {
-						return err
-					}
+		_, err := aside.Take(func(p []mirrorEntry) error {
+			for _, x := range p {
+				if err := set(x); err != nil {
+					return err
 				}
-				return nil
-			})
-			if err != nil {
-				return err
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	for a := range m {
