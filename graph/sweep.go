@@ -129,13 +129,9 @@ func (s *sweepSpill) Settle(pw []float64) error {
 	if s.err != nil {
 		return s.err
 	}
-	for g := range s.aside.Groups() {
-		if err := s.aside.TakeGroup(g, &s.piece, s.add(pw)); err != nil {
-			return err
-		}
-	}
 	s.piece = nil
-	return nil
+	_, err := s.aside.Take(s.add(pw))
+	return err
 }
 
 // add returns the function that adds a piece of changes set aside to pw.
