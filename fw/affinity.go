@@ -44,11 +44,13 @@ type SweepOptions struct {
 	Workers int
 	// Window, if above 0, asks a sweep of a sparse P to keep P·W current
 	// only in blocks of Window rows, one at a time, for a P·W in a file
-	// larger than memory: Block.Spread sets the changes of the rows of
-	// other blocks aside, in unlinked files of Dir, and the sweep adds
-	// them when it reaches their block, or at its end, in the order they
-	// were made, so that the bits are those of one block. A sweep visits
-	// the rows of such blocks in order.
+	// larger than memory: the block's rows of P·W are copied into
+	// anonymous memory (8·k·Window bytes) while they are visited,
+	// Block.Spread sets the changes of the rows of other blocks aside, in
+	// unlinked files of Dir, and the sweep adds them when it reaches their
+	// block, or at its end, in the order they were made, so that the bits
+	// are those of one block. A sweep visits the rows of such blocks in
+	// order.
 	Window int
 	// Dir is the directory of the files of Window.
 	Dir string
@@ -111,6 +113,15 @@ type Block interface {
 // last block settles a sweep that ends.
 type settler interface {
 	Settle(pw []float64) error
+}
+
+// holder is a Block that holds its block's rows of P·W in memory of its
+// own while they are visited (a sparse P with SweepOptions.Window, whose
+// P·W is in a file larger than memory): Rows returns them, the rows r0
+// on, which the visits read and Spread changes in place of pw's, and
+// which the block's Push, or Settle, puts back in pw.
+type holder interface {
+	Rows() (pw []float64, r0 int)
 }
 
 // TiledMatrix is a matrix that offers the passes of an Affinity and any

@@ -350,16 +350,20 @@ func checkVisit(visit []int32, bounds []int) error {
 
 // visitBlock visits the rows r0:r1 in order (of Visit, if set), recording
 // each row's change and folding it into WᵀW and, through the block, into
-// P·W.
+// P·W: r.PW's rows, or the block's if it holds them (holder).
 func (c *RowCD) visitBlock(r0, r1 int, blk Block, tot *sweepSums) {
 	r, ch, vs := c.run, &c.ch, c.vs
 	k, nz := r.K, ch.NZ
+	pw, base := r.PW, 0
+	if h, ok := blk.(holder); ok {
+		pw, base = h.Rows()
+	}
 	for t := r0; t < r1; t++ {
 		i := t
 		if c.Visit != nil {
 			i = int(c.Visit[t])
 		}
-		wi, pwi := r.W[i*k:(i+1)*k], r.PW[i*k:(i+1)*k]
+		wi, pwi := r.W[i*k:(i+1)*k], pw[(i-base)*k:(i-base+1)*k]
 		v := visitRow(wi, pwi, c.a, blk.Diag(i), nz/2, vs)
 		tot.dec += v.dec
 		tot.gap += v.gap

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ssnmf/ssnmf/fw"
 	"github.com/ssnmf/ssnmf/store"
@@ -11,7 +12,8 @@ import (
 // Sweep returns the row access of a row-wise method: one block of all n
 // rows, whose Spread reaches every neighbour of a row, so that nothing is
 // ever pending. With opt.Window (a P·W in a file larger than memory), the
-// blocks are windows of that many rows, and Spread sets the changes of
+// blocks are windows of that many rows, whose rows of P·W the sweep holds
+// in anonymous memory while it visits them, and Spread sets the changes of
 // the rows of other windows aside (sweepSpill). The other options do not
 // apply: there is no strip.
 func (m *CSR) Sweep(k int, opt fw.SweepOptions) (fw.Sweep, error) {
@@ -31,8 +33,8 @@ func (m *CSR) Sweep(k int, opt fw.SweepOptions) (fw.Sweep, error) {
 		s.bounds = append(s.bounds, r)
 	}
 	s.bounds = append(s.bounds, n)
-	sp := store.NewScratchSpace(opt.Dir, 0)
-	return &sweepSpill{sweep: s, k: k, aside: store.NewAside[spreadEntry](sp, "a sweep's changes of P·W", opt.Window, n)}, nil
+	sp := store.NewScratchSpace(opt.Dir, int64(8*k*opt.Window))
+	return &sweepSpill{sweep: s, k: k, space: sp, aside: store.NewAside[spreadEntry](sp, "a sweep's changes of P·W", opt.Window, n)}, nil
 }
 
 // sweep is the Sweep of a CSR, and its own Block.
@@ -75,10 +77,21 @@ func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
 
 // sweepSpill is the Sweep of a CSR whose P·W is kept current one window
 // of rows at a time, and its Block: out of core, the visits of a window's
-// rows read and write their rows of W and P·W, and the graph's, in order,
-// and the changes they make to the rows of other windows, which would each
-// dirty a page of P·W anywhere in its file, are set aside, in a file a
-// window, and added when the sweep pulls their window, or at its end.
+// rows read and write their rows of W, and the graph's, in order, and
+// their rows of P·W in a copy in anonymous memory (fw's holder), taken
+// from the file at the window's Pull and put back at its Push; the changes
+// they make to the rows of other windows, which would each dirty a page of
+// P·W anywhere in its file, are set aside, in a file a window, and added
+// when the sweep pulls their window, or at its end.
+//
+// The copy is what keeps the pages of P·W from being written again and
+// again: a mapped file's dirty pages are written back whenever the memory
+// cgroup's reclaim wakes the kernel's flusher, which writes every dirty
+// page, the window's included, and each next change of a page written
+// back dirties it again (at 3·10⁶ rows in 400 MiB, a window of 105 MB of
+// P·W was written 14 times a sweep, and locking it in memory changed
+// nothing). The copy is made at the first Pull of a sweep and freed when
+// it settles.
 //
 // The bits are those of one block: every change to a row of P·W is added
 // in the order of the visits that made it. A row of window b is given,
@@ -90,8 +103,11 @@ func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
 type sweepSpill struct {
 	*sweep
 	k      int
+	space  *store.ScratchSpace // the copy's anonymous memory, and the aside's files
 	aside  *store.Aside[spreadEntry]
-	lo, hi int // the window pulled last
+	lo, hi int       // the window pulled last
+	rows   []float64 // its rows of P·W, while held; a window's room
+	mem    *store.Scratch
 	piece  []spreadEntry
 	err    error // the first error of setting a change aside
 }
@@ -106,53 +122,77 @@ type spreadEntry struct {
 // Target returns the row of P·W changed (store.Targeted).
 func (e spreadEntry) Target() int32 { return e.row }
 
-// Pull adds what was set aside for the rows r0:r1 and makes them the
-// window whose rows Spread changes at once.
+// Pull copies the rows r0:r1 of pw, adds what was set aside for them and
+// makes them the window whose rows Spread changes at once.
 func (s *sweepSpill) Pull(_ context.Context, r0, r1 int, pw []float64, _ *fw.Pending) (fw.Block, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
+	if s.mem == nil {
+		rows, mem, err := s.space.Float64s(s.aside.Window() * s.k)
+		if err != nil {
+			return nil, fmt.Errorf("a window of P·W: %w", err)
+		}
+		s.rows, s.mem = rows, mem
+	}
 	s.lo, s.hi = r0, r1
-	return s, s.aside.TakeGroup(r0/s.aside.Window(), &s.piece, s.add(pw))
+	copy(s.rows, pw[r0*s.k:r1*s.k])
+	return s, s.aside.TakeGroup(r0/s.aside.Window(), &s.piece, s.add(s.rows, r0))
 }
 
-// Push adds, after the last window, everything set aside.
+// Rows returns the window's rows of P·W (fw's holder).
+func (s *sweepSpill) Rows() ([]float64, int) { return s.rows[:(s.hi-s.lo)*s.k], s.lo }
+
+// Push puts the window's rows back in pw, and adds, after the last window,
+// everything set aside.
 func (s *sweepSpill) Push(_ context.Context, _, r1 int, pw []float64, _ *fw.Pending) error {
 	if r1 < s.m.N() {
+		s.putBack(pw)
 		return s.err
 	}
 	return s.Settle(pw)
 }
 
-// Settle adds everything set aside to pw.
+// Settle puts the window's rows back in pw, frees their copy and adds
+// everything set aside to pw.
 func (s *sweepSpill) Settle(pw []float64) error {
-	if s.err != nil {
-		return s.err
+	s.putBack(pw)
+	err := s.mem.Release()
+	s.rows, s.mem, s.piece = nil, nil, nil
+	if err = errors.Join(s.err, err); err != nil {
+		return err
 	}
-	s.piece = nil
-	_, err := s.aside.Take(s.add(pw))
+	_, err = s.aside.Take(s.add(pw, 0))
 	return err
 }
 
-// add returns the function that adds a piece of changes set aside to pw.
-func (s *sweepSpill) add(pw []float64) func([]spreadEntry) error {
+// putBack copies the window's rows to pw, once: the window is then empty.
+func (s *sweepSpill) putBack(pw []float64) {
+	copy(pw[s.lo*s.k:s.hi*s.k], s.rows)
+	s.lo, s.hi = 0, 0
+}
+
+// add returns the function that adds a piece of changes set aside to pw,
+// whose first row is row r0.
+func (s *sweepSpill) add(pw []float64, r0 int) func([]spreadEntry) error {
 	return func(piece []spreadEntry) error {
 		k := s.k
 		for _, e := range piece {
-			pw[int(e.row)*k+int(e.col)] += e.v
+			pw[(int(e.row)-r0)*k+int(e.col)] += e.v
 		}
 		return nil
 	}
 }
 
-// Spread adds P_li·d to row l of pw for every neighbour l of i in the
-// window, and sets it aside for the others.
-func (s *sweepSpill) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
+// Spread adds P_li·d to row l of the window's rows of P·W for every
+// neighbour l of i in the window, and sets it aside for the others; pw is
+// not used.
+func (s *sweepSpill) Spread(_ []float64, k, i int, cols []int32, vals []float64) {
 	m := s.m
 	for e := m.RowPtr[i]; e < m.RowPtr[i+1]; e++ {
 		v, l := float64(s.scale*m.Val[e]), int(m.Col[e])
 		if l >= s.lo && l < s.hi {
-			pl := pw[l*k : (l+1)*k]
+			pl := s.rows[(l-s.lo)*k : (l-s.lo+1)*k]
 			for q, c := range cols {
 				pl[c] += float64(v * vals[q])
 			}

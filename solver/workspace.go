@@ -79,12 +79,12 @@ func (ws *Workspace) ScratchSpace() *store.ScratchSpace {
 // SweepWindow returns the rows of P·W that a sweep of a sparse P keeps
 // current at once (fw.SweepOptions.Window): 0, all of them, when the
 // matrices are in memory, else as many as the memory granted to
-// NewWorkspace holds, which the matrices in files leave to the page
-// cache, but at least minWindow rows and a 256th of them (a file a
-// window). A sweep's visits of those rows then change their pages of P·W
-// from the page cache, and the changes to other rows are set aside and
-// added window by window, rather than each bringing in and dirtying a
-// page anywhere in the file.
+// NewWorkspace holds, which the matrices in files leave unused, but at
+// least minWindow rows and a 256th of them (a file a window). A sweep's
+// visits of those rows then change a copy of their rows of P·W in
+// anonymous memory, and the changes to other rows are set aside and added
+// window by window, rather than each bringing in and dirtying a page
+// anywhere in the file.
 func (ws *Workspace) SweepWindow() int {
 	if ws.InMemory {
 		return 0
