@@ -143,7 +143,7 @@ func approxNeighbors(ctx context.Context, x []float64, n, p, m int, opt KNNOptio
 				desc.joinRows, desc.chunk = opt.descentBuffers()
 				desc.rangeRows, desc.chunk = cmp.Or(opt.backwardRange, desc.rangeRows), cmp.Or(opt.backwardChunk, desc.chunk)
 				desc.full = opt.fullForward
-				if wo, wr := opt.spillWindows(sc, m); wo > 0 {
+				if wo, wr := opt.spillWindows(sc, m, sp.Left()); wo > 0 {
 					desc.offers = newSpill[joinOffer](sp, "kNN descent's offers", wo, n)
 					desc.reverses = newSpill[reverseEntry](sp, "kNN descent's reverse candidates", wr, n)
 				}

@@ -470,10 +470,20 @@ func (d *descent) join(ctx context.Context) (int, error) {
 	var bk buckets[joinOffer]
 	reported := 0 // blocks done
 	var ahead *joinAhead
-	if d.offers != nil { // out of core
+	// Out of core, the lists near the chunk at hand, within half the
+	// spill's window of it (spill.near), are held in near.
+	var near *nearLists
+	half := 0
+	if d.offers != nil {
 		ahead = newJoinAhead(a)
 		defer adviseRandom(ahead.x, ahead.bound)()
 		ahead.ask(d, 0, min(a.n, rows))
+		half = d.offers.Window() / 2
+		var err error
+		if near, err = newNearLists(a.sp, a.lists, rows+2*half); err != nil {
+			return 0, err
+		}
+		defer near.release()
 	}
 	for lo := 0; lo < a.n; lo += rows {
 		hi := min(a.n, lo+rows)
@@ -497,7 +507,10 @@ func (d *descent) join(ctx context.Context) (int, error) {
 			err = d.offers.sift(offers[:tasks], lo, hi)
 		}
 		if err == nil {
-			err = offerBucketed(ctx, a, &bk, offers[:tasks], d.rangeRows)
+			if near != nil {
+				near.cover(max(0, lo-half), min(a.n, hi+half), a.changed)
+			}
+			err = offerBucketed(ctx, a, &bk, offers[:tasks], d.rangeRows, near)
 		}
 		if err != nil {
 			return 0, err
@@ -508,8 +521,11 @@ func (d *descent) join(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	if near != nil {
+		near.flush(a.changed)
+	}
 	spilled, err := d.offers.take(func(piece []joinOffer) error {
-		return offerBucketed(ctx, a, &bk, [][]joinOffer{piece}, d.rangeRows)
+		return offerBucketed(ctx, a, &bk, [][]joinOffer{piece}, d.rangeRows, nil)
 	})
 	if d.spilled += spilled; err != nil {
 		return 0, err
@@ -573,8 +589,9 @@ func (o joinOffer) Target() int32 { return o.u }
 
 // offerBucketed offers every slice of offers, bucketed (bk) by ranges of
 // rangeRows rows, to the rows' lists, a range's on a worker, and marks
-// the rows whose list took one changed.
-func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer], offers [][]joinOffer, rangeRows int) error {
+// the rows whose list took one changed: the lists held in near, if not
+// nil, else a's.
+func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer], offers [][]joinOffer, rangeRows int, near *nearLists) error {
 	bk.reset(len(offers), (a.n+rangeRows-1)/rangeRows)
 	err := parallel(ctx, a.workers, len(offers), func(k int) {
 		for _, o := range offers[k] {
@@ -597,9 +614,17 @@ func offerBucketed(ctx context.Context, a *approxSearch, bk *buckets[joinOffer],
 		for _, o := range bk.of(q) {
 			// An offer beyond the row's bound cannot enter its list: the
 			// test that needs no line of the list.
-			if b := loadBound(a.bound, int(o.u)); o.dist <= b && a.lists.offer(int(o.u), o.dist, o.v) {
+			b := loadBound(a.bound, int(o.u))
+			if o.dist > b {
+				continue
+			}
+			lists, r := a.lists, int(o.u)
+			if near != nil {
+				lists, r = near.held, near.slot(r)
+			}
+			if lists.offer(r, o.dist, o.v) {
 				a.changed[o.u] = true
-				storeBound(a.bound, int(o.u), min(b, a.lists.bound(int(o.u))))
+				storeBound(a.bound, int(o.u), min(b, lists.bound(r)))
 			}
 		}
 	})

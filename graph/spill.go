@@ -93,21 +93,19 @@ const (
 // m a row) are in a file, for the reverse candidates the rows whose lists
 // take half the search's scratch memory (the budget's share the page
 // cache is given as much of), or of spillScratch without one, and for the
-// offers an eighth; at least spillWindowMin each.
+// offers an eighth, less a chunk of joins and no more than the anonymous
+// memory left (memory) holds; at least spillWindowMin each.
 //
-// The offers' window is the smaller because the lists within it are
-// offered to, and their pages dirtied, by every chunk of joins it reaches
-// over, and the kernel writes dirty pages back as they pass its limits,
-// not once the window has gone by: at 3·10⁷ rows in 4 GiB, a window of
-// 1,443,201 rows (half the scratch memory) took 88 chunks' offers, and a
-// round's offers near the joins wrote 82.6 GB for 10.8 GB of lists; with
-// 262,144 rows they wrote 29.7 GB, the offers set aside grew from 8.45 to
-// 15.7 GB, and the round wrote 100 GB where it wrote 158, in 407 s where
-// it took 525 (at 3·10⁶ in 400 MiB, with 32,768 rows against 140,937:
-// 9.5 GB where 12.5). The reverse candidates' window stays large: at
-// 3·10⁶ rows a window of 32,768 rows made backward read 18.6 GB where it
-// read 2.8.
-func (opt KNNOptions) spillWindows(sc *store.Scratch, m int) (offers, reverses int) {
+// The offers' window is held in anonymous memory while the joins run
+// (nearLists), the reverse candidates' is left to the page cache. It is
+// the smaller because the memory it takes is the page cache's, whose
+// share the joins' reads of the features at random need: at 3·10⁶ rows in
+// 400 MiB, a window of half the scratch memory (136,843 rows, 51 MB held)
+// set aside 1.66 GB of offers where an eighth set aside 2.78, but the
+// first round of descent read 20.9 GB against 15.5 and took 58.2 s
+// against 50.6. The reverse candidates' window stays large: at 3·10⁶ rows
+// a window of 32,768 rows made backward read 18.6 GB where it read 2.8.
+func (opt KNNOptions) spillWindows(sc *store.Scratch, m int, memory int64) (offers, reverses int) {
 	if opt.spillWindow > 0 {
 		return opt.spillWindow, opt.spillWindow
 	}
@@ -118,6 +116,8 @@ func (opt KNNOptions) spillWindows(sc *store.Scratch, m int) (offers, reverses i
 	if opt.ScratchMemory > 0 {
 		bytes = opt.ScratchMemory
 	}
-	rows := func(b int64) int { return max(spillWindowMin, int(b/int64(12*m+12))) }
-	return rows(bytes / 8), rows(bytes / 2)
+	row := int64(12*m + 12)
+	rows := func(b int64) int { return max(spillWindowMin, int(b/row)) }
+	joins, _ := opt.descentBuffers()
+	return rows(min(bytes/8, memory) - int64(joins)*row), rows(bytes / 2)
 }

@@ -8,8 +8,9 @@ import (
 
 // TestSpillWindows checks the windows of descent's spills: none where the
 // lists are in memory, the tests' window for both where it is set, and
-// out of core an eighth of the scratch memory's rows of lists for the
-// offers and half for the reverse candidates, at least spillWindowMin.
+// out of core half the scratch memory's rows of lists for the reverse
+// candidates, and an eighth for the offers, less a chunk of joins and no
+// more than the anonymous memory left holds; at least spillWindowMin.
 func TestSpillWindows(t *testing.T) {
 	const m = 30 // 372 bytes of lists a row
 	file, err := store.NewScratchSpace(t.TempDir(), 0).New(4096)
@@ -25,15 +26,18 @@ func TestSpillWindows(t *testing.T) {
 		name             string
 		sc               *store.Scratch
 		opt              KNNOptions
+		memory           int64
 		offers, reverses int
 	}{
-		{"in memory", heap, KNNOptions{ScratchMemory: 1 << 30}, 0, 0},
-		{"the tests' window", heap, KNNOptions{spillWindow: 300}, 300, 300},
-		{"4 GiB budget", file, KNNOptions{ScratchMemory: 1 << 30}, (1 << 30) / 8 / 372, (1 << 30) / 2 / 372},
-		{"no budget", file, KNNOptions{}, spillScratch / 8 / 372, spillScratch / 2 / 372},
-		{"a small budget", file, KNNOptions{ScratchMemory: 8 << 20}, spillWindowMin, spillWindowMin},
+		{"in memory", heap, KNNOptions{ScratchMemory: 1 << 30}, 1 << 30, 0, 0},
+		{"the tests' window", heap, KNNOptions{spillWindow: 300}, 0, 300, 300},
+		{"4 GiB budget", file, KNNOptions{ScratchMemory: 1 << 30}, 1 << 30, (1<<30)/8/372 - joinRows, (1 << 30) / 2 / 372},
+		{"100 MiB of it left", file, KNNOptions{ScratchMemory: 1 << 30}, 100 << 20, (100<<20)/372 - joinRows, (1 << 30) / 2 / 372},
+		{"no budget", file, KNNOptions{}, 1 << 30, spillScratch/8/372 - joinRows, spillScratch / 2 / 372},
+		{"no memory left", file, KNNOptions{}, 0, spillWindowMin, spillScratch / 2 / 372},
+		{"a small budget", file, KNNOptions{ScratchMemory: 8 << 20}, 8 << 20, spillWindowMin, spillWindowMin},
 	} {
-		offers, reverses := tc.opt.spillWindows(tc.sc, m)
+		offers, reverses := tc.opt.spillWindows(tc.sc, m, tc.memory)
 		if offers != tc.offers || reverses != tc.reverses {
 			t.Errorf("%s: windows %d and %d rows, want %d and %d", tc.name, offers, reverses, tc.offers, tc.reverses)
 		}

@@ -45,8 +45,14 @@ func NewScratchSpace(dir string, memory int64) *ScratchSpace {
 	return sp
 }
 
-// Left returns the bytes of anonymous memory the space may still grant.
-func (sp *ScratchSpace) Left() int64 { return sp.left.Load() }
+// Left returns the bytes of anonymous memory the space may still grant:
+// none for a nil sp.
+func (sp *ScratchSpace) Left() int64 {
+	if sp == nil {
+		return 0
+	}
+	return sp.left.Load()
+}
 
 // FileBytes returns the bytes of scratch the space has made in files, in
 // all, released or not: 0 while everything fitted in memory.
