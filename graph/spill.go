@@ -12,8 +12,8 @@ import (
 //
 // Rows are in the partition's order, so most of a join's offers go to
 // rows near the joined row (at 3·10⁶ rows, half within 4,096 rows of it
-// and 87% within 131,072): their lists are offered at once, from pages the
-// joins of the last chunks brought into the page cache. The rest would
+// and 87% within 131,072): their lists are offered at once, held in
+// anonymous memory while the chunks pass them (nearLists). The rest would
 // each bring in a page of lists from anywhere, dirty it and leave it to be
 // written back, chunk after chunk: at 3·10⁶ rows in a 1 GiB cgroup a
 // round's joins read 6.4 GB and wrote 7.1 GB, of which offering took 5.2

@@ -148,3 +148,61 @@ func TestSweepWindowErrors(t *testing.T) {
 		t.Errorf("a window of all the rows: error %v, want one block", err)
 	}
 }
+
+// TestSweepWindowMemory checks the anonymous memory of a sweep in
+// windows: a window's rows of P·W are held in memory of the sweep's own
+// budget (8·k·Window bytes) from the first pull, which copies them from
+// P·W, and freed when the sweep settles, at its last push or when it
+// stops part way; P·W then has every row back.
+func TestSweepWindowMemory(t *testing.T) {
+	const n, k, window = 1000, 3, 300
+	m := bandGraph(t, n, 2, 1, 5)
+	sw, err := m.Sweep(k, fw.SweepOptions{Window: window, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sw.(*sweepSpill)
+	full := s.space.Left()
+	if full != 8*k*window {
+		t.Fatalf("the sweep's budget is %d bytes, want %d", full, 8*k*window)
+	}
+	pw := make([]float64, n*k)
+	for i := range pw {
+		pw[i] = float64(i)
+	}
+	ctx := context.Background()
+	bounds := sw.Blocks()
+	for stop := 1; stop < len(bounds); stop++ {
+		for b := range stop {
+			blk, err := sw.Pull(ctx, bounds[b], bounds[b+1], pw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.space.Left() != 0 {
+				t.Fatalf("block %d pulled: %d bytes of the budget left, want 0", b, s.space.Left())
+			}
+			rows, r0 := blk.(interface{ Rows() ([]float64, int) }).Rows()
+			if r0 != bounds[b] || !slices.Equal(rows, pw[bounds[b]*k:bounds[b+1]*k]) {
+				t.Fatalf("block %d: the rows held are not P·W's rows [%d, %d)", b, bounds[b], bounds[b+1])
+			}
+			rows[0]++ // a visit's change, held
+			if b < stop-1 || stop == len(bounds)-1 {
+				err = sw.Push(ctx, bounds[b], bounds[b+1], pw, nil)
+			} else {
+				err = blk.(interface{ Settle([]float64) error }).Settle(pw)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.space.Left() != full {
+			t.Errorf("sweep stopped after block %d: %d bytes of the budget left, want %d", stop-1, s.space.Left(), full)
+		}
+		for b := range stop {
+			want := float64(bounds[b]*k + stop - b) // a change each pull since the first
+			if got := pw[bounds[b]*k]; got != want {
+				t.Fatalf("sweep stopped after block %d: block %d's first value %g, want %g", stop-1, b, got, want)
+			}
+		}
+	}
+}
