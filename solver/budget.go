@@ -26,9 +26,10 @@ const (
 // Budget is how a run shares the memory it may use: the Go heap's soft
 // limit (the runtime's, debug.SetMemoryLimit), the anonymous memory of the
 // kNN search's scratch (graph.KNNOptions.ScratchMemory), which the solve's
-// Workspace takes over once the search is done, and the rest for the
-// mapped files' pages and the page cache. It is also the summary's
-// "memory" record.
+// Workspace takes over once the search is done (its matrices, or where
+// they are in files, a sweep's window of P·W: Workspace.SweepWindow), and
+// the rest for the mapped files' pages and the page cache. It is also the
+// summary's "memory" record.
 type Budget struct {
 	Bytes   int64  `json:"bytes"`  // the budget; 0: none
 	Source  string `json:"source"` // where it comes from: "-mem", "cgroup" or "none"
