@@ -63,6 +63,14 @@ func (b *best) byRow(order []int32) {
 	}
 }
 
+// copyRow makes row r's list a copy of src's row q, of as many candidates.
+func (b *best) copyRow(r int, src *best, q int) {
+	m := b.m
+	copy(b.d[r*m:(r+1)*m], src.d[q*m:(q+1)*m])
+	copy(b.j[r*m:(r+1)*m], src.j[q*m:(q+1)*m])
+	b.cnt[r] = src.cnt[q]
+}
+
 // bound returns the distance of row r's m-th candidate, +Inf if it has
 // fewer.
 func (b *best) bound(r int) float64 {

@@ -51,7 +51,7 @@ func newNearLists(sp *store.ScratchSpace, file *best, rows int) (*nearLists, err
 func (h *nearLists) slot(r int) int {
 	s := r % len(h.loaded)
 	if !h.loaded[s] {
-		h.copyRow(h.held, s, h.file, r)
+		h.held.copyRow(s, h.file, r)
 		h.loaded[s] = true
 	}
 	return s
@@ -80,17 +80,9 @@ func (h *nearLists) flush(changed []bool) {
 func (h *nearLists) letGo(r int, changed []bool) {
 	s := r % len(h.loaded)
 	if h.loaded[s] && changed[r] {
-		h.copyRow(h.file, r, h.held, s)
+		h.file.copyRow(r, h.held, s)
 	}
 	h.loaded[s] = false
-}
-
-// copyRow copies the list of src's row q to dst's row r.
-func (h *nearLists) copyRow(dst *best, r int, src *best, q int) {
-	m := dst.m
-	copy(dst.d[r*m:(r+1)*m], src.d[q*m:(q+1)*m])
-	copy(dst.j[r*m:(r+1)*m], src.j[q*m:(q+1)*m])
-	dst.cnt[r] = src.cnt[q]
 }
 
 // release frees the memory.

@@ -89,7 +89,7 @@ func (s *sweep) Spread(pw []float64, k, i int, cols []int32, vals []float64) {
 // cgroup's reclaim wakes the kernel's flusher, which writes every dirty
 // page, the window's included, and each next change of a page written
 // back dirties it again (at 3·10⁶ rows in 400 MiB, a window of 105 MB of
-// P·W was written 14 times a sweep, and locking it in memory changed
+// P·W was written about 30 times a sweep, and locking it in memory changed
 // nothing). The copy is made at the first Pull of a sweep and freed when
 // it settles.
 //
